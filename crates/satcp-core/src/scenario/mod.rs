@@ -1,0 +1,14 @@
+//! Scenario files: TOML (or a JSON/Python dict) in, a validated [`Scenario`]
+//! out, or a [`ScenarioError`] that names the field, the value and what is
+//! allowed. Nothing runs until the whole scenario has been accepted.
+
+mod error;
+pub mod model;
+mod overrides;
+mod parse;
+pub mod units;
+
+pub use error::ScenarioError;
+pub use model::*;
+pub use parse::{from_value, parse_json, parse_toml};
+pub use overrides::apply_override;

@@ -1,0 +1,210 @@
+//! The validated, typed form of a scenario: what the engine consumes.
+//!
+//! Every value here has already been checked by `scenario::parse`; the engine
+//! never re-validates and never clamps. Units live in the field names
+//! (`_ns`, `_bps`, `_bytes`). Node references are indices into `nodes`.
+
+/// A whole run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub run: RunCfg,
+    pub nodes: Vec<NodeCfg>,
+    pub links: Vec<LinkCfg>,
+    pub flows: Vec<FlowCfg>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunCfg {
+    pub seed: u64,
+    /// Hard stop. A run also ends as soon as every finite flow has completed
+    /// (and, if `stop_ns` is None, there must be at least one finite flow).
+    pub stop_ns: Option<u64>,
+    /// Time-series sampling interval; None = no time series recorded.
+    pub sample_interval_ns: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeCfg {
+    pub name: String,
+}
+
+/// A full-duplex point-to-point link between nodes `a` and `b`.
+/// `dirs[0]` is the a->b direction, `dirs[1]` the b->a direction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkCfg {
+    pub a: usize,
+    pub b: usize,
+    pub dirs: [LinkDirCfg; 2],
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkDirCfg {
+    pub rate_bps: u64,
+    pub delay_ns: u64,
+    pub queue: QueueCfg,
+    pub errors: ErrorCfg,
+    /// Link-layer framing bytes added to every packet for serialisation
+    /// (e.g. 2 for PPP as ns-3 models it). Does not count against the queue
+    /// limit in bytes, which counts IP bytes.
+    pub overhead_bytes: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum QueueCfg {
+    /// Drop-tail FIFO. `limit` counts packets (or IP bytes) waiting, not the
+    /// one being transmitted (ns-2 semantics).
+    DropTail { limit: QueueLimit },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum QueueLimit {
+    Unlimited,
+    Packets(u32),
+    Bytes(u64),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ErrorCfg {
+    None,
+    /// Every packet is lost independently with this probability, in [0, 1).
+    Per(f64),
+    /// Independent bit errors; a packet with any bit error is lost.
+    /// PER = 1 - (1 - ber)^bits, with `bits` = 8 x IP bytes of the packet
+    /// (`fixed_bits` None) or a fixed number for every packet (the ADaLR
+    /// thesis' Eq. 7.1 uses 12,000 bits).
+    Ber { ber: f64, fixed_bits: Option<u32> },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowCfg {
+    pub name: String,
+    /// The node that sends the bulk data (the server).
+    pub src: usize,
+    /// The node that receives it (the client).
+    pub dst: usize,
+    pub tcp: TcpCfg,
+    pub app: AppCfg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// RFC 6582 NewReno fast retransmit / fast recovery.
+    NewReno,
+    /// RFC 6675 SACK-based loss recovery (scoreboard and pipe).
+    Sack,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Controller {
+    /// RFC 5681 slow start and congestion avoidance.
+    Aimd,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitialWindow {
+    Segments(u32),
+    /// RFC 3390: min(4*MSS, max(2*MSS, 4380 bytes)).
+    Rfc3390,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RttSampling {
+    /// A sample from every ACK that newly acknowledges a segment that was
+    /// never retransmitted (what timestamps or per-segment send times give).
+    EveryAck,
+    /// One timed segment per round trip (the classic BSD timer).
+    OnePerRtt,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FullAckCwnd {
+    /// RFC 6582 step 3 option 1: min(ssthresh, max(FlightSize, SMSS) + SMSS).
+    FlightSize,
+    /// RFC 6582 step 3 option 2: cwnd = ssthresh.
+    Ssthresh,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpCfg {
+    /// The preset name as written (for reports): "newreno", "sack".
+    pub variant: String,
+    pub recovery: Recovery,
+    pub controller: Controller,
+    /// SACK-permitted is offered on the SYN and SACK blocks are generated.
+    pub sack: bool,
+    /// Payload bytes per full-size segment.
+    pub mss: u32,
+    pub initial_window: InitialWindow,
+    /// Receive buffer: the window the receiver advertises, in bytes.
+    pub rwnd_bytes: u64,
+    pub window_scaling: bool,
+    /// None = "arbitrarily high" (RFC 5681).
+    pub initial_ssthresh_bytes: Option<u64>,
+    pub delayed_ack: bool,
+    pub delayed_ack_timeout_ns: u64,
+    /// ACK at least every this many full-size segments (RFC 1122/5681: 2).
+    pub delayed_ack_segments: u32,
+    pub dupthresh: u32,
+    pub min_rto_ns: u64,
+    pub max_rto_ns: u64,
+    pub initial_rto_ns: u64,
+    /// G in RFC 6298's RTO = SRTT + max(G, 4*RTTVAR).
+    pub clock_granularity_ns: u64,
+    pub rtt_sampling: RttSampling,
+    pub full_ack_cwnd: FullAckCwnd,
+    /// Appropriate Byte Counting limit L in slow start, in segments
+    /// (RFC 3465; 1 = RFC 5681's cwnd += min(N, SMSS)).
+    pub abc_limit: u32,
+    /// Initial sequence number of each direction (wire value, mod 2^32).
+    pub iss: u32,
+    /// Number of data retransmissions of one segment after which the
+    /// connection is aborted (OPNET "retransmission threshold").
+    /// None = never abort.
+    pub max_retransmissions: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AppCfg {
+    Ftp(FtpCfg),
+    Http(HttpCfg),
+}
+
+/// Which instant ends a transfer's response time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResponseEnd {
+    /// The last byte of the file is delivered to the receiving application.
+    LastByte,
+    /// The connection's FIN exchange has completed (both FINs acknowledged),
+    /// as the ADaLR thesis counts FTP download response time.
+    Fin,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FtpCfg {
+    pub start_ns: u64,
+    /// None = send for ever.
+    pub size_bytes: Option<u64>,
+    /// 0: the server opens the connection and pushes the file (ns-2/ns-3
+    /// bulk send). >0: the client opens it and sends a request of this many
+    /// bytes; the server answers with the file once the request has arrived.
+    pub request_bytes: u64,
+    pub response_end: ResponseEnd,
+}
+
+/// HTTP/1.1 page model (ADaLR thesis Table 7.3, 3GPP2 1xEV-DV): one
+/// persistent connection opened by the client; per page a main object, then
+/// `embedded_objects` embedded objects; a new page every `page_interval_ns`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HttpCfg {
+    pub start_ns: u64,
+    pub page_interval_ns: u64,
+    /// None = pages until the run stops.
+    pub pages: Option<u32>,
+    pub main_object_bytes: u64,
+    pub embedded_objects: u32,
+    pub embedded_object_bytes: u64,
+    pub request_bytes: u64,
+    /// Send all embedded-object requests at once (pipelining) instead of
+    /// one after another.
+    pub pipelining: bool,
+}

@@ -1,0 +1,2 @@
+//! Measurements.
+pub mod output;

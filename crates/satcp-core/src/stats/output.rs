@@ -1,0 +1,165 @@
+//! What one run returns: a JSON-serialisable summary and columnar tables.
+//!
+//! Tables are plain column vectors (one `Vec` per column) so the Python
+//! binding can hand them to NumPy/pandas without per-row objects.
+
+use serde::Serialize;
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    pub satcp_version: String,
+    pub seed: u64,
+    /// Simulated time at which the run ended.
+    pub sim_time_s: f64,
+    /// "completed" (every finite flow finished), "stop" (the stop time was
+    /// reached) or "idle" (nothing left to happen).
+    pub ended_by: String,
+    /// Events taken off the event queue (including stale timer entries).
+    pub events: u64,
+    /// Wall-clock seconds the engine spent building and running the scenario.
+    pub wall_s: f64,
+    pub flows: Vec<FlowSummary>,
+    pub links: Vec<LinkSummary>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FlowSummary {
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    pub variant: String,
+    pub app: String,
+    /// The application's work is done (file delivered and, when the response
+    /// end is "fin", the FIN exchange complete; for HTTP: every page asked for
+    /// has completed). Unlimited flows never complete.
+    pub completed: bool,
+    /// Absolute time the application started (first SYN sent).
+    pub start_s: f64,
+    /// Response time: from the first SYN to the response end the flow's app
+    /// names (last byte delivered, or FIN exchange done). None if not reached.
+    pub completion_s: Option<f64>,
+    /// Absolute time the last byte of a finite transfer reached the receiving
+    /// application.
+    pub last_byte_at_s: Option<f64>,
+    /// Absolute time the FIN exchange completed.
+    pub fin_done_at_s: Option<f64>,
+    /// Original data bytes delivered in order to the receiving application
+    /// (server -> client direction).
+    pub bytes_delivered: u64,
+    /// Data bytes (including retransmitted and duplicate copies) that arrived
+    /// at the receiving TCP.
+    pub bytes_received: u64,
+    /// bytes_delivered x 8 / active time (start to last byte, or to the end of
+    /// the run if not complete).
+    pub goodput_bps: f64,
+    /// bytes_received x 8 / the same active time.
+    pub throughput_bps: f64,
+    pub segments_sent: u64,
+    /// Data segments sent again (fast retransmit, recovery, RTO).
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    /// Data segments whose unwrapped 32-bit sequence number disagreed with
+    /// the stream offset they carried, or deliveries out of order. Always 0
+    /// unless the TCP model is broken; the tests assert it.
+    pub integrity_errors: u64,
+    /// The connection was aborted after too many retransmissions.
+    pub aborted: bool,
+    /// HTTP only: pages completed and their mean response time.
+    pub pages_completed: u64,
+    pub mean_page_response_s: Option<f64>,
+    pub final_cwnd_bytes: u64,
+    pub final_srtt_s: Option<f64>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Drops {
+    /// Dropped on arrival because the queue was full.
+    pub queue: u64,
+    /// Lost to the error model (corrupted on the link).
+    pub errors: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LinkSummary {
+    pub index: usize,
+    pub a: String,
+    pub b: String,
+    /// "ab" (a -> b) or "ba" (b -> a).
+    pub direction: String,
+    pub from: String,
+    pub to: String,
+    pub rate_bps: u64,
+    pub delay_s: f64,
+    pub packets_tx: u64,
+    /// IP bytes put on the wire (including corrupted packets).
+    pub bytes_tx: u64,
+    /// IP bytes that arrived intact at the far end.
+    pub bytes_ok: u64,
+    /// Fraction of the run's time the transmitter was busy (all framed bits
+    /// sent / (rate x run time)); never above 1.
+    pub utilization: f64,
+    /// Intact IP bits received / (rate x run time): the ADaLR thesis'
+    /// "bits correctly transmitted over the satellite link".
+    pub utilization_ok: f64,
+    pub drops: Drops,
+    pub max_queue_packets: u64,
+}
+
+/// One row per (sample time, flow).
+#[derive(Clone, Debug, Default)]
+pub struct FlowSeries {
+    pub time_s: Vec<f64>,
+    pub flow: Vec<u32>,
+    pub cwnd_bytes: Vec<f64>,
+    pub ssthresh_bytes: Vec<f64>,
+    /// min(cwnd, peer's advertised window).
+    pub eff_window_bytes: Vec<f64>,
+    pub flight_bytes: Vec<f64>,
+    pub srtt_s: Vec<f64>,
+    pub rto_s: Vec<f64>,
+    /// Highest data byte offset the receiver has received (in order or not).
+    pub rcv_high_bytes: Vec<f64>,
+    /// Bytes delivered in order to the receiving application so far.
+    pub delivered_bytes: Vec<f64>,
+    /// Highest data byte offset the sender has sent.
+    pub snd_max_bytes: Vec<f64>,
+}
+
+/// One row per (sample time, link direction).
+#[derive(Clone, Debug, Default)]
+pub struct LinkSeries {
+    pub time_s: Vec<f64>,
+    /// Index into `Summary::links` (2 x link index + 0 for a->b, + 1 for b->a).
+    pub link: Vec<u32>,
+    pub queue_packets: Vec<f64>,
+    pub queue_bytes: Vec<f64>,
+    /// Cumulative IP bytes transmitted.
+    pub bytes_tx: Vec<f64>,
+}
+
+/// One row per completed HTTP page.
+#[derive(Clone, Debug, Default)]
+pub struct PageTable {
+    pub flow: Vec<u32>,
+    pub page: Vec<u32>,
+    pub start_s: Vec<f64>,
+    pub end_s: Vec<f64>,
+    pub response_s: Vec<f64>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RunOutput {
+    pub summary: Summary,
+    pub flow_series: FlowSeries,
+    pub link_series: LinkSeries,
+    pub pages: PageTable,
+}
+
+impl RunOutput {
+    /// The summary as one JSON object (deterministic: same run, same bytes,
+    /// except `wall_s`).
+    pub fn summary_json(&self) -> String {
+        serde_json::to_string(&self.summary).expect("summary serialises")
+    }
+}
