@@ -1,1 +1,10 @@
-//! Network models.
+//! Network models: packets, link directions with their queues and error
+//! models, and static routing.
+
+pub mod error_model;
+pub mod link;
+pub mod packet;
+pub mod routing;
+
+pub use link::{Enqueued, LinkDir};
+pub use packet::{Packet, PacketPool, TcpHeader};

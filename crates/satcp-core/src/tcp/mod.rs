@@ -1,1 +1,15 @@
-//! TCP.
+//! TCP: a full-duplex connection state machine (handshake, data, FIN) with a
+//! receiver (cumulative ACK, SACK, delayed ACK, window scaling) and a sender
+//! whose loss recovery (`recovery`) and window controller (`cc`) are separate
+//! parts, so a variant is recovery x controller x options.
+
+pub mod cc;
+pub mod endpoint;
+pub mod receiver;
+pub mod recovery;
+pub mod rtt;
+pub mod scoreboard;
+pub mod sender;
+pub mod seq;
+
+pub use endpoint::{Ctx, Endpoint, Note, State};

@@ -1,0 +1,71 @@
+//! RFC 5681 slow start and congestion avoidance (AIMD).
+//!
+//! * Slow start while cwnd < ssthresh: cwnd += min(N, L x SMSS) per ACK,
+//!   N = bytes newly acknowledged, L = `abc_limit` (1 is RFC 5681; 2 is RFC
+//!   3465's recommended limit).
+//! * Congestion avoidance while cwnd >= ssthresh (RFC 5681 lets cwnd ==
+//!   ssthresh be either; we take CA): cwnd += max(1, SMSS*SMSS/cwnd) per ACK,
+//!   RFC 5681 Eq. 3 in integer bytes (as ns-3 does).
+//! * After a loss: ssthresh = max(FlightSize / 2, 2 x SMSS) (RFC 5681 Eq. 4).
+//! * cwnd grows even when the sender is limited by the receiver's window
+//!   (RFC 5681 does not forbid it; ns-2, ns-3 and OPNET do the same).
+
+use super::Window;
+
+#[derive(Clone, Debug)]
+pub struct Aimd {
+    pub abc_limit: u32,
+}
+
+impl Aimd {
+    pub fn on_ack(&mut self, w: &mut Window, acked: u64) {
+        if acked == 0 {
+            return;
+        }
+        if w.cwnd < w.ssthresh {
+            w.cwnd += acked.min(self.abc_limit as u64 * w.smss);
+        } else {
+            w.cwnd += (w.smss * w.smss / w.cwnd).max(1);
+        }
+    }
+
+    pub fn ssthresh_after_loss(w: &Window, flight: u64) -> u64 {
+        (flight / 2).max(2 * w.smss)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_start_one_smss_per_ack_even_for_delayed_acks() {
+        let mut a = Aimd { abc_limit: 1 };
+        let mut w = Window { cwnd: 2920, ssthresh: 65535, smss: 1460 };
+        a.on_ack(&mut w, 2920); // a delayed ACK of two segments
+        assert_eq!(w.cwnd, 4380);
+        let mut b = Aimd { abc_limit: 2 };
+        let mut w2 = Window { cwnd: 2920, ssthresh: 65535, smss: 1460 };
+        b.on_ack(&mut w2, 2920);
+        assert_eq!(w2.cwnd, 5840);
+    }
+
+    #[test]
+    fn congestion_avoidance_about_one_smss_per_window() {
+        let mut a = Aimd { abc_limit: 1 };
+        let mut w = Window { cwnd: 14600, ssthresh: 14600, smss: 1460 };
+        for _ in 0..10 {
+            a.on_ack(&mut w, 1460);
+        }
+        // ten ACKs of 146 bytes each, slightly fewer as cwnd grows
+        assert!(w.cwnd > 14600 + 1350 && w.cwnd <= 14600 + 1460, "{}", w.cwnd);
+        assert_eq!(w.cwnd, 14600 + 146 + 144 + 143 + 141 + 140 + 139 + 137 + 136 + 135 + 134);
+    }
+
+    #[test]
+    fn ssthresh_half_flight_floor_two_smss() {
+        let w = Window { cwnd: 100_000, ssthresh: 1 << 40, smss: 1000 };
+        assert_eq!(Aimd::ssthresh_after_loss(&w, 50_000), 25_000);
+        assert_eq!(Aimd::ssthresh_after_loss(&w, 3_000), 2_000);
+    }
+}

@@ -1,0 +1,612 @@
+//! One TCP endpoint: the connection state machine and the glue between its
+//! receiving half (`receiver`) and sending half (`sender`, `recovery`, `cc`).
+//!
+//! Follows RFC 793/9293 for the handshake and FIN exchange, RFC 1122 and 5681
+//! for ACK generation and congestion control, RFC 6298 for the retransmission
+//! timer, RFC 7323 for window scaling, RFC 2018 for SACK.
+//!
+//! Choices made where the RFCs leave room (each documented in
+//! docs/models/tcp.md):
+//! * Both endpoints of a connection use the same configuration. The SYN
+//!   carries MSS, window scale (if enabled) and SACK-permitted (if enabled);
+//!   an option is used only when both sides offered it.
+//! * The handshake RTT is sampled (RFC 6298 allows it) unless the SYN or
+//!   SYN-ACK was retransmitted; after a retransmitted SYN the RTO restarts at
+//!   3 s (RFC 6298 5.7) and the initial window is one segment (RFC 5681 3.1).
+//! * The sender only sends full-size segments, or the last piece of the data
+//!   the application has written (sender-side SWS avoidance, RFC 1122
+//!   4.2.3.4); it never splits a segment to fit a window.
+//! * The FIN rides on the last data segment when the application has already
+//!   closed; it needs no window space.
+//! * On an RTO, ssthresh is reduced only on the first expiry for a given
+//!   segment (RFC 5681 Eq. 4), cwnd drops to one segment, and sending goes
+//!   back to snd_una (go-back-N), skipping SACKed data.
+//! * A connection can be aborted after `max_retransmissions` consecutive
+//!   expiries (OPNET's "retransmission threshold").
+
+use super::receiver::Receiver;
+use super::sender::Sender;
+use super::seq;
+use crate::net::packet::{Packet, TcpHeader, FLAG_ACK, FLAG_FIN, FLAG_SYN, MAX_SACK_BLOCKS};
+use crate::scenario::{InitialWindow, Recovery, TcpCfg};
+use crate::sim::queue::TimerKind;
+use crate::sim::{Event, EventQueue, Time, Timer};
+
+/// What an endpoint needs from the world while it handles one event.
+pub struct Ctx<'a> {
+    pub now: Time,
+    pub q: &'a mut EventQueue,
+    /// Segments to send from this endpoint's node, in order.
+    pub out: &'a mut Vec<Packet>,
+    pub notes: &'a mut Vec<Note>,
+}
+
+/// Things applications and the world need to hear about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Note {
+    Established { ep: u32 },
+    /// In-order data reached the application; `total` = all bytes so far.
+    Delivered { ep: u32, total: u64 },
+    /// The peer's FIN arrived in order: no more data will come.
+    PeerClosed { ep: u32 },
+    /// Our FIN is acknowledged and the peer's FIN has arrived.
+    Finished { ep: u32 },
+    Aborted { ep: u32 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Idle,
+    Listen,
+    SynSent,
+    SynRcvd,
+    Established,
+    Aborted,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EndpointStats {
+    /// Data segments sent (payload or FIN), retransmissions included.
+    pub segments_sent: u64,
+    pub payload_bytes_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub integrity_errors: u64,
+}
+
+pub struct Endpoint {
+    pub id: u32,
+    pub peer: u32,
+    pub node: u32,
+    pub peer_node: u32,
+    pub cfg: TcpCfg,
+    pub state: State,
+    iss: u32,
+    irs: u32,
+    /// Shift applied to the peer's advertised windows.
+    snd_shift: u8,
+    /// Shift we apply to our own advertisements.
+    rcv_shift: u8,
+    /// Both sides offered window scaling.
+    ws_ok: bool,
+    pub sack_ok: bool,
+    pub snd: Sender,
+    pub rcv: Receiver,
+    rto_timer: Timer,
+    delack: Timer,
+    ack_needed: bool,
+    syn_sent_at: Time,
+    syn_retx: bool,
+    finished: bool,
+    pub stats: EndpointStats,
+}
+
+impl Endpoint {
+    pub fn new(id: u32, peer: u32, node: u32, peer_node: u32, cfg: &TcpCfg) -> Self {
+        Endpoint {
+            id,
+            peer,
+            node,
+            peer_node,
+            cfg: cfg.clone(),
+            state: State::Idle,
+            iss: cfg.iss,
+            irs: 0,
+            snd_shift: 0,
+            rcv_shift: 0,
+            ws_ok: false,
+            sack_ok: false,
+            snd: Sender::new(cfg),
+            rcv: Receiver::new(cfg.rwnd_bytes),
+            rto_timer: Timer::default(),
+            delack: Timer::default(),
+            ack_needed: false,
+            syn_sent_at: 0,
+            syn_retx: false,
+            finished: false,
+            stats: EndpointStats::default(),
+        }
+    }
+
+    fn rto_event(&self) -> Event {
+        Event::Timer { ep: self.id, kind: TimerKind::Rto }
+    }
+
+    fn delack_event(&self) -> Event {
+        Event::Timer { ep: self.id, kind: TimerKind::DelayedAck }
+    }
+
+    /// The window-scale shift we offer: the smallest that fits our buffer.
+    fn wanted_shift(&self) -> u8 {
+        let mut s = 0u8;
+        while s < 14 && (self.cfg.rwnd_bytes >> s) > 65_535 {
+            s += 1;
+        }
+        s
+    }
+
+    /// The window field for a non-SYN segment.
+    fn adv_field(&self) -> u16 {
+        (self.rcv.buffer >> self.rcv_shift).min(65_535) as u16
+    }
+
+    /// The right edge we have advertised.
+    fn adv_right_edge(&self) -> u64 {
+        self.rcv.nxt + ((self.adv_field() as u64) << self.rcv_shift)
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    // ----- application interface -------------------------------------------
+
+    pub fn listen(&mut self) {
+        self.state = State::Listen;
+    }
+
+    /// Active open: send the SYN.
+    pub fn connect(&mut self, ctx: &mut Ctx) {
+        self.state = State::SynSent;
+        self.syn_sent_at = ctx.now;
+        self.snd.max = 1;
+        self.snd.nxt = 1;
+        self.send_syn(ctx, false);
+    }
+
+    /// The application hands `bytes` more to send.
+    pub fn write(&mut self, ctx: &mut Ctx, bytes: u64) {
+        debug_assert!(!self.snd.fin_queued, "write after close");
+        self.snd.data_end += bytes;
+        self.send_data(ctx);
+        self.flush_ack(ctx);
+    }
+
+    /// The application will send nothing more: queue the FIN.
+    pub fn close(&mut self, ctx: &mut Ctx) {
+        if !self.snd.fin_queued {
+            self.snd.fin_queued = true;
+            self.send_data(ctx);
+            self.flush_ack(ctx);
+        }
+    }
+
+    // ----- segment output ---------------------------------------------------
+
+    fn send_syn(&mut self, ctx: &mut Ctx, is_synack: bool) {
+        let mut h = TcpHeader {
+            seq: self.iss,
+            flags: FLAG_SYN,
+            wnd: self.cfg.rwnd_bytes.min(65_535) as u16,
+            opt_mss: self.cfg.mss.min(65_535) as u16,
+            ..Default::default()
+        };
+        if is_synack {
+            h.flags |= FLAG_ACK;
+            h.ack = seq::wire(self.irs, self.rcv.nxt);
+            if self.ws_ok {
+                h.opt_wscale = Some(self.rcv_shift);
+            }
+            h.opt_sack_perm = self.sack_ok;
+        } else {
+            if self.cfg.window_scaling {
+                h.opt_wscale = Some(self.wanted_shift());
+            }
+            h.opt_sack_perm = self.cfg.sack;
+        }
+        ctx.out.push(Packet::tcp(self.node, self.peer_node, self.peer, h, 0, 0, self.syn_retx));
+        let rto = self.snd.rtt.rto();
+        self.rto_timer.set(ctx.now + rto, ctx.q, self.rto_event());
+    }
+
+    /// Build and queue one segment carrying [start, start + len) and, if
+    /// `fin`, the FIN after it. Every segment carries the current ACK.
+    pub(crate) fn emit(&mut self, ctx: &mut Ctx, start: u64, len: u64, fin: bool) {
+        let end = start + len + fin as u64;
+        let retx = start < self.snd.max;
+        let mut h = TcpHeader {
+            seq: seq::wire(self.iss, start),
+            ack: seq::wire(self.irs, self.rcv.nxt),
+            wnd: self.adv_field(),
+            flags: FLAG_ACK | if fin { FLAG_FIN } else { 0 },
+            ..Default::default()
+        };
+        self.fill_sack(&mut h);
+        ctx.out.push(Packet::tcp(self.node, self.peer_node, self.peer, h, len as u32, start, retx));
+        self.stats.segments_sent += 1;
+        self.stats.payload_bytes_sent += len;
+        if retx {
+            self.stats.retransmissions += 1;
+        }
+        self.snd.record_send(start, end, ctx.now, retx);
+        if self.snd.nxt < end && start <= self.snd.nxt {
+            self.snd.nxt = end;
+        }
+        self.snd.max = self.snd.max.max(end);
+        // RFC 6298 (5.1)
+        if !self.rto_timer.is_running() {
+            let rto = self.snd.rtt.rto();
+            self.rto_timer.set(ctx.now + rto, ctx.q, self.rto_event());
+        }
+        self.acked_now();
+    }
+
+    fn fill_sack(&self, h: &mut TcpHeader) {
+        if self.sack_ok && self.rcv.has_ooo() {
+            let (blocks, n) = self.rcv.sack_blocks(MAX_SACK_BLOCKS);
+            for (i, &(s, e)) in blocks[..n].iter().enumerate() {
+                h.sack[i] = (seq::wire(self.irs, s), seq::wire(self.irs, e));
+            }
+            h.nsack = n as u8;
+        }
+    }
+
+    fn send_pure_ack(&mut self, ctx: &mut Ctx) {
+        let mut h = TcpHeader {
+            seq: seq::wire(self.iss, self.snd.nxt.max(self.snd.una)),
+            ack: seq::wire(self.irs, self.rcv.nxt),
+            wnd: self.adv_field(),
+            flags: FLAG_ACK,
+            ..Default::default()
+        };
+        self.fill_sack(&mut h);
+        ctx.out.push(Packet::tcp(self.node, self.peer_node, self.peer, h, 0, 0, false));
+        self.acked_now();
+    }
+
+    /// Any segment we send acknowledges everything received.
+    fn acked_now(&mut self) {
+        self.ack_needed = false;
+        self.rcv.unacked_segments = 0;
+        self.delack.stop();
+    }
+
+    fn flush_ack(&mut self, ctx: &mut Ctx) {
+        if self.ack_needed {
+            self.send_pure_ack(ctx);
+        }
+    }
+
+    /// Send whatever the windows allow.
+    pub(crate) fn send_data(&mut self, ctx: &mut Ctx) {
+        if self.state != State::Established {
+            return;
+        }
+        if self.snd.in_recovery && self.cfg.recovery == Recovery::Sack {
+            self.sack_send(ctx);
+            return;
+        }
+        loop {
+            let s = &self.snd;
+            let nxt = if s.nxt < s.max { s.board.first_unsacked_from(s.nxt).min(s.max) } else { s.nxt };
+            if nxt != s.nxt {
+                self.snd.nxt = nxt;
+                continue;
+            }
+            if nxt >= s.seq_end() {
+                break;
+            }
+            match self.next_len_at(nxt) {
+                Some((len, fin)) => {
+                    let room_cwnd = s.w.cwnd.saturating_sub(s.outstanding_below(nxt));
+                    let room_rwnd = (s.una + s.peer_wnd).saturating_sub(nxt);
+                    if len > 0 && (len > room_cwnd || len > room_rwnd) {
+                        break;
+                    }
+                    self.emit(ctx, nxt, len, fin);
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// Length of the segment to send at `at` (and whether it carries the
+    /// FIN), or None if nothing may be sent there now.
+    pub(crate) fn next_len_at(&self, at: u64) -> Option<(u64, bool)> {
+        let s = &self.snd;
+        if at >= s.data_end {
+            // only the FIN is left
+            return (s.fin_queued && at == s.data_end).then_some((0, true));
+        }
+        let mut len = s.smss().min(s.data_end - at);
+        if at < s.max {
+            // resending: never overlap data the receiver holds
+            if let Some(b) = s.board.next_sacked_after(at) {
+                len = len.min(b - at);
+            }
+        }
+        let fin = s.fin_queued && at + len == s.data_end;
+        Some((len, fin))
+    }
+
+    // ----- segment input ----------------------------------------------------
+
+    pub fn on_segment(&mut self, ctx: &mut Ctx, pkt: &Packet) {
+        let h = pkt.tcp;
+        match self.state {
+            State::Idle | State::Aborted => {}
+            State::Listen => {
+                if h.has(FLAG_SYN) && !h.has(FLAG_ACK) {
+                    self.accept_syn(ctx, &h);
+                }
+            }
+            State::SynSent => {
+                if h.has(FLAG_SYN) && h.has(FLAG_ACK) && seq::unwrap(self.iss, 0, h.ack) == 1 {
+                    self.irs = h.seq;
+                    self.rcv.nxt = 1;
+                    self.negotiate(&h);
+                    self.snd.una = 1;
+                    if !self.syn_retx {
+                        self.snd.rtt.sample(ctx.now - self.syn_sent_at);
+                    }
+                    self.establish(ctx, h.wnd as u64);
+                    self.ack_needed = true;
+                    self.send_data(ctx);
+                    self.flush_ack(ctx);
+                }
+            }
+            State::SynRcvd => {
+                if h.has(FLAG_SYN) && !h.has(FLAG_ACK) {
+                    // our SYN-ACK was lost: send it again
+                    self.syn_retx = true;
+                    self.send_syn(ctx, true);
+                } else if h.has(FLAG_ACK) && seq::unwrap(self.iss, 1, h.ack) >= 1 {
+                    self.snd.una = 1;
+                    if !self.syn_retx {
+                        self.snd.rtt.sample(ctx.now - self.syn_sent_at);
+                    }
+                    self.establish(ctx, (h.wnd as u64) << self.snd_shift);
+                    self.established_segment(ctx, pkt);
+                }
+            }
+            State::Established => {
+                if h.has(FLAG_SYN) {
+                    // a retransmitted SYN-ACK: our ACK was lost
+                    self.send_pure_ack(ctx);
+                } else {
+                    self.established_segment(ctx, pkt);
+                }
+            }
+        }
+    }
+
+    fn negotiate(&mut self, h: &TcpHeader) {
+        if let (Some(peer_shift), true) = (h.opt_wscale, self.cfg.window_scaling) {
+            self.snd_shift = peer_shift.min(14);
+            self.rcv_shift = self.wanted_shift();
+            self.ws_ok = true;
+        }
+        self.sack_ok = self.cfg.sack && h.opt_sack_perm;
+        if h.opt_mss != 0 {
+            self.snd.w.smss = (self.cfg.mss as u64).min(h.opt_mss as u64);
+        }
+    }
+
+    fn accept_syn(&mut self, ctx: &mut Ctx, h: &TcpHeader) {
+        self.irs = h.seq;
+        self.rcv.nxt = 1;
+        self.negotiate(h);
+        self.snd.peer_wnd = h.wnd as u64;
+        self.state = State::SynRcvd;
+        self.syn_sent_at = ctx.now;
+        self.snd.max = 1;
+        self.snd.nxt = 1;
+        self.send_syn(ctx, true);
+    }
+
+    fn establish(&mut self, ctx: &mut Ctx, peer_wnd: u64) {
+        self.state = State::Established;
+        self.rto_timer.stop();
+        self.snd.peer_wnd = peer_wnd;
+        self.snd.max_peer_wnd = peer_wnd;
+        let smss = self.snd.smss();
+        self.snd.w.cwnd = if self.syn_retx {
+            self.snd.rtt.reset_after_syn_loss();
+            smss
+        } else {
+            match self.cfg.initial_window {
+                InitialWindow::Segments(n) => n as u64 * smss,
+                InitialWindow::Rfc3390 => (4 * smss).min((2 * smss).max(4380)),
+            }
+        };
+        ctx.notes.push(Note::Established { ep: self.id });
+    }
+
+    fn established_segment(&mut self, ctx: &mut Ctx, pkt: &Packet) {
+        let h = pkt.tcp;
+        let carries = pkt.payload > 0 || h.has(FLAG_FIN);
+        if h.has(FLAG_ACK) {
+            self.on_ack(ctx, &h, carries);
+        }
+        if carries {
+            self.on_data(ctx, pkt);
+        }
+        self.send_data(ctx);
+        if self.ack_needed {
+            self.send_pure_ack(ctx);
+        }
+        self.check_finished(ctx);
+    }
+
+    fn on_data(&mut self, ctx: &mut Ctx, pkt: &Packet) {
+        let h = pkt.tcp;
+        let start = seq::unwrap(self.irs, self.rcv.nxt, h.seq);
+        if pkt.payload > 0 && start != pkt.stream_off {
+            self.stats.integrity_errors += 1;
+        }
+        let before = self.rcv.bytes_delivered;
+        let fin = h.has(FLAG_FIN);
+        let limit = self.adv_right_edge();
+        let a = self.rcv.on_segment(start, pkt.payload as u64, fin, limit);
+        if self.rcv.bytes_delivered != before + a.delivered {
+            self.stats.integrity_errors += 1;
+        }
+        if a.delivered > 0 {
+            ctx.notes.push(Note::Delivered { ep: self.id, total: self.rcv.bytes_delivered });
+        }
+        if a.fin_now_in_order {
+            ctx.notes.push(Note::PeerClosed { ep: self.id });
+        }
+        let immediate = !self.cfg.delayed_ack || a.out_of_order || a.filled_hole || a.duplicate || fin || a.delivered == 0;
+        if immediate {
+            self.ack_needed = true;
+        } else {
+            self.rcv.unacked_segments += 1;
+            if self.rcv.unacked_segments >= self.cfg.delayed_ack_segments {
+                self.ack_needed = true;
+            } else if !self.delack.is_running() {
+                let at = ctx.now + self.cfg.delayed_ack_timeout_ns;
+                self.delack.set(at, ctx.q, self.delack_event());
+            }
+        }
+    }
+
+    fn on_ack(&mut self, ctx: &mut Ctx, h: &TcpHeader, carries_data: bool) {
+        let ack = seq::unwrap(self.iss, self.snd.una, h.ack);
+        if ack > self.snd.max {
+            return; // acknowledges something never sent
+        }
+        let wnd = (h.wnd as u64) << self.snd_shift;
+        let window_changed = wnd != self.snd.peer_wnd;
+        self.snd.peer_wnd = wnd;
+        self.snd.max_peer_wnd = self.snd.max_peer_wnd.max(wnd);
+        let mut newly_sacked = 0;
+        if self.sack_ok {
+            for &(s, e) in &h.sack[..h.nsack as usize] {
+                let s = seq::unwrap(self.iss, self.snd.una, s);
+                let e = seq::unwrap(self.iss, self.snd.una, e);
+                newly_sacked += self.snd.board.insert(ack.max(self.snd.una), self.snd.max, s, e);
+            }
+        }
+        if ack > self.snd.una {
+            let acked = ack - self.snd.una;
+            self.snd.una = ack;
+            if self.snd.nxt < ack {
+                self.snd.nxt = ack;
+            }
+            self.snd.board.advance(ack);
+            if let Some(r) = self.snd.rtt_sample_on_ack(ack, ctx.now) {
+                self.snd.rtt.sample(r);
+            }
+            self.snd.rto_streak = 0;
+            let restart = match self.cfg.recovery {
+                Recovery::NewReno => self.newreno_new_ack(ctx, acked),
+                Recovery::Sack => self.sack_new_ack(ctx, acked),
+            };
+            if self.snd.una >= self.snd.max {
+                self.rto_timer.stop();
+            } else if restart {
+                let rto = self.snd.rtt.rto();
+                self.rto_timer.set(ctx.now + rto, ctx.q, self.rto_event());
+            }
+        } else if ack == self.snd.una && self.snd.max > self.snd.una && !carries_data && !window_changed {
+            match self.cfg.recovery {
+                Recovery::NewReno => self.newreno_dupack(ctx),
+                Recovery::Sack => {
+                    if newly_sacked > 0 || !self.sack_ok {
+                        self.sack_dupack(ctx);
+                    }
+                }
+            }
+        }
+    }
+
+    pub(crate) fn grow_window(&mut self, acked: u64) {
+        let Sender { cc, w, .. } = &mut self.snd;
+        cc.on_ack(w, acked);
+    }
+
+    fn check_finished(&mut self, ctx: &mut Ctx) {
+        if !self.finished && self.snd.fin_acked() && self.rcv.fin_received {
+            self.finished = true;
+            self.rto_timer.stop();
+            ctx.notes.push(Note::Finished { ep: self.id });
+        }
+    }
+
+    // ----- timers -----------------------------------------------------------
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx, kind: TimerKind) {
+        let ev = Event::Timer { ep: self.id, kind };
+        match kind {
+            TimerKind::DelayedAck => {
+                if self.delack.on_pop(ctx.now, ctx.q, ev) && self.rcv.unacked_segments > 0 {
+                    self.send_pure_ack(ctx);
+                }
+            }
+            TimerKind::Rto => {
+                if self.rto_timer.on_pop(ctx.now, ctx.q, ev) {
+                    self.on_rto(ctx);
+                }
+            }
+        }
+    }
+
+    fn on_rto(&mut self, ctx: &mut Ctx) {
+        self.stats.timeouts += 1;
+        self.snd.rto_streak += 1;
+        if let Some(limit) = self.cfg.max_retransmissions {
+            if self.snd.rto_streak > limit {
+                self.state = State::Aborted;
+                self.delack.stop();
+                ctx.notes.push(Note::Aborted { ep: self.id });
+                return;
+            }
+        }
+        self.snd.rtt.backoff();
+        match self.state {
+            State::SynSent => {
+                self.syn_retx = true;
+                self.send_syn(ctx, false);
+            }
+            State::SynRcvd => {
+                self.syn_retx = true;
+                self.send_syn(ctx, true);
+            }
+            State::Established => {
+                let s = &mut self.snd;
+                if s.una >= s.max {
+                    return;
+                }
+                if s.rto_streak == 1 {
+                    let flight = s.flight();
+                    s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight);
+                }
+                s.w.cwnd = s.smss();
+                s.in_recovery = false;
+                s.dupacks = 0;
+                s.recover = s.max;
+                s.high_rxt = s.una;
+                s.nxt = s.una;
+                s.clear_timing();
+                self.send_data(ctx);
+                if !self.rto_timer.is_running() {
+                    let rto = self.snd.rtt.rto();
+                    self.rto_timer.set(ctx.now + rto, ctx.q, self.rto_event());
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! The receiving half of a TCP endpoint: reassembly, the advertised window,
+//! SACK block generation (RFC 2018) and the delayed-ACK decision (RFC 1122
+//! 4.2.3.2, RFC 5681 4.2).
+//!
+//! Choices:
+//! * The application reads in-order data the moment it arrives, so the window
+//!   right edge is always rcv_nxt + buffer (out-of-order data sits inside that
+//!   window). Zero windows therefore never occur and no persist timer is
+//!   needed.
+//! * Data beyond the advertised right edge is trimmed off (RFC 793).
+//! * An ACK is sent at once for out-of-order data, for data that fills (part
+//!   of) a hole, for duplicates and for a FIN; otherwise at least every
+//!   `delayed_ack_segments` segments (counting segments of any size, as ns-2,
+//!   ns-3 and OPNET count "maximum ACK segments") or when the delayed-ACK
+//!   timer (started by the first unacknowledged segment) expires.
+//! * SACK blocks: the first reports the block holding the segment just
+//!   received, the rest repeat the most recently reported blocks (RFC 2018
+//!   section 4). No D-SACK.
+
+use crate::net::packet::MAX_SACK_BLOCKS;
+
+#[derive(Clone, Debug, Default)]
+pub struct Receiver {
+    /// Next in-order absolute offset expected.
+    pub nxt: u64,
+    /// Out-of-order intervals held, sorted and disjoint, all above `nxt`.
+    ooo: Vec<(u64, u64)>,
+    /// Recently received out-of-order ranges, most recent first.
+    recent: Vec<(u64, u64)>,
+    /// Bytes of the advertised window (the receive buffer).
+    pub buffer: u64,
+    pub fin_at: Option<u64>,
+    pub fin_received: bool,
+    /// Segments received since the last ACK was sent.
+    pub unacked_segments: u32,
+    /// Highest absolute offset received (in order or not), exclusive.
+    pub high: u64,
+    /// Data bytes that arrived (duplicates and retransmissions included).
+    pub bytes_arrived: u64,
+    /// Data bytes delivered in order.
+    pub bytes_delivered: u64,
+}
+
+/// How an arriving segment relates to what was held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrival {
+    /// New in-order bytes delivered to the application by this segment.
+    pub delivered: u64,
+    pub out_of_order: bool,
+    /// It advanced rcv_nxt while out-of-order data was held.
+    pub filled_hole: bool,
+    /// Nothing in it was new.
+    pub duplicate: bool,
+    /// It carried the FIN, now in order.
+    pub fin_now_in_order: bool,
+}
+
+impl Receiver {
+    pub fn new(buffer: u64) -> Self {
+        Receiver { buffer, ..Default::default() }
+    }
+
+    pub fn right_edge(&self) -> u64 {
+        self.nxt + self.buffer
+    }
+
+    pub fn has_ooo(&self) -> bool {
+        !self.ooo.is_empty()
+    }
+
+    /// Take in payload [seq, seq + len) and a FIN after it if `fin`.
+    /// `limit` is the advertised right edge; bytes beyond it are dropped.
+    pub fn on_segment(&mut self, seq: u64, len: u64, fin: bool, limit: u64) -> Arrival {
+        let mut a = Arrival { delivered: 0, out_of_order: false, filled_hole: false, duplicate: false, fin_now_in_order: false };
+        let end = seq + len;
+        self.bytes_arrived += len;
+        if fin {
+            self.fin_at.get_or_insert(end);
+        }
+        let (s, e) = (seq.max(self.nxt), end.min(limit));
+        let new_data = s < e && !self.covered(s, e);
+        if s < e && new_data {
+            self.high = self.high.max(e);
+            if s == self.nxt {
+                let had_ooo = !self.ooo.is_empty();
+                self.nxt = e;
+                // pull in held intervals now contiguous
+                while let Some(&(hs, he)) = self.ooo.first() {
+                    if hs > self.nxt {
+                        break;
+                    }
+                    self.nxt = self.nxt.max(he);
+                    self.ooo.remove(0);
+                }
+                a.filled_hole = had_ooo;
+                a.delivered = self.nxt - s;
+                self.bytes_delivered += a.delivered;
+                self.recent.retain(|&(_, re)| re > self.nxt);
+            } else {
+                a.out_of_order = true;
+                self.hold(s, e);
+                self.recent.retain(|&(rs, re)| !(rs >= s && re <= e));
+                self.recent.insert(0, (s, e));
+                self.recent.truncate(MAX_SACK_BLOCKS);
+            }
+        } else if len > 0 {
+            a.duplicate = true;
+            if seq > self.nxt {
+                a.out_of_order = true;
+            }
+        }
+        if let Some(f) = self.fin_at {
+            if !self.fin_received && self.nxt == f {
+                self.fin_received = true;
+                self.nxt += 1; // the FIN occupies one sequence number
+                a.fin_now_in_order = true;
+            }
+        }
+        a
+    }
+
+    fn covered(&self, s: u64, e: u64) -> bool {
+        if e <= self.nxt {
+            return true;
+        }
+        let i = self.ooo.partition_point(|&(_, he)| he <= s);
+        i < self.ooo.len() && self.ooo[i].0 <= s && self.ooo[i].1 >= e
+    }
+
+    fn hold(&mut self, s: u64, e: u64) {
+        let i = self.ooo.partition_point(|&(_, he)| he < s);
+        let mut j = i;
+        let (mut ns, mut ne) = (s, e);
+        while j < self.ooo.len() && self.ooo[j].0 <= e {
+            ns = ns.min(self.ooo[j].0);
+            ne = ne.max(self.ooo[j].1);
+            j += 1;
+        }
+        self.ooo.splice(i..j, std::iter::once((ns, ne)));
+    }
+
+    /// Out-of-order bytes held.
+    pub fn held_bytes(&self) -> u64 {
+        self.ooo.iter().map(|&(s, e)| e - s).sum()
+    }
+
+    /// SACK blocks to send now, most recent first (absolute offsets).
+    pub fn sack_blocks(&self, max: usize) -> ([(u64, u64); MAX_SACK_BLOCKS], usize) {
+        let mut out = [(0, 0); MAX_SACK_BLOCKS];
+        let mut n = 0;
+        for &(rs, _) in &self.recent {
+            if n >= max {
+                break;
+            }
+            let i = self.ooo.partition_point(|&(_, he)| he <= rs);
+            if let Some(&blk) = self.ooo.get(i) {
+                if blk.0 <= rs && !out[..n].contains(&blk) {
+                    out[n] = blk;
+                    n += 1;
+                }
+            }
+        }
+        (out, n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_order_and_hole_filling() {
+        let mut r = Receiver::new(100_000);
+        r.nxt = 1;
+        let a = r.on_segment(1, 100, false, u64::MAX);
+        assert_eq!((a.delivered, a.out_of_order, a.filled_hole), (100, false, false));
+        let b = r.on_segment(201, 100, false, u64::MAX);
+        assert!(b.out_of_order && b.delivered == 0);
+        let c = r.on_segment(401, 100, false, u64::MAX);
+        assert!(c.out_of_order);
+        // SACK: most recent block first
+        let (blk, n) = r.sack_blocks(4);
+        assert_eq!(&blk[..n], &[(401, 501), (201, 301)]);
+        let d = r.on_segment(101, 100, false, u64::MAX);
+        assert!(d.filled_hole);
+        assert_eq!(d.delivered, 200);
+        assert_eq!(r.nxt, 301);
+        let (blk, n) = r.sack_blocks(4);
+        assert_eq!(&blk[..n], &[(401, 501)]);
+        let e = r.on_segment(101, 100, false, u64::MAX);
+        assert!(e.duplicate && e.delivered == 0);
+        assert_eq!(r.bytes_delivered, 300);
+        assert_eq!(r.bytes_arrived, 500);
+    }
+
+    #[test]
+    fn fin_in_order_only_after_all_data() {
+        let mut r = Receiver::new(10_000);
+        r.nxt = 1;
+        let a = r.on_segment(101, 50, true, u64::MAX);
+        assert!(!a.fin_now_in_order && !r.fin_received);
+        let b = r.on_segment(1, 100, false, u64::MAX);
+        assert!(b.fin_now_in_order);
+        assert_eq!(r.nxt, 152);
+        assert_eq!(r.bytes_delivered, 150);
+    }
+
+    #[test]
+    fn data_beyond_the_window_is_trimmed() {
+        let mut r = Receiver::new(150);
+        r.nxt = 1;
+        let limit = r.right_edge();
+        let a = r.on_segment(1, 200, false, limit);
+        assert_eq!(a.delivered, 150);
+        assert_eq!(r.nxt, 151);
+    }
+
+    #[test]
+    fn sack_blocks_merge_and_cap() {
+        let mut r = Receiver::new(1 << 20);
+        r.nxt = 1;
+        for k in 0..6u64 {
+            r.on_segment(1 + 200 * (k + 1), 100, false, u64::MAX);
+        }
+        let (blk, n) = r.sack_blocks(4);
+        assert_eq!(n, 4);
+        assert_eq!(blk[0], (1201, 1301));
+        // a segment bridging two held blocks reports the merged block first
+        r.on_segment(1101, 100, false, u64::MAX);
+        let (blk, n) = r.sack_blocks(4);
+        assert_eq!(blk[0], (1001, 1301));
+        assert!(!blk[1..n].contains(&(1001, 1301)));
+    }
+}

@@ -1,0 +1,163 @@
+//! The sending half's state: sequence pointers, windows, RTT bookkeeping and
+//! the SACK scoreboard. The logic that uses it lives in `endpoint` (sending,
+//! ACK processing, RTO) and `recovery` (NewReno, SACK).
+//!
+//! Sequence pointers are absolute offsets (see `seq`): `una` = oldest
+//! unacknowledged, `nxt` = next to send (below `max` only after an RTO's
+//! go-back-N), `max` = one past the highest ever sent. FlightSize (RFC 5681)
+//! is `max - una`.
+
+use std::collections::VecDeque;
+
+use super::cc::{Cc, Window};
+use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
+use crate::scenario::{RttSampling, TcpCfg};
+use crate::sim::Time;
+
+#[derive(Clone, Copy, Debug)]
+struct SentSeg {
+    end: u64,
+    sent_at: Time,
+    retx: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Sender {
+    pub una: u64,
+    pub nxt: u64,
+    pub max: u64,
+    /// One past the last byte the application has written (absolute).
+    pub data_end: u64,
+    /// The application has closed: a FIN follows `data_end`.
+    pub fin_queued: bool,
+    pub w: Window,
+    pub cc: Cc,
+    /// The peer's latest advertised window, scaled (bytes).
+    pub peer_wnd: u64,
+    pub max_peer_wnd: u64,
+    pub dupacks: u32,
+    pub in_recovery: bool,
+    /// RFC 6582 "recover" / RFC 6675 RecoveryPoint, as an exclusive end:
+    /// max at the time recovery (or the last RTO) began.
+    pub recover: u64,
+    /// Partial ACKs seen in the current NewReno recovery.
+    pub partial_acks: u32,
+    pub board: Scoreboard,
+    /// RFC 6675 HighRxt as an exclusive end.
+    pub high_rxt: u64,
+    pub rescue_done: bool,
+    pub rtt: RttEstimator,
+    sampling: RttSampling,
+    segs: VecDeque<SentSeg>,
+    timed: Option<(u64, Time)>,
+    /// Consecutive RTO expiries without the cumulative ACK moving.
+    pub rto_streak: u32,
+}
+
+impl Sender {
+    pub fn new(cfg: &TcpCfg) -> Self {
+        let smss = cfg.mss as u64;
+        Sender {
+            una: 0,
+            nxt: 0,
+            max: 0,
+            data_end: 1,
+            fin_queued: false,
+            w: Window { cwnd: smss, ssthresh: cfg.initial_ssthresh_bytes.unwrap_or(u64::MAX / 4), smss },
+            cc: Cc::new(cfg.controller, cfg.abc_limit),
+            peer_wnd: 0,
+            max_peer_wnd: 0,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            partial_acks: 0,
+            board: Scoreboard::default(),
+            high_rxt: 0,
+            rescue_done: false,
+            rtt: RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns),
+            sampling: cfg.rtt_sampling,
+            segs: VecDeque::new(),
+            timed: None,
+            rto_streak: 0,
+        }
+    }
+
+    pub fn smss(&self) -> u64 {
+        self.w.smss
+    }
+
+    pub fn flight(&self) -> u64 {
+        self.max - self.una
+    }
+
+    /// Bytes sent below `x` and neither acknowledged nor SACKed.
+    pub fn outstanding_below(&self, x: u64) -> u64 {
+        (x - self.una) - self.board.sacked_in(self.una, x)
+    }
+
+    /// End of the sequence space the sender will use (data, then FIN).
+    pub fn seq_end(&self) -> u64 {
+        self.data_end + self.fin_queued as u64
+    }
+
+    pub fn fin_acked(&self) -> bool {
+        self.fin_queued && self.una > self.data_end
+    }
+
+    /// Note a transmission of [start, end) for RTT sampling (Karn's rule:
+    /// retransmitted ranges never give samples).
+    pub fn record_send(&mut self, start: u64, end: u64, now: Time, retx: bool) {
+        if retx {
+            self.timed = None;
+            let i = self.segs.partition_point(|s| s.end <= start);
+            for s in self.segs.range_mut(i..) {
+                s.retx = true;
+                if s.end >= end {
+                    break;
+                }
+            }
+            return;
+        }
+        match self.sampling {
+            RttSampling::EveryAck => self.segs.push_back(SentSeg { end, sent_at: now, retx: false }),
+            RttSampling::OnePerRtt => {
+                if self.timed.is_none() {
+                    self.timed = Some((end, now));
+                }
+            }
+        }
+    }
+
+    /// The cumulative ACK moved to `ack`: return an RTT sample if one is valid.
+    pub fn rtt_sample_on_ack(&mut self, ack: u64, now: Time) -> Option<Time> {
+        match self.sampling {
+            RttSampling::EveryAck => {
+                let mut last = None;
+                while let Some(s) = self.segs.front() {
+                    if s.end > ack {
+                        break;
+                    }
+                    last = self.segs.pop_front();
+                }
+                last.filter(|s| !s.retx).map(|s| now - s.sent_at)
+            }
+            RttSampling::OnePerRtt => match self.timed {
+                Some((end, at)) if ack >= end => {
+                    self.timed = None;
+                    Some(now - at)
+                }
+                _ => None,
+            },
+        }
+    }
+
+    /// Forget timing state after an RTO (every outstanding range will be
+    /// resent, so none may be timed).
+    pub fn clear_timing(&mut self) {
+        self.timed = None;
+        for s in self.segs.iter_mut() {
+            s.retx = true;
+        }
+    }
+}
