@@ -88,10 +88,7 @@ pub(crate) fn join(path: &str, key: &str) -> String {
     }
 }
 
-/// The value as the user wrote it (strings quoted, tables inline).
-fn show(v: &Value) -> String {
-    v.to_string()
-}
+use units::show;
 
 fn type_error(path: &str, v: &Value, expected: &str) -> ScenarioError {
     ScenarioError::new(path, show(v), format!("expected {} (got a {})", expected, v.type_str()))

@@ -115,12 +115,21 @@ fn from_value(
         other => {
             return Err(ScenarioError::new(
                 path,
-                other.to_string(),
+                show(other),
                 format!("expected {} (got a {})", allowed, other.type_str()),
             ))
         }
     };
-    parse(&text).map_err(|why| ScenarioError::new(path, v.to_string(), format!("{}; expected {}", why, allowed)))
+    parse(&text).map_err(|why| ScenarioError::new(path, show(v), format!("{}; expected {}", why, allowed)))
+}
+
+/// A value as the user wrote it, for error messages: strings quoted, tables
+/// inline, floats in Rust's shortest form (`1e-7`, not `0.0000001`).
+pub(crate) fn show(v: &Value) -> String {
+    match v {
+        Value::Float(f) => format!("{:?}", f),
+        other => other.to_string(),
+    }
 }
 
 /// A non-negative decimal number: `mantissa * 10^exp10`.
