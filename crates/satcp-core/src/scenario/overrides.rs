@@ -73,7 +73,7 @@ pub fn apply_override(root: &mut toml::Value, spec: &str) -> Result<(), Scenario
                 return Err(ScenarioError::new(
                     here,
                     raw,
-                    format!("{} is a {}, which has no fields to set", parent, other.type_str()),
+                    format!("{} is {}, which has no fields to set", parent, super::units::a_type(other)),
                 ));
             }
         };

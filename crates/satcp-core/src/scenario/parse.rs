@@ -91,7 +91,7 @@ pub(crate) fn join(path: &str, key: &str) -> String {
 use units::show;
 
 fn type_error(path: &str, v: &Value, expected: &str) -> ScenarioError {
-    ScenarioError::new(path, show(v), format!("expected {} (got a {})", expected, v.type_str()))
+    ScenarioError::new(path, show(v), format!("expected {} (got {})", expected, units::a_type(v)))
 }
 
 fn missing(path: &str, expected: &str) -> ScenarioError {

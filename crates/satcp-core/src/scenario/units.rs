@@ -116,11 +116,18 @@ fn from_value(
             return Err(ScenarioError::new(
                 path,
                 show(other),
-                format!("expected {} (got a {})", allowed, other.type_str()),
+                format!("expected {} (got {})", allowed, a_type(other)),
             ))
         }
     };
     parse(&text).map_err(|why| ScenarioError::new(path, show(v), format!("{}; expected {}", why, allowed)))
+}
+
+/// The value's TOML type with its article: "an integer", "a string".
+pub(crate) fn a_type(v: &Value) -> String {
+    let t = v.type_str();
+    let article = if t.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    format!("{} {}", article, t)
 }
 
 /// A value as the user wrote it, for error messages: strings quoted, tables
