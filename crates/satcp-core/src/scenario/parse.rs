@@ -1,4 +1,794 @@
-use super::{ScenarioError, Scenario};
-pub fn parse_toml(_text: &str, _overrides: &[String]) -> Result<Scenario, ScenarioError> { unimplemented!() }
-pub fn parse_json(_text: &str, _overrides: &[String]) -> Result<Scenario, ScenarioError> { unimplemented!() }
-pub fn from_value(_v: toml::Value) -> Result<Scenario, ScenarioError> { unimplemented!() }
+//! Scenario text (TOML, or JSON) -> `--set` overrides -> validated [`Scenario`].
+//!
+//! Every error names the dotted path of the offending field in the syntax
+//! `--set` uses (`links.1.rate_ab`, `flows.download.tcp.variant`; links are
+//! addressed by 0-based index, flows by name, or by index when unnamed), the
+//! value as written, and what would be accepted.
+//!
+//! Choices made here:
+//! * Fields are read through [`Tbl`], a view of one TOML table that knows its
+//!   dotted path. A table's keys are checked against the allowed list when it
+//!   is opened (in file order), so a misspelt key is reported as an unknown
+//!   key rather than as a confusing "missing" error for the key it was meant
+//!   to be.
+//! * Validation is sequential (run, nodes, links in order, flows in order,
+//!   then cross-checks); the first error is returned and nothing is clamped.
+//! * Link fields come in three spellings: `rate` (both directions), `rate_ab`
+//!   and `rate_ba`. Writing `rate` together with `rate_ab` is allowed: the
+//!   specific one wins for its direction (the general one is still validated).
+//! * `tcp.sack` defaults to true when the variant is "sack" or the recovery is
+//!   SACK, so `recovery = "sack"` alone does not trip the sack/recovery check.
+//! * Flow and link names must be non-empty, not all digits and free of `.`
+//!   and `=`, so that they can be used as `--set` path segments.
+//! * JSON is read with key order preserved (node index = order in the file),
+//!   and a JSON `null` anywhere is an error naming its path.
+
+use super::model::*;
+use super::units;
+use super::{apply_override, ScenarioError};
+use toml::Value;
+
+type Res<T> = Result<T, ScenarioError>;
+
+/// Parse TOML text, apply `overrides` (`dotted.path=value`, in order) and
+/// validate.
+pub fn parse_toml(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    let table: toml::Table = toml::from_str(text)
+        .map_err(|e| ScenarioError::new("<toml>", "", format!("malformed TOML: {}", e.to_string().trim_end())))?;
+    let mut root = Value::Table(table);
+    for spec in overrides {
+        apply_override(&mut root, spec)?;
+    }
+    from_value(root)
+}
+
+/// Parse JSON text (same schema as the TOML form), apply `overrides` and
+/// validate. A JSON `null` is an error naming its path.
+pub fn parse_json(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    let json: json::Json = serde_json::from_str(text)
+        .map_err(|e| ScenarioError::new("<json>", "", format!("malformed JSON: {}", e)))?;
+    let mut root = json.into_toml("")?;
+    for spec in overrides {
+        apply_override(&mut root, spec)?;
+    }
+    from_value(root)
+}
+
+/// Validate a raw scenario tree (as parsed from TOML, JSON or a Python dict).
+pub fn from_value(v: Value) -> Result<Scenario, ScenarioError> {
+    let mut root = Tbl::new(String::new(), &v, "a table with [run], [nodes], [[links]] and [[flows]]")?;
+    root.only(&["run", "nodes", "links", "flows"])?;
+    let run = parse_run(&root)?;
+    let nodes = parse_nodes(&root)?;
+    let links = parse_links(&root, &nodes)?;
+    let flows = parse_flows(&root, &nodes, &links)?;
+    let finite = flows.iter().any(|f| match &f.app {
+        AppCfg::Ftp(a) => a.size_bytes.is_some(),
+        AppCfg::Http(a) => a.pages.is_some(),
+    });
+    if run.stop_ns.is_none() && !finite {
+        return Err(ScenarioError::new(
+            "run.stop",
+            "",
+            "required when every flow is unlimited (set run.stop, an ftp app's size or an http app's pages)",
+        ));
+    }
+    Ok(Scenario { run, nodes, links, flows })
+}
+
+// ---------------------------------------------------------------------------
+// The table walker.
+
+/// `path.key`, or `key` at the root.
+pub(crate) fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{}.{}", path, key)
+    }
+}
+
+use units::show;
+
+fn type_error(path: &str, v: &Value, expected: &str) -> ScenarioError {
+    ScenarioError::new(path, show(v), format!("expected {} (got {})", expected, units::a_type(v)))
+}
+
+fn missing(path: &str, expected: &str) -> ScenarioError {
+    ScenarioError::new(path, "", format!("missing; expected {}", expected))
+}
+
+/// `> 0` variants of the unit descriptions.
+fn positive(allowed: &str) -> String {
+    allowed.replacen(">= 0", "> 0", 1)
+}
+
+fn quoted_list(options: &[&str]) -> String {
+    let q: Vec<String> = options.iter().map(|o| format!("\"{}\"", o)).collect();
+    q.join(", ")
+}
+
+/// One TOML table and its dotted path. Keys not in the allowed list (set
+/// with [`Tbl::only`]) are "unknown key" errors.
+struct Tbl<'a> {
+    path: String,
+    map: &'a toml::Table,
+    allowed: &'static [&'static str],
+}
+
+impl<'a> Tbl<'a> {
+    /// `v` must be a table; `what` describes the expected table in errors.
+    fn new(path: String, v: &'a Value, what: &str) -> Res<Self> {
+        match v {
+            Value::Table(map) => Ok(Tbl { path, map, allowed: &[] }),
+            other => Err(type_error(&path, other, what)),
+        }
+    }
+
+    /// Declare the allowed keys and reject any other key (first in file
+    /// order).
+    fn only(&mut self, allowed: &'static [&'static str]) -> Res<()> {
+        self.allowed = allowed;
+        for (k, v) in self.map {
+            if !allowed.contains(&k.as_str()) {
+                let list = if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") };
+                return Err(ScenarioError::new(
+                    self.at(k),
+                    show(v),
+                    format!("unknown key {:?}; allowed keys here: {}", k, list),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn at(&self, key: &str) -> String {
+        join(&self.path, key)
+    }
+
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        debug_assert!(self.allowed.contains(&key), "{} read without being allowed", key);
+        self.map.get(key)
+    }
+
+    /// Error for `key` whose value is out of range.
+    fn bad(&self, key: &str, allowed: impl Into<String>) -> ScenarioError {
+        let value = self.map.get(key).map(show).unwrap_or_default();
+        ScenarioError::new(self.at(key), value, allowed)
+    }
+
+    fn require<T>(&self, key: &str, v: Option<T>, expected: &str) -> Res<T> {
+        v.ok_or_else(|| missing(&self.at(key), expected))
+    }
+
+    fn str(&self, key: &str) -> Res<Option<&'a str>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(v) => Err(type_error(&self.at(key), v, "a string")),
+        }
+    }
+
+    fn bool(&self, key: &str) -> Res<Option<bool>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Boolean(b)) => Ok(Some(*b)),
+            Some(v) => Err(type_error(&self.at(key), v, "a boolean (true or false)")),
+        }
+    }
+
+    /// An integer in `lo..=hi`.
+    fn int(&self, key: &str, lo: i64, hi: i64) -> Res<Option<i64>> {
+        let expected = if hi == i64::MAX {
+            format!("an integer >= {}", lo)
+        } else {
+            format!("an integer in {}..={}", lo, hi)
+        };
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Integer(i)) if (lo..=hi).contains(i) => Ok(Some(*i)),
+            Some(Value::Integer(_)) => Err(self.bad(key, expected)),
+            Some(v) => Err(type_error(&self.at(key), v, &expected)),
+        }
+    }
+
+    fn u32_in(&self, key: &str, lo: u32, hi: u32) -> Res<Option<u32>> {
+        Ok(self.int(key, lo.into(), hi.into())?.map(|i| i as u32))
+    }
+
+    /// One of `options`.
+    fn choice(&self, key: &str, options: &[&str]) -> Res<Option<&'a str>> {
+        let expected = format!("one of {}", quoted_list(options));
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) if options.contains(&s.as_str()) => Ok(Some(s)),
+            Some(Value::String(_)) => Err(self.bad(key, expected)),
+            Some(v) => Err(type_error(&self.at(key), v, &expected)),
+        }
+    }
+
+    /// A probability in [0, 1).
+    fn prob(&self, key: &str) -> Res<Option<f64>> {
+        let expected = "a number in [0, 1), e.g. 1e-7";
+        let x = match self.get(key) {
+            None => return Ok(None),
+            Some(Value::Float(x)) => *x,
+            Some(Value::Integer(i)) => *i as f64,
+            Some(v) => return Err(type_error(&self.at(key), v, expected)),
+        };
+        if x.is_finite() && (0.0..1.0).contains(&x) {
+            Ok(Some(x))
+        } else {
+            Err(self.bad(key, expected))
+        }
+    }
+
+    fn rate(&self, key: &str) -> Res<Option<u64>> {
+        self.get(key).map(|v| units::rate_bps(&self.at(key), v)).transpose()
+    }
+
+    fn duration(&self, key: &str) -> Res<Option<u64>> {
+        self.get(key).map(|v| units::duration_ns(&self.at(key), v)).transpose()
+    }
+
+    /// A duration that must be > 0.
+    fn duration_pos(&self, key: &str) -> Res<Option<u64>> {
+        match self.duration(key)? {
+            Some(0) => Err(self.bad(key, positive(units::DURATION_ALLOWED))),
+            d => Ok(d),
+        }
+    }
+
+    fn size(&self, key: &str) -> Res<Option<u64>> {
+        self.get(key).map(|v| units::size_bytes(&self.at(key), v)).transpose()
+    }
+
+    /// A size that must be > 0.
+    fn size_pos(&self, key: &str) -> Res<Option<u64>> {
+        match self.size(key)? {
+            Some(0) => Err(self.bad(key, positive(units::SIZE_ALLOWED))),
+            s => Ok(s),
+        }
+    }
+
+    /// A sub-table (None if absent).
+    fn table(&self, key: &str, what: &str) -> Res<Option<Tbl<'a>>> {
+        self.get(key).map(|v| Tbl::new(self.at(key), v, what)).transpose()
+    }
+}
+
+/// A name usable as a `--set` path segment.
+fn check_name(t: &Tbl, key: &str, name: &str) -> Res<()> {
+    let ok = !name.is_empty()
+        && !name.bytes().all(|b| b.is_ascii_digit())
+        && !name.contains('.')
+        && !name.contains('=');
+    if ok {
+        Ok(())
+    } else {
+        Err(t.bad(key, "a non-empty name that is not all digits and contains no '.' or '='"))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// [run]
+
+fn parse_run(root: &Tbl) -> Res<RunCfg> {
+    let Some(mut t) = root.table("run", "a table ([run]) with seed, stop and sample_interval")? else {
+        return Ok(RunCfg { seed: 1, stop_ns: None, sample_interval_ns: None });
+    };
+    t.only(&["seed", "stop", "sample_interval"])?;
+    Ok(RunCfg {
+        seed: t.int("seed", 0, i64::MAX)?.map_or(1, |s| s as u64),
+        stop_ns: t.duration_pos("stop")?,
+        sample_interval_ns: t.duration_pos("sample_interval")?,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// [nodes]
+
+const NODES_EXPECTED: &str = "a table of nodes ([nodes] with lines such as server = {}) with at least 2 nodes";
+
+fn parse_nodes(root: &Tbl) -> Res<Vec<NodeCfg>> {
+    let v = root.get("nodes").ok_or_else(|| missing("nodes", NODES_EXPECTED))?;
+    let t = Tbl::new("nodes".into(), v, NODES_EXPECTED)?;
+    let mut nodes = Vec::new();
+    for (name, nv) in t.map {
+        let mut n = Tbl::new(t.at(name), nv, "an empty inline table: a node is written `name = {}`")?;
+        n.only(&[])?;
+        if name.is_empty() {
+            return Err(ScenarioError::new("nodes", show(v), "node names must be non-empty"));
+        }
+        nodes.push(NodeCfg { name: name.clone() });
+    }
+    if nodes.len() < 2 {
+        return Err(ScenarioError::new("nodes", show(v), NODES_EXPECTED));
+    }
+    Ok(nodes)
+}
+
+/// The index of the node named by `t[key]` (required).
+fn node_ref(t: &Tbl, key: &str, nodes: &[NodeCfg]) -> Res<usize> {
+    let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
+    let expected = format!("the name of a node: {}", quoted_list(&names));
+    let name = t.require(key, t.str(key)?, &expected)?;
+    names.iter().position(|n| *n == name).ok_or_else(|| t.bad(key, expected))
+}
+
+// ---------------------------------------------------------------------------
+// [[links]]
+
+const LINK_KEYS: &[&str] = &[
+    "name", "a", "b", "rate", "rate_ab", "rate_ba", "delay", "delay_ab", "delay_ba", "queue", "queue_ab",
+    "queue_ba", "errors", "errors_ab", "errors_ba", "overhead", "overhead_ab", "overhead_ba",
+];
+
+fn array<'a>(root: &Tbl<'a>, key: &str, what: &str) -> Res<&'a Vec<Value>> {
+    match root.get(key) {
+        None => Err(missing(key, what)),
+        Some(Value::Array(a)) if a.is_empty() => Err(ScenarioError::new(key, "[]", what)),
+        Some(Value::Array(a)) => Ok(a),
+        Some(v) => Err(type_error(key, v, what)),
+    }
+}
+
+/// `base` (both directions), `base_ab` and `base_ba`: the value for each
+/// direction, the specific key winning. All present keys are validated.
+fn per_direction<T: Copy>(
+    t: &Tbl,
+    base: &str,
+    read: impl Fn(&Tbl, &str) -> Res<Option<T>>,
+) -> Res<[(Option<T>, String); 2]> {
+    let both = read(t, base)?;
+    let mut out = Vec::with_capacity(2);
+    for dir in ["ab", "ba"] {
+        let key = format!("{}_{}", base, dir);
+        out.push((read(t, &key)?.or(both), key));
+    }
+    let ba = out.pop().unwrap();
+    let ab = out.pop().unwrap();
+    Ok([ab, ba])
+}
+
+/// Like [`per_direction`], but every direction must end up with a value.
+fn per_direction_required<T: Copy>(
+    t: &Tbl,
+    base: &str,
+    expected: &str,
+    read: impl Fn(&Tbl, &str) -> Res<Option<T>>,
+) -> Res<[T; 2]> {
+    let [ab, ba] = per_direction(t, base, read)?;
+    let need = |(v, key): (Option<T>, String)| {
+        v.ok_or_else(|| {
+            missing(&t.at(&key), &format!("{} (set {} for both directions or {} for this one)", expected, base, key))
+        })
+    };
+    Ok([need(ab)?, need(ba)?])
+}
+
+fn parse_links(root: &Tbl, nodes: &[NodeCfg]) -> Res<Vec<LinkCfg>> {
+    let arr = array(root, "links", "an array of at least one link table ([[links]])")?;
+    let mut links = Vec::new();
+    let mut names: Vec<&str> = Vec::new();
+    for (i, lv) in arr.iter().enumerate() {
+        let mut t = Tbl::new(format!("links.{}", i), lv, "a link table ([[links]])")?;
+        t.only(LINK_KEYS)?;
+        if let Some(name) = t.str("name")? {
+            check_name(&t, "name", name)?;
+            if names.contains(&name) {
+                return Err(t.bad("name", "a name not used by another link"));
+            }
+            names.push(name);
+        }
+        let a = node_ref(&t, "a", nodes)?;
+        let b = node_ref(&t, "b", nodes)?;
+        if a == b {
+            return Err(t.bad("b", format!("a node other than a (\"{}\"): a link joins two different nodes", nodes[a].name)));
+        }
+        let rate = per_direction_required(&t, "rate", units::RATE_ALLOWED, |t, k| t.rate(k))?;
+        let delay = per_direction_required(&t, "delay", units::DURATION_ALLOWED, |t, k| t.duration(k))?;
+        let queue = per_direction(&t, "queue", parse_queue)?;
+        let errors = per_direction(&t, "errors", parse_errors)?;
+        let overhead = per_direction(&t, "overhead", |t, k| t.u32_in(k, 0, u32::MAX))?;
+        let dir = |d: usize| LinkDirCfg {
+            rate_bps: rate[d],
+            delay_ns: delay[d],
+            queue: queue[d].0.unwrap_or(QueueCfg::DropTail { limit: QueueLimit::Unlimited }),
+            errors: errors[d].0.unwrap_or(ErrorCfg::None),
+            overhead_bytes: overhead[d].0.unwrap_or(0),
+        };
+        links.push(LinkCfg { a, b, dirs: [dir(0), dir(1)] });
+    }
+    Ok(links)
+}
+
+const QUEUE_EXPECTED: &str =
+    "an inline table: { kind = \"droptail\", packets = N } or { kind = \"droptail\", bytes = \"64KB\" } or { kind = \"droptail\" } (unlimited)";
+
+fn parse_queue(link: &Tbl, key: &str) -> Res<Option<QueueCfg>> {
+    let Some(mut t) = link.table(key, QUEUE_EXPECTED)? else { return Ok(None) };
+    t.only(&["kind", "packets", "bytes"])?;
+    let _kind = t.choice("kind", &["droptail"])?;
+    let packets = t.u32_in("packets", 1, u32::MAX)?;
+    let bytes = t.size_pos("bytes")?;
+    let limit = match (packets, bytes) {
+        (Some(_), Some(_)) => {
+            return Err(link.bad(key, "a queue limit in packets or in bytes, not both"));
+        }
+        (Some(p), None) => QueueLimit::Packets(p),
+        (None, Some(b)) => QueueLimit::Bytes(b),
+        (None, None) => QueueLimit::Unlimited,
+    };
+    Ok(Some(QueueCfg::DropTail { limit }))
+}
+
+const ERRORS_EXPECTED: &str =
+    "an inline table: { per = x } or { ber = x } or { ber = x, bits = N }, with x in [0, 1)";
+
+fn parse_errors(link: &Tbl, key: &str) -> Res<Option<ErrorCfg>> {
+    let Some(mut t) = link.table(key, ERRORS_EXPECTED)? else { return Ok(None) };
+    t.only(&["per", "ber", "bits"])?;
+    let per = t.prob("per")?;
+    let ber = t.prob("ber")?;
+    let bits = t.u32_in("bits", 1, u32::MAX)?;
+    match (per, ber, bits) {
+        (Some(_), Some(_), _) => Err(link.bad(key, format!("either per or ber, not both: {}", ERRORS_EXPECTED))),
+        (Some(_), None, Some(_)) => Err(t.bad("bits", "bits only goes with ber (a fixed number of bits per packet)")),
+        (Some(p), None, None) => Ok(Some(ErrorCfg::Per(p))),
+        (None, Some(b), fixed_bits) => Ok(Some(ErrorCfg::Ber { ber: b, fixed_bits })),
+        (None, None, _) => Err(link.bad(key, ERRORS_EXPECTED)),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// [[flows]]
+
+fn parse_flows(root: &Tbl, nodes: &[NodeCfg], links: &[LinkCfg]) -> Res<Vec<FlowCfg>> {
+    let arr = array(root, "flows", "an array of at least one flow table ([[flows]])")?;
+    let mut flows: Vec<FlowCfg> = Vec::new();
+    for (i, fv) in arr.iter().enumerate() {
+        let mut t = Tbl::new(format!("flows.{}", i), fv, "a flow table ([[flows]])")?;
+        t.allowed = &["name"];
+        let name = match t.str("name")? {
+            Some(n) => {
+                check_name(&t, "name", n)?;
+                if let Some(j) = flows.iter().position(|f| f.name == n) {
+                    return Err(t.bad("name", format!("a name not used by another flow (flows.{} is already named {:?})", j, n)));
+                }
+                t.path = format!("flows.{}", n);
+                n.to_string()
+            }
+            None => format!("flow{}", i),
+        };
+        if flows.iter().any(|f| f.name == name) {
+            return Err(ScenarioError::new(
+                t.at("name"),
+                "",
+                format!("a name for this flow: its default name {:?} is already used by another flow", name),
+            ));
+        }
+        t.only(&["name", "src", "dst", "tcp", "app"])?;
+        let src = node_ref(&t, "src", nodes)?;
+        let dst = node_ref(&t, "dst", nodes)?;
+        if src == dst {
+            return Err(t.bad("dst", format!("a node other than src (\"{}\")", nodes[src].name)));
+        }
+        let reach = reachable(src, nodes.len(), links);
+        if !reach[dst] {
+            let names: Vec<&str> =
+                nodes.iter().zip(&reach).filter(|(_, r)| **r).map(|(n, _)| n.name.as_str()).collect();
+            return Err(t.bad(
+                "dst",
+                format!(
+                    "a node reachable from {:?} over the links (reachable: {})",
+                    nodes[src].name,
+                    quoted_list(&names)
+                ),
+            ));
+        }
+        let empty = Value::Table(toml::Table::new());
+        let tcp_v = t.get("tcp").unwrap_or(&empty);
+        let tcp = parse_tcp(Tbl::new(t.at("tcp"), tcp_v, "an inline table of TCP settings, e.g. { variant = \"sack\" }")?)?;
+        let app_v = t.get("app").ok_or_else(|| missing(&t.at("app"), APP_EXPECTED))?;
+        let app = parse_app(Tbl::new(t.at("app"), app_v, APP_EXPECTED)?)?;
+        flows.push(FlowCfg { name, src, dst, tcp, app });
+    }
+    Ok(flows)
+}
+
+/// Nodes reachable from `src`, links usable in both directions.
+fn reachable(src: usize, n: usize, links: &[LinkCfg]) -> Vec<bool> {
+    let mut seen = vec![false; n];
+    seen[src] = true;
+    let mut stack = vec![src];
+    while let Some(u) = stack.pop() {
+        for l in links {
+            let other = if l.a == u { l.b } else if l.b == u { l.a } else { continue };
+            if !seen[other] {
+                seen[other] = true;
+                stack.push(other);
+            }
+        }
+    }
+    seen
+}
+
+const TCP_KEYS: &[&str] = &[
+    "variant", "recovery", "cc", "sack", "mss", "initial_window", "rwnd", "window_scaling", "initial_ssthresh",
+    "delayed_ack", "delayed_ack_timeout", "delayed_ack_segments", "dupthresh", "min_rto", "max_rto", "initial_rto",
+    "clock_granularity", "rtt_sampling", "full_ack_cwnd", "abc_limit", "iss", "max_retransmissions",
+];
+
+/// Largest window with window scaling: 65535 * 2^14 (RFC 7323).
+const MAX_SCALED_WINDOW: u64 = 65535 << 14;
+
+fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
+    t.only(TCP_KEYS)?;
+    let variant = t.choice("variant", &["newreno", "sack"])?.unwrap_or("newreno");
+    let preset = if variant == "sack" { Recovery::Sack } else { Recovery::NewReno };
+    let recovery = match t.choice("recovery", &["newreno", "sack"])? {
+        Some("sack") => Recovery::Sack,
+        Some(_) => Recovery::NewReno,
+        None => preset,
+    };
+    let _cc = t.choice("cc", &["aimd"])?;
+    let sack = t.bool("sack")?.unwrap_or(variant == "sack" || recovery == Recovery::Sack);
+    if recovery == Recovery::Sack && !sack {
+        return Err(t.bad("sack", "true: SACK recovery needs SACK blocks (or use recovery = \"newreno\")"));
+    }
+    let mss = t.u32_in("mss", 64, 65495)?.unwrap_or(1460);
+    let initial_window = match t.get("initial_window") {
+        None => InitialWindow::Rfc3390,
+        Some(Value::String(s)) if s == "rfc3390" => InitialWindow::Rfc3390,
+        Some(Value::Integer(i)) if (1..=i64::from(u32::MAX)).contains(i) => InitialWindow::Segments(*i as u32),
+        Some(_) => return Err(t.bad("initial_window", "an integer >= 1 (segments) or \"rfc3390\"")),
+    };
+    let window_scaling = t.bool("window_scaling")?.unwrap_or(true);
+    let rwnd = t.size("rwnd")?.unwrap_or(65535);
+    if rwnd < u64::from(mss) {
+        return Err(t.bad("rwnd", format!("a size >= mss ({} bytes)", mss)));
+    }
+    if !window_scaling && rwnd > 65535 {
+        return Err(t.bad("rwnd", "at most 65535 bytes without window scaling: enable window_scaling or lower rwnd"));
+    }
+    if rwnd > MAX_SCALED_WINDOW {
+        return Err(t.bad("rwnd", format!("at most {} bytes (65535 * 2^14, the largest scaled window)", MAX_SCALED_WINDOW)));
+    }
+    let initial_ssthresh = match t.get("initial_ssthresh") {
+        Some(Value::String(s)) if s == "inf" => None,
+        Some(_) => match t.size("initial_ssthresh") {
+            Ok(Some(0)) | Err(_) => {
+                return Err(t.bad("initial_ssthresh", format!("\"inf\" or {}", positive(units::SIZE_ALLOWED))))
+            }
+            Ok(s) => s,
+        },
+        None => None,
+    };
+    let delayed_ack = t.bool("delayed_ack")?.unwrap_or(true);
+    let delayed_ack_timeout = t.duration_pos("delayed_ack_timeout")?.unwrap_or(200_000_000);
+    if delayed_ack_timeout > 1_000_000_000 {
+        return Err(t.bad("delayed_ack_timeout", "a duration in (0, 1s] (RFC 1122: at most 500 ms is usual)"));
+    }
+    let delayed_ack_segments = t.u32_in("delayed_ack_segments", 1, u32::MAX)?.unwrap_or(2);
+    let dupthresh = t.u32_in("dupthresh", 1, u32::MAX)?.unwrap_or(3);
+    let min_rto = t.duration_pos("min_rto")?.unwrap_or(1_000_000_000);
+    let max_rto_set = t.duration_pos("max_rto")?;
+    let max_rto = max_rto_set.unwrap_or(60_000_000_000);
+    if max_rto < min_rto {
+        return Err(if max_rto_set.is_some() {
+            t.bad("max_rto", format!("a duration >= min_rto ({} ns)", min_rto))
+        } else {
+            t.bad("min_rto", "a duration <= max_rto (default 60s)")
+        });
+    }
+    let initial_rto = t.duration_pos("initial_rto")?.unwrap_or(1_000_000_000);
+    let clock_granularity = t.duration("clock_granularity")?.unwrap_or(1_000_000);
+    let rtt_sampling = match t.choice("rtt_sampling", &["every_ack", "one_per_rtt"])? {
+        Some("one_per_rtt") => RttSampling::OnePerRtt,
+        _ => RttSampling::EveryAck,
+    };
+    let full_ack_cwnd = match t.choice("full_ack_cwnd", &["flightsize", "ssthresh"])? {
+        Some("ssthresh") => FullAckCwnd::Ssthresh,
+        _ => FullAckCwnd::FlightSize,
+    };
+    let abc_limit = t.u32_in("abc_limit", 1, u32::MAX)?.unwrap_or(1);
+    let iss = t.u32_in("iss", 0, u32::MAX)?.unwrap_or(0);
+    let max_retransmissions = t.u32_in("max_retransmissions", 1, u32::MAX)?;
+    Ok(TcpCfg {
+        variant: variant.to_string(),
+        recovery,
+        controller: Controller::Aimd,
+        sack,
+        mss,
+        initial_window,
+        rwnd_bytes: rwnd,
+        window_scaling,
+        initial_ssthresh_bytes: initial_ssthresh,
+        delayed_ack,
+        delayed_ack_timeout_ns: delayed_ack_timeout,
+        delayed_ack_segments,
+        dupthresh,
+        min_rto_ns: min_rto,
+        max_rto_ns: max_rto,
+        initial_rto_ns: initial_rto,
+        clock_granularity_ns: clock_granularity,
+        rtt_sampling,
+        full_ack_cwnd,
+        abc_limit,
+        iss,
+        max_retransmissions,
+    })
+}
+
+const APP_EXPECTED: &str =
+    "an inline table such as { kind = \"ftp\", size = \"50MB\" } or { kind = \"http\", pages = 10 }";
+
+fn parse_app(mut t: Tbl) -> Res<AppCfg> {
+    t.allowed = &["kind"];
+    let kind = t.choice("kind", &["ftp", "http"])?;
+    let kind = t.require("kind", kind, "one of \"ftp\", \"http\"")?;
+    if kind == "ftp" {
+        t.only(&["kind", "size", "start", "request", "response_end"])?;
+        let response_end = match t.choice("response_end", &["last_byte", "fin"])? {
+            Some("fin") => ResponseEnd::Fin,
+            _ => ResponseEnd::LastByte,
+        };
+        Ok(AppCfg::Ftp(FtpCfg {
+            size_bytes: t.size_pos("size")?,
+            start_ns: t.duration("start")?.unwrap_or(0),
+            request_bytes: t.size("request")?.unwrap_or(0),
+            response_end,
+        }))
+    } else {
+        t.only(&[
+            "kind", "start", "page_interval", "pages", "main_object", "embedded_objects", "embedded_object",
+            "request", "pipelining",
+        ])?;
+        Ok(AppCfg::Http(HttpCfg {
+            start_ns: t.duration("start")?.unwrap_or(0),
+            page_interval_ns: t.duration_pos("page_interval")?.unwrap_or(30_000_000_000),
+            pages: t.u32_in("pages", 1, u32::MAX)?,
+            main_object_bytes: t.size_pos("main_object")?.unwrap_or(10_710),
+            embedded_objects: t.u32_in("embedded_objects", 0, u32::MAX)?.unwrap_or(15),
+            embedded_object_bytes: t.size_pos("embedded_object")?.unwrap_or(7_758),
+            request_bytes: t.size_pos("request")?.unwrap_or(350),
+            pipelining: t.bool("pipelining")?.unwrap_or(false),
+        }))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// JSON input
+
+mod json {
+    //! A JSON tree that keeps object key order and `null`s, so that node
+    //! indices follow the file and nulls can be reported with their path.
+
+    use super::{join, Res, ScenarioError};
+    use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+    use std::fmt;
+    use toml::Value;
+
+    pub enum Json {
+        Null,
+        Bool(bool),
+        Int(i64),
+        UInt(u64),
+        Float(f64),
+        Str(String),
+        Arr(Vec<Json>),
+        Obj(Vec<(String, Json)>),
+    }
+
+    impl Json {
+        /// Convert to a TOML value; `path` is this value's dotted path.
+        pub fn into_toml(self, path: &str) -> Res<Value> {
+            let here = || if path.is_empty() { "<json>".to_string() } else { path.to_string() };
+            Ok(match self {
+                Json::Null => {
+                    return Err(ScenarioError::new(
+                        here(),
+                        "null",
+                        "a value (null is not allowed; leave the key out to get its default)",
+                    ))
+                }
+                Json::Bool(b) => Value::Boolean(b),
+                Json::Int(i) => Value::Integer(i),
+                Json::UInt(u) => match i64::try_from(u) {
+                    Ok(i) => Value::Integer(i),
+                    Err(_) => return Err(ScenarioError::new(here(), u.to_string(), "an integer <= 2^63 - 1")),
+                },
+                Json::Float(f) => Value::Float(f),
+                Json::Str(s) => Value::String(s),
+                Json::Arr(items) => {
+                    let mut out = Vec::with_capacity(items.len());
+                    for (i, item) in items.into_iter().enumerate() {
+                        let seg = segment(path, i, &item);
+                        out.push(item.into_toml(&join(path, &seg))?);
+                    }
+                    Value::Array(out)
+                }
+                Json::Obj(entries) => {
+                    let mut t = toml::Table::new();
+                    for (k, v) in entries {
+                        let p = join(path, &k);
+                        if t.contains_key(&k) {
+                            return Err(ScenarioError::new(p, "", "a key that appears only once in its object"));
+                        }
+                        let v = v.into_toml(&p)?;
+                        t.insert(k, v);
+                    }
+                    Value::Table(t)
+                }
+            })
+        }
+    }
+
+    /// Flows are addressed by name (when they have one), everything else by
+    /// index, as in validation errors.
+    fn segment(path: &str, i: usize, item: &Json) -> String {
+        if path == "flows" {
+            if let Json::Obj(entries) = item {
+                if let Some((_, Json::Str(name))) = entries.iter().find(|(k, _)| k == "name") {
+                    return name.clone();
+                }
+            }
+        }
+        i.to_string()
+    }
+
+    impl<'de> Deserialize<'de> for Json {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(JsonVisitor)
+        }
+    }
+
+    struct JsonVisitor;
+
+    impl<'de> Visitor<'de> for JsonVisitor {
+        type Value = Json;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_unit<E>(self) -> Result<Json, E> {
+            Ok(Json::Null)
+        }
+        fn visit_none<E>(self) -> Result<Json, E> {
+            Ok(Json::Null)
+        }
+        fn visit_bool<E>(self, b: bool) -> Result<Json, E> {
+            Ok(Json::Bool(b))
+        }
+        fn visit_i64<E>(self, i: i64) -> Result<Json, E> {
+            Ok(Json::Int(i))
+        }
+        fn visit_u64<E>(self, u: u64) -> Result<Json, E> {
+            Ok(Json::UInt(u))
+        }
+        fn visit_f64<E>(self, f: f64) -> Result<Json, E> {
+            Ok(Json::Float(f))
+        }
+        fn visit_str<E>(self, s: &str) -> Result<Json, E> {
+            Ok(Json::Str(s.to_string()))
+        }
+        fn visit_string<E>(self, s: String) -> Result<Json, E> {
+            Ok(Json::Str(s))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+            let mut items = Vec::new();
+            while let Some(item) = seq.next_element()? {
+                items.push(item);
+            }
+            Ok(Json::Arr(items))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+            let mut entries = Vec::new();
+            while let Some((k, v)) = map.next_entry::<String, Json>()? {
+                entries.push((k, v));
+            }
+            Ok(Json::Obj(entries))
+        }
+    }
+}
