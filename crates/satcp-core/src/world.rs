@@ -1,9 +1,362 @@
-//! Placeholder world (replaced by the engine).
-use crate::scenario::Scenario;
-use crate::stats::output::RunOutput;
-pub struct World { out: RunOutput }
+//! The world: every model of one run in arenas, and the event loop that
+//! drives them.
+//!
+//! One event per packet per hop: a packet accepted by a link direction is
+//! scheduled straight to its arrival at the far end. A node that is not the
+//! packet's destination forwards it on the next-hop link of the static
+//! routing table. Endpoints and applications talk through small buffers
+//! (`out`, `notes`, `actions`) that are reused for the whole run.
+
+use crate::app::{Action, App, AppNote, Side};
+use crate::net::routing::{self, Routes};
+use crate::net::{Enqueued, LinkDir, Packet, PacketPool};
+use crate::scenario::{AppCfg, Scenario};
+use crate::sim::{secs, Event, EventQueue, Rng, Time};
+use crate::stats::output::*;
+use crate::tcp::{Ctx, Endpoint, Note};
+
+/// Per-flow bookkeeping the world keeps beside the application.
+struct FlowRun {
+    finished_eps: u8,
+    fin_done_at: Option<Time>,
+    aborted: bool,
+    done: bool,
+}
+
+pub struct World {
+    scn: Scenario,
+    now: Time,
+    q: EventQueue,
+    pkts: PacketPool,
+    dirs: Vec<LinkDir>,
+    routes: Routes,
+    /// Endpoint 2f is flow f's server, 2f + 1 its client.
+    eps: Vec<Endpoint>,
+    apps: Vec<App>,
+    flows: Vec<FlowRun>,
+    finite_left: usize,
+    ended_by: &'static str,
+    out: Vec<Packet>,
+    notes: Vec<Note>,
+    notes_spare: Vec<Note>,
+    actions: Vec<Action>,
+    flow_series: FlowSeries,
+    link_series: LinkSeries,
+}
+
+/// Stream ids for random number streams (see `sim::rng`).
+const STREAM_LINK_ERRORS: u64 = 1 << 32;
+
 impl World {
-    pub fn build(_s: &Scenario) -> Self { World { out: RunOutput::default() } }
-    pub fn run(&mut self) {}
-    pub fn into_output(self) -> RunOutput { self.out }
+    pub fn build(scn: &Scenario) -> Self {
+        let seed = scn.run.seed;
+        let mut dirs = Vec::with_capacity(2 * scn.links.len());
+        for (i, l) in scn.links.iter().enumerate() {
+            let (a, b) = (l.a as u32, l.b as u32);
+            for (d, (from, to)) in [(a, b), (b, a)].into_iter().enumerate() {
+                let idx = (2 * i + d) as u64;
+                dirs.push(LinkDir::new(from, to, &l.dirs[d], Rng::new(seed, STREAM_LINK_ERRORS + idx)));
+            }
+        }
+        let edges: Vec<(u32, u32, u64)> = dirs.iter().map(|d| (d.from, d.to, d.delay_ns)).collect();
+        let routes = routing::compute(scn.nodes.len(), &edges);
+        let mut eps = Vec::with_capacity(2 * scn.flows.len());
+        let mut apps = Vec::with_capacity(scn.flows.len());
+        let mut flows = Vec::with_capacity(scn.flows.len());
+        let mut q = EventQueue::new();
+        if let Some(stop) = scn.run.stop_ns {
+            q.push(stop, Event::Stop);
+        }
+        for (f, fc) in scn.flows.iter().enumerate() {
+            let (s, c) = ((2 * f) as u32, (2 * f + 1) as u32);
+            eps.push(Endpoint::new(s, c, fc.src as u32, fc.dst as u32, &fc.tcp));
+            eps.push(Endpoint::new(c, s, fc.dst as u32, fc.src as u32, &fc.tcp));
+            let app = App::new(&fc.app);
+            q.push(app.start_time(), Event::App { app: f as u32 });
+            apps.push(app);
+            flows.push(FlowRun { finished_eps: 0, fin_done_at: None, aborted: false, done: false });
+        }
+        if scn.run.sample_interval_ns.is_some() {
+            q.push(0, Event::Sample);
+        }
+        let finite_left = apps.iter().filter(|a| a.is_finite()).count();
+        World {
+            scn: scn.clone(),
+            now: 0,
+            q,
+            pkts: PacketPool::default(),
+            dirs,
+            routes,
+            eps,
+            apps,
+            flows,
+            finite_left,
+            ended_by: "idle",
+            out: Vec::new(),
+            notes: Vec::new(),
+            notes_spare: Vec::new(),
+            actions: Vec::new(),
+            flow_series: FlowSeries::default(),
+            link_series: LinkSeries::default(),
+        }
+    }
+
+    pub fn run(&mut self) {
+        let has_finite = self.finite_left > 0;
+        while let Some((t, ev)) = self.q.pop() {
+            self.now = t;
+            match ev {
+                Event::Arrive { pkt, dir } => {
+                    let p = self.pkts.remove(pkt);
+                    let node = self.dirs[dir as usize].to;
+                    self.at_node(node, p);
+                }
+                Event::Timer { ep, kind } => {
+                    let mut ctx = Ctx { now: t, q: &mut self.q, out: &mut self.out, notes: &mut self.notes };
+                    self.eps[ep as usize].on_timer(&mut ctx, kind);
+                    self.settle();
+                }
+                Event::App { app } => {
+                    self.apps[app as usize].on_wakeup(t, &mut self.actions);
+                    self.apply_actions(app as usize);
+                    self.settle();
+                }
+                Event::Sample => {
+                    self.sample();
+                    if let Some(iv) = self.scn.run.sample_interval_ns {
+                        self.q.push(t + iv, Event::Sample);
+                    }
+                }
+                Event::Stop => {
+                    self.ended_by = "stop";
+                    return;
+                }
+            }
+            if has_finite && self.finite_left == 0 {
+                self.ended_by = "completed";
+                return;
+            }
+        }
+        self.ended_by = "idle";
+    }
+
+    fn at_node(&mut self, node: u32, p: Packet) {
+        if p.dst_node == node {
+            let mut ctx = Ctx { now: self.now, q: &mut self.q, out: &mut self.out, notes: &mut self.notes };
+            self.eps[p.to_ep as usize].on_segment(&mut ctx, &p);
+            self.settle();
+        } else {
+            self.forward(node, p);
+        }
+    }
+
+    fn forward(&mut self, node: u32, p: Packet) {
+        let d = self.routes.next_dir(node, p.dst_node);
+        debug_assert_ne!(d, routing::NO_ROUTE, "validation guarantees a route");
+        if let Enqueued::Arrives(at) = self.dirs[d as usize].enqueue(self.now, p.ip_bytes) {
+            let id = self.pkts.insert(p);
+            self.q.push(at, Event::Arrive { pkt: id, dir: d });
+        }
+    }
+
+    /// Route what endpoints sent and hand notes to applications until
+    /// nothing more happens at this instant.
+    fn settle(&mut self) {
+        loop {
+            for i in 0..self.out.len() {
+                let p = self.out[i];
+                self.forward(p.src_node, p);
+            }
+            self.out.clear();
+            if self.notes.is_empty() {
+                return;
+            }
+            std::mem::swap(&mut self.notes, &mut self.notes_spare);
+            for i in 0..self.notes_spare.len() {
+                let n = self.notes_spare[i];
+                self.on_note(n);
+            }
+            self.notes_spare.clear();
+        }
+    }
+
+    fn on_note(&mut self, n: Note) {
+        let (ep, note) = match n {
+            Note::Established { .. } => return,
+            Note::Delivered { ep, total } => (ep, AppNote::Delivered(side_of(ep), total)),
+            Note::PeerClosed { ep } => (ep, AppNote::PeerClosed(side_of(ep))),
+            Note::Finished { ep } => {
+                let fr = &mut self.flows[(ep / 2) as usize];
+                fr.finished_eps += 1;
+                if fr.finished_eps < 2 {
+                    return;
+                }
+                fr.fin_done_at = Some(self.now);
+                (ep, AppNote::ConnectionFinished)
+            }
+            Note::Aborted { ep } => {
+                self.flows[(ep / 2) as usize].aborted = true;
+                (ep, AppNote::Aborted)
+            }
+        };
+        let f = (ep / 2) as usize;
+        self.apps[f].on_note(self.now, note, &mut self.actions);
+        self.apply_actions(f);
+    }
+
+    fn apply_actions(&mut self, f: usize) {
+        let mut i = 0;
+        while i < self.actions.len() {
+            let a = self.actions[i];
+            i += 1;
+            let ep_of = |s: Side| 2 * f + (s == Side::Client) as usize;
+            let mut ctx = Ctx { now: self.now, q: &mut self.q, out: &mut self.out, notes: &mut self.notes };
+            match a {
+                Action::Listen(s) => self.eps[ep_of(s)].listen(),
+                Action::Connect(s) => self.eps[ep_of(s)].connect(&mut ctx),
+                Action::Write(s, n) => self.eps[ep_of(s)].write(&mut ctx, n),
+                Action::Close(s) => self.eps[ep_of(s)].close(&mut ctx),
+                Action::WakeAt(t) => self.q.push(t, Event::App { app: f as u32 }),
+            }
+        }
+        self.actions.clear();
+        let fr = &mut self.flows[f];
+        if !fr.done && (self.apps[f].completed_at().is_some() || fr.aborted) {
+            fr.done = true;
+            if self.apps[f].is_finite() {
+                self.finite_left -= 1;
+            }
+        }
+    }
+
+    fn sample(&mut self) {
+        let t = secs(self.now);
+        for f in 0..self.flows.len() {
+            let s = &self.eps[2 * f];
+            let c = &self.eps[2 * f + 1];
+            let fs = &mut self.flow_series;
+            fs.time_s.push(t);
+            fs.flow.push(f as u32);
+            fs.cwnd_bytes.push(s.snd.w.cwnd as f64);
+            let ss = s.snd.w.ssthresh;
+            fs.ssthresh_bytes.push(if ss >= u64::MAX / 8 { f64::NAN } else { ss as f64 });
+            fs.eff_window_bytes.push(s.snd.w.cwnd.min(s.snd.peer_wnd) as f64);
+            fs.flight_bytes.push(s.snd.flight() as f64);
+            fs.srtt_s.push(s.snd.rtt.srtt.map_or(f64::NAN, |v| v / 1e9));
+            fs.rto_s.push(secs(s.snd.rtt.rto()));
+            fs.rcv_high_bytes.push(c.rcv.high.saturating_sub(1) as f64);
+            fs.delivered_bytes.push(c.rcv.bytes_delivered as f64);
+            fs.snd_max_bytes.push(s.snd.max.saturating_sub(1) as f64);
+        }
+        for (i, d) in self.dirs.iter_mut().enumerate() {
+            let ls = &mut self.link_series;
+            ls.time_s.push(t);
+            ls.link.push(i as u32);
+            ls.queue_packets.push(d.queue_packets(self.now) as f64);
+            ls.queue_bytes.push(d.queue_bytes(self.now) as f64);
+            ls.bytes_tx.push(d.stats.bytes_tx as f64);
+        }
+    }
+
+    pub fn into_output(self) -> RunOutput {
+        let end = self.now;
+        let scn = &self.scn;
+        let node = |i: usize| scn.nodes[i].name.clone();
+        let mut flows = Vec::with_capacity(scn.flows.len());
+        let mut pages = PageTable::default();
+        for (f, fc) in scn.flows.iter().enumerate() {
+            let (s, c) = (&self.eps[2 * f], &self.eps[2 * f + 1]);
+            let app = &self.apps[f];
+            let start = app.start_time();
+            let last = app.last_byte_at();
+            let active = last.unwrap_or(end).saturating_sub(start);
+            let rate = |bytes: u64| if active == 0 { 0.0 } else { bytes as f64 * 8.0 / secs(active) };
+            let delivered = c.rcv.bytes_delivered;
+            let received = c.rcv.bytes_arrived;
+            let (mut pages_done, mut page_sum) = (0u64, 0.0);
+            if let App::Http(h) = app {
+                for (k, &(ps, pe)) in h.pages.iter().enumerate() {
+                    pages.flow.push(f as u32);
+                    pages.page.push(k as u32);
+                    pages.start_s.push(secs(ps));
+                    pages.end_s.push(secs(pe));
+                    pages.response_s.push(secs(pe - ps));
+                    pages_done += 1;
+                    page_sum += secs(pe - ps);
+                }
+            }
+            let st = |e: &Endpoint| e.stats;
+            flows.push(FlowSummary {
+                name: fc.name.clone(),
+                src: node(fc.src),
+                dst: node(fc.dst),
+                variant: fc.tcp.variant.clone(),
+                app: app.kind().to_string(),
+                completed: app.completed_at().is_some(),
+                start_s: secs(start),
+                completion_s: app.completed_at().map(|t| secs(t - start)),
+                last_byte_at_s: last.filter(|_| matches!(fc.app, AppCfg::Ftp(_))).map(secs),
+                fin_done_at_s: self.flows[f].fin_done_at.map(secs),
+                bytes_delivered: delivered,
+                bytes_received: received,
+                goodput_bps: rate(delivered),
+                throughput_bps: rate(received),
+                segments_sent: st(s).segments_sent + st(c).segments_sent,
+                retransmissions: st(s).retransmissions + st(c).retransmissions,
+                timeouts: st(s).timeouts + st(c).timeouts,
+                fast_recoveries: st(s).fast_recoveries + st(c).fast_recoveries,
+                integrity_errors: st(s).integrity_errors + st(c).integrity_errors,
+                aborted: self.flows[f].aborted,
+                pages_completed: pages_done,
+                mean_page_response_s: (pages_done > 0).then(|| page_sum / pages_done as f64),
+                final_cwnd_bytes: s.snd.w.cwnd,
+                final_srtt_s: s.snd.rtt.srtt.map(|v| v / 1e9),
+            });
+        }
+        let mut links = Vec::with_capacity(self.dirs.len());
+        for (i, d) in self.dirs.iter().enumerate() {
+            let l = &scn.links[i / 2];
+            let used = d.stats.bytes_ok as f64 * 8.0;
+            links.push(LinkSummary {
+                index: i / 2,
+                a: node(l.a),
+                b: node(l.b),
+                direction: if i % 2 == 0 { "ab" } else { "ba" }.to_string(),
+                from: node(d.from as usize),
+                to: node(d.to as usize),
+                rate_bps: d.rate_bps,
+                delay_s: secs(d.delay_ns),
+                packets_tx: d.stats.packets_tx,
+                bytes_tx: d.stats.bytes_tx,
+                bytes_ok: d.stats.bytes_ok,
+                utilization: d.utilization(end),
+                utilization_ok: if end == 0 { 0.0 } else { used / (d.rate_bps as f64 * secs(end)) },
+                drops: Drops { queue: d.stats.drops_queue, errors: d.stats.drops_errors },
+                max_queue_packets: d.stats.max_queue_packets,
+            });
+        }
+        RunOutput {
+            summary: Summary {
+                satcp_version: crate::VERSION.to_string(),
+                seed: scn.run.seed,
+                sim_time_s: secs(end),
+                ended_by: self.ended_by.to_string(),
+                events: self.q.popped(),
+                wall_s: 0.0,
+                flows,
+                links,
+            },
+            flow_series: self.flow_series,
+            link_series: self.link_series,
+            pages,
+        }
+    }
+}
+
+fn side_of(ep: u32) -> Side {
+    if ep % 2 == 0 {
+        Side::Server
+    } else {
+        Side::Client
+    }
 }

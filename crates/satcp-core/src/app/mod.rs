@@ -1,1 +1,106 @@
-//! Applications.
+//! Applications: what each flow's two endpoints are asked to do, and when a
+//! flow counts as complete. An application never touches an endpoint
+//! directly; it returns `Action`s that the world carries out, so applications
+//! stay plain state machines that are easy to test.
+
+pub mod ftp;
+pub mod http;
+
+use crate::scenario::AppCfg;
+use crate::sim::Time;
+
+/// Which endpoint of the flow: the server sends the bulk data, the client
+/// receives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Server,
+    Client,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Listen(Side),
+    Connect(Side),
+    Write(Side, u64),
+    Close(Side),
+    /// Call `on_wakeup` at this time.
+    WakeAt(Time),
+}
+
+/// What the application hears from its endpoints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AppNote {
+    Delivered(Side, u64),
+    PeerClosed(Side),
+    /// Both FINs of the connection are acknowledged.
+    ConnectionFinished,
+    Aborted,
+}
+
+/// Bytes the server writes for an unlimited transfer (far beyond any run).
+pub const UNLIMITED_BYTES: u64 = 1 << 60;
+
+pub enum App {
+    Ftp(ftp::Ftp),
+    Http(http::Http),
+}
+
+impl App {
+    pub fn new(cfg: &AppCfg) -> Self {
+        match cfg {
+            AppCfg::Ftp(c) => App::Ftp(ftp::Ftp::new(c.clone())),
+            AppCfg::Http(c) => App::Http(http::Http::new(c.clone())),
+        }
+    }
+
+    pub fn start_time(&self) -> Time {
+        match self {
+            App::Ftp(a) => a.cfg.start_ns,
+            App::Http(a) => a.cfg.start_ns,
+        }
+    }
+
+    /// Whether the flow can ever complete.
+    pub fn is_finite(&self) -> bool {
+        match self {
+            App::Ftp(a) => a.cfg.size_bytes.is_some(),
+            App::Http(a) => a.cfg.pages.is_some(),
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            App::Ftp(_) => "ftp",
+            App::Http(_) => "http",
+        }
+    }
+
+    pub fn on_wakeup(&mut self, now: Time, out: &mut Vec<Action>) {
+        match self {
+            App::Ftp(a) => a.on_wakeup(now, out),
+            App::Http(a) => a.on_wakeup(now, out),
+        }
+    }
+
+    pub fn on_note(&mut self, now: Time, note: AppNote, out: &mut Vec<Action>) {
+        match self {
+            App::Ftp(a) => a.on_note(now, note, out),
+            App::Http(a) => a.on_note(now, note, out),
+        }
+    }
+
+    /// The time the flow's work was done, if it is.
+    pub fn completed_at(&self) -> Option<Time> {
+        match self {
+            App::Ftp(a) => a.completed_at,
+            App::Http(a) => a.completed_at,
+        }
+    }
+
+    pub fn last_byte_at(&self) -> Option<Time> {
+        match self {
+            App::Ftp(a) => a.last_byte_at,
+            App::Http(a) => a.completed_at,
+        }
+    }
+}

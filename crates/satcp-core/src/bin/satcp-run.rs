@@ -1,1 +1,51 @@
-fn main() {}
+//! Run one scenario file without Python (for profiling and scripting):
+//! `satcp-run FILE [--set dotted.path=value ...]` prints the summary JSON.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let mut file = None;
+    let mut sets = Vec::new();
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--set" => match args.next() {
+                Some(v) => sets.push(v),
+                None => {
+                    eprintln!("error: --set needs dotted.path=value");
+                    return ExitCode::from(2);
+                }
+            },
+            "-h" | "--help" => {
+                println!("usage: satcp-run FILE [--set dotted.path=value ...]");
+                return ExitCode::SUCCESS;
+            }
+            _ if file.is_none() => file = Some(a),
+            _ => {
+                eprintln!("error: unexpected argument {a}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let Some(file) = file else {
+        eprintln!("usage: satcp-run FILE [--set dotted.path=value ...]");
+        return ExitCode::from(2);
+    };
+    let text = match std::fs::read_to_string(&file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {file}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let scn = match satcp_core::scenario::parse_toml(&text, &sets) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let out = satcp_core::run(&scn);
+    println!("{}", out.summary_json());
+    ExitCode::SUCCESS
+}

@@ -93,7 +93,7 @@ pub struct Endpoint {
     pub sack_ok: bool,
     pub snd: Sender,
     pub rcv: Receiver,
-    rto_timer: Timer,
+    pub(crate) rto_timer: Timer,
     delack: Timer,
     ack_needed: bool,
     syn_sent_at: Time,

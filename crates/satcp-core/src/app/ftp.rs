@@ -1,0 +1,119 @@
+//! FTP-like bulk transfer: one file of a given size (or unlimited) from the
+//! server to the client over one connection.
+//!
+//! * `request = 0` (default): the server opens the connection at `start`,
+//!   writes the whole file and closes (ns-2/ns-3 bulk-send style).
+//! * `request > 0`: the client opens the connection at `start` and sends a
+//!   request of that many bytes; the server writes the file once the whole
+//!   request has arrived (the ADaLR thesis' "from sending the FTP request").
+//! * The client closes its side when the server's FIN arrives.
+//! * Response time runs from `start` (the first SYN) to the last byte
+//!   delivered (`response_end = "last_byte"`, default) or to the completed FIN
+//!   exchange (`"fin"`, as the ADaLR thesis counts it).
+
+use super::{Action, AppNote, Side, UNLIMITED_BYTES};
+use crate::scenario::{FtpCfg, ResponseEnd};
+use crate::sim::Time;
+
+pub struct Ftp {
+    pub cfg: FtpCfg,
+    pub last_byte_at: Option<Time>,
+    pub fin_done_at: Option<Time>,
+    pub completed_at: Option<Time>,
+    file_sent: bool,
+}
+
+impl Ftp {
+    pub fn new(cfg: FtpCfg) -> Self {
+        Ftp { cfg, last_byte_at: None, fin_done_at: None, completed_at: None, file_sent: false }
+    }
+
+    fn send_file(&mut self, out: &mut Vec<Action>) {
+        self.file_sent = true;
+        match self.cfg.size_bytes {
+            Some(n) => {
+                out.push(Action::Write(Side::Server, n));
+                out.push(Action::Close(Side::Server));
+            }
+            None => out.push(Action::Write(Side::Server, UNLIMITED_BYTES)),
+        }
+    }
+
+    pub fn on_wakeup(&mut self, _now: Time, out: &mut Vec<Action>) {
+        if self.cfg.request_bytes == 0 {
+            out.push(Action::Listen(Side::Client));
+            out.push(Action::Connect(Side::Server));
+            self.send_file(out);
+        } else {
+            out.push(Action::Listen(Side::Server));
+            out.push(Action::Connect(Side::Client));
+            out.push(Action::Write(Side::Client, self.cfg.request_bytes));
+        }
+    }
+
+    pub fn on_note(&mut self, now: Time, note: AppNote, out: &mut Vec<Action>) {
+        match note {
+            AppNote::Delivered(Side::Server, total) => {
+                if !self.file_sent && total >= self.cfg.request_bytes {
+                    self.send_file(out);
+                }
+            }
+            AppNote::Delivered(Side::Client, total) => {
+                if Some(total) == self.cfg.size_bytes {
+                    self.last_byte_at = Some(now);
+                    if self.cfg.response_end == ResponseEnd::LastByte {
+                        self.completed_at = Some(now);
+                    }
+                }
+            }
+            AppNote::PeerClosed(side) => out.push(Action::Close(side)),
+            AppNote::ConnectionFinished => {
+                self.fin_done_at = Some(now);
+                if self.cfg.response_end == ResponseEnd::Fin && self.last_byte_at.is_some() {
+                    self.completed_at = Some(now);
+                }
+            }
+            AppNote::Aborted => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(request: u64, end: ResponseEnd) -> FtpCfg {
+        FtpCfg { start_ns: 0, size_bytes: Some(1000), request_bytes: request, response_end: end }
+    }
+
+    #[test]
+    fn push_mode_server_opens_writes_and_closes() {
+        let mut f = Ftp::new(cfg(0, ResponseEnd::LastByte));
+        let mut out = vec![];
+        f.on_wakeup(0, &mut out);
+        assert_eq!(out, vec![Action::Listen(Side::Client), Action::Connect(Side::Server), Action::Write(Side::Server, 1000), Action::Close(Side::Server)]);
+        out.clear();
+        f.on_note(5, AppNote::Delivered(Side::Client, 999), &mut out);
+        assert_eq!(f.completed_at, None);
+        f.on_note(7, AppNote::Delivered(Side::Client, 1000), &mut out);
+        assert_eq!(f.completed_at, Some(7));
+    }
+
+    #[test]
+    fn request_mode_waits_for_the_whole_request_and_fin_end() {
+        let mut f = Ftp::new(cfg(100, ResponseEnd::Fin));
+        let mut out = vec![];
+        f.on_wakeup(0, &mut out);
+        assert_eq!(out, vec![Action::Listen(Side::Server), Action::Connect(Side::Client), Action::Write(Side::Client, 100)]);
+        out.clear();
+        f.on_note(1, AppNote::Delivered(Side::Server, 50), &mut out);
+        assert!(out.is_empty());
+        f.on_note(2, AppNote::Delivered(Side::Server, 100), &mut out);
+        assert_eq!(out, vec![Action::Write(Side::Server, 1000), Action::Close(Side::Server)]);
+        f.on_note(3, AppNote::Delivered(Side::Client, 1000), &mut out);
+        assert_eq!(f.completed_at, None, "fin end waits for the FIN exchange");
+        f.on_note(4, AppNote::ConnectionFinished, &mut out);
+        assert_eq!(f.completed_at, Some(4));
+        assert_eq!(f.last_byte_at, Some(3));
+    }
+}
