@@ -161,6 +161,10 @@ pub struct TcpCfg {
     /// connection is aborted (OPNET "retransmission threshold").
     /// None = never abort.
     pub max_retransmissions: Option<u32>,
+    /// RFC 6675 NextSeg() rule 4: one "rescue" retransmission of the highest
+    /// unSACKed segment per recovery. Optional in the RFC; off by default, as
+    /// in ns-2's Sack1, ns-3 and Linux (which has tail loss probes instead).
+    pub rescue_retransmission: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

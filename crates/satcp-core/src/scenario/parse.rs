@@ -518,6 +518,7 @@ const TCP_KEYS: &[&str] = &[
     "variant", "recovery", "cc", "sack", "mss", "initial_window", "rwnd", "window_scaling", "initial_ssthresh",
     "delayed_ack", "delayed_ack_timeout", "delayed_ack_segments", "dupthresh", "min_rto", "max_rto", "initial_rto",
     "clock_granularity", "rtt_sampling", "full_ack_cwnd", "abc_limit", "iss", "max_retransmissions",
+    "rescue_retransmission",
 ];
 
 /// Largest window with window scaling: 65535 * 2^14 (RFC 7323).
@@ -595,6 +596,7 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     let abc_limit = t.u32_in("abc_limit", 1, u32::MAX)?.unwrap_or(1);
     let iss = t.u32_in("iss", 0, u32::MAX)?.unwrap_or(0);
     let max_retransmissions = t.u32_in("max_retransmissions", 1, u32::MAX)?;
+    let rescue_retransmission = t.bool("rescue_retransmission")?.unwrap_or(false);
     Ok(TcpCfg {
         variant: variant.to_string(),
         recovery,
@@ -618,6 +620,7 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         abc_limit,
         iss,
         max_retransmissions,
+        rescue_retransmission,
     })
 }
 

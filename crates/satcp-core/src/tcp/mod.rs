@@ -13,3 +13,8 @@ pub mod sender;
 pub mod seq;
 
 pub use endpoint::{Ctx, Endpoint, Note, State};
+
+#[cfg(test)]
+mod harness;
+#[cfg(test)]
+mod tests;

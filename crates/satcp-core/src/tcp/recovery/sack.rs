@@ -7,7 +7,9 @@
 //!   first unacknowledged segment.
 //! * While in recovery, on every ACK: send while cwnd - pipe >= SMSS, picking
 //!   segments with NextSeg() rules 1 (lost holes), 2 (new data), 3 (other
-//!   holes) and 4 (one rescue retransmission per recovery).
+//!   holes) and, if `rescue_retransmission` is on, 4 (one rescue
+//!   retransmission of the highest unSACKed data per recovery; the FIN, if
+//!   outstanding, rides on it).
 //! * Leave when the cumulative ACK reaches RecoveryPoint; cwnd stays at
 //!   ssthresh.
 //! * A duplicate ACK here is one that SACKs new data (RFC 6675 section 2);
@@ -117,11 +119,12 @@ impl Endpoint {
             return Some((hole, len, fin, Rule::OtherHole));
         }
         // (4) one rescue retransmission of the highest unSACKed data
-        if !s.rescue_done {
+        if self.cfg.rescue_retransmission && !s.rescue_done {
             let top = match s.board.blocks().last() {
                 Some(&(bs, be)) if be >= s.max => bs,
                 _ => s.max,
-            };
+            }
+            .min(s.data_end);
             if top > s.una {
                 let below = s.board.blocks().iter().rev().find(|b| b.1 <= top).map_or(s.una, |b| b.1);
                 let lo = top.saturating_sub(smss).max(below).max(s.una);
