@@ -1,3 +1,169 @@
+//! `satcp._core`: the PyO3 binding. One call per run; the GIL is released
+//! while the engine parses and runs.
+//!
+//! Results cross the boundary as a JSON summary string plus columnar tables
+//! given as `(name, numpy dtype string, little-endian bytes)` triples, which
+//! the Python side turns into arrays with `numpy.frombuffer` (no per-row
+//! Python objects).
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+
+use satcp_core::scenario::{parse_json, parse_toml};
+use satcp_core::stats::output::{FlowSeries, LinkSeries, PageTable};
+use satcp_core::{RunOutput, Scenario, ScenarioError as CoreError};
+
+create_exception!(
+    satcp._core,
+    ScenarioError,
+    PyValueError,
+    "A scenario that cannot run. args = (message, path, value, allowed)."
+);
+
+fn to_py_err(e: CoreError) -> PyErr {
+    ScenarioError::new_err((e.to_string(), e.path, e.value, e.allowed))
+}
+
+fn parse(text: &str, fmt: &str, overrides: &[String]) -> Result<Scenario, CoreError> {
+    match fmt {
+        "toml" => parse_toml(text, overrides),
+        "json" => parse_json(text, overrides),
+        other => Err(CoreError::new("<format>", other, "\"toml\" or \"json\"")),
+    }
+}
+
+/// A column ready to cross into Python.
+enum Col {
+    F64(&'static str, Vec<u8>),
+    U32(&'static str, Vec<u8>),
+}
+
+fn f64_col(name: &'static str, v: &[f64]) -> Col {
+    let mut b = Vec::with_capacity(v.len() * 8);
+    for x in v {
+        b.extend_from_slice(&x.to_le_bytes());
+    }
+    Col::F64(name, b)
+}
+
+fn u32_col(name: &'static str, v: &[u32]) -> Col {
+    let mut b = Vec::with_capacity(v.len() * 4);
+    for x in v {
+        b.extend_from_slice(&x.to_le_bytes());
+    }
+    Col::U32(name, b)
+}
+
+fn flow_cols(s: &FlowSeries) -> Vec<Col> {
+    vec![
+        f64_col("time_s", &s.time_s),
+        u32_col("flow", &s.flow),
+        f64_col("cwnd_bytes", &s.cwnd_bytes),
+        f64_col("ssthresh_bytes", &s.ssthresh_bytes),
+        f64_col("eff_window_bytes", &s.eff_window_bytes),
+        f64_col("flight_bytes", &s.flight_bytes),
+        f64_col("srtt_s", &s.srtt_s),
+        f64_col("rto_s", &s.rto_s),
+        f64_col("rcv_high_bytes", &s.rcv_high_bytes),
+        f64_col("delivered_bytes", &s.delivered_bytes),
+        f64_col("snd_max_bytes", &s.snd_max_bytes),
+    ]
+}
+
+fn link_cols(s: &LinkSeries) -> Vec<Col> {
+    vec![
+        f64_col("time_s", &s.time_s),
+        u32_col("link", &s.link),
+        f64_col("queue_packets", &s.queue_packets),
+        f64_col("queue_bytes", &s.queue_bytes),
+        f64_col("bytes_tx", &s.bytes_tx),
+    ]
+}
+
+fn page_cols(s: &PageTable) -> Vec<Col> {
+    vec![
+        u32_col("flow", &s.flow),
+        u32_col("page", &s.page),
+        f64_col("start_s", &s.start_s),
+        f64_col("end_s", &s.end_s),
+        f64_col("response_s", &s.response_s),
+    ]
+}
+
+fn cols_to_py<'py>(py: Python<'py>, cols: Vec<Col>) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for c in cols {
+        let (name, dtype, bytes) = match c {
+            Col::F64(n, b) => (n, "<f8", b),
+            Col::U32(n, b) => (n, "<u4", b),
+        };
+        let t = PyTuple::new(
+            py,
+            [
+                name.into_pyobject(py)?.into_any(),
+                dtype.into_pyobject(py)?.into_any(),
+                PyBytes::new(py, &bytes).into_any(),
+            ],
+        )?;
+        list.append(t)?;
+    }
+    Ok(list)
+}
+
+/// The engine version (part of the key of stored results).
+#[pyfunction]
+fn version() -> &'static str {
+    satcp_core::VERSION
+}
+
+/// Parse and validate a scenario without running it.
+/// Raises ScenarioError if it cannot run.
+#[pyfunction]
+#[pyo3(signature = (text, fmt, overrides = Vec::new()))]
+fn validate(py: Python<'_>, text: String, fmt: String, overrides: Vec<String>) -> PyResult<()> {
+    py.allow_threads(|| parse(&text, &fmt, &overrides))
+        .map(|_| ())
+        .map_err(to_py_err)
+}
+
+/// Parse, validate and run a scenario. Returns a dict with "summary" (a JSON
+/// string) and "flow_series", "link_series", "pages" (lists of
+/// (column name, dtype, bytes)).
+#[pyfunction]
+#[pyo3(signature = (text, fmt, overrides = Vec::new()))]
+fn run<'py>(
+    py: Python<'py>,
+    text: String,
+    fmt: String,
+    overrides: Vec<String>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out: Result<(String, Vec<Col>, Vec<Col>, Vec<Col>), CoreError> = py.allow_threads(|| {
+        let scn = parse(&text, &fmt, &overrides)?;
+        let out: RunOutput = satcp_core::run(&scn);
+        Ok((
+            out.summary_json(),
+            flow_cols(&out.flow_series),
+            link_cols(&out.link_series),
+            page_cols(&out.pages),
+        ))
+    });
+    let (summary, fs, ls, pg) = out.map_err(to_py_err)?;
+    let d = PyDict::new(py);
+    d.set_item("summary", summary)?;
+    d.set_item("flow_series", cols_to_py(py, fs)?)?;
+    d.set_item("link_series", cols_to_py(py, ls)?)?;
+    d.set_item("pages", cols_to_py(py, pg)?)?;
+    Ok(d)
+}
+
 #[pymodule]
-fn _core(_m: &Bound<'_, PyModule>) -> PyResult<()> { Ok(()) }
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("__version__", satcp_core::VERSION)?;
+    Ok(())
+}

@@ -1,0 +1,60 @@
+# satcp: build, test and demo entry points. GNU make.
+#   make demo   build everything and run the GEO demo (figures in out/demo)
+#   make test   Rust + Python test suites
+#   make bench  engine benchmark
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV   := .venv
+VENV_ABS := $(abspath $(VENV))
+# Run a command with the venv active (maturin develop installs into VIRTUAL_ENV).
+IN_VENV := VIRTUAL_ENV=$(VENV_ABS) PATH=$(VENV_ABS)/bin:$$PATH
+STAMP  := $(VENV)/.satcp-deps
+PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow
+DEMO_OUT ?= out/demo
+
+.PHONY: help venv build demo test test-rust test-python bench clean
+
+help:
+	@echo "satcp make targets:"
+	@echo "  make demo    build everything, run the GEO demo (figures in $(DEMO_OUT))"
+	@echo "  make test    build, then cargo test (satcp-core) and pytest tests/python"
+	@echo "  make bench   build, then run the engine benchmark (satcp-bench)"
+	@echo "  make build   maturin develop --release into $(VENV) + Rust CLIs"
+	@echo "  make venv    create $(VENV) with the Python dependencies"
+	@echo "  make clean   remove build products, $(VENV) and out/"
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): $(VENV)/bin/python
+	$(VENV)/bin/python -m pip install --upgrade --quiet $(PY_DEPS)
+	touch $@
+
+venv: $(STAMP)
+
+build: venv
+	$(IN_VENV) maturin develop --release
+	cargo build --release -p satcp-core
+
+demo: build
+	$(IN_VENV) satcp demo --out $(DEMO_OUT)
+
+test-rust: build
+	cargo test --release -p satcp-core
+
+test-python: build
+	$(IN_VENV) python -m pytest -q tests/python
+
+test: test-rust test-python
+
+bench: build
+	cargo run --release -p satcp-core --bin satcp-bench
+
+clean:
+	cargo clean
+	rm -rf $(VENV) out .pytest_cache python/satcp/_core*.so
+	find python tests -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,124 @@
+"""The result of one run: the summary (a dict) plus pandas views of it."""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def _columns(cols: list[tuple[str, str, bytes]]) -> pd.DataFrame:
+    """Columnar triples (name, numpy dtype, little-endian bytes) -> DataFrame."""
+    data = {name: np.frombuffer(buf, dtype=np.dtype(dtype)) for name, dtype, buf in cols}
+    return pd.DataFrame(data)
+
+
+class Result:
+    """What :func:`satcp.run` returns.
+
+    Attributes
+    ----------
+    summary : dict
+        The run summary (``satcp_version``, ``seed``, ``sim_time_s``,
+        ``ended_by``, ``events``, ``wall_s``, ``flows``, ``links``).
+    flows : DataFrame
+        One row per flow, the fields of ``summary["flows"]``.
+    links : DataFrame
+        One row per link direction; ``drops`` flattened into ``drops_queue``
+        and ``drops_errors``.
+    series : DataFrame
+        Per-flow time series (one row per sample time and flow) plus
+        ``flow_name``. Empty unless ``run.sample_interval`` is set.
+    link_series : DataFrame
+        Per-link-direction time series plus ``link_name`` ("from->to").
+    pages : DataFrame
+        One row per completed HTTP page (``flow``, ``page``, ``start_s``,
+        ``end_s``, ``response_s``) plus ``flow_name``.
+    """
+
+    def __init__(self, raw: dict[str, Any]):
+        self._raw = raw
+        self._summary_json: str = raw["summary"]
+        self.summary: dict[str, Any] = json.loads(self._summary_json)
+
+    # -- scalars -----------------------------------------------------------
+    @property
+    def events(self) -> int:
+        return self.summary["events"]
+
+    @property
+    def wall_s(self) -> float:
+        return self.summary["wall_s"]
+
+    @property
+    def sim_time_s(self) -> float:
+        return self.summary["sim_time_s"]
+
+    @property
+    def seed(self) -> int:
+        return self.summary["seed"]
+
+    @property
+    def ended_by(self) -> str:
+        return self.summary["ended_by"]
+
+    # -- tables --------------------------------------------------------------
+    @cached_property
+    def flows(self) -> pd.DataFrame:
+        return pd.DataFrame(self.summary["flows"])
+
+    @cached_property
+    def links(self) -> pd.DataFrame:
+        rows = []
+        for link in self.summary["links"]:
+            row = {k: v for k, v in link.items() if k != "drops"}
+            drops = link.get("drops") or {}
+            row["drops_queue"] = drops.get("queue", 0)
+            row["drops_errors"] = drops.get("errors", 0)
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def _flow_names(self) -> dict[int, str]:
+        return {i: f["name"] for i, f in enumerate(self.summary["flows"])}
+
+    def _link_names(self) -> dict[int, str]:
+        return {i: f'{l["from"]}->{l["to"]}' for i, l in enumerate(self.summary["links"])}
+
+    @cached_property
+    def series(self) -> pd.DataFrame:
+        df = _columns(self._raw["flow_series"])
+        df["flow_name"] = df["flow"].map(self._flow_names()).astype(object)
+        return df
+
+    @cached_property
+    def link_series(self) -> pd.DataFrame:
+        df = _columns(self._raw["link_series"])
+        df["link_name"] = df["link"].map(self._link_names()).astype(object)
+        return df
+
+    @cached_property
+    def pages(self) -> pd.DataFrame:
+        df = _columns(self._raw["pages"])
+        df["flow_name"] = df["flow"].map(self._flow_names()).astype(object)
+        return df
+
+    # -- export --------------------------------------------------------------
+    def to_json(self) -> str:
+        """The summary as the engine serialised it (one JSON object)."""
+        return self._summary_json
+
+    def to_dict(self) -> dict[str, Any]:
+        """A copy of the summary as a dict."""
+        return copy.deepcopy(self.summary)
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (
+            f"<satcp.Result seed={s.get('seed')} sim_time_s={s.get('sim_time_s')} "
+            f"ended_by={s.get('ended_by')!r} flows={len(s.get('flows', []))} "
+            f"links={len(s.get('links', []))}>"
+        )

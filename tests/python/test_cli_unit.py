@@ -1,0 +1,61 @@
+"""Pieces of the CLI that do not need the engine."""
+
+from __future__ import annotations
+
+import satcp
+from satcp.cli import build_parser, format_table, sample_interval_override, summary_text
+from conftest import GEO
+
+
+def test_sample_interval_default_and_long_runs():
+    text = GEO.read_text()  # stop = "2000s", no sample_interval
+    assert sample_interval_override(text, []) == "run.sample_interval=100ms"
+    # a long stop time gets a coarser interval: at most 20k samples per flow
+    o = sample_interval_override(text, ["run.stop=100000s"])
+    ms = int(o.split("=")[1].removesuffix("ms"))
+    assert 100_000_000 / ms <= 20_000
+    assert sample_interval_override('[run]\nstop = 36000\n', []) == "run.sample_interval=2000ms"
+
+
+def test_sample_interval_left_alone_when_set():
+    assert sample_interval_override('[run]\nsample_interval = "1s"\n', []) is None
+    assert sample_interval_override(GEO.read_text(), ["run.sample_interval=10ms"]) is None
+    assert sample_interval_override('{"run": {"sample_interval": 1}}', [], "json") is None
+    # malformed TOML: the engine reports it, the CLI adds nothing special
+    assert sample_interval_override("[run\n", []) is None
+
+
+def test_format_table_aligns():
+    t = format_table(["name", "n"], [("a", 1), ("longer", 100)])
+    lines = t.splitlines()
+    assert len(lines) == 4
+    assert lines[2].startswith("a ") and lines[2].endswith("  1")
+    assert len({len(l) for l in lines[1:]}) == 1
+
+
+def test_summary_text():
+    s = {
+        "satcp_version": "0", "seed": 1, "sim_time_s": 1.0, "ended_by": "completed",
+        "events": 10, "wall_s": 0.1,
+        "flows": [{"name": "dl", "variant": "sack", "completed": False, "completion_s": None,
+                   "goodput_bps": 1.5e6, "throughput_bps": 2e6, "retransmissions": 4, "timeouts": 1}],
+        "links": [{"from": "gw", "to": "cl", "utilization": 0.25, "drops": {"queue": 3, "errors": 5}}],
+    }
+    t = summary_text(s)
+    assert "dl" in t and "sack" in t and "1.500" in t and "2.000" in t
+    assert "gw->cl" in t and "25.0" in t
+
+
+def test_parser_has_subcommands():
+    p = build_parser()
+    a = p.parse_args(["run", "x.toml", "--set", "a=1", "--set", "b=2", "--json"])
+    assert a.set == ["a=1", "b=2"] and a.json and a.format == "csv"
+    d = p.parse_args(["demo", "--quick"])
+    assert d.quick and d.out == "out/demo"
+
+
+def test_scenario_error_attributes():
+    e = satcp.ScenarioError("links.0.rate = 0: a rate > 0", "links.0.rate", "0", "a rate > 0")
+    assert isinstance(e, ValueError) and isinstance(e, satcp._core.ScenarioError)
+    assert (e.path, e.value, e.allowed) == ("links.0.rate", "0", "a rate > 0")
+    assert str(e) == "links.0.rate = 0: a rate > 0"
