@@ -536,7 +536,7 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     let _cc = t.choice("cc", &["aimd"])?;
     let sack = t.bool("sack")?.unwrap_or(variant == "sack" || recovery == Recovery::Sack);
     if recovery == Recovery::Sack && !sack {
-        return Err(t.bad("sack", "true: SACK recovery needs SACK blocks (or use recovery = \"newreno\")"));
+        return Err(t.bad("sack", "true when recovery is \"sack\" (SACK recovery needs SACK blocks), or set recovery = \"newreno\""));
     }
     let mss = t.u32_in("mss", 64, 65495)?.unwrap_or(1460);
     let initial_window = match t.get("initial_window") {

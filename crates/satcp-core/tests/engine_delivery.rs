@@ -1,0 +1,162 @@
+//! The delivery invariant on random scenarios: whatever the topology, rates,
+//! delays, queue sizes, loss on data and ACK directions, TCP options and
+//! applications, every finite flow completes, delivers exactly the bytes its
+//! application sent (the receiver audits each segment's sequence number
+//! against the offset it was sent with, and in-order delivery), and nothing
+//! is delivered twice.
+
+mod common;
+use common::*;
+use proptest::prelude::*;
+
+#[derive(Debug, Clone)]
+struct FlowSpec {
+    src: usize,
+    dst: usize,
+    sack: bool,
+    delayed_ack: bool,
+    mss: u32,
+    iw: u32,
+    rwnd: u32,
+    ws: bool,
+    iss: u32,
+    app: AppSpec,
+    start_ms: u32,
+}
+
+#[derive(Debug, Clone)]
+enum AppSpec {
+    Ftp { size: u32, request: u32, fin_end: bool },
+    Http { pages: u32, main: u32, embedded: u32, emb_size: u32, pipelining: bool },
+}
+
+#[derive(Debug, Clone)]
+struct LinkSpec {
+    rate_kbps: [u32; 2],
+    delay_ms: u32,
+    queue: Option<u32>,
+    per: [f64; 2],
+}
+
+fn link() -> impl Strategy<Value = LinkSpec> {
+    (
+        [64u32..20_000, 64u32..20_000],
+        0u32..300,
+        prop::option::of(2u32..150),
+        [prop_oneof![Just(0.0), 0.0..0.15f64], prop_oneof![Just(0.0), 0.0..0.10f64]],
+    )
+        .prop_map(|(rate_kbps, delay_ms, queue, per)| LinkSpec { rate_kbps, delay_ms, queue, per })
+}
+
+fn app() -> impl Strategy<Value = AppSpec> {
+    prop_oneof![
+        (1u32..400_000, prop_oneof![Just(0u32), 1u32..500], any::<bool>()).prop_map(|(size, request, fin_end)| AppSpec::Ftp { size, request, fin_end }),
+        (1u32..4, 1u32..20_000, 0u32..6, 1u32..10_000, any::<bool>())
+            .prop_map(|(pages, main, embedded, emb_size, pipelining)| AppSpec::Http { pages, main, embedded, emb_size, pipelining }),
+    ]
+}
+
+fn flow(n_nodes: usize) -> impl Strategy<Value = FlowSpec> {
+    (0..n_nodes, 1..n_nodes, any::<bool>(), any::<bool>(), 200u32..1461, 1u32..5, 4_000u32..400_000, any::<bool>(), any::<u32>(), app(), 0u32..2000)
+        .prop_map(move |(src, off, sack, delayed_ack, mss, iw, rwnd, ws, iss, app, start_ms)| FlowSpec {
+            src,
+            dst: (src + off) % n_nodes,
+            sack,
+            delayed_ack,
+            mss,
+            iw,
+            rwnd: if ws { rwnd.max(mss) } else { rwnd.clamp(mss, 65_535) },
+            ws,
+            iss,
+            app,
+            start_ms,
+        })
+}
+
+fn scenario() -> impl Strategy<Value = (Vec<LinkSpec>, Vec<FlowSpec>, u64)> {
+    (1usize..4).prop_flat_map(|n_links| (prop::collection::vec(link(), n_links), prop::collection::vec(flow(n_links + 1), 1..4), 0u64..(1u64 << 62)))
+}
+
+fn toml(links: &[LinkSpec], flows: &[FlowSpec], seed: u64) -> String {
+    let mut s = format!("[run]\nseed = {seed}\nstop = \"100000s\"\n[nodes]\n");
+    for i in 0..=links.len() {
+        s += &format!("n{i} = {{}}\n");
+    }
+    for (i, l) in links.iter().enumerate() {
+        s += &format!(
+            "[[links]]\na = \"n{}\"\nb = \"n{}\"\nrate_ab = \"{}kbps\"\nrate_ba = \"{}kbps\"\ndelay = \"{}ms\"\n",
+            i,
+            i + 1,
+            l.rate_kbps[0],
+            l.rate_kbps[1],
+            l.delay_ms
+        );
+        if let Some(q) = l.queue {
+            s += &format!("queue = {{ kind = \"droptail\", packets = {q} }}\n");
+        }
+        for (d, per) in ["ab", "ba"].iter().zip(l.per) {
+            if per > 0.0 {
+                s += &format!("errors_{d} = {{ per = {per} }}\n");
+            }
+        }
+    }
+    for (i, f) in flows.iter().enumerate() {
+        let variant = if f.sack { "sack" } else { "newreno" };
+        s += &format!(
+            "[[flows]]\nname = \"f{i}\"\nsrc = \"n{}\"\ndst = \"n{}\"\ntcp = {{ variant = \"{variant}\", mss = {}, initial_window = {}, rwnd = {}, window_scaling = {}, delayed_ack = {}, iss = {} }}\n",
+            f.src, f.dst, f.mss, f.iw, f.rwnd, f.ws, f.delayed_ack, f.iss
+        );
+        s += &match &f.app {
+            AppSpec::Ftp { size, request, fin_end } => format!(
+                "app = {{ kind = \"ftp\", size = {size}, request = {request}, start = \"{}ms\", response_end = \"{}\" }}\n",
+                f.start_ms,
+                if *fin_end { "fin" } else { "last_byte" }
+            ),
+            AppSpec::Http { pages, main, embedded, emb_size, pipelining } => format!(
+                "app = {{ kind = \"http\", pages = {pages}, main_object = {main}, embedded_objects = {embedded}, embedded_object = {emb_size}, pipelining = {pipelining}, page_interval = \"5s\", start = \"{}ms\" }}\n",
+                f.start_ms
+            ),
+        };
+    }
+    s
+}
+
+fn expected_bytes(f: &FlowSpec) -> u64 {
+    match f.app {
+        AppSpec::Ftp { size, .. } => size as u64,
+        AppSpec::Http { pages, main, embedded, emb_size, .. } => pages as u64 * (main as u64 + embedded as u64 * emb_size as u64),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, .. ProptestConfig::default() })]
+
+    #[test]
+    fn every_byte_is_delivered_exactly_once_in_order((links, flows, seed) in scenario()) {
+        let text = toml(&links, &flows, seed);
+        let out = run_text(&text, &[]);
+        prop_assert_eq!(out.summary.ended_by.as_str(), "completed", "{}", text);
+        for (f, spec) in out.summary.flows.iter().zip(&flows) {
+            prop_assert!(f.completed, "{} did not complete\n{}", f.name, text);
+            prop_assert_eq!(f.bytes_delivered, expected_bytes(spec), "{}", text);
+            prop_assert_eq!(f.integrity_errors, 0, "{}", text);
+            prop_assert!(f.bytes_received >= f.bytes_delivered);
+            if let AppSpec::Http { pages, .. } = spec.app {
+                prop_assert_eq!(f.pages_completed, pages as u64);
+            }
+        }
+        for l in &out.summary.links {
+            prop_assert!(l.utilization <= 1.0 + 1e-9 && l.utilization >= 0.0);
+            prop_assert!(l.bytes_ok <= l.bytes_tx);
+        }
+    }
+}
+
+#[test]
+fn a_lossless_path_never_retransmits() {
+    let out = run_file("geo_bent_pipe.toml", &["links.1.errors_ab={per=0}", "flows.download.app.size=5MB"]);
+    let f = &out.summary.flows[0];
+    assert!(f.completed);
+    assert_eq!((f.retransmissions, f.timeouts), (0, 0));
+    assert_eq!(f.bytes_received, f.bytes_delivered);
+}
