@@ -1,1 +1,132 @@
-fn main() {}
+//! Engine benchmark: events per second and wall time on fixed scenarios.
+//!
+//! `satcp-bench [--repeat N] [--json]`. Each scenario runs N times (default
+//! 3); the best wall time is reported (the least disturbed by the machine).
+//! This is a benchmark, not a test: it asserts nothing about speed.
+
+use std::time::Instant;
+
+use satcp_core::scenario::parse_toml;
+
+struct Bench {
+    name: &'static str,
+    what: &'static str,
+    toml: String,
+}
+
+fn geo_10_flows() -> String {
+    let mut s = String::from(
+        r#"[run]
+seed = 1
+stop = "1000s"
+[nodes]
+server = {}
+gateway = {}
+client = {}
+[[links]]
+a = "server"
+b = "gateway"
+rate = "100Mbps"
+delay = "5ms"
+[[links]]
+a = "gateway"
+b = "client"
+rate_ab = "10Mbps"
+rate_ba = "2Mbps"
+delay = "250ms"
+queue_ab = { kind = "droptail", packets = 100 }
+errors_ab = { ber = 1e-8 }
+"#,
+    );
+    for i in 0..10 {
+        s += &format!(
+            "[[flows]]\nname = \"f{i}\"\nsrc = \"server\"\ndst = \"client\"\ntcp = {{ variant = \"sack\", rwnd = \"1MiB\" }}\napp = {{ kind = \"ftp\", start = \"{}ms\" }}\n",
+            i * 100
+        );
+    }
+    s
+}
+
+fn geo_50_flows_100mbps() -> String {
+    let mut s = String::from(
+        r#"[run]
+seed = 1
+stop = "300s"
+[nodes]
+servers = {}
+gateway = {}
+clients = {}
+[[links]]
+a = "servers"
+b = "gateway"
+rate = "1Gbps"
+delay = "2ms"
+[[links]]
+a = "gateway"
+b = "clients"
+rate = "100Mbps"
+delay = "250ms"
+queue_ab = { kind = "droptail", packets = 1000 }
+"#,
+    );
+    for i in 0..50 {
+        let variant = if i % 2 == 0 { "sack" } else { "newreno" };
+        s += &format!(
+            "[[flows]]\nname = \"f{i}\"\nsrc = \"servers\"\ndst = \"clients\"\ntcp = {{ variant = \"{variant}\", rwnd = \"4MiB\" }}\napp = {{ kind = \"ftp\", start = \"{}ms\" }}\n",
+            i * 20
+        );
+    }
+    s
+}
+
+fn main() {
+    let mut repeat = 3;
+    let mut json = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--repeat" => repeat = args.next().and_then(|v| v.parse().ok()).unwrap_or(3),
+            "--json" => json = true,
+            _ => {
+                eprintln!("usage: satcp-bench [--repeat N] [--json]");
+                std::process::exit(2);
+            }
+        }
+    }
+    let benches = [
+        Bench { name: "geo-10-flows", what: "10 SACK flows, 10/2 Mb/s GEO bent pipe, 100-packet buffer, BER 1e-8, 1000 s", toml: geo_10_flows() },
+        Bench { name: "geo-50-flows-100mbps", what: "50 NewReno/SACK flows on a 100 Mb/s GEO link, 1000-packet buffer, 300 s", toml: geo_50_flows_100mbps() },
+    ];
+    if !json {
+        println!("satcp-bench {} (best of {repeat})", satcp_core::VERSION);
+        println!("{:<22} {:>10} {:>12} {:>9} {:>12} {:>12}", "scenario", "sim s", "events", "wall s", "events/s", "sim s/wall s");
+    }
+    let mut rows = vec![];
+    for b in &benches {
+        let scn = parse_toml(&b.toml, &[]).expect("benchmark scenario is valid");
+        let mut best = f64::INFINITY;
+        let mut events = 0;
+        let mut sim = 0.0;
+        for _ in 0..repeat {
+            let t0 = Instant::now();
+            let out = satcp_core::run(&scn);
+            let wall = t0.elapsed().as_secs_f64();
+            best = best.min(wall);
+            events = out.summary.events;
+            sim = out.summary.sim_time_s;
+        }
+        let eps = events as f64 / best;
+        if json {
+            rows.push(format!(
+                "{{\"scenario\":\"{}\",\"sim_s\":{sim},\"events\":{events},\"wall_s\":{best},\"events_per_s\":{eps}}}",
+                b.name
+            ));
+        } else {
+            println!("{:<22} {:>10.0} {:>12} {:>9.3} {:>12.3e} {:>12.0}", b.name, sim, events, best, eps, sim / best);
+            println!("  {}", b.what);
+        }
+    }
+    if json {
+        println!("[{}]", rows.join(","));
+    }
+}
