@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# Side-by-side speed benchmark: satcp-bench against ns-3 3.44 on the same
+# scenarios (see bench/ns3/README.md).
+#
+#   bash bench/ns3/run.sh [--stop SCENARIO=SECONDS]... [SCENARIO...]
+#
+# SCENARIO: geo-10-flows, geo-50-flows-100mbps (default: both).
+# --stop shortens one scenario's simulated time in BOTH simulators (for when
+# ns-3 would take too long); without it each scenario runs to its own stop
+# time (1000 s and 300 s) and satcp's wall time comes from satcp-bench.
+#
+# Creates .venv-ns3 (ns3==3.44.post0 wheel from PyPI) at the repository root if
+# missing, compiles bench/ns3/geo_bench.cc into target/ns3/geo_bench when the
+# source is newer, prints a table and writes bench-results/ns3_ratio.csv.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+
+NS3_VERSION="3.44.post0"
+VENV="$ROOT/.venv-ns3"
+SRC="$ROOT/bench/ns3/geo_bench.cc"
+BIN="$ROOT/target/ns3/geo_bench"
+OUT_DIR="$ROOT/bench-results"
+CSV="$OUT_DIR/ns3_ratio.csv"
+ALL_SCENARIOS=(geo-10-flows geo-50-flows-100mbps)
+PY="${PYTHON:-python3}"
+
+declare -A STOP_OVERRIDE=()
+SCENARIOS=()
+while (($#)); do
+    case "$1" in
+        --stop)
+            [[ $# -ge 2 && "$2" == *=* ]] || { echo "usage: $0 [--stop SCENARIO=SECONDS]... [SCENARIO...]" >&2; exit 2; }
+            STOP_OVERRIDE["${2%%=*}"]="${2#*=}"
+            shift 2
+            ;;
+        -h | --help)
+            sed -n '2,15p' "$0"
+            exit 0
+            ;;
+        geo-10-flows | geo-50-flows-100mbps)
+            SCENARIOS+=("$1")
+            shift
+            ;;
+        *)
+            echo "$0: unknown argument $1" >&2
+            exit 2
+            ;;
+    esac
+done
+((${#SCENARIOS[@]})) || SCENARIOS=("${ALL_SCENARIOS[@]}")
+
+# --- ns-3 from PyPI ---------------------------------------------------------
+if ! compgen -G "$VENV/lib/python3*/site-packages/ns3/include/ns3/tcp-socket-base.h" >/dev/null; then
+    echo "== creating $VENV with ns3==$NS3_VERSION" >&2
+    [[ -x "$VENV/bin/python" ]] || "$PY" -m venv "$VENV"
+    "$VENV/bin/python" -m pip install --quiet --no-deps "ns3==$NS3_VERSION"
+fi
+NS3_DIR="$(compgen -G "$VENV/lib/python3*/site-packages/ns3" | head -n 1)"
+NS3_INC="$NS3_DIR/include"
+NS3_LIB="$NS3_DIR/lib64"
+
+if [[ ! -x "$BIN" || "$SRC" -nt "$BIN" ]]; then
+    echo "== compiling $BIN" >&2
+    mkdir -p "$(dirname "$BIN")"
+    # The wheel's libraries are ns-3's "release" profile (-O3, NS_ASSERT and
+    # NS_LOG compiled in); build the program the same way.
+    g++ -O2 -std=c++20 -DNS3_BUILD_PROFILE_RELEASE -DNS3_ASSERT_ENABLE -DNS3_LOG_ENABLE \
+        -I"$NS3_INC" "$SRC" -o "$BIN" \
+        -L"$NS3_LIB" -Wl,-rpath,"$NS3_LIB" \
+        -lns3.44-applications -lns3.44-point-to-point -lns3.44-internet \
+        -lns3.44-traffic-control -lns3.44-bridge -lns3.44-network -lns3.44-stats \
+        -lns3.44-core
+fi
+
+# --- satcp ----------------------------------------------------------------
+echo "== cargo build --release -p satcp-core" >&2
+cargo build --release --quiet -p satcp-core
+
+# The scenarios as TOML, identical to satcp-bench's (crates/satcp-core/src/bin/
+# satcp-bench.rs); used with satcp-run for per-flow goodput and for shortened
+# runs. The event counts are checked against satcp-bench's below, so a drift
+# between the two copies is reported.
+scenario_toml() {
+    local i variant
+    case "$1" in
+        geo-10-flows)
+            cat <<'EOF'
+[run]
+seed = 1
+stop = "1000s"
+[nodes]
+server = {}
+gateway = {}
+client = {}
+[[links]]
+a = "server"
+b = "gateway"
+rate = "100Mbps"
+delay = "5ms"
+[[links]]
+a = "gateway"
+b = "client"
+rate_ab = "10Mbps"
+rate_ba = "2Mbps"
+delay = "250ms"
+queue_ab = { kind = "droptail", packets = 100 }
+errors_ab = { ber = 1e-8 }
+EOF
+            for ((i = 0; i < 10; i++)); do
+                printf '[[flows]]\nname = "f%d"\nsrc = "server"\ndst = "client"\ntcp = { variant = "sack", rwnd = "1MiB" }\napp = { kind = "ftp", start = "%dms" }\n' "$i" $((i * 100))
+            done
+            ;;
+        geo-50-flows-100mbps)
+            cat <<'EOF'
+[run]
+seed = 1
+stop = "300s"
+[nodes]
+servers = {}
+gateway = {}
+clients = {}
+[[links]]
+a = "servers"
+b = "gateway"
+rate = "1Gbps"
+delay = "2ms"
+[[links]]
+a = "gateway"
+b = "clients"
+rate = "100Mbps"
+delay = "250ms"
+queue_ab = { kind = "droptail", packets = 1000 }
+EOF
+            for ((i = 0; i < 50; i++)); do
+                if ((i % 2 == 0)); then variant=sack; else variant=newreno; fi
+                printf '[[flows]]\nname = "f%d"\nsrc = "servers"\ndst = "clients"\ntcp = { variant = "%s", rwnd = "4MiB" }\napp = { kind = "ftp", start = "%dms" }\n' "$i" "$variant" $((i * 20))
+            done
+            ;;
+    esac
+}
+
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+
+echo "== target/release/satcp-bench --json --repeat 1" >&2
+target/release/satcp-bench --json --repeat 1 >"$TMP/satcp-bench.json"
+
+for s in "${SCENARIOS[@]}"; do
+    scenario_toml "$s" >"$TMP/$s.toml"
+    sets=()
+    ns3_args=()
+    if [[ -n "${STOP_OVERRIDE[$s]:-}" ]]; then
+        sets=(--set "run.stop=${STOP_OVERRIDE[$s]}s")
+        ns3_args=(--stop "${STOP_OVERRIDE[$s]}")
+    fi
+    echo "== satcp-run $s ${sets[*]}" >&2
+    target/release/satcp-run "$TMP/$s.toml" "${sets[@]}" >"$TMP/$s.satcp-run.json"
+    echo "== ns-3 $s ${ns3_args[*]} (minutes)" >&2
+    start=$SECONDS
+    "$BIN" "$s" "${ns3_args[@]}" >"$TMP/$s.ns3.json"
+    echo "   done in $((SECONDS - start)) s" >&2
+done
+
+mkdir -p "$OUT_DIR"
+"$PY" - "$TMP" "$CSV" "${SCENARIOS[@]}" <<'EOF'
+import csv, json, sys
+
+tmp, out, scenarios = sys.argv[1], sys.argv[2], sys.argv[3:]
+bench = {r["scenario"]: r for r in json.load(open(f"{tmp}/satcp-bench.json"))}
+rows = []
+for s in scenarios:
+    run = json.load(open(f"{tmp}/{s}.satcp-run.json"))
+    ns3 = json.loads(open(f"{tmp}/{s}.ns3.json").read().strip().splitlines()[-1])
+    b = bench[s]
+    sim_s = run["sim_time_s"]
+    if abs(sim_s - b["sim_s"]) < 1e-9:
+        # Full-length run: satcp-bench's timing. satcp-run ran the same
+        # scenario from the TOML copy here: same events, or the copies drifted.
+        if run["events"] != b["events"]:
+            print(f"warning: {s}: satcp-run on bench/ns3's TOML gave {run['events']} events, "
+                  f"satcp-bench {b['events']}: the scenario copies differ", file=sys.stderr)
+        s_wall, s_events = b["wall_s"], b["events"]
+        src = "satcp-bench"
+    else:
+        s_wall, s_events = run["wall_s"], run["events"]
+        src = "satcp-run"
+    s_bytes = sum(f["bytes_delivered"] for f in run["flows"])
+    rows.append({
+        "scenario": s,
+        "sim_s": sim_s,
+        "satcp_wall_s": s_wall,
+        "ns3_wall_s": ns3["wall_s"],
+        "ratio_ns3_over_satcp": ns3["wall_s"] / s_wall,
+        "satcp_events": s_events,
+        "ns3_events": ns3["events"],
+        "satcp_events_per_s": s_events / s_wall,
+        "ns3_events_per_s": (ns3["events"] / ns3["wall_s"]) if ns3["events"] is not None else None,
+        "satcp_goodput_mbps": s_bytes * 8 / sim_s / 1e6,
+        "ns3_goodput_mbps": ns3["rx_bytes"] * 8 / ns3["sim_s"] / 1e6,
+        "satcp_timing_from": src,
+    })
+
+def f(v, fmt):
+    return "null" if v is None else format(v, fmt)
+
+hdr = f"{'scenario':<22} {'sim s':>6} {'satcp wall s':>12} {'ns-3 wall s':>11} {'ns-3/satcp':>10} " \
+      f"{'satcp ev/s':>10} {'ns-3 ev/s':>10} {'satcp Mb/s':>10} {'ns-3 Mb/s':>10}"
+print(hdr)
+print("-" * len(hdr))
+for r in rows:
+    print(f"{r['scenario']:<22} {r['sim_s']:>6.0f} {r['satcp_wall_s']:>12.3f} {r['ns3_wall_s']:>11.2f} "
+          f"{r['ratio_ns3_over_satcp']:>9.1f}x {f(r['satcp_events_per_s'], '>10.3e')} "
+          f"{f(r['ns3_events_per_s'], '>10.3e')} {r['satcp_goodput_mbps']:>10.3f} {r['ns3_goodput_mbps']:>10.3f}")
+print("(wall = build + run of one scenario, single thread; goodput = bytes delivered to the "
+      "receiving applications, all flows, / sim s)")
+
+with open(out, "w", newline="") as fh:
+    w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+print(f"wrote {out}")
+EOF
