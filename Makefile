@@ -16,13 +16,14 @@ STAMP  := $(VENV)/.satcp-deps
 PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv build demo test test-rust test-python bench clean
+.PHONY: help venv build demo test test-rust test-python bench bench-ns3 clean
 
 help:
 	@echo "satcp make targets:"
 	@echo "  make demo    build everything, run the GEO demo (figures in $(DEMO_OUT))"
 	@echo "  make test    build, then cargo test (satcp-core) and pytest tests/python"
-	@echo "  make bench   build, then run the engine benchmark (satcp-bench)"
+	@echo "  make bench   build, then run the engine benchmark (satcp-bench), then bench-ns3"
+	@echo "  make bench-ns3  satcp vs ns-3 3.44 side by side (bench/ns3, minutes)"
 	@echo "  make build   maturin develop --release into $(VENV) + Rust CLIs"
 	@echo "  make venv    create $(VENV) with the Python dependencies"
 	@echo "  make clean   remove build products, $(VENV) and out/"
@@ -53,6 +54,11 @@ test: test-rust test-python
 
 bench: build
 	cargo run --release -p satcp-core --bin satcp-bench
+	bash bench/ns3/run.sh
+
+# satcp-bench's scenarios in ns-3 3.44 (wheel in .venv-ns3); table + bench-results/ns3_ratio.csv
+bench-ns3: build
+	bash bench/ns3/run.sh
 
 clean:
 	cargo clean
