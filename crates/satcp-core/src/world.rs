@@ -106,9 +106,14 @@ impl World {
         while let Some((t, ev)) = self.q.pop() {
             self.now = t;
             match ev {
-                Event::Arrive { pkt, dir } => {
+                Event::Arrive { dir } => {
+                    let d = &mut self.dirs[dir as usize];
+                    let (pkt, next) = d.pop_arrival();
+                    let node = d.to;
+                    if let Some(at) = next {
+                        self.q.push(at, Event::Arrive { dir });
+                    }
                     let p = self.pkts.remove(pkt);
-                    let node = self.dirs[dir as usize].to;
                     self.at_node(node, p);
                 }
                 Event::Timer { ep, kind } => {
@@ -153,9 +158,12 @@ impl World {
     fn forward(&mut self, node: u32, p: Packet) {
         let d = self.routes.next_dir(node, p.dst_node);
         debug_assert_ne!(d, routing::NO_ROUTE, "validation guarantees a route");
-        if let Enqueued::Arrives(at) = self.dirs[d as usize].enqueue(self.now, p.ip_bytes) {
+        let dir = &mut self.dirs[d as usize];
+        if let Enqueued::Arrives(at) = dir.enqueue(self.now, p.ip_bytes) {
             let id = self.pkts.insert(p);
-            self.q.push(at, Event::Arrive { pkt: id, dir: d });
+            if dir.push_in_flight(at, id) {
+                self.q.push(at, Event::Arrive { dir: d });
+            }
         }
     }
 

@@ -15,6 +15,9 @@ pub struct ErrorModel {
     rng: Rng,
     /// ln(1 - BER), cached.
     ln_keep_bit: f64,
+    /// The last (packet size, PER) computed: sizes repeat (full segments,
+    /// ACKs), and exp_m1 per packet is measurable.
+    last: (u32, f64),
 }
 
 impl ErrorModel {
@@ -23,7 +26,7 @@ impl ErrorModel {
             ErrorCfg::Ber { ber, .. } => (-ber).ln_1p(),
             _ => 0.0,
         };
-        ErrorModel { cfg, rng, ln_keep_bit }
+        ErrorModel { cfg, rng, ln_keep_bit, last: (u32::MAX, 0.0) }
     }
 
     /// Probability that a packet of `ip_bytes` is lost.
@@ -47,7 +50,10 @@ impl ErrorModel {
             ErrorCfg::Per(p) if p == 0.0 => false,
             ErrorCfg::Ber { ber, .. } if ber == 0.0 => false,
             _ => {
-                let p = self.per(ip_bytes);
+                if self.last.0 != ip_bytes {
+                    self.last = (ip_bytes, self.per(ip_bytes));
+                }
+                let p = self.last.1;
                 self.rng.bernoulli(p)
             }
         }

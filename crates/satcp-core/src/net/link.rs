@@ -7,6 +7,10 @@
 //! occupancy at any instant follows from the committed transmission start
 //! times (`waiting`), which is all drop-tail needs.
 //!
+//! Packets accepted and not yet arrived are kept here in arrival order
+//! (`in_flight`, pool indices), so the event queue needs one entry per busy
+//! direction rather than one per packet.
+//!
 //! Queue semantics (a choice; ns-2's): the limit counts packets (or IP bytes)
 //! waiting for the transmitter, not the one being transmitted. A packet that
 //! finds the transmitter idle is never dropped by the queue.
@@ -30,6 +34,8 @@ pub struct LinkDir {
     /// (transmission start, IP bytes) of accepted packets not yet started.
     waiting: VecDeque<(Time, u32)>,
     waiting_bytes: u64,
+    /// (arrival time at the far end, packet pool index), in arrival order.
+    in_flight: VecDeque<(Time, u32)>,
     pub stats: LinkStats,
 }
 
@@ -70,6 +76,7 @@ impl LinkDir {
             busy_until: 0,
             waiting: VecDeque::new(),
             waiting_bytes: 0,
+            in_flight: VecDeque::new(),
             stats: LinkStats::default(),
         }
     }
@@ -77,8 +84,26 @@ impl LinkDir {
     /// Serialisation time of a packet of `ip_bytes`, rounded up to a whole ns.
     #[inline]
     pub fn tx_time(&self, ip_bytes: u32) -> u64 {
-        let bits = 8 * (ip_bytes as u128 + self.overhead_bytes as u128);
-        ((bits * NS_PER_S as u128 + self.rate_bps as u128 - 1) / self.rate_bps as u128) as u64
+        let bits = 8 * (ip_bytes as u64 + self.overhead_bytes as u64);
+        match bits.checked_mul(NS_PER_S) {
+            Some(n) => n.div_ceil(self.rate_bps),
+            None => ((bits as u128 * NS_PER_S as u128).div_ceil(self.rate_bps as u128)) as u64,
+        }
+    }
+
+    /// Record that packet `pkt` will arrive at `at`. Returns true if it is
+    /// now the first in flight (so its arrival must be scheduled).
+    pub fn push_in_flight(&mut self, at: Time, pkt: u32) -> bool {
+        debug_assert!(self.in_flight.back().is_none_or(|&(t, _)| t <= at), "FIFO arrivals");
+        self.in_flight.push_back((at, pkt));
+        self.in_flight.len() == 1
+    }
+
+    /// Take the first packet in flight; also return when the next one
+    /// arrives, if any.
+    pub fn pop_arrival(&mut self) -> (u32, Option<Time>) {
+        let (_, pkt) = self.in_flight.pop_front().expect("an arrival was scheduled");
+        (pkt, self.in_flight.front().map(|&(t, _)| t))
     }
 
     /// Forget accepted packets whose transmission has started by `now`.

@@ -9,9 +9,10 @@ use super::Time;
 /// What happens. Payloads are arena indices, never pointers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// Packet `pkt` (index into the packet pool) reaches the far end of link
-    /// direction `dir`.
-    Arrive { pkt: u32, dir: u32 },
+    /// The first packet in flight on link direction `dir` reaches the far
+    /// end. Each direction keeps its packets in arrival order and has at most
+    /// one such entry queued (for its head), which keeps the heap small.
+    Arrive { dir: u32 },
     /// A TCP endpoint's timer.
     Timer { ep: u32, kind: TimerKind },
     /// Application `app` has something scheduled (start, next page).

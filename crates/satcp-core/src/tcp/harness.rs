@@ -90,7 +90,9 @@ impl Harness {
             if let Enqueued::Arrives(at) = l.enqueue(self.now, p.ip_bytes) {
                 if !dropped {
                     let id = self.pkts.insert(p);
-                    self.q.push(at, Event::Arrive { pkt: id, dir: 1 - ep as u32 });
+                    if l.push_in_flight(at, id) {
+                        self.q.push(at, Event::Arrive { dir: ep as u32 });
+                    }
                 }
             }
         }
@@ -132,9 +134,13 @@ impl Harness {
             let (t, ev) = self.q.pop().unwrap();
             self.now = t;
             match ev {
-                Event::Arrive { pkt, dir } => {
+                Event::Arrive { dir } => {
+                    let (pkt, next) = self.links[dir as usize].pop_arrival();
+                    if let Some(at) = next {
+                        self.q.push(at, Event::Arrive { dir });
+                    }
                     let p = self.pkts.remove(pkt);
-                    self.ctx_do(dir as usize, &mut |e, c| e.on_segment(c, &p));
+                    self.ctx_do(1 - dir as usize, &mut |e, c| e.on_segment(c, &p));
                 }
                 Event::Timer { ep, kind } => self.ctx_do(ep as usize, &mut |e, c| e.on_timer(c, kind)),
                 _ => unreachable!(),
