@@ -35,12 +35,6 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600) -> subpro
     )
 
 
-def norm_path(s: str) -> str:
-    """`links[1].rate_ab` and `flows[download].tcp` -> `links.1.rate_ab`,
-    `flows.download.tcp`: the tests accept either spelling of a field path."""
-    return re.sub(r"\[\s*\"?([^\]\"]+)\"?\s*\]", r".\1", s)
-
-
 def base_scenario() -> dict:
     """The GEO example as a dict, shrunk to a 1 MB download."""
     d = tomllib.loads(GEO.read_text())

@@ -1,8 +1,9 @@
 use std::fmt;
 
-/// A scenario that cannot run. `path` is the dotted field path as the user
-/// wrote it (`links[1].rate_ab`, `flows[download].tcp.variant`), `value` the
-/// offending value as written, `allowed` what would have been accepted.
+/// A scenario that cannot run. `path` is the dotted field path in the same
+/// syntax `--set` takes (`links.1.rate_ab`, `flows.download.tcp.variant`),
+/// `value` the offending value as written, `allowed` what would have been
+/// accepted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScenarioError {
     pub path: String,
