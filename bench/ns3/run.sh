@@ -78,69 +78,6 @@ fi
 echo "== cargo build --release -p satcp-core" >&2
 cargo build --release --quiet -p satcp-core
 
-# The scenarios as TOML, identical to satcp-bench's (crates/satcp-core/src/bin/
-# satcp-bench.rs); used with satcp-run for per-flow goodput and for shortened
-# runs. The event counts are checked against satcp-bench's below, so a drift
-# between the two copies is reported.
-scenario_toml() {
-    local i variant
-    case "$1" in
-        geo-10-flows)
-            cat <<'EOF'
-[run]
-seed = 1
-stop = "1000s"
-[nodes]
-server = {}
-gateway = {}
-client = {}
-[[links]]
-a = "server"
-b = "gateway"
-rate = "100Mbps"
-delay = "5ms"
-[[links]]
-a = "gateway"
-b = "client"
-rate_ab = "10Mbps"
-rate_ba = "2Mbps"
-delay = "250ms"
-queue_ab = { kind = "droptail", packets = 100 }
-errors_ab = { ber = 1e-8 }
-EOF
-            for ((i = 0; i < 10; i++)); do
-                printf '[[flows]]\nname = "f%d"\nsrc = "server"\ndst = "client"\ntcp = { variant = "sack", rwnd = "1MiB" }\napp = { kind = "ftp", start = "%dms" }\n' "$i" $((i * 100))
-            done
-            ;;
-        geo-50-flows-100mbps)
-            cat <<'EOF'
-[run]
-seed = 1
-stop = "300s"
-[nodes]
-servers = {}
-gateway = {}
-clients = {}
-[[links]]
-a = "servers"
-b = "gateway"
-rate = "1Gbps"
-delay = "2ms"
-[[links]]
-a = "gateway"
-b = "clients"
-rate = "100Mbps"
-delay = "250ms"
-queue_ab = { kind = "droptail", packets = 1000 }
-EOF
-            for ((i = 0; i < 50; i++)); do
-                if ((i % 2 == 0)); then variant=sack; else variant=newreno; fi
-                printf '[[flows]]\nname = "f%d"\nsrc = "servers"\ndst = "clients"\ntcp = { variant = "%s", rwnd = "4MiB" }\napp = { kind = "ftp", start = "%dms" }\n' "$i" "$variant" $((i * 20))
-            done
-            ;;
-    esac
-}
-
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 
@@ -148,7 +85,7 @@ echo "== target/release/satcp-bench --json --repeat 1" >&2
 target/release/satcp-bench --json --repeat 1 >"$TMP/satcp-bench.json"
 
 for s in "${SCENARIOS[@]}"; do
-    scenario_toml "$s" >"$TMP/$s.toml"
+    target/release/satcp-bench --print-scenario "$s" >"$TMP/$s.toml"
     sets=()
     ns3_args=()
     if [[ -n "${STOP_OVERRIDE[$s]:-}" ]]; then
@@ -176,11 +113,9 @@ for s in scenarios:
     b = bench[s]
     sim_s = run["sim_time_s"]
     if abs(sim_s - b["sim_s"]) < 1e-9:
-        # Full-length run: satcp-bench's timing. satcp-run ran the same
-        # scenario from the TOML copy here: same events, or the copies drifted.
-        if run["events"] != b["events"]:
-            print(f"warning: {s}: satcp-run on bench/ns3's TOML gave {run['events']} events, "
-                  f"satcp-bench {b['events']}: the scenario copies differ", file=sys.stderr)
+        # Full-length run: satcp-bench's timing (satcp-run ran the same
+        # scenario, printed by satcp-bench, for the per-flow goodput).
+        assert run["events"] == b["events"], (s, run["events"], b["events"])
         s_wall, s_events = b["wall_s"], b["events"]
         src = "satcp-bench"
     else:

@@ -3,6 +3,8 @@
 //! `satcp-bench [--repeat N] [--json]`. Each scenario runs N times (default
 //! 3); the best wall time is reported (the least disturbed by the machine).
 //! This is a benchmark, not a test: it asserts nothing about speed.
+//! `satcp-bench --print-scenario NAME` prints a scenario's TOML, the one
+//! source the ns-3 side-by-side (bench/ns3) runs satcp-run on.
 
 use std::time::Instant;
 
@@ -80,6 +82,11 @@ queue_ab = { kind = "droptail", packets = 1000 }
 }
 
 fn main() {
+    let benches = [
+        Bench { name: "geo-10-flows", what: "10 SACK flows, 10/2 Mb/s GEO bent pipe, 100-packet buffer, BER 1e-8, 1000 s", toml: geo_10_flows() },
+        Bench { name: "geo-50-flows-100mbps", what: "50 NewReno/SACK flows on a 100 Mb/s GEO link, 1000-packet buffer, 300 s", toml: geo_50_flows_100mbps() },
+    ];
+    let usage = "usage: satcp-bench [--repeat N] [--json] | --print-scenario NAME";
     let mut repeat = 3;
     let mut json = false;
     let mut args = std::env::args().skip(1);
@@ -87,16 +94,26 @@ fn main() {
         match a.as_str() {
             "--repeat" => repeat = args.next().and_then(|v| v.parse().ok()).unwrap_or(3),
             "--json" => json = true,
+            "--print-scenario" => {
+                let name = args.next().unwrap_or_default();
+                match benches.iter().find(|b| b.name == name) {
+                    Some(b) => {
+                        print!("{}", b.toml);
+                        return;
+                    }
+                    None => {
+                        let names: Vec<_> = benches.iter().map(|b| b.name).collect();
+                        eprintln!("error: unknown scenario {name:?}; one of {}", names.join(", "));
+                        std::process::exit(2);
+                    }
+                }
+            }
             _ => {
-                eprintln!("usage: satcp-bench [--repeat N] [--json]");
+                eprintln!("{usage}");
                 std::process::exit(2);
             }
         }
     }
-    let benches = [
-        Bench { name: "geo-10-flows", what: "10 SACK flows, 10/2 Mb/s GEO bent pipe, 100-packet buffer, BER 1e-8, 1000 s", toml: geo_10_flows() },
-        Bench { name: "geo-50-flows-100mbps", what: "50 NewReno/SACK flows on a 100 Mb/s GEO link, 1000-packet buffer, 300 s", toml: geo_50_flows_100mbps() },
-    ];
     if !json {
         println!("satcp-bench {} (best of {repeat})", satcp_core::VERSION);
         println!("{:<22} {:>10} {:>12} {:>9} {:>12} {:>12}", "scenario", "sim s", "events", "wall s", "events/s", "sim s/wall s");
