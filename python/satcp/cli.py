@@ -178,12 +178,7 @@ def plot_run(res, out: Path) -> list[Path]:
     ax.set_xlabel("time (s)")
     ax.set_ylabel("congestion window (kB)")
     ax.set_title("cwnd over time")
-    _finish(ax, s.empty)
-    p = out / "cwnd.png"
-    fig.tight_layout()
-    fig.savefig(p, dpi=120)
-    plt.close(fig)
-    written.append(p)
+    written.append(_save(fig, ax, s.empty, out / "cwnd.png"))
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for i, name in enumerate(names):
@@ -194,21 +189,21 @@ def plot_run(res, out: Path) -> list[Path]:
     ax.set_xlabel("time (s)")
     ax.set_ylabel("sequence number (MB of stream)")
     ax.set_title("delivered / received sequence number over time")
-    _finish(ax, s.empty)
-    p = out / "seq.png"
-    fig.tight_layout()
-    fig.savefig(p, dpi=120)
-    plt.close(fig)
-    written.append(p)
+    written.append(_save(fig, ax, s.empty, out / "seq.png"))
     return written
 
 
-def _finish(ax, empty: bool) -> None:
+def _save(fig, ax, empty: bool, path: Path) -> Path:
+    """Grid, legend (or a note that nothing was sampled), write the PNG."""
     ax.grid(True, alpha=0.3)
     if empty:
         ax.text(0.5, 0.5, "no samples recorded", ha="center", va="center", transform=ax.transAxes)
     elif ax.get_legend_handles_labels()[0]:
         ax.legend(loc="best", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    _pyplot().close(fig)
+    return path
 
 
 # --------------------------------------------------------------------------

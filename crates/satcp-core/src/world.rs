@@ -362,7 +362,7 @@ impl World {
 }
 
 fn side_of(ep: u32) -> Side {
-    if ep % 2 == 0 {
+    if ep.is_multiple_of(2) {
         Side::Server
     } else {
         Side::Client

@@ -47,8 +47,8 @@ impl ErrorModel {
     pub fn corrupts(&mut self, ip_bytes: u32) -> bool {
         match self.cfg {
             ErrorCfg::None => false,
-            ErrorCfg::Per(p) if p == 0.0 => false,
-            ErrorCfg::Ber { ber, .. } if ber == 0.0 => false,
+            ErrorCfg::Per(0.0) => false,
+            ErrorCfg::Ber { ber: 0.0, .. } => false,
             _ => {
                 if self.last.0 != ip_bytes {
                     self.last = (ip_bytes, self.per(ip_bytes));

@@ -7,6 +7,9 @@ use crate::scenario::{ErrorCfg, LinkDirCfg, QueueCfg, QueueLimit, TcpCfg};
 use crate::sim::{Event, EventQueue, Rng, Time};
 use crate::tcp::{Ctx, Endpoint, Note};
 
+/// Decides whether a segment sent by the given endpoint is lost.
+pub type DropRule = Box<dyn FnMut(&Packet, u32) -> bool>;
+
 #[derive(Clone, Copy, Debug)]
 pub struct Sent {
     pub t: Time,
@@ -17,7 +20,6 @@ pub struct Sent {
 
 #[derive(Clone, Copy, Debug)]
 pub struct WindowLog {
-    pub t: Time,
     pub cwnd: u64,
     pub ssthresh: u64,
     pub in_recovery: bool,
@@ -34,7 +36,7 @@ pub struct Harness {
     pub win: Vec<WindowLog>,
     pub notes: Vec<(Time, Note)>,
     /// Decide whether a segment sent by endpoint `from` is lost.
-    pub drop: Box<dyn FnMut(&Packet, u32) -> bool>,
+    pub drop: DropRule,
 }
 
 pub fn tcp_cfg() -> TcpCfg {
@@ -104,7 +106,7 @@ impl Harness {
             }
         }
         let s = &self.eps[0].snd;
-        self.win.push(WindowLog { t: self.now, cwnd: s.w.cwnd, ssthresh: s.w.ssthresh, in_recovery: s.in_recovery, flight: s.flight() });
+        self.win.push(WindowLog { cwnd: s.w.cwnd, ssthresh: s.w.ssthresh, in_recovery: s.in_recovery, flight: s.flight() });
     }
 
     /// Endpoint 0 connects and sends `bytes`, then closes.

@@ -5,6 +5,7 @@
 
 pub mod cc;
 pub mod endpoint;
+pub mod intervals;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;

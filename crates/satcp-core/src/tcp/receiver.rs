@@ -17,14 +17,15 @@
 //!   received, the rest repeat the most recently reported blocks (RFC 2018
 //!   section 4). No D-SACK.
 
+use super::intervals::IntervalSet;
 use crate::net::packet::MAX_SACK_BLOCKS;
 
 #[derive(Clone, Debug, Default)]
 pub struct Receiver {
     /// Next in-order absolute offset expected.
     pub nxt: u64,
-    /// Out-of-order intervals held, sorted and disjoint, all above `nxt`.
-    ooo: Vec<(u64, u64)>,
+    /// Out-of-order data held, all above `nxt`.
+    ooo: IntervalSet,
     /// Recently received out-of-order ranges, most recent first.
     recent: Vec<(u64, u64)>,
     /// Bytes of the advertised window (the receive buffer).
@@ -85,12 +86,8 @@ impl Receiver {
                 let had_ooo = !self.ooo.is_empty();
                 self.nxt = e;
                 // pull in held intervals now contiguous
-                while let Some(&(hs, he)) = self.ooo.first() {
-                    if hs > self.nxt {
-                        break;
-                    }
+                while let Some((_, he)) = self.ooo.pop_first_if_starts_by(self.nxt) {
                     self.nxt = self.nxt.max(he);
-                    self.ooo.remove(0);
                 }
                 a.filled_hole = had_ooo;
                 a.delivered = self.nxt - s;
@@ -98,7 +95,7 @@ impl Receiver {
                 self.recent.retain(|&(_, re)| re > self.nxt);
             } else {
                 a.out_of_order = true;
-                self.hold(s, e);
+                self.ooo.insert(s, e);
                 self.recent.retain(|&(rs, re)| !(rs >= s && re <= e));
                 self.recent.insert(0, (s, e));
                 self.recent.truncate(MAX_SACK_BLOCKS);
@@ -120,29 +117,9 @@ impl Receiver {
     }
 
     fn covered(&self, s: u64, e: u64) -> bool {
-        if e <= self.nxt {
-            return true;
-        }
-        let i = self.ooo.partition_point(|&(_, he)| he <= s);
-        i < self.ooo.len() && self.ooo[i].0 <= s && self.ooo[i].1 >= e
+        e <= self.nxt || self.ooo.covers(s, e)
     }
 
-    fn hold(&mut self, s: u64, e: u64) {
-        let i = self.ooo.partition_point(|&(_, he)| he < s);
-        let mut j = i;
-        let (mut ns, mut ne) = (s, e);
-        while j < self.ooo.len() && self.ooo[j].0 <= e {
-            ns = ns.min(self.ooo[j].0);
-            ne = ne.max(self.ooo[j].1);
-            j += 1;
-        }
-        self.ooo.splice(i..j, std::iter::once((ns, ne)));
-    }
-
-    /// Out-of-order bytes held.
-    pub fn held_bytes(&self) -> u64 {
-        self.ooo.iter().map(|&(s, e)| e - s).sum()
-    }
 
     /// SACK blocks to send now, most recent first (absolute offsets).
     pub fn sack_blocks(&self, max: usize) -> ([(u64, u64); MAX_SACK_BLOCKS], usize) {
@@ -152,9 +129,8 @@ impl Receiver {
             if n >= max {
                 break;
             }
-            let i = self.ooo.partition_point(|&(_, he)| he <= rs);
-            if let Some(&blk) = self.ooo.get(i) {
-                if blk.0 <= rs && !out[..n].contains(&blk) {
+            if let Some(blk) = self.ooo.containing(rs) {
+                if !out[..n].contains(&blk) {
                     out[n] = blk;
                     n += 1;
                 }

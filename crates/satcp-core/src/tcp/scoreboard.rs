@@ -6,22 +6,16 @@
 //! granularity exactly as the RFC words them ("more than (DupThresh - 1) *
 //! SMSS bytes ... SACKed").
 
+use super::intervals::IntervalSet;
+
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
-    blocks: Vec<(u64, u64)>,
+    sacked: IntervalSet,
 }
 
 impl Scoreboard {
-    pub fn is_empty(&self) -> bool {
-        self.blocks.is_empty()
-    }
-
     pub fn blocks(&self) -> &[(u64, u64)] {
-        &self.blocks
-    }
-
-    pub fn clear(&mut self) {
-        self.blocks.clear();
+        self.sacked.as_slice()
     }
 
     /// Record a SACK block [s, e), clipped to [una, max). Returns the bytes
@@ -32,69 +26,34 @@ impl Scoreboard {
         if s >= e {
             return 0;
         }
-        let before = self.sacked_in(s, e);
-        // merge [s, e) with every block it touches
-        let i = self.blocks.partition_point(|&(_, be)| be < s);
-        let mut j = i;
-        let (mut ns, mut ne) = (s, e);
-        while j < self.blocks.len() && self.blocks[j].0 <= e {
-            ns = ns.min(self.blocks[j].0);
-            ne = ne.max(self.blocks[j].1);
-            j += 1;
-        }
-        self.blocks.splice(i..j, std::iter::once((ns, ne)));
+        let before = self.sacked.measure_in(s, e);
+        self.sacked.insert(s, e);
         (e - s) - before
     }
 
     /// Forget everything below the new cumulative ACK.
     pub fn advance(&mut self, una: u64) {
-        let k = self.blocks.partition_point(|&(_, e)| e <= una);
-        self.blocks.drain(..k);
-        if let Some(first) = self.blocks.first_mut() {
-            first.0 = first.0.max(una);
-        }
+        self.sacked.drop_below(una);
     }
 
     /// SACKed bytes inside [a, b).
     pub fn sacked_in(&self, a: u64, b: u64) -> u64 {
-        if a >= b {
-            return 0;
-        }
-        let mut n = 0;
-        let i = self.blocks.partition_point(|&(_, e)| e <= a);
-        for &(s, e) in &self.blocks[i..] {
-            if s >= b {
-                break;
-            }
-            n += e.min(b) - s.max(a);
-        }
-        n
-    }
-
-    pub fn is_sacked(&self, x: u64) -> bool {
-        let i = self.blocks.partition_point(|&(_, e)| e <= x);
-        i < self.blocks.len() && self.blocks[i].0 <= x
+        self.sacked.measure_in(a, b)
     }
 
     /// End of the highest SACKed byte (exclusive), if any.
     pub fn highest(&self) -> Option<u64> {
-        self.blocks.last().map(|b| b.1)
+        self.sacked.last().map(|b| b.1)
     }
 
     /// The smallest x' >= x that is not SACKed.
     pub fn first_unsacked_from(&self, x: u64) -> u64 {
-        let i = self.blocks.partition_point(|&(_, e)| e <= x);
-        if i < self.blocks.len() && self.blocks[i].0 <= x {
-            self.blocks[i].1
-        } else {
-            x
-        }
+        self.sacked.first_gap_from(x)
     }
 
     /// Start of the first SACKed block strictly above x, if any.
     pub fn next_sacked_after(&self, x: u64) -> Option<u64> {
-        let i = self.blocks.partition_point(|&(s, _)| s <= x);
-        self.blocks.get(i).map(|b| b.0)
+        self.sacked.next_start_after(x)
     }
 
     /// IsLost boundary: every unSACKed byte below the returned offset is lost
@@ -104,7 +63,7 @@ impl Scoreboard {
     pub fn lost_below(&self, una: u64, dupthresh: u32, smss: u32) -> u64 {
         let byte_limit = (dupthresh.saturating_sub(1)) as u64 * smss as u64;
         let mut bytes = 0;
-        for (k, &(s, e)) in self.blocks.iter().rev().enumerate() {
+        for (k, &(s, e)) in self.blocks().iter().rev().enumerate() {
             bytes += e - s;
             if k as u32 + 1 >= dupthresh || bytes > byte_limit {
                 return s.max(una);

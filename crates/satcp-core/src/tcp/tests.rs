@@ -1,6 +1,6 @@
 //! Hand-worked traces of the TCP model on a two-endpoint harness.
 
-use super::harness::{tcp_cfg, Harness};
+use super::harness::{tcp_cfg, DropRule, Harness};
 use crate::scenario::{InitialWindow, Recovery, TcpCfg};
 
 const MS: u64 = 1_000_000;
@@ -22,7 +22,7 @@ fn seg(k: u64) -> u64 {
     1 + (k - 1) * 1000
 }
 
-fn drop_first_tx_of(segs: &'static [u64]) -> Box<dyn FnMut(&crate::net::Packet, u32) -> bool> {
+fn drop_first_tx_of(segs: &'static [u64]) -> DropRule {
     Box::new(move |p, from| from == 0 && p.payload > 0 && !p.retx && segs.iter().any(|&k| seg(k) == p.stream_off))
 }
 

@@ -9,9 +9,9 @@
 //!   the bytes acknowledged and add back SMSS if at least SMSS was
 //!   acknowledged; restart the retransmission timer on the first partial ACK
 //!   only ("impatient" variant, RFC 6582 section 4).
-//! * Full ACK: leave recovery with cwnd = min(ssthresh, max(FlightSize, SMSS)
-//!   + SMSS) (RFC 6582 option 1, the recommended one) or cwnd = ssthresh
-//!   (`full_ack_cwnd = "ssthresh"`, what ns-3's classic recovery does).
+//! * Full ACK: leave recovery with cwnd = min(ssthresh, max(FlightSize,
+//!   SMSS) + SMSS) (RFC 6582 option 1, the recommended one) or cwnd =
+//!   ssthresh (`full_ack_cwnd = "ssthresh"`, ns-3's classic recovery).
 
 use crate::scenario::FullAckCwnd;
 use crate::tcp::{Ctx, Endpoint};
