@@ -4,39 +4,8 @@
 
 use satcp_core::scenario::*;
 
-const GEO: &str = r#"
-# GEO bent pipe, the shape of the ADaLR thesis' Fig. 7.2
-[run]
-seed = 1
-stop = "2000s"            # optional: a run also ends when every finite flow has completed
-
-[nodes]
-server = {}
-gateway = {}
-client = {}
-
-[[links]]
-a = "server"
-b = "gateway"
-rate = "10Mbps"
-delay = "5ms"
-
-[[links]]
-a = "gateway"
-b = "client"
-rate_ab = "2048kbps"
-rate_ba = "256kbps"
-delay = "250ms"
-queue_ab = { kind = "droptail", packets = 100 }
-errors_ab = { ber = 1e-7 }
-
-[[flows]]
-name = "download"
-src = "server"
-dst = "client"
-tcp = { variant = "sack", mss = 1460, initial_window = 2, rwnd = 65535, delayed_ack = true }
-app = { kind = "ftp", size = "50MB" }
-"#;
+/// The issue's reference scenario, exactly as the README shows it.
+const GEO: &str = include_str!("../../../scenarios/geo_bent_pipe.toml");
 
 fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     parse_toml(text, &[])
