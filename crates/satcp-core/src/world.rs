@@ -13,6 +13,7 @@ use crate::net::{Enqueued, LinkDir, Packet, PacketPool};
 use crate::scenario::{AppCfg, Scenario};
 use crate::sim::{secs, Event, EventQueue, Rng, Time};
 use crate::stats::output::*;
+use crate::tcp::sender::SSTHRESH_INFINITE;
 use crate::tcp::{Ctx, Endpoint, Note};
 
 /// Per-flow bookkeeping the world keeps beside the application.
@@ -190,7 +191,6 @@ impl World {
 
     fn on_note(&mut self, n: Note) {
         let (ep, note) = match n {
-            Note::Established { .. } => return,
             Note::Delivered { ep, total } => (ep, AppNote::Delivered(side_of(ep), total)),
             Note::PeerClosed { ep } => (ep, AppNote::PeerClosed(side_of(ep))),
             Note::Finished { ep } => {
@@ -247,7 +247,7 @@ impl World {
             fs.flow.push(f as u32);
             fs.cwnd_bytes.push(s.snd.w.cwnd as f64);
             let ss = s.snd.w.ssthresh;
-            fs.ssthresh_bytes.push(if ss >= u64::MAX / 8 { f64::NAN } else { ss as f64 });
+            fs.ssthresh_bytes.push(if ss >= SSTHRESH_INFINITE { f64::NAN } else { ss as f64 });
             fs.eff_window_bytes.push(s.snd.w.cwnd.min(s.snd.peer_wnd) as f64);
             fs.flight_bytes.push(s.snd.flight() as f64);
             fs.srtt_s.push(s.snd.rtt.srtt.map_or(f64::NAN, |v| v / 1e9));

@@ -262,6 +262,16 @@ fn rwnd_needs_window_scaling() {
 }
 
 #[test]
+fn initial_rto_above_max_rto_is_refused_not_clamped() {
+    let e = err(edited("rwnd = 65535", "rwnd = 65535, initial_rto = \"90s\""));
+    assert_eq!(e.path, "flows.download.tcp.initial_rto");
+    assert_eq!(e.value, "\"90s\"");
+    assert!(e.allowed.contains("max_rto"), "{}", e.allowed);
+    let s = edited("rwnd = 65535", "rwnd = 65535, initial_rto = \"90s\", max_rto = \"120s\"").unwrap();
+    assert_eq!(s.flows[0].tcp.initial_rto_ns, 90_000_000_000);
+}
+
+#[test]
 fn sack_recovery_needs_sack() {
     let e = err(edited("variant = \"sack\"", "variant = \"sack\", sack = false"));
     assert_eq!(e.path, "flows.download.tcp.sack");

@@ -18,14 +18,13 @@ use crate::sim::Time;
 pub struct Ftp {
     pub cfg: FtpCfg,
     pub last_byte_at: Option<Time>,
-    pub fin_done_at: Option<Time>,
     pub completed_at: Option<Time>,
     file_sent: bool,
 }
 
 impl Ftp {
     pub fn new(cfg: FtpCfg) -> Self {
-        Ftp { cfg, last_byte_at: None, fin_done_at: None, completed_at: None, file_sent: false }
+        Ftp { cfg, last_byte_at: None, completed_at: None, file_sent: false }
     }
 
     fn send_file(&mut self, out: &mut Vec<Action>) {
@@ -68,7 +67,6 @@ impl Ftp {
             }
             AppNote::PeerClosed(side) => out.push(Action::Close(side)),
             AppNote::ConnectionFinished => {
-                self.fin_done_at = Some(now);
                 if self.cfg.response_end == ResponseEnd::Fin && self.last_byte_at.is_some() {
                     self.completed_at = Some(now);
                 }

@@ -17,7 +17,7 @@ struct Bench {
 }
 
 fn geo_10_flows() -> String {
-    let mut s = String::from(
+    let s = String::from(
         r#"[run]
 seed = 1
 stop = "1000s"
@@ -40,17 +40,11 @@ queue_ab = { kind = "droptail", packets = 100 }
 errors_ab = { ber = 1e-8 }
 "#,
     );
-    for i in 0..10 {
-        s += &format!(
-            "[[flows]]\nname = \"f{i}\"\nsrc = \"server\"\ndst = \"client\"\ntcp = {{ variant = \"sack\", rwnd = \"1MiB\" }}\napp = {{ kind = \"ftp\", start = \"{}ms\" }}\n",
-            i * 100
-        );
-    }
-    s
+    s + &bulk_flows(10, ("server", "client"), |_| "sack", "1MiB", 100)
 }
 
 fn geo_50_flows_100mbps() -> String {
-    let mut s = String::from(
+    let s = String::from(
         r#"[run]
 seed = 1
 stop = "300s"
@@ -71,14 +65,21 @@ delay = "250ms"
 queue_ab = { kind = "droptail", packets = 1000 }
 "#,
     );
-    for i in 0..50 {
-        let variant = if i % 2 == 0 { "sack" } else { "newreno" };
-        s += &format!(
-            "[[flows]]\nname = \"f{i}\"\nsrc = \"servers\"\ndst = \"clients\"\ntcp = {{ variant = \"{variant}\", rwnd = \"4MiB\" }}\napp = {{ kind = \"ftp\", start = \"{}ms\" }}\n",
-            i * 20
-        );
-    }
-    s
+    s + &bulk_flows(50, ("servers", "clients"), |i| if i % 2 == 0 { "sack" } else { "newreno" }, "4MiB", 20)
+}
+
+/// `n` unlimited FTP flows between two nodes, flow i starting at i x
+/// `stagger_ms`.
+fn bulk_flows(n: usize, (src, dst): (&str, &str), variant: impl Fn(usize) -> &'static str, rwnd: &str, stagger_ms: usize) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "[[flows]]\nname = \"f{i}\"\nsrc = \"{src}\"\ndst = \"{dst}\"\ntcp = {{ variant = \"{}\", rwnd = \"{rwnd}\" }}\napp = {{ kind = \"ftp\", start = \"{}ms\" }}\n",
+                variant(i),
+                i * stagger_ms
+            )
+        })
+        .collect()
 }
 
 fn main() {

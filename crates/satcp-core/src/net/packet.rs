@@ -129,6 +129,13 @@ mod tests {
         assert_eq!(ack.options_len(), 36);
     }
 
+    /// The design keeps packets small and `Copy`; a header field added
+    /// carelessly (a payload buffer, a Vec of options) would show here.
+    #[test]
+    fn packets_stay_small() {
+        assert!(std::mem::size_of::<Packet>() <= 96, "{}", std::mem::size_of::<Packet>());
+    }
+
     #[test]
     fn pool_reuses_slots() {
         let mut pool = PacketPool::default();

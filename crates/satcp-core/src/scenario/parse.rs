@@ -584,6 +584,9 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         });
     }
     let initial_rto = t.duration_pos("initial_rto")?.unwrap_or(1_000_000_000);
+    if initial_rto > max_rto {
+        return Err(t.bad("initial_rto", format!("a duration > 0 and <= max_rto ({} ns)", max_rto)));
+    }
     let clock_granularity = t.duration("clock_granularity")?.unwrap_or(1_000_000);
     let rtt_sampling = match t.choice("rtt_sampling", &["every_ack", "one_per_rtt"])? {
         Some("one_per_rtt") => RttSampling::OnePerRtt,

@@ -11,7 +11,8 @@ pub struct Summary {
     pub seed: u64,
     /// Simulated time at which the run ended.
     pub sim_time_s: f64,
-    /// "completed" (every finite flow finished), "stop" (the stop time was
+    /// "completed" (every finite flow has completed or been aborted; see
+    /// each flow's `completed` and `aborted`), "stop" (the stop time was
     /// reached) or "idle" (nothing left to happen).
     pub ended_by: String,
     /// Events taken off the event queue (including stale timer entries).
@@ -59,8 +60,8 @@ pub struct FlowSummary {
     pub retransmissions: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
-    /// Data segments whose unwrapped 32-bit sequence number disagreed with
-    /// the stream offset they carried, or deliveries out of order. Always 0
+    /// Data segments whose 32-bit wire sequence number, unwrapped by the
+    /// receiver, disagreed with the stream offset the sender meant. Always 0
     /// unless the TCP model is broken; the tests assert it.
     pub integrity_errors: u64,
     /// The connection was aborted after too many retransmissions.

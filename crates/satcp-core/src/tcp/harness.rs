@@ -34,7 +34,6 @@ pub struct Harness {
     pkts: PacketPool,
     pub log: Vec<Sent>,
     pub win: Vec<WindowLog>,
-    pub notes: Vec<(Time, Note)>,
     /// Decide whether a segment sent by endpoint `from` is lost.
     pub drop: DropRule,
 }
@@ -72,7 +71,6 @@ impl Harness {
             pkts: PacketPool::default(),
             log: vec![],
             win: vec![],
-            notes: vec![],
             drop: Box::new(|_, _| false),
         }
     }
@@ -99,7 +97,6 @@ impl Harness {
             }
         }
         for n in notes {
-            self.notes.push((self.now, n));
             // the receiving application closes when the sender's FIN arrives
             if let Note::PeerClosed { ep } = n {
                 self.ctx_do(ep as usize, &mut |e, c| e.close(c));

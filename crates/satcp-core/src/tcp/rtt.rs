@@ -11,8 +11,6 @@ use crate::sim::Time;
 pub struct RttEstimator {
     pub srtt: Option<f64>,
     pub rttvar: f64,
-    pub latest: Option<Time>,
-    base_rto: u64,
     rto: u64,
     min_rto: u64,
     max_rto: u64,
@@ -21,8 +19,8 @@ pub struct RttEstimator {
 
 impl RttEstimator {
     pub fn new(initial_rto: u64, min_rto: u64, max_rto: u64, granularity: u64) -> Self {
-        let rto = initial_rto.min(max_rto);
-        RttEstimator { srtt: None, rttvar: 0.0, latest: None, base_rto: rto, rto, min_rto, max_rto, granularity }
+        debug_assert!(initial_rto <= max_rto, "the parser refuses initial_rto > max_rto");
+        RttEstimator { srtt: None, rttvar: 0.0, rto: initial_rto, min_rto, max_rto, granularity }
     }
 
     /// The current timeout, including any backoff.
@@ -43,10 +41,8 @@ impl RttEstimator {
                 self.srtt = Some(0.875 * s + 0.125 * r);
             }
         }
-        self.latest = Some(r as Time);
         let raw = self.srtt.unwrap() + (self.granularity as f64).max(4.0 * self.rttvar);
-        self.base_rto = (raw.ceil() as u64).clamp(self.min_rto, self.max_rto);
-        self.rto = self.base_rto;
+        self.rto = (raw.ceil() as u64).clamp(self.min_rto, self.max_rto);
     }
 
     /// RFC 6298 (5.5): the timer expired.
@@ -58,8 +54,7 @@ impl RttEstimator {
     /// data transfer begins: use 3 s.
     pub fn reset_after_syn_loss(&mut self) {
         if self.srtt.is_none() {
-            self.base_rto = 3_000_000_000u64.clamp(self.min_rto, self.max_rto);
-            self.rto = self.base_rto;
+            self.rto = 3_000_000_000u64.clamp(self.min_rto, self.max_rto);
         }
     }
 }

@@ -15,6 +15,10 @@ use super::scoreboard::Scoreboard;
 use crate::scenario::{RttSampling, TcpCfg};
 use crate::sim::Time;
 
+/// ssthresh before any loss when none is configured: RFC 5681's
+/// "arbitrarily high" (far above any window, with room to add to it).
+pub const SSTHRESH_INFINITE: u64 = u64::MAX / 4;
+
 #[derive(Clone, Copy, Debug)]
 struct SentSeg {
     end: u64,
@@ -35,7 +39,6 @@ pub struct Sender {
     pub cc: Cc,
     /// The peer's latest advertised window, scaled (bytes).
     pub peer_wnd: u64,
-    pub max_peer_wnd: u64,
     pub dupacks: u32,
     pub in_recovery: bool,
     /// RFC 6582 "recover" / RFC 6675 RecoveryPoint, as an exclusive end:
@@ -64,10 +67,9 @@ impl Sender {
             max: 0,
             data_end: 1,
             fin_queued: false,
-            w: Window { cwnd: smss, ssthresh: cfg.initial_ssthresh_bytes.unwrap_or(u64::MAX / 4), smss },
+            w: Window { cwnd: smss, ssthresh: cfg.initial_ssthresh_bytes.unwrap_or(SSTHRESH_INFINITE), smss },
             cc: Cc::new(cfg.controller, cfg.abc_limit),
             peer_wnd: 0,
-            max_peer_wnd: 0,
             dupacks: 0,
             in_recovery: false,
             recover: 0,
