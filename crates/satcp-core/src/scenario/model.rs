@@ -92,6 +92,12 @@ pub enum Recovery {
     NewReno,
     /// RFC 6675 SACK-based loss recovery (scoreboard and pipe).
     Sack,
+    /// Fast retransmit, then slow start from one segment (no fast recovery).
+    Tahoe,
+    /// RFC 5681 fast recovery, left on the first ACK of new data.
+    Reno,
+    /// Forward acknowledgement (Mathis and Mahdavi 1996).
+    Fack,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,6 +171,25 @@ pub struct TcpCfg {
     /// unSACKed segment per recovery. Optional in the RFC; off by default, as
     /// in ns-2's Sack1, ns-3 and Linux (which has tail loss probes instead).
     pub rescue_retransmission: bool,
+    /// DAASS (RFC 2760 "delayed ACKs after slow start", as TRANSAT used it):
+    /// the receiver ACKs each of the first `daass_segments` data segments at
+    /// once, then delays ACKs as usual. None = off.
+    pub daass_segments: Option<u32>,
+    /// RFC 3042 Limited Transmit: a new segment on each of the first
+    /// DupThresh - 1 duplicate ACKs.
+    pub limited_transmit: bool,
+    /// ns-2 `maxburst_`: at most this many segments sent in response to one
+    /// event (ACK, timer, application write). None = unlimited.
+    pub max_burst: Option<u32>,
+    /// RFC 5682 F-RTO spurious retransmission timeout detection (the
+    /// SACK-enhanced version when SACK is in use).
+    pub frto: bool,
+    /// FACK "overdamping" (ns-2 `ss-div4_`): a loss found in slow start
+    /// halves the window twice.
+    pub fack_overdamping: bool,
+    /// FACK "rampdown" (ns-2 `rampdown_`): cwnd falls to ssthresh gradually,
+    /// one segment sent per two ACKs, instead of at once.
+    pub fack_rampdown: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

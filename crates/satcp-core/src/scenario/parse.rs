@@ -518,28 +518,46 @@ const TCP_KEYS: &[&str] = &[
     "variant", "recovery", "cc", "sack", "mss", "initial_window", "rwnd", "window_scaling", "initial_ssthresh",
     "delayed_ack", "delayed_ack_timeout", "delayed_ack_segments", "dupthresh", "min_rto", "max_rto", "initial_rto",
     "clock_granularity", "rtt_sampling", "full_ack_cwnd", "abc_limit", "iss", "max_retransmissions",
-    "rescue_retransmission",
+    "rescue_retransmission", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
+    "fack_overdamping", "fack_rampdown",
 ];
+
+/// Preset names for `variant`. "enhanced" is TRANSAT's "Enhanced TCP" (spec
+/// 001 section 3.3): SACK + IW 4 + DAASS + Limited Transmit.
+const VARIANTS: &[&str] = &["newreno", "sack", "tahoe", "reno", "fack", "enhanced"];
+const RECOVERIES: &[&str] = &["newreno", "sack", "tahoe", "reno", "fack"];
+
+fn recovery_named(name: &str) -> Recovery {
+    match name {
+        "sack" | "enhanced" => Recovery::Sack,
+        "tahoe" => Recovery::Tahoe,
+        "reno" => Recovery::Reno,
+        "fack" => Recovery::Fack,
+        _ => Recovery::NewReno,
+    }
+}
 
 /// Largest window with window scaling: 65535 * 2^14 (RFC 7323).
 const MAX_SCALED_WINDOW: u64 = 65535 << 14;
 
 fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     t.only(TCP_KEYS)?;
-    let variant = t.choice("variant", &["newreno", "sack"])?.unwrap_or("newreno");
-    let preset = if variant == "sack" { Recovery::Sack } else { Recovery::NewReno };
-    let recovery = match t.choice("recovery", &["newreno", "sack"])? {
-        Some("sack") => Recovery::Sack,
-        Some(_) => Recovery::NewReno,
-        None => preset,
-    };
+    let variant = t.choice("variant", VARIANTS)?.unwrap_or("newreno");
+    let enhanced = variant == "enhanced";
+    let recovery = recovery_named(t.choice("recovery", RECOVERIES)?.unwrap_or(variant));
     let _cc = t.choice("cc", &["aimd"])?;
-    let sack = t.bool("sack")?.unwrap_or(variant == "sack" || recovery == Recovery::Sack);
-    if recovery == Recovery::Sack && !sack {
-        return Err(t.bad("sack", "true when recovery is \"sack\" (SACK recovery needs SACK blocks), or set recovery = \"newreno\""));
+    let needs_sack = matches!(recovery, Recovery::Sack | Recovery::Fack);
+    let sack = t.bool("sack")?.unwrap_or(needs_sack || matches!(variant, "sack" | "fack" | "enhanced"));
+    if needs_sack && !sack {
+        let name = if recovery == Recovery::Sack { "sack" } else { "fack" };
+        return Err(t.bad(
+            "sack",
+            format!("true when recovery is \"{name}\" (it needs SACK blocks), or set recovery = \"newreno\""),
+        ));
     }
     let mss = t.u32_in("mss", 64, 65495)?.unwrap_or(1460);
     let initial_window = match t.get("initial_window") {
+        None if enhanced => InitialWindow::Segments(4),
         None => InitialWindow::Rfc3390,
         Some(Value::String(s)) if s == "rfc3390" => InitialWindow::Rfc3390,
         Some(Value::Integer(i)) if (1..=i64::from(u32::MAX)).contains(i) => InitialWindow::Segments(*i as u32),
@@ -600,6 +618,25 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     let iss = t.u32_in("iss", 0, u32::MAX)?.unwrap_or(0);
     let max_retransmissions = t.u32_in("max_retransmissions", 1, u32::MAX)?;
     let rescue_retransmission = t.bool("rescue_retransmission")?.unwrap_or(false);
+    let daass = t.bool("daass")?.unwrap_or(enhanced);
+    let daass_n = t.u32_in("daass_segments", 1, u32::MAX)?;
+    if daass_n.is_some() && !daass {
+        return Err(t.bad("daass_segments", "only with daass = true (the number of segments ACKed at once)"));
+    }
+    if daass && !delayed_ack {
+        return Err(t.bad("daass", "false when delayed_ack = false (DAASS only changes when a delayed-ACK receiver ACKs)"));
+    }
+    let daass_segments = daass.then(|| daass_n.unwrap_or(10));
+    let limited_transmit = t.bool("limited_transmit")?.unwrap_or(enhanced);
+    let max_burst = t.u32_in("max_burst", 1, u32::MAX)?;
+    let frto = t.bool("frto")?.unwrap_or(false);
+    let fack_overdamping = t.bool("fack_overdamping")?.unwrap_or(false);
+    let fack_rampdown = t.bool("fack_rampdown")?.unwrap_or(false);
+    for key in ["fack_overdamping", "fack_rampdown"] {
+        if t.get(key).is_some() && recovery != Recovery::Fack {
+            return Err(t.bad(key, "only with recovery = \"fack\" (or variant = \"fack\")"));
+        }
+    }
     Ok(TcpCfg {
         variant: variant.to_string(),
         recovery,
@@ -624,6 +661,12 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         iss,
         max_retransmissions,
         rescue_retransmission,
+        daass_segments,
+        limited_transmit,
+        max_burst,
+        frto,
+        fack_overdamping,
+        fack_rampdown,
     })
 }
 

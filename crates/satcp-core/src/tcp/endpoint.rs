@@ -71,6 +71,8 @@ pub struct EndpointStats {
     pub timeouts: u64,
     pub fast_recoveries: u64,
     pub integrity_errors: u64,
+    /// Retransmission timeouts F-RTO found spurious.
+    pub spurious_rtos: u64,
 }
 
 pub struct Endpoint {
@@ -285,16 +287,21 @@ impl Endpoint {
         }
     }
 
-    /// Send whatever the windows allow.
+    /// Send whatever the windows allow, at most `max_burst` segments.
     pub(crate) fn send_data(&mut self, ctx: &mut Ctx) {
-        if self.state != State::Established {
+        if self.state != State::Established || self.frto_holds_sending() {
             return;
         }
-        if self.snd.in_recovery && self.cfg.recovery == Recovery::Sack {
-            self.sack_send(ctx);
-            return;
+        let mut budget = self.cfg.max_burst.unwrap_or(u32::MAX);
+        if self.snd.in_recovery {
+            match self.cfg.recovery {
+                Recovery::Sack => return self.sack_send(ctx, &mut budget),
+                Recovery::Fack => return self.fack_send(ctx, &mut budget),
+                _ => {}
+            }
         }
-        loop {
+        while budget > 0 {
+            let lt_room = self.limited_transmit_room();
             let s = &self.snd;
             let nxt = if s.nxt < s.max { s.board.first_unsacked_from(s.nxt).min(s.max) } else { s.nxt };
             if nxt != s.nxt {
@@ -306,12 +313,19 @@ impl Endpoint {
             }
             match self.next_len_at(nxt) {
                 Some((len, fin)) => {
-                    let room_cwnd = s.w.cwnd.saturating_sub(s.outstanding_below(nxt));
+                    let outstanding = s.outstanding_below(nxt);
+                    let room_cwnd = s.w.cwnd.saturating_sub(outstanding);
+                    // Limited Transmit only sends new data (RFC 3042)
+                    let room_lt = if nxt >= s.max { (s.w.cwnd + lt_room).saturating_sub(outstanding) } else { 0 };
                     let room_rwnd = (s.una + s.peer_wnd).saturating_sub(nxt);
-                    if len > 0 && (len > room_cwnd || len > room_rwnd) {
+                    if len > 0 && ((len > room_cwnd && len > room_lt) || len > room_rwnd) {
                         break;
                     }
+                    if len > room_cwnd {
+                        self.snd.lt_bytes += len;
+                    }
                     self.emit(ctx, nxt, len, fin);
+                    budget -= 1;
                 }
                 None => break,
             }
@@ -459,7 +473,9 @@ impl Endpoint {
         if a.fin_now_in_order {
             ctx.notes.push(Note::PeerClosed { ep: self.id });
         }
-        let immediate = !self.cfg.delayed_ack || a.out_of_order || a.filled_hole || a.duplicate || fin || a.delivered == 0;
+        let daass = self.cfg.daass_segments.is_some_and(|n| self.rcv.data_segments <= n as u64);
+        let immediate =
+            !self.cfg.delayed_ack || daass || a.out_of_order || a.filled_hole || a.duplicate || fin || a.delivered == 0;
         if immediate {
             self.ack_needed = true;
         } else {
@@ -481,6 +497,8 @@ impl Endpoint {
         let wnd = (h.wnd as u64) << self.snd_shift;
         let window_changed = wnd != self.snd.peer_wnd;
         self.snd.peer_wnd = wnd;
+        let prev_una = self.snd.una;
+        let frto_sacked_before = self.frto_sacked_below_recover();
         let mut newly_sacked = 0;
         if self.sack_ok {
             for &(s, e) in &h.sack[..h.nsack as usize] {
@@ -500,9 +518,13 @@ impl Endpoint {
                 self.snd.rtt.sample(r);
             }
             self.snd.rto_streak = 0;
+            self.snd.lt_bytes = 0;
             let restart = match self.cfg.recovery {
                 Recovery::NewReno => self.newreno_new_ack(ctx, acked),
                 Recovery::Sack => self.sack_new_ack(ctx, acked),
+                Recovery::Tahoe => self.tahoe_new_ack(acked),
+                Recovery::Reno => self.reno_new_ack(acked),
+                Recovery::Fack => self.fack_new_ack(ctx, acked),
             };
             if self.snd.una >= self.snd.max {
                 self.rto_timer.stop();
@@ -511,14 +533,19 @@ impl Endpoint {
                 self.rto_timer.set(ctx.now + rto, ctx.q, self.rto_event());
             }
         } else if ack == self.snd.una && self.snd.max > self.snd.una && !carries_data && !window_changed {
+            let sack_dup = newly_sacked > 0 || !self.sack_ok;
             match self.cfg.recovery {
-                Recovery::NewReno => self.newreno_dupack(ctx),
-                Recovery::Sack => {
-                    if newly_sacked > 0 || !self.sack_ok {
-                        self.sack_dupack(ctx);
-                    }
-                }
+                Recovery::NewReno | Recovery::Reno => self.newreno_dupack(ctx),
+                Recovery::Tahoe => self.tahoe_dupack(ctx),
+                Recovery::Sack if sack_dup => self.sack_dupack(ctx),
+                Recovery::Fack if sack_dup => self.fack_dupack(ctx),
+                Recovery::Sack | Recovery::Fack => {}
             }
+        }
+        if self.snd.frto.active() {
+            let dup = ack == prev_una && !carries_data && !window_changed;
+            let sacked_low = self.frto_sacked_below_recover() - frto_sacked_before;
+            self.frto_on_ack(ctx, prev_una, dup, sacked_low);
         }
     }
 
@@ -579,11 +606,15 @@ impl Endpoint {
                 if s.una >= s.max {
                     return;
                 }
+                let was_in_recovery = s.in_recovery;
+                self.frto_on_rto(was_in_recovery);
+                let s = &mut self.snd;
                 if s.rto_streak == 1 {
                     let flight = s.flight();
                     s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight);
                 }
                 s.w.cwnd = s.smss();
+                s.lt_bytes = 0;
                 s.in_recovery = false;
                 s.dupacks = 0;
                 s.recover = s.max;

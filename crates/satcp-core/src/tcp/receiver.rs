@@ -16,6 +16,12 @@
 //! * SACK blocks: the first reports the block holding the segment just
 //!   received, the rest repeat the most recently reported blocks (RFC 2018
 //!   section 4). No D-SACK.
+//! * DAASS (`TcpCfg::daass_segments`, RFC 2760 section 3.3 as TRANSAT used
+//!   it): each of the first N segments carrying data is ACKed at once. Every
+//!   arriving data segment counts (in order, out of order, duplicates), the
+//!   SYN does not, and the count never restarts (TRANSAT ACKs "the first ten
+//!   segments" of the connection; a receiver cannot see when a later slow
+//!   start begins).
 
 use super::intervals::IntervalSet;
 use crate::net::packet::MAX_SACK_BLOCKS;
@@ -40,6 +46,9 @@ pub struct Receiver {
     pub bytes_arrived: u64,
     /// Data bytes delivered in order.
     pub bytes_delivered: u64,
+    /// Segments with payload that arrived (duplicates included): DAASS
+    /// counts these.
+    pub data_segments: u64,
 }
 
 /// How an arriving segment relates to what was held.
@@ -75,6 +84,7 @@ impl Receiver {
         let mut a = Arrival { delivered: 0, out_of_order: false, filled_hole: false, duplicate: false, fin_now_in_order: false };
         let end = seq + len;
         self.bytes_arrived += len;
+        self.data_segments += (len > 0) as u64;
         if fin {
             self.fin_at.get_or_insert(end);
         }

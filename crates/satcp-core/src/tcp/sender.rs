@@ -10,6 +10,7 @@
 use std::collections::VecDeque;
 
 use super::cc::{Cc, Window};
+use super::recovery::frto::Frto;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use crate::scenario::{RttSampling, TcpCfg};
@@ -56,6 +57,10 @@ pub struct Sender {
     timed: Option<(u64, Time)>,
     /// Consecutive RTO expiries without the cumulative ACK moving.
     pub rto_streak: u32,
+    /// Bytes sent by Limited Transmit since the cumulative ACK last moved;
+    /// left out of FlightSize when ssthresh is computed (RFC 5681 3.2).
+    pub lt_bytes: u64,
+    pub frto: Frto,
 }
 
 impl Sender {
@@ -82,6 +87,8 @@ impl Sender {
             segs: VecDeque::new(),
             timed: None,
             rto_streak: 0,
+            lt_bytes: 0,
+            frto: Frto::default(),
         }
     }
 
@@ -91,6 +98,12 @@ impl Sender {
 
     pub fn flight(&self) -> u64 {
         self.max - self.una
+    }
+
+    /// FlightSize for the ssthresh computation at a loss: Limited Transmit
+    /// segments are not counted (RFC 5681 3.2 step 2).
+    pub fn flight_for_ssthresh(&self) -> u64 {
+        self.flight().saturating_sub(self.lt_bytes)
     }
 
     /// Bytes sent below `x` and neither acknowledged nor SACKed.

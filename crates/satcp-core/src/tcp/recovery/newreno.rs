@@ -56,7 +56,7 @@ impl Endpoint {
         if self.snd.dupacks == self.cfg.dupthresh && self.snd.una >= self.snd.recover {
             let s = &mut self.snd;
             s.recover = s.max;
-            let flight = s.flight();
+            let flight = s.flight_for_ssthresh();
             s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight);
             s.in_recovery = true;
             s.partial_acks = 0;

@@ -59,7 +59,7 @@ impl Endpoint {
     fn sack_enter(&mut self, ctx: &mut Ctx) {
         let s = &mut self.snd;
         s.recover = s.max;
-        let flight = s.flight();
+        let flight = s.flight_for_ssthresh();
         s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight);
         s.w.cwnd = s.w.ssthresh;
         s.high_rxt = s.una;
@@ -73,9 +73,10 @@ impl Endpoint {
         }
     }
 
-    /// RFC 6675 step (C): transmit while cwnd - pipe >= 1 SMSS.
-    pub(crate) fn sack_send(&mut self, ctx: &mut Ctx) {
-        loop {
+    /// RFC 6675 step (C): transmit while cwnd - pipe >= 1 SMSS (and the
+    /// burst budget lasts).
+    pub(crate) fn sack_send(&mut self, ctx: &mut Ctx, budget: &mut u32) {
+        while *budget > 0 {
             let s = &self.snd;
             let dt = self.cfg.dupthresh;
             let pipe = s.board.pipe(s.una, s.max, s.high_rxt, dt, s.smss() as u32);
@@ -84,6 +85,7 @@ impl Endpoint {
             }
             let Some((start, len, fin, rule)) = self.next_seg() else { break };
             self.emit(ctx, start, len, fin);
+            *budget -= 1;
             let end = start + len + fin as u64;
             match rule {
                 Rule::LostHole | Rule::OtherHole => self.snd.high_rxt = self.snd.high_rxt.max(end),

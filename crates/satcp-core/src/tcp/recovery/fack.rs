@@ -1,0 +1,151 @@
+//! Forward Acknowledgement (FACK) recovery: Mathis and Mahdavi, "Forward
+//! Acknowledgment: Refining TCP Congestion Control", SIGCOMM 1996.
+//!
+//! State, from the SACK scoreboard:
+//! * `snd.fack` = the forward-most byte the receiver holds: the end of the
+//!   highest SACK block, or snd.una if there is none;
+//! * `retran_data` = retransmitted bytes not yet acknowledged or SACKed (the
+//!   retransmitted ranges lie in [snd.una, high_rxt); their unSACKed part);
+//! * `awnd` = snd.nxt - snd.fack + retran_data: the data actually in the
+//!   network, everything unSACKed below snd.fack being counted as lost.
+//!
+//! Rules:
+//! * Enter recovery when snd.fack - snd.una > DupThresh x SMSS (the
+//!   receiver holds data more than DupThresh segments past the first hole)
+//!   or on the DupThresh-th duplicate ACK, provided the cumulative ACK has
+//!   passed `recover` (one reduction per window): recover = snd.max,
+//!   ssthresh per the window controller (FlightSize less Limited Transmit
+//!   data), cwnd = ssthresh, retransmit the segment at snd.una.
+//! * In recovery, on every ACK: while awnd + SMSS <= cwnd, send something:
+//!   the next hole below snd.fack not yet retransmitted (in sequence order,
+//!   `high_rxt` marks how far retransmission has gone), else new data if the
+//!   receiver's window allows. The paper states "while awnd < cwnd" in whole
+//!   segments; with byte counters that is one full segment of room.
+//! * Leave when the cumulative ACK reaches `recover`; cwnd = ssthresh.
+//!   After a timeout, go-back-N as for every scheme (the scoreboard stays,
+//!   so SACKed data is skipped).
+//!
+//! The paper's two refinements, both options, off by default as in ns-2's
+//! `Agent/TCP/Fack` (`ss-div4_ false`, `rampdown_ false`), which is what the
+//! papers comparing against FACK ran:
+//! * Overdamping (`fack_overdamping`): a loss detected during slow start is
+//!   found when the window has already doubled past what the path held, so
+//!   halving it is not enough; ssthresh is halved once more (floor 2 SMSS).
+//! * Rampdown (`fack_rampdown`): instead of cutting cwnd to ssthresh at once
+//!   (a pause of half a window), cwnd starts at awnd after the first
+//!   retransmission and falls by SMSS/2 on every ACK until it reaches
+//!   ssthresh, so one segment goes out for every two ACKs.
+
+use crate::tcp::{Ctx, Endpoint};
+
+impl Endpoint {
+    /// snd.fack: the forward-most byte held by the receiver.
+    pub(crate) fn fack_point(&self) -> u64 {
+        let s = &self.snd;
+        s.board.highest().unwrap_or(s.una).max(s.una)
+    }
+
+    /// awnd = snd.nxt - snd.fack + retran_data.
+    pub(crate) fn fack_awnd(&self) -> u64 {
+        let s = &self.snd;
+        let fack = self.fack_point();
+        let rxt_end = s.high_rxt.clamp(s.una, s.max);
+        let retran_data = (rxt_end - s.una) - s.board.sacked_in(s.una, rxt_end);
+        s.max.saturating_sub(fack) + retran_data
+    }
+
+    fn fack_trigger(&self) -> bool {
+        let s = &self.snd;
+        let dt = self.cfg.dupthresh;
+        let far = self.fack_point() - s.una > dt as u64 * s.smss();
+        (s.dupacks >= dt || far) && s.una >= s.recover && s.una < s.max
+    }
+
+    pub(crate) fn fack_new_ack(&mut self, ctx: &mut Ctx, acked: u64) -> bool {
+        let s = &mut self.snd;
+        if s.in_recovery {
+            if s.una >= s.recover {
+                s.w.cwnd = s.w.ssthresh;
+                s.in_recovery = false;
+                s.dupacks = 0;
+            } else {
+                self.fack_rampdown_step();
+            }
+            return true;
+        }
+        s.dupacks = 0;
+        self.grow_window(acked);
+        if self.fack_trigger() {
+            self.fack_enter(ctx);
+        }
+        true
+    }
+
+    pub(crate) fn fack_dupack(&mut self, ctx: &mut Ctx) {
+        if self.snd.in_recovery {
+            self.fack_rampdown_step();
+            return;
+        }
+        self.snd.dupacks += 1;
+        if self.fack_trigger() {
+            self.fack_enter(ctx);
+        }
+    }
+
+    fn fack_rampdown_step(&mut self) {
+        if self.cfg.fack_rampdown {
+            let w = &mut self.snd.w;
+            w.cwnd = w.cwnd.saturating_sub(w.smss / 2).max(w.ssthresh);
+        }
+    }
+
+    fn fack_enter(&mut self, ctx: &mut Ctx) {
+        let s = &mut self.snd;
+        let in_slow_start = s.w.cwnd < s.w.ssthresh;
+        s.recover = s.max;
+        let flight = s.flight_for_ssthresh();
+        s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight);
+        if self.cfg.fack_overdamping && in_slow_start {
+            s.w.ssthresh = (s.w.ssthresh / 2).max(2 * s.smss());
+        }
+        s.high_rxt = s.una;
+        s.in_recovery = true;
+        self.stats.fast_recoveries += 1;
+        let una = self.snd.una;
+        if let Some((len, fin)) = self.next_len_at(una) {
+            self.emit(ctx, una, len, fin);
+            self.snd.high_rxt = una + len + fin as u64;
+        }
+        let awnd = self.fack_awnd();
+        let w = &mut self.snd.w;
+        w.cwnd = if self.cfg.fack_rampdown { awnd.max(w.ssthresh) } else { w.ssthresh };
+    }
+
+    /// Send while awnd leaves a segment of room in cwnd: holes below
+    /// snd.fack first, then new data.
+    pub(crate) fn fack_send(&mut self, ctx: &mut Ctx, budget: &mut u32) {
+        while *budget > 0 {
+            let s = &self.snd;
+            if self.fack_awnd() + s.smss() > s.w.cwnd {
+                break;
+            }
+            let fack = self.fack_point();
+            let hole = s.board.first_unsacked_from(s.high_rxt.max(s.una));
+            if hole < fack {
+                let Some((len, fin)) = self.next_len_at(hole) else { break };
+                self.emit(ctx, hole, len, fin);
+                self.snd.high_rxt = hole + len + fin as u64;
+            } else if s.max < s.seq_end() {
+                let Some((len, fin)) = self.next_len_at(s.max) else { break };
+                if len > 0 && s.max + len > s.una + s.peer_wnd {
+                    break;
+                }
+                let at = s.max;
+                self.emit(ctx, at, len, fin);
+            } else {
+                break;
+            }
+            *budget -= 1;
+        }
+    }
+}

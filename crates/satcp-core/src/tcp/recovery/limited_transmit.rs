@@ -1,0 +1,24 @@
+//! Limited Transmit, RFC 3042 (and RFC 5681 section 3.2 step 1).
+//!
+//! On each of the first DupThresh - 1 duplicate ACKs, outside loss recovery,
+//! the sender may send one new segment beyond cwnd, if the receiver's window
+//! allows; cwnd itself is unchanged, so at most DupThresh - 1 segments above
+//! cwnd are outstanding ("FlightSize <= cwnd + 2 SMSS" for DupThresh = 3).
+//! Only new data is sent this way. The segments are left out of FlightSize
+//! when the following fast retransmit computes ssthresh (RFC 5681: "MUST NOT
+//! be included"); `Sender::lt_bytes` carries them until the cumulative ACK
+//! moves. Applies to every recovery scheme; for SACK and FACK a duplicate
+//! ACK is one that SACKs new data (RFC 6675 section 2), as they count them.
+
+use crate::tcp::Endpoint;
+
+impl Endpoint {
+    /// Bytes beyond cwnd that Limited Transmit allows for new data now.
+    pub(crate) fn limited_transmit_room(&self) -> u64 {
+        let s = &self.snd;
+        if !self.cfg.limited_transmit || s.in_recovery || s.dupacks == 0 || s.dupacks >= self.cfg.dupthresh {
+            return 0;
+        }
+        s.dupacks as u64 * s.smss()
+    }
+}
