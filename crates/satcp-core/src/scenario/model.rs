@@ -190,6 +190,19 @@ pub struct TcpCfg {
     /// FACK "rampdown" (ns-2 `rampdown_`): cwnd falls to ssthresh gradually,
     /// one segment sent per two ACKs, instead of at once.
     pub fack_rampdown: bool,
+    /// Which NewReno partial ACKs restart the retransmission timer (RFC 6582
+    /// section 4).
+    pub partial_ack_timer: PartialAckTimer,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartialAckTimer {
+    /// Only the first partial ACK of a recovery ("impatient"): a long run of
+    /// losses ends in a timeout and go-back-N.
+    Impatient,
+    /// Every partial ACK ("slow but steady", what ns-2's NewReno does): one
+    /// hole repaired per RTT, however many there are.
+    SlowButSteady,
 }
 
 #[derive(Clone, Debug, PartialEq)]

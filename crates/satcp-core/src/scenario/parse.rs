@@ -519,7 +519,7 @@ const TCP_KEYS: &[&str] = &[
     "delayed_ack", "delayed_ack_timeout", "delayed_ack_segments", "dupthresh", "min_rto", "max_rto", "initial_rto",
     "clock_granularity", "rtt_sampling", "full_ack_cwnd", "abc_limit", "iss", "max_retransmissions",
     "rescue_retransmission", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
-    "fack_overdamping", "fack_rampdown",
+    "fack_overdamping", "fack_rampdown", "partial_ack_timer",
 ];
 
 /// Preset names for `variant`. "enhanced" is TRANSAT's "Enhanced TCP" (spec
@@ -637,6 +637,10 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
             return Err(t.bad(key, "only with recovery = \"fack\" (or variant = \"fack\")"));
         }
     }
+    let partial_ack_timer = match t.choice("partial_ack_timer", &["impatient", "slow_but_steady"])? {
+        Some("slow_but_steady") => PartialAckTimer::SlowButSteady,
+        _ => PartialAckTimer::Impatient,
+    };
     Ok(TcpCfg {
         variant: variant.to_string(),
         recovery,
@@ -667,6 +671,7 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         frto,
         fack_overdamping,
         fack_rampdown,
+        partial_ack_timer,
     })
 }
 

@@ -36,6 +36,11 @@ pub struct Harness {
     pub win: Vec<WindowLog>,
     /// Decide whether a segment sent by endpoint `from` is lost.
     pub drop: DropRule,
+    /// `(from, t0, t1)`: segments endpoint `from` sends in [t0, t1) are held
+    /// and put on the link at t1, in order (a link outage with buffering, as
+    /// a link-layer ARQ produces).
+    pub hold: Option<(u32, Time, Time)>,
+    held: Vec<Packet>,
 }
 
 pub fn tcp_cfg() -> TcpCfg {
@@ -72,6 +77,8 @@ impl Harness {
             log: vec![],
             win: vec![],
             drop: Box::new(|_, _| false),
+            hold: None,
+            held: vec![],
         }
     }
 
@@ -86,14 +93,16 @@ impl Harness {
             let from = ep as u32;
             let dropped = (self.drop)(&p, from);
             self.log.push(Sent { t: self.now, from, pkt: p, dropped });
-            let l = &mut self.links[ep];
-            if let Enqueued::Arrives(at) = l.enqueue(self.now, p.ip_bytes) {
-                if !dropped {
-                    let id = self.pkts.insert(p);
-                    if l.push_in_flight(at, id) {
-                        self.q.push(at, Event::Arrive { dir: ep as u32 });
+            match self.hold {
+                Some((f, t0, t1)) if f == from && (t0..t1).contains(&self.now) => {
+                    if self.held.is_empty() {
+                        self.q.push(t1, Event::App { app: from });
+                    }
+                    if !dropped {
+                        self.held.push(p);
                     }
                 }
+                _ => self.put_on_link(ep, p, dropped),
             }
         }
         for n in notes {
@@ -104,6 +113,17 @@ impl Harness {
         }
         let s = &self.eps[0].snd;
         self.win.push(WindowLog { cwnd: s.w.cwnd, ssthresh: s.w.ssthresh, in_recovery: s.in_recovery, flight: s.flight() });
+    }
+
+    /// A dropped segment still takes its time on the link.
+    fn put_on_link(&mut self, ep: usize, p: Packet, dropped: bool) {
+        let l = &mut self.links[ep];
+        if let (Enqueued::Arrives(at), false) = (l.enqueue(self.now, p.ip_bytes), dropped) {
+            let id = self.pkts.insert(p);
+            if l.push_in_flight(at, id) {
+                self.q.push(at, Event::Arrive { dir: ep as u32 });
+            }
+        }
     }
 
     /// Endpoint 0 connects and sends `bytes`, then closes.
@@ -142,6 +162,12 @@ impl Harness {
                     self.ctx_do(1 - dir as usize, &mut |e, c| e.on_segment(c, &p));
                 }
                 Event::Timer { ep, kind } => self.ctx_do(ep as usize, &mut |e, c| e.on_timer(c, kind)),
+                // the end of a hold: release what was held
+                Event::App { app: from } => {
+                    for p in std::mem::take(&mut self.held) {
+                        self.put_on_link(from as usize, p, false);
+                    }
+                }
                 _ => unreachable!(),
             }
         }

@@ -13,7 +13,7 @@ fn cfg(recovery: Recovery) -> TcpCfg {
     c.delayed_ack = false;
     c.rwnd_bytes = 1 << 20;
     c.recovery = recovery;
-    c.sack = recovery == Recovery::Sack;
+    c.sack = matches!(recovery, Recovery::Sack | Recovery::Fack);
     c
 }
 
@@ -238,4 +238,289 @@ fn sequence_numbers_wrap_on_the_wire() {
     assert_eq!(h.delivered(), 50_000);
     assert_eq!(h.eps[1].stats.integrity_errors, 0);
     assert!(h.log.iter().any(|s| s.from == 0 && s.pkt.payload > 0 && s.pkt.tcp.seq < 100_000), "the wire sequence wrapped");
+}
+
+/// Retransmitted data segments of endpoint 0, as segment numbers.
+fn retx_segs(h: &Harness) -> Vec<u64> {
+    h.data_sent().into_iter().filter(|d| d.2).map(|d| (d.1 - 1) / 1000 + 1).collect()
+}
+
+/// Tahoe, segments 3 and 6 lost. Segments 1-10 go out, the ACKs of 1 and 2
+/// raise cwnd to 12 and release 11-14; FlightSize at the third duplicate ACK
+/// (from segment 7) is 12000, so ssthresh = 6000 and cwnd = 1 segment.
+/// Go-back-N: the ACK of the resent 3 covers 4-5 (cwnd 2 in slow start) and
+/// releases 6 and 7; 7 was already held by the receiver and is resent anyway.
+#[test]
+fn tahoe_resets_to_one_segment_after_three_dupacks_and_goes_back_n() {
+    let mut h = Harness::new(&cfg(Recovery::Tahoe), 100_000_000, 50 * MS);
+    h.drop = drop_first_tx_of(&[3, 6]);
+    h.transfer(20_000);
+    h.run_until(10_000 * MS);
+    assert_eq!(h.delivered(), 20_000);
+    let st = h.eps[0].stats;
+    assert_eq!((st.fast_recoveries, st.timeouts), (1, 0));
+    let fr = h.win.iter().find(|w| w.ssthresh == 6000).unwrap();
+    assert_eq!(fr.cwnd, 1000);
+    assert!(h.win.iter().all(|w| !w.in_recovery), "Tahoe has no recovery phase");
+    assert_eq!(&retx_segs(&h)[..3], &[3, 6, 7]);
+}
+
+/// Reno, one loss (segment 3): recovery entered at ssthresh 6000, cwnd
+/// 9000, and left on the ACK of the retransmission with cwnd = ssthresh.
+#[test]
+fn reno_leaves_recovery_on_the_first_new_ack() {
+    let mut h = Harness::new(&cfg(Recovery::Reno), 100_000_000, 50 * MS);
+    h.drop = drop_first_tx_of(&[3]);
+    h.transfer(20_000);
+    h.run_until(10_000 * MS);
+    assert_eq!(h.delivered(), 20_000);
+    let entry = h.win.iter().find(|w| w.in_recovery).unwrap();
+    assert_eq!((entry.cwnd, entry.ssthresh), (9000, 6000));
+    let exit = h.win.iter().skip_while(|w| !w.in_recovery).find(|w| !w.in_recovery).unwrap();
+    assert_eq!((exit.cwnd, exit.ssthresh), (6000, 6000));
+    assert_eq!(h.eps[0].stats.timeouts, 0);
+}
+
+/// Reno, segments 3 and 6 lost. Ten duplicate ACKs (4, 5, 7-14) inflate
+/// cwnd to 16000 and release new segments 15-18. The ACK of the resent 3
+/// acknowledges 3-5 only (a partial ACK), yet Reno leaves recovery with cwnd
+/// = ssthresh = 6000 < FlightSize. The duplicate ACKs that 15-18 provoke
+/// cannot start a second fast retransmit (snd_una is below `recover`), so
+/// segment 6 waits for the retransmission timer; NewReno resends it on the
+/// partial ACK with no timeout (`newreno_partial_ack_...` above).
+#[test]
+fn reno_two_losses_in_a_window_need_a_timeout() {
+    let mut h = Harness::new(&cfg(Recovery::Reno), 100_000_000, 50 * MS);
+    h.drop = drop_first_tx_of(&[3, 6]);
+    h.transfer(20_000);
+    h.run_until(20_000 * MS);
+    assert_eq!(h.delivered(), 20_000);
+    let st = h.eps[0].stats;
+    assert_eq!((st.fast_recoveries, st.timeouts), (1, 1));
+    assert_eq!(&retx_segs(&h)[..2], &[3, 6]);
+    let peak = h.win.iter().filter(|w| w.in_recovery).map(|w| w.cwnd).max().unwrap();
+    assert_eq!(peak, 16_000);
+    let exit = h.win.iter().skip_while(|w| !w.in_recovery).find(|w| !w.in_recovery).unwrap();
+    assert_eq!(exit.cwnd, 6000);
+    // the timer, not a duplicate ACK, resent segment 6: at least min_rto
+    // (1 s) after the partial ACK
+    let sent = h.data_sent();
+    let t3 = sent.iter().find(|d| d.2 && d.1 == seg(3)).unwrap().0;
+    let t6 = sent.iter().find(|d| d.2 && d.1 == seg(6)).unwrap().0;
+    assert!(t6 - t3 >= 1000 * MS, "{}", t6 - t3);
+}
+
+/// FACK, segments 3, 4 and 5 lost. The first duplicate ACK (from segment 6)
+/// SACKs [6, 7): snd.fack - snd.una = 4000 > 3 x SMSS, so FACK enters
+/// recovery on that one ACK (RFC 6675 SACK would wait for the third).
+/// ssthresh = cwnd = FlightSize/2 = 6000; after resending 3, awnd =
+/// (14 - 6) x 1000 + 1000 = 9000. Each further SACK moves snd.fack up one
+/// segment; when awnd + SMSS <= cwnd (after the SACK of 10: 4000 + 1000)
+/// the next hole below snd.fack (4) goes out, then 5 after the SACK of 11.
+#[test]
+fn fack_enters_on_forward_most_sack_and_resends_holes_below_it() {
+    let mut h = Harness::new(&cfg(Recovery::Fack), 100_000_000, 50 * MS);
+    h.drop = drop_first_tx_of(&[3, 4, 5]);
+    h.transfer(20_000);
+    h.run_until(10_000 * MS);
+    assert_eq!(h.delivered(), 20_000);
+    let st = h.eps[0].stats;
+    assert_eq!((st.fast_recoveries, st.timeouts), (1, 0));
+    assert_eq!(retx_segs(&h), vec![3, 4, 5]);
+    let first_sack_ack = h.log.iter().find(|s| s.from == 1 && s.pkt.tcp.nsack > 0).unwrap().t;
+    let sent = h.data_sent();
+    let rx = |k: u64| sent.iter().find(|d| d.2 && d.1 == seg(k)).unwrap().0;
+    // resent when that ACK arrives (50 ms and 4 us of serialisation later),
+    // before the next one (80 us behind it)
+    let wait = rx(3) - first_sack_ack - 50 * MS;
+    assert!(wait < 10_000, "resent on the first duplicate ACK: {wait} ns");
+    let entry = h.win.iter().find(|w| w.in_recovery).unwrap();
+    assert_eq!((entry.cwnd, entry.ssthresh), (6000, 6000));
+    // the SACKs of segments 10 and 11 leave the receiver 4 and 5 segment
+    // times (80 us each at 100 Mb/s) after the one of segment 6
+    let gap = |k: u64| rx(k) - rx(3);
+    assert!(gap(4) > 0 && gap(5) > gap(4), "{} {}", gap(4), gap(5));
+    // SACK recovery on the same losses enters two duplicate ACKs later
+    let mut h2 = Harness::new(&cfg(Recovery::Sack), 100_000_000, 50 * MS);
+    h2.drop = drop_first_tx_of(&[3, 4, 5]);
+    h2.transfer(20_000);
+    h2.run_until(10_000 * MS);
+    let sack_rx3 = h2.data_sent().into_iter().find(|d| d.2).unwrap().0;
+    assert!(sack_rx3 > rx(3), "{} vs {}", sack_rx3, rx(3));
+}
+
+/// awnd = snd.nxt - snd.fack + retran_data, by hand (SMSS 1000):
+/// 0-14000 sent, [3000, 6000) SACKed, [0, 1000) resent -> 8000 + 1000.
+#[test]
+fn fack_awnd_accounting_by_hand() {
+    let mut e = crate::tcp::Endpoint::new(0, 1, 0, 1, &cfg(Recovery::Fack));
+    e.snd.una = 0;
+    e.snd.max = 14_000;
+    e.snd.board.insert(0, 14_000, 3000, 6000);
+    e.snd.high_rxt = 1000;
+    assert_eq!(e.fack_point(), 6000);
+    assert_eq!(e.fack_awnd(), 8000 + 1000);
+    // the retransmission is SACKed: no longer counted
+    e.snd.board.insert(0, 14_000, 0, 1000);
+    assert_eq!(e.fack_awnd(), 8000);
+    // a SACK further up moves snd.fack and shrinks awnd
+    e.snd.board.insert(0, 14_000, 9000, 10_000);
+    assert_eq!(e.fack_awnd(), 4000);
+}
+
+/// FACK rampdown: cwnd starts at awnd after the first retransmission and
+/// falls by SMSS/2 per ACK to ssthresh; overdamping halves ssthresh again
+/// for a loss found in slow start (IW 10, ssthresh infinite: slow start).
+#[test]
+fn fack_rampdown_and_overdamping() {
+    let mut c = cfg(Recovery::Fack);
+    c.fack_rampdown = true;
+    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+    h.drop = drop_first_tx_of(&[3, 4, 5]);
+    h.transfer(20_000);
+    h.run_until(10_000 * MS);
+    assert_eq!(h.delivered(), 20_000);
+    let rec: Vec<u64> = h.win.iter().filter(|w| w.in_recovery).map(|w| w.cwnd).collect();
+    assert_eq!(rec[0], 9000, "awnd after resending 3");
+    assert!(rec.windows(2).all(|p| p[1] <= p[0] && p[0] - p[1] <= 500), "{rec:?}");
+    assert_eq!(*rec.last().unwrap(), 6000);
+    let mut c = cfg(Recovery::Fack);
+    c.fack_overdamping = true;
+    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+    h.drop = drop_first_tx_of(&[3, 4, 5]);
+    h.transfer(20_000);
+    h.run_until(10_000 * MS);
+    let entry = h.win.iter().find(|w| w.in_recovery).unwrap();
+    assert_eq!((entry.cwnd, entry.ssthresh), (3000, 3000));
+    assert_eq!(h.delivered(), 20_000);
+}
+
+/// Limited Transmit, IW 3, 5 segments, segment 1 lost: only two duplicate
+/// ACKs can come back, so without it the loss waits for the timer. With it
+/// each duplicate ACK sends a new segment (4, then 5, cwnd staying 3000),
+/// whose ACKs make the third duplicate. FlightSize at the fast retransmit is
+/// 5001 (the FIN included); without the 2000 Limited Transmit bytes, ssthresh
+/// = max(3001/2, 2000) = 2000, not 2500.
+#[test]
+fn limited_transmit_turns_a_timeout_into_a_fast_retransmit() {
+    for lt in [false, true] {
+        let mut c = cfg(Recovery::NewReno);
+        c.initial_window = InitialWindow::Segments(3);
+        c.limited_transmit = lt;
+        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+        h.drop = drop_first_tx_of(&[1]);
+        h.transfer(5000);
+        h.run_until(10_000 * MS);
+        assert_eq!(h.delivered(), 5000);
+        let st = h.eps[0].stats;
+        if lt {
+            assert_eq!((st.fast_recoveries, st.timeouts), (1, 0));
+            let entry = h.win.iter().find(|w| w.in_recovery).unwrap();
+            assert_eq!(entry.ssthresh, 2000);
+            let before = h.win.iter().take_while(|w| !w.in_recovery).filter(|w| w.flight > 1);
+            assert!(before.clone().all(|w| w.cwnd == 3000));
+            assert_eq!(before.map(|w| w.flight).max(), Some(5001));
+        } else {
+            assert_eq!((st.fast_recoveries, st.timeouts), (0, 1));
+        }
+    }
+}
+
+/// ns-2 maxburst_: no event sends more than `max_burst` segments. IW 10
+/// with max_burst 4 sends 4 at once; the rest follow the ACKs.
+#[test]
+fn max_burst_caps_segments_per_event() {
+    let mut c = cfg(Recovery::Sack);
+    c.max_burst = Some(4);
+    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+    h.drop = drop_first_tx_of(&[5, 9, 12, 30]);
+    h.transfer(60_000);
+    h.run_until(20_000 * MS);
+    assert_eq!(h.delivered(), 60_000);
+    let data = h.data_sent();
+    let mut most = 0;
+    for d in &data {
+        most = most.max(data.iter().filter(|e| e.0 == d.0).count());
+    }
+    assert_eq!(most, 4);
+    let first_round = data.iter().filter(|d| d.0 == data[0].0).count();
+    assert_eq!(first_round, 4);
+    // unlimited: the initial window leaves at once
+    let mut h = Harness::new(&cfg(Recovery::Sack), 100_000_000, 50 * MS);
+    h.transfer(60_000);
+    h.run_until(20_000 * MS);
+    let data = h.data_sent();
+    assert_eq!(data.iter().filter(|d| d.0 == data[0].0).count(), 10);
+}
+
+/// DAASS with N = 10 and delayed ACKs: the receiver ACKs each of the first
+/// ten data segments at once, then every second one. 20 segments, IW 4.
+#[test]
+fn daass_acks_the_first_n_segments_at_once() {
+    let pure_acks = |daass: Option<u32>| -> usize {
+        let mut c = cfg(Recovery::NewReno);
+        c.delayed_ack = true;
+        c.initial_window = InitialWindow::Segments(4);
+        c.daass_segments = daass;
+        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+        h.transfer_open(20_000);
+        h.run_until(10_000 * MS);
+        assert_eq!(h.delivered(), 20_000);
+        h.log.iter().filter(|s| s.from == 1 && s.pkt.payload == 0 && !s.pkt.tcp.has(crate::net::packet::FLAG_SYN)).count()
+    };
+    // without: 20 segments, one ACK per two = 10
+    assert_eq!(pure_acks(None), 10);
+    // with: 10 + the remaining 10 in pairs = 15
+    assert_eq!(pure_acks(Some(10)), 15);
+    assert_eq!(pure_acks(Some(20)), 20);
+}
+
+/// F-RTO on a spurious timeout: the data path holds everything sent in
+/// [1.0 s, 2.5 s) and delivers it late (an outage with link-layer
+/// buffering, TRANSAT's S-LACP case). The RTO fires, resends snd.una; the
+/// first late ACK advances snd.una short of `recover`, so two new segments
+/// go out; the next ACK acknowledges data never resent: spurious. Without
+/// F-RTO the go-back-N resends the whole window.
+#[test]
+fn frto_detects_a_spurious_timeout_and_undoes_the_reduction() {
+    for sack in [false, true] {
+        let run = |frto: bool| {
+            let mut c = cfg(if sack { Recovery::Sack } else { Recovery::NewReno });
+            c.frto = frto;
+            c.initial_window = InitialWindow::Segments(4);
+            let mut h = Harness::new(&c, 10_000_000, 50 * MS);
+            h.hold = Some((0, 1000 * MS, 2500 * MS));
+            h.transfer(3_000_000);
+            h.run_until(60_000 * MS);
+            assert_eq!(h.delivered(), 3_000_000);
+            h
+        };
+        let plain = run(false);
+        let f = run(true);
+        let (p, q) = (plain.eps[0].stats, f.eps[0].stats);
+        assert!(p.timeouts >= 1 && q.timeouts >= 1, "{p:?} {q:?}");
+        assert_eq!(q.spurious_rtos, 1, "sack {sack}");
+        assert_eq!(p.spurious_rtos, 0);
+        assert_eq!(q.retransmissions, 1, "only the timeout's own retransmission (sack {sack})");
+        assert!(p.retransmissions > 10, "{}", p.retransmissions);
+        // the response restores ssthresh to max(FlightSize, ssthresh) at the
+        // timeout: no lasting halving, unlike the conventional recovery
+        let ss_after = |h: &Harness| h.win.last().unwrap().ssthresh;
+        assert!(ss_after(&f) > 2 * ss_after(&plain), "{} vs {}", ss_after(&f), ss_after(&plain));
+    }
+}
+
+/// F-RTO on a genuine timeout: the last segment is lost, the first ACK after
+/// the resend covers `recover`, and the conventional recovery goes on.
+#[test]
+fn frto_leaves_a_genuine_timeout_alone() {
+    let mut c = cfg(Recovery::NewReno);
+    c.frto = true;
+    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+    h.drop = drop_first_tx_of(&[11]);
+    h.transfer(11_000);
+    h.run_until(10_000 * MS);
+    assert_eq!(h.delivered(), 11_000);
+    let st = h.eps[0].stats;
+    assert_eq!((st.timeouts, st.spurious_rtos, st.retransmissions), (1, 0, 1));
 }

@@ -8,12 +8,13 @@
 //! * Partial ACK: retransmit the next unacknowledged segment, deflate cwnd by
 //!   the bytes acknowledged and add back SMSS if at least SMSS was
 //!   acknowledged; restart the retransmission timer on the first partial ACK
-//!   only ("impatient" variant, RFC 6582 section 4).
+//!   only ("impatient" variant, RFC 6582 section 4, the default) or on every
+//!   one (`partial_ack_timer = "slow_but_steady"`, ns-2's NewReno).
 //! * Full ACK: leave recovery with cwnd = min(ssthresh, max(FlightSize,
 //!   SMSS) + SMSS) (RFC 6582 option 1, the recommended one) or cwnd =
 //!   ssthresh (`full_ack_cwnd = "ssthresh"`, ns-3's classic recovery).
 
-use crate::scenario::FullAckCwnd;
+use crate::scenario::{FullAckCwnd, PartialAckTimer};
 use crate::tcp::{Ctx, Endpoint};
 
 impl Endpoint {
@@ -41,9 +42,9 @@ impl Endpoint {
         }
         s.w.cwnd = s.w.cwnd.max(smss);
         s.partial_acks += 1;
-        let first = s.partial_acks == 1;
+        let restart = s.partial_acks == 1 || self.cfg.partial_ack_timer == PartialAckTimer::SlowButSteady;
         self.retransmit_head(ctx);
-        first
+        restart
     }
 
     pub(crate) fn newreno_dupack(&mut self, ctx: &mut Ctx) {
