@@ -352,3 +352,91 @@ fn malformed_json() {
     assert_eq!(e.path, "<json>");
     assert!(e.allowed.contains("line"), "{}", e.allowed);
 }
+
+/// The GEO flow's tcp table with `extra` appended.
+fn tcp_with(extra: &str) -> Result<Scenario, ScenarioError> {
+    edited("delayed_ack = true }", &format!("delayed_ack = true, {extra} }}"))
+}
+
+#[test]
+fn recovery_presets_and_parts() {
+    for (variant, rec, sack) in [
+        ("tahoe", Recovery::Tahoe, false),
+        ("reno", Recovery::Reno, false),
+        ("newreno", Recovery::NewReno, false),
+        ("sack", Recovery::Sack, true),
+        ("fack", Recovery::Fack, true),
+    ] {
+        let s = edited("variant = \"sack\"", &format!("variant = \"{variant}\"")).unwrap();
+        let t = &s.flows[0].tcp;
+        assert_eq!((t.recovery, t.sack), (rec, sack), "{variant}");
+        assert!(!t.limited_transmit && t.daass_segments.is_none() && t.max_burst.is_none() && !t.frto);
+        let s = edited("variant = \"sack\"", &format!("recovery = \"{variant}\"")).unwrap();
+        assert_eq!(s.flows[0].tcp.recovery, rec);
+    }
+    // the preset's recovery can be overridden by parts
+    let s = edited("variant = \"sack\"", "variant = \"fack\", recovery = \"reno\", sack = false").unwrap();
+    assert_eq!((s.flows[0].tcp.recovery, s.flows[0].tcp.sack), (Recovery::Reno, false));
+    let e = err(edited("variant = \"sack\"", "variant = \"fack\", sack = false"));
+    assert_eq!(e.path, "flows.download.tcp.sack");
+    assert!(e.allowed.contains("\"fack\""), "{}", e.allowed);
+    let e = err(edited("variant = \"sack\"", "recovery = \"vegas\""));
+    assert_eq!(e.path, "flows.download.tcp.recovery");
+    assert!(e.allowed.contains("\"tahoe\"") && e.allowed.contains("\"fack\""), "{}", e.allowed);
+}
+
+/// TRANSAT's "Enhanced TCP": SACK + IW 4 + DAASS (10) + Limited Transmit;
+/// each part can still be set by hand.
+#[test]
+fn enhanced_preset() {
+    let s = parse(&GEO.replace("variant = \"sack\"", "variant = \"enhanced\"").replace("initial_window = 2, ", "")).unwrap();
+    let t = &s.flows[0].tcp;
+    assert_eq!(t.variant, "enhanced");
+    assert_eq!((t.recovery, t.sack, t.initial_window), (Recovery::Sack, true, InitialWindow::Segments(4)));
+    assert_eq!((t.daass_segments, t.limited_transmit), (Some(10), true));
+    let s = edited("variant = \"sack\"", "variant = \"enhanced\", limited_transmit = false, daass_segments = 6").unwrap();
+    let t = &s.flows[0].tcp;
+    assert_eq!((t.daass_segments, t.limited_transmit, t.initial_window), (Some(6), false, InitialWindow::Segments(2)));
+}
+
+#[test]
+fn tcp_options_parse() {
+    let s = tcp_with("daass = true, limited_transmit = true, max_burst = 4, frto = true").unwrap();
+    let t = &s.flows[0].tcp;
+    assert_eq!((t.daass_segments, t.limited_transmit, t.max_burst, t.frto), (Some(10), true, Some(4), true));
+    assert_eq!(t.partial_ack_timer, PartialAckTimer::Impatient);
+    let s = tcp_with("daass = true, daass_segments = 3, partial_ack_timer = \"slow_but_steady\"").unwrap();
+    assert_eq!(s.flows[0].tcp.daass_segments, Some(3));
+    assert_eq!(s.flows[0].tcp.partial_ack_timer, PartialAckTimer::SlowButSteady);
+    let s = edited("variant = \"sack\"", "variant = \"fack\", fack_rampdown = true, fack_overdamping = true").unwrap();
+    assert!(s.flows[0].tcp.fack_rampdown && s.flows[0].tcp.fack_overdamping);
+}
+
+#[test]
+fn tcp_option_errors() {
+    let e = err(tcp_with("daass_segments = 5"));
+    assert_eq!((e.path.as_str(), e.value.as_str()), ("flows.download.tcp.daass_segments", "5"));
+    assert!(e.allowed.contains("daass = true"), "{}", e.allowed);
+    let e = err(tcp_with("daass = true, daass_segments = 0"));
+    assert_eq!(e.path, "flows.download.tcp.daass_segments");
+    assert!(e.allowed.contains("1..="), "{}", e.allowed);
+    let e = err(edited("delayed_ack = true", "delayed_ack = false, daass = true"));
+    assert_eq!((e.path.as_str(), e.value.as_str()), ("flows.download.tcp.daass", "true"));
+    assert!(e.allowed.contains("delayed_ack"), "{}", e.allowed);
+    let e = err(tcp_with("max_burst = 0"));
+    assert_eq!((e.path.as_str(), e.value.as_str()), ("flows.download.tcp.max_burst", "0"));
+    assert!(e.allowed.contains("1..="), "{}", e.allowed);
+    let e = err(tcp_with("limited_transmit = \"yes\""));
+    assert_eq!(e.path, "flows.download.tcp.limited_transmit");
+    assert!(e.allowed.contains("boolean"), "{}", e.allowed);
+    let e = err(tcp_with("frto = 1"));
+    assert_eq!(e.path, "flows.download.tcp.frto");
+    let e = err(tcp_with("fack_rampdown = true"));
+    assert_eq!((e.path.as_str(), e.value.as_str()), ("flows.download.tcp.fack_rampdown", "true"));
+    assert!(e.allowed.contains("\"fack\""), "{}", e.allowed);
+    let e = err(tcp_with("fack_overdamping = false"));
+    assert_eq!(e.path, "flows.download.tcp.fack_overdamping");
+    let e = err(tcp_with("partial_ack_timer = \"lazy\""));
+    assert_eq!(e.path, "flows.download.tcp.partial_ack_timer");
+    assert!(e.allowed.contains("\"slow_but_steady\""), "{}", e.allowed);
+}
