@@ -3,7 +3,9 @@
 //! applications, every finite flow completes, delivers exactly the bytes its
 //! application sent (the receiver audits each segment's sequence number
 //! against the offset it was sent with, and in-order delivery), and nothing
-//! is delivered twice.
+//! is delivered twice. Every recovery scheme (Tahoe, Reno, NewReno, SACK,
+//! FACK) and option (Limited Transmit, DAASS, max burst, F-RTO, NewReno's
+//! partial-ACK timer, FACK rampdown and overdamping) is drawn.
 
 mod common;
 use common::*;
@@ -13,7 +15,8 @@ use proptest::prelude::*;
 struct FlowSpec {
     src: usize,
     dst: usize,
-    sack: bool,
+    recovery: &'static str,
+    opts: Opts,
     delayed_ack: bool,
     mss: u32,
     iw: u32,
@@ -23,6 +26,34 @@ struct FlowSpec {
     app: AppSpec,
     start_ms: u32,
 }
+
+/// Recovery options drawn for each flow.
+#[derive(Debug, Clone)]
+struct Opts {
+    limited_transmit: bool,
+    daass: Option<u32>,
+    max_burst: Option<u32>,
+    frto: bool,
+    slow_but_steady: bool,
+    fack_rampdown: bool,
+    fack_overdamping: bool,
+}
+
+fn opts() -> impl Strategy<Value = Opts> {
+    (any::<bool>(), prop::option::of(1u32..20), prop::option::of(1u32..6), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
+        |(limited_transmit, daass, max_burst, frto, slow_but_steady, fack_rampdown, fack_overdamping)| Opts {
+            limited_transmit,
+            daass,
+            max_burst,
+            frto,
+            slow_but_steady,
+            fack_rampdown,
+            fack_overdamping,
+        },
+    )
+}
+
+const RECOVERIES: [&str; 5] = ["tahoe", "reno", "newreno", "sack", "fack"];
 
 #[derive(Debug, Clone)]
 enum AppSpec {
@@ -57,11 +88,12 @@ fn app() -> impl Strategy<Value = AppSpec> {
 }
 
 fn flow(n_nodes: usize) -> impl Strategy<Value = FlowSpec> {
-    (0..n_nodes, 1..n_nodes, any::<bool>(), any::<bool>(), 200u32..1461, 1u32..5, 4_000u32..400_000, any::<bool>(), any::<u32>(), app(), 0u32..2000)
-        .prop_map(move |(src, off, sack, delayed_ack, mss, iw, rwnd, ws, iss, app, start_ms)| FlowSpec {
+    (0..n_nodes, 1..n_nodes, (0usize..5, opts()), any::<bool>(), 200u32..1461, 1u32..5, 4_000u32..400_000, any::<bool>(), any::<u32>(), app(), 0u32..2000)
+        .prop_map(move |(src, off, (rec, opts), delayed_ack, mss, iw, rwnd, ws, iss, app, start_ms)| FlowSpec {
             src,
             dst: (src + off) % n_nodes,
-            sack,
+            recovery: RECOVERIES[rec],
+            opts,
             delayed_ack,
             mss,
             iw,
@@ -101,10 +133,23 @@ fn toml(links: &[LinkSpec], flows: &[FlowSpec], seed: u64) -> String {
         }
     }
     for (i, f) in flows.iter().enumerate() {
-        let variant = if f.sack { "sack" } else { "newreno" };
+        let o = &f.opts;
+        let mut extra = format!(", limited_transmit = {}, frto = {}", o.limited_transmit, o.frto);
+        if let (Some(n), true) = (o.daass, f.delayed_ack) {
+            extra += &format!(", daass = true, daass_segments = {n}");
+        }
+        if let Some(b) = o.max_burst {
+            extra += &format!(", max_burst = {b}");
+        }
+        if o.slow_but_steady {
+            extra += ", partial_ack_timer = \"slow_but_steady\"";
+        }
+        if f.recovery == "fack" {
+            extra += &format!(", fack_rampdown = {}, fack_overdamping = {}", o.fack_rampdown, o.fack_overdamping);
+        }
         s += &format!(
-            "[[flows]]\nname = \"f{i}\"\nsrc = \"n{}\"\ndst = \"n{}\"\ntcp = {{ variant = \"{variant}\", mss = {}, initial_window = {}, rwnd = {}, window_scaling = {}, delayed_ack = {}, iss = {} }}\n",
-            f.src, f.dst, f.mss, f.iw, f.rwnd, f.ws, f.delayed_ack, f.iss
+            "[[flows]]\nname = \"f{i}\"\nsrc = \"n{}\"\ndst = \"n{}\"\ntcp = {{ variant = \"{}\", mss = {}, initial_window = {}, rwnd = {}, window_scaling = {}, delayed_ack = {}, iss = {}{extra} }}\n",
+            f.src, f.dst, f.recovery, f.mss, f.iw, f.rwnd, f.ws, f.delayed_ack, f.iss
         );
         s += &match &f.app {
             AppSpec::Ftp { size, request, fin_end } => format!(
