@@ -313,7 +313,13 @@ impl Endpoint {
             }
             match self.next_len_at(nxt) {
                 Some((len, fin)) => {
-                    let outstanding = s.outstanding_below(nxt);
+                    // SACKed data has left the network only for the SACK-based
+                    // schemes; the others count duplicate ACKs instead (window
+                    // inflation), and subtracting both would count it twice
+                    let outstanding = match self.cfg.recovery {
+                        Recovery::Sack | Recovery::Fack => s.outstanding_below(nxt),
+                        _ => nxt - s.una,
+                    };
                     let room_cwnd = s.w.cwnd.saturating_sub(outstanding);
                     // Limited Transmit only sends new data (RFC 3042)
                     let room_lt = if nxt >= s.max { (s.w.cwnd + lt_room).saturating_sub(outstanding) } else { 0 };
