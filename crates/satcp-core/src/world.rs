@@ -313,6 +313,7 @@ impl World {
                 retransmissions: st(s).retransmissions + st(c).retransmissions,
                 timeouts: st(s).timeouts + st(c).timeouts,
                 fast_recoveries: st(s).fast_recoveries + st(c).fast_recoveries,
+                spurious_rtos: st(s).spurious_rtos + st(c).spurious_rtos,
                 integrity_errors: st(s).integrity_errors + st(c).integrity_errors,
                 aborted: self.flows[f].aborted,
                 pages_completed: pages_done,

@@ -60,6 +60,8 @@ pub struct FlowSummary {
     pub retransmissions: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
+    /// Retransmission timeouts F-RTO (`tcp.frto`) found spurious.
+    pub spurious_rtos: u64,
     /// Data segments whose 32-bit wire sequence number, unwrapped by the
     /// receiver, disagreed with the stream offset the sender meant. Always 0
     /// unless the TCP model is broken; the tests assert it.
