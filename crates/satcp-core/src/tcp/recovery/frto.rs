@@ -104,7 +104,7 @@ impl Endpoint {
             }
             Stage::AwaitSecond => {
                 if advanced || (sack_version && sacked_low > 0) {
-                    self.frto_spurious(advanced.then(|| self.snd.una - prev_una).unwrap_or(0));
+                    self.frto_spurious(self.snd.una - prev_una);
                 } else if dup {
                     self.snd.frto.stage = Stage::Off;
                     let s = &mut self.snd;
