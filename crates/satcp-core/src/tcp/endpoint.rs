@@ -550,7 +550,7 @@ impl Endpoint {
         }
         if self.snd.frto.active() {
             let dup = ack == prev_una && !carries_data && !window_changed;
-            let sacked_low = self.frto_sacked_below_recover() - frto_sacked_before;
+            let sacked_low = self.frto_sacked_below_recover().saturating_sub(frto_sacked_before);
             self.frto_on_ack(ctx, prev_una, dup, sacked_low);
         }
     }
