@@ -7,7 +7,7 @@
 //! Python objects).
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyValueError};
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
@@ -139,9 +139,10 @@ fn run<'py>(
     fmt: String,
     overrides: Vec<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let out: Result<(String, Vec<Col>, Vec<Col>, Vec<Col>), CoreError> = py.allow_threads(|| {
-        let scn = parse(&text, &fmt, &overrides)?;
-        let out: RunOutput = satcp_core::run(&scn);
+    let out: Result<(String, Vec<Col>, Vec<Col>, Vec<Col>), PyErr> = py.allow_threads(|| {
+        let scn = parse(&text, &fmt, &overrides).map_err(to_py_err)?;
+        // Only capture files can make a run fail.
+        let out: RunOutput = satcp_core::try_run(&scn).map_err(|e| PyOSError::new_err(e.to_string()))?;
         Ok((
             out.summary_json(),
             flow_cols(&out.flow_series),
@@ -149,7 +150,7 @@ fn run<'py>(
             page_cols(&out.pages),
         ))
     });
-    let (summary, fs, ls, pg) = out.map_err(to_py_err)?;
+    let (summary, fs, ls, pg) = out?;
     let d = PyDict::new(py);
     d.set_item("summary", summary)?;
     d.set_item("flow_series", cols_to_py(py, fs)?)?;
