@@ -202,3 +202,16 @@ def test_bad_arguments_are_reported(frames, tmp_path):
         report.write_report(flows, runs, tmp_path, baseline="cubic")
     with pytest.raises(KeyError, match="trace runs not in the runs table"):
         report.write_report(flows, runs, tmp_path, trace_runs=["nope"])
+
+
+def test_render_check_catches_a_broken_page(tmp_path):
+    # the harness itself: an undecodable image, an empty table and a
+    # console error must all show up
+    bad = tmp_path / "bad.html"
+    bad.write_text('<!DOCTYPE html><html><head></head><body><img src="data:image/png;base64,AAAA">'
+                   '<table><tbody></tbody></table><script>console.error("boom")</script></body></html>')
+    res, log = render(bad, tmp_path)
+    assert res["images"][0]["w"] == 0
+    assert res["tables"] == [0]
+    assert len(res["errors"]) == 1
+    assert any("CONSOLE" in l and "boom" in l for l in log.splitlines())
