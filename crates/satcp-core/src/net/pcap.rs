@@ -60,7 +60,7 @@ pub fn node_mac(n: u32) -> [u8; 6] {
 /// (endpoint 2f is flow f's server, 2f + 1 its client).
 pub fn ports(to_ep: u32) -> (u16, u16) {
     let client = CLIENT_PORT_BASE + ((to_ep / 2) % 16384) as u16;
-    if to_ep % 2 == 0 {
+    if to_ep.is_multiple_of(2) {
         (client, SERVER_PORT)
     } else {
         (SERVER_PORT, client)
