@@ -34,6 +34,10 @@ fn parse(text: &str, fmt: &str, overrides: &[String]) -> Result<Scenario, CoreEr
     }
 }
 
+/// What one run hands back: the summary JSON and the flow, link and page
+/// tables.
+type RunParts = (String, Vec<Col>, Vec<Col>, Vec<Col>);
+
 /// A column ready to cross into Python.
 enum Col {
     F64(&'static str, Vec<u8>),
@@ -139,7 +143,7 @@ fn run<'py>(
     fmt: String,
     overrides: Vec<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let out: Result<(String, Vec<Col>, Vec<Col>, Vec<Col>), PyErr> = py.allow_threads(|| {
+    let out: PyResult<RunParts> = py.allow_threads(|| {
         let scn = parse(&text, &fmt, &overrides).map_err(to_py_err)?;
         // Only capture files can make a run fail.
         let out: RunOutput = satcp_core::try_run(&scn).map_err(|e| PyOSError::new_err(e.to_string()))?;
