@@ -168,28 +168,20 @@ def _cell_label(row: pd.Series | dict, cols: Sequence[str]) -> str:
 # sections
 
 
-def _overview(flows: pd.DataFrame, runs: pd.DataFrame | None, factors: list[str], level: float) -> str:
-    parts = []
-    if runs is not None and len(runs):
-        status = runs["status"].value_counts() if "status" in runs.columns else pd.Series(dtype=int)
-        n_ok, n_failed = int(status.get("ok", 0)), int(status.get("failed", 0))
-        n_runs = len(runs)
-    else:
-        keyed = flows.drop_duplicates("key") if "key" in flows.columns else flows
-        n_runs = len(keyed)
-        n_failed = int((keyed.get("status", pd.Series(dtype=str)) == "failed").sum())
-        n_ok = n_runs - n_failed
-    rows = [("runs", n_runs), ("ok", n_ok), ("failed", n_failed), ("flow rows", len(flows)),
-            ("confidence level", f"{level:.0%} (Student t)")]
+def _overview(flows: pd.DataFrame, ok: pd.DataFrame, runs: pd.DataFrame | None, factors: list[str],
+              level: float) -> str:
+    per_run = runs if runs is not None else flows.drop_duplicates("key")
+    status = per_run["status"] if "status" in per_run.columns else pd.Series("ok", index=per_run.index)
+    rows = [("runs", len(per_run)), ("ok", int((status == "ok").sum())), ("failed", int((status == "failed").sum())),
+            ("flow rows", len(flows)), ("confidence level", f"{level:.0%} (Student t)")]
     for col in ("sweep", "satcp_version"):
-        src = runs if runs is not None and col in getattr(runs, "columns", []) else flows
+        src = per_run if col in per_run.columns else flows
         if col in src.columns:
             rows.append((col, ", ".join(map(str, _levels(src[col])))))
-    if "replication" in flows.columns and factors:
-        reps = flows.drop_duplicates([c for c in ("key",) if c in flows.columns] or None)
-        per_cell = reps.groupby(factors, dropna=False).size()
-        rows.append(("runs per cell", f"{per_cell.min()}..{per_cell.max()}" if len(per_cell) else "0"))
-    parts.append(_table(pd.DataFrame(rows, columns=["", "value"])))
+    if factors and not ok.empty:
+        per_cell = ok.drop_duplicates("key").groupby(factors, dropna=False).size()
+        rows.append(("successful runs per cell", f"{per_cell.min()}..{per_cell.max()}"))
+    parts = [_table(pd.DataFrame(rows, columns=["", "value"]))]
     if factors:
         lv = pd.DataFrame([(f, len(_levels(flows[f])), ", ".join(_fmt(v) for v in _levels(flows[f])))
                            for f in factors], columns=["factor", "levels", "values"])
@@ -211,13 +203,12 @@ def _metric_figure(desc: pd.DataFrame, metric: str, x: str | None, group: str | 
         groups = [(None, d)] if group is None else list(d.groupby(group, sort=True))
         for gname, g in groups:
             label = None if group is None else f"{_short(group)}={_fmt(gname)}"
-            yerr = g["ci_half"].fillna(0).to_numpy()
             if x is not None:
                 g = g.sort_values(x)
-                yerr = g["ci_half"].fillna(0).to_numpy()
-                ax.errorbar(g[x].astype(float), g["mean"], yerr=yerr, marker="o", capsize=3, label=label)
+                ax.errorbar(g[x].astype(float), g["mean"], yerr=g["ci_half"].fillna(0), marker="o", capsize=3,
+                            label=label)
             else:
-                ax.bar([label or metric], g["mean"], yerr=yerr, capsize=3)
+                ax.bar([label or metric], g["mean"], yerr=g["ci_half"].fillna(0), capsize=3)
         if x is not None:
             vals = d[x].astype(float)
             if (vals > 0).all() and vals.max() / vals.min() >= 100:
@@ -301,7 +292,7 @@ def _anova_section(ok: pd.DataFrame, metrics: list[str], factors: list[str], flo
         return ""
     # Flows of one run are not independent observations: with several flows
     # per run, one ANOVA per flow.
-    per_flow = flow_col is not None and "key" in ok.columns and ok.groupby("key")[flow_col].nunique().max() > 1
+    per_flow = flow_col is not None and ok.groupby("key")[flow_col].nunique().max() > 1
     subsets = list(ok.groupby(flow_col, sort=True)) if per_flow else [(None, ok)]
     out = ["<h2>Analysis of variance</h2>",
            '<p class="note">Full factorial model (effects coding), sums of squares from statsmodels '
@@ -329,7 +320,7 @@ def _anova_section(ok: pd.DataFrame, metrics: list[str], factors: list[str], flo
 def _fairness_section(ok: pd.DataFrame, factors: list[str], flow_col: str | None, level: float) -> str:
     import matplotlib.pyplot as plt
 
-    if "key" not in ok.columns or flow_col is None or ok.groupby("key")[flow_col].nunique().max() < 2:
+    if flow_col is None or ok.groupby("key")[flow_col].nunique().max() < 2:
         return ""
     metric = "throughput_bps" if "throughput_bps" in ok.columns else "goodput_bps"
     f = stats.fairness(ok, factors, metric=metric, level=level)
@@ -388,7 +379,7 @@ def _traces_section(ok: pd.DataFrame, runs: pd.DataFrame | None, factors: list[s
     import matplotlib.pyplot as plt
 
     head = "<h2>Time series of chosen runs</h2>"
-    if runs is None or "scenario_json" not in runs.columns or "key" not in ok.columns:
+    if runs is None or "scenario_json" not in runs.columns:
         return head + '<p class="note">No runs table with scenario_json: no traces.</p>'
     keys = list(trace_runs) if trace_runs is not None else _pick_trace_runs(ok, runs, x, group, max_traces)
     if not keys:
@@ -447,8 +438,7 @@ def _failed_section(flows: pd.DataFrame, runs: pd.DataFrame | None) -> str:
     if "status" not in src.columns:
         return ""
     failed = src[src["status"] == "failed"]
-    if "key" in failed.columns:
-        failed = failed.drop_duplicates("key")
+    failed = failed.drop_duplicates("key")
     head = f"<h2>Failed runs ({len(failed)})</h2>"
     if failed.empty:
         return head + '<p class="note">None.</p>'
@@ -495,6 +485,9 @@ def write_report(
     stats._check_level(level)
     flows = flows.reset_index(drop=True)
     factors = list(factors) if factors is not None else stats.factor_columns(flows)
+    for frame, name in ((flows, "flows"), (runs, "runs")):
+        if frame is not None and "key" not in frame.columns:
+            raise KeyError(f"the {name} frame has no 'key' column (the run key)")
     missing = [f for f in factors if f not in flows.columns]
     if missing:
         raise KeyError(f"factor columns not in the flows frame: {missing}")
@@ -507,7 +500,7 @@ def write_report(
     metrics = [m for m in metrics if m in ok.columns]
     flow_col = _flow_col(ok)
 
-    body = [f"<h1>{html.escape(title)}</h1>", _overview(flows, runs, factors, level)]
+    body = [f"<h1>{html.escape(title)}</h1>", _overview(flows, ok, runs, factors, level)]
     if ok.empty:
         body.append('<p class="note">No successful run.</p>')
     else:

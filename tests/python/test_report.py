@@ -215,3 +215,22 @@ def test_render_check_catches_a_broken_page(tmp_path):
     assert res["tables"] == [0]
     assert len(res["errors"]) == 1
     assert any("CONSOLE" in l and "boom" in l for l in log.splitlines())
+
+
+def test_report_without_runs_table_or_numeric_factor(frames, tmp_path):
+    # one flow per run, one categorical factor, no runs frame: bar charts,
+    # no fairness section, no traces; failures still listed from `status`
+    flows, _ = frames
+    one = flows[(flows["flow"] == "a") | (flows["status"] == "failed")]
+    one = one[one[BER].isin([1e-6, 2.0])].drop(columns=[BER])
+    path = report.write_report(one, None, tmp_path / "r", metrics=["completion_s", "throughput_bps"])
+    html = path.read_text(encoding="utf-8")
+    assert "Fairness" not in html
+    assert "No runs table with scenario_json" in html
+    assert "Failed runs (1)" in html
+    res, _ = render(path, tmp_path)
+    assert len(res["images"]) == 2 and all(im["w"] > 100 for im in res["images"])
+    assert all(rows > 0 for rows in res["tables"])
+    assert res["errors"] == []
+    with pytest.raises(KeyError, match="no 'key' column"):
+        report.write_report(one.drop(columns=["key"]), None, tmp_path / "r")
