@@ -153,3 +153,14 @@ def test_per_flow_segments_retransmissions_and_bytes(captured):
         lan = fields(tmp / "lan.pcap", "tcp.len", "tcp.nxtseq", filt=f"tcp.dstport == {port}")
         assert sum(int(r[0]) for r in lan) == f["bytes_received"], f["name"]
         assert max(int(r[1]) for r in lan if r[1]) == f["bytes_delivered"] + 2
+
+
+def test_unwritable_capture_file_raises_oserror(tmp_path):
+    d = scenario(tmp_path)
+    d["captures"] = [{"link": 0, "file": str(tmp_path / "no" / "such" / "dir.pcap")}]
+    with pytest.raises(OSError, match=r"capture file .*dir\.pcap"):
+        satcp.run(d)
+    d["captures"] = [{"link": "nope", "file": "x.pcap"}]
+    with pytest.raises(satcp.ScenarioError) as e:
+        satcp.run(d)
+    assert e.value.path == "captures.0.link"
