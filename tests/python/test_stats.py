@@ -146,3 +146,30 @@ def test_fairness_per_cell_over_runs():
 def test_factor_columns_are_the_dotted_ones():
     df = pd.DataFrame(columns=["key", "replication", "flows.d.tcp.variant", "links.1.errors_ab.ber", "goodput_bps"])
     assert stats.factor_columns(df) == ["flows.d.tcp.variant", "links.1.errors_ab.ber"]
+
+
+def test_anova_balanced_three_factor_partition():
+    # invariant: in a balanced full factorial the term sums of squares and
+    # the error add up to SST, and each group row is the sum of its terms
+    rng = np.random.default_rng(5)
+    rows = []
+    for a in ("r", "n"):
+        for b in (50, 320):
+            for c in (1e-7, 1e-6, 1e-5):
+                for _ in range(4):
+                    rows.append({"x.a": a, "x.b": b, "x.c": c,
+                                 "y": (a == "r") * 3 + b / 100 + np.log10(c) * 2 + rng.normal()})
+    t = stats.anova(pd.DataFrame(rows), ["x.a", "x.b", "x.c"], "y")
+    terms = t[t["kind"] == "term"]
+    sst = t.loc[t["component"] == "y - ybar", "ss"].item()
+    err = t.loc[t["component"] == "Errors", "ss"].item()
+    assert terms["ss"].sum() + err == pytest.approx(sst)
+    assert terms["df"].sum() + t.loc[t["component"] == "Errors", "df"].item() == 47
+    groups = t[t["kind"] == "group"].set_index("order")
+    assert list(groups["component"]) == ["Main Effects", "First-Order Interactions", "Second-Order Interactions"]
+    for order, g in groups.iterrows():
+        assert g["ss"] == pytest.approx(terms[terms["order"] == order]["ss"].sum())
+    assert t.loc[t["component"] == "c", "df"].item() == 2
+    assert t.loc[t["component"] == "a x b x c", "df"].item() == 2
+    # the shares of variation of the groups and the error make 100%
+    assert groups["pct_variation"].sum() + t.loc[t["component"] == "Errors", "pct_variation"].item() == pytest.approx(100)
