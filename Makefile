@@ -12,11 +12,12 @@ VENV   := .venv
 VENV_ABS := $(abspath $(VENV))
 # Run a command with the venv active (maturin develop installs into VIRTUAL_ENV).
 IN_VENV := VIRTUAL_ENV=$(VENV_ABS) PATH=$(VENV_ABS)/bin:$$PATH
-STAMP  := $(VENV)/.satcp-deps
-PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow
+PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels
+# The stamp names the dependency list, so adding a package reinstalls.
+STAMP  := $(VENV)/.satcp-deps-$(shell echo $(PY_DEPS) | cksum | cut -d' ' -f1)
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv build demo test test-rust test-python bench bench-ns3 clean
+.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 clean
 
 help:
 	@echo "satcp make targets:"
@@ -47,7 +48,18 @@ demo: build
 test-rust: build
 	cargo test --release -p satcp-core
 
-test-python: build
+# System tools the Python tests drive: headless Chromium (report rendering)
+# and tshark (pcap decoding). Installed once, non-interactively (Debian).
+SYS_TEST_TOOLS := chromium:chromium tshark:tshark
+test-sysdeps:
+	@missing=""; for t in $(SYS_TEST_TOOLS); do command -v $${t%%:*} >/dev/null || missing="$$missing $${t##*:}"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing$$missing"; \
+	  echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	fi
+
+test-python: build test-sysdeps
 	$(IN_VENV) python -m pytest -q tests/python
 
 test: test-rust test-python

@@ -100,7 +100,10 @@ def validate(scenario: ScenarioLike, set: Iterable[str] | None = None) -> None:
 
 
 def run(scenario: ScenarioLike, set: Iterable[str] | None = None) -> Result:
-    """Validate and run one scenario; return its :class:`Result`."""
+    """Validate and run one scenario; return its :class:`Result`.
+
+    Raises :class:`ScenarioError` if the scenario cannot run, and
+    :class:`OSError` if a ``[[captures]]`` file cannot be written."""
     text, fmt = load(scenario)
     try:
         raw = _core.run(text, fmt, _overrides(set))

@@ -85,3 +85,17 @@ def scenario() -> dict:
 
 def is_png(p: Path) -> bool:
     return p.is_file() and p.stat().st_size > 100 and p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def system_tool(name: str) -> str:
+    """Path of a system program the tests drive (chromium, tshark). If it is
+    missing, install it with `make test-sysdeps` (apt-get, idempotent) once."""
+    import shutil
+
+    path = shutil.which(name)
+    if path is None:
+        r = subprocess.run(["make", "-s", "test-sysdeps"], cwd=REPO, capture_output=True, text=True)
+        path = shutil.which(name)
+        if path is None:
+            pytest.fail(f"{name} is not installed and `make test-sysdeps` did not install it:\n{r.stdout}{r.stderr}")
+    return path

@@ -21,11 +21,23 @@ pub use stats::output::RunOutput;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Build the world for `scn`, run it to the end and collect the results.
+/// Panics only if a capture file (`[[captures]]`) cannot be written; use
+/// [`try_run`] to get that as an error.
 pub fn run(scn: &Scenario) -> RunOutput {
+    try_run(scn).unwrap_or_else(|e| panic!("{}", e))
+}
+
+/// [`run`], with failures to create or write capture files returned (a run
+/// without captures cannot fail).
+pub fn try_run(scn: &Scenario) -> std::io::Result<RunOutput> {
     let t0 = std::time::Instant::now();
     let mut w = world::World::build(scn);
+    w.capture = net::capture::Capture::create(scn)?;
     w.run();
+    if let Some(c) = w.capture.take() {
+        c.finish()?;
+    }
     let mut out = w.into_output();
     out.summary.wall_s = t0.elapsed().as_secs_f64();
-    out
+    Ok(out)
 }

@@ -8,6 +8,7 @@
 //! (`out`, `notes`, `actions`) that are reused for the whole run.
 
 use crate::app::{Action, App, AppNote, Side};
+use crate::net::capture::Capture;
 use crate::net::routing::{self, Routes};
 use crate::net::{Enqueued, LinkDir, Packet, PacketPool};
 use crate::scenario::{AppCfg, Scenario};
@@ -43,6 +44,8 @@ pub struct World {
     actions: Vec<Action>,
     flow_series: FlowSeries,
     link_series: LinkSeries,
+    /// Packet captures (`[[captures]]`); None costs one test per hop.
+    pub capture: Option<Box<Capture>>,
 }
 
 /// Stream ids for random number streams (see `sim::rng`).
@@ -99,6 +102,7 @@ impl World {
             actions: Vec::new(),
             flow_series: FlowSeries::default(),
             link_series: LinkSeries::default(),
+            capture: None,
         }
     }
 
@@ -160,7 +164,13 @@ impl World {
         let d = self.routes.next_dir(node, p.dst_node);
         debug_assert_ne!(d, routing::NO_ROUTE, "validation guarantees a route");
         let dir = &mut self.dirs[d as usize];
-        if let Enqueued::Arrives(at) = dir.enqueue(self.now, p.ip_bytes) {
+        let fate = dir.enqueue(self.now, p.ip_bytes);
+        if let Some(c) = self.capture.as_deref_mut() {
+            if fate != Enqueued::DroppedQueue {
+                c.on_accept(d, self.now, dir.busy_until() - dir.tx_time(p.ip_bytes), &p);
+            }
+        }
+        if let Enqueued::Arrives(at) = fate {
             let id = self.pkts.insert(p);
             if dir.push_in_flight(at, id) {
                 self.q.push(at, Event::Arrive { dir: d });

@@ -7,7 +7,7 @@
 //! Python objects).
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyValueError};
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
@@ -33,6 +33,10 @@ fn parse(text: &str, fmt: &str, overrides: &[String]) -> Result<Scenario, CoreEr
         other => Err(CoreError::new("<format>", other, "\"toml\" or \"json\"")),
     }
 }
+
+/// What one run hands back: the summary JSON and the flow, link and page
+/// tables.
+type RunParts = (String, Vec<Col>, Vec<Col>, Vec<Col>);
 
 /// A column ready to cross into Python.
 enum Col {
@@ -139,9 +143,10 @@ fn run<'py>(
     fmt: String,
     overrides: Vec<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let out: Result<(String, Vec<Col>, Vec<Col>, Vec<Col>), CoreError> = py.allow_threads(|| {
-        let scn = parse(&text, &fmt, &overrides)?;
-        let out: RunOutput = satcp_core::run(&scn);
+    let out: PyResult<RunParts> = py.allow_threads(|| {
+        let scn = parse(&text, &fmt, &overrides).map_err(to_py_err)?;
+        // Only capture files can make a run fail.
+        let out: RunOutput = satcp_core::try_run(&scn).map_err(|e| PyOSError::new_err(e.to_string()))?;
         Ok((
             out.summary_json(),
             flow_cols(&out.flow_series),
@@ -149,7 +154,7 @@ fn run<'py>(
             page_cols(&out.pages),
         ))
     });
-    let (summary, fs, ls, pg) = out.map_err(to_py_err)?;
+    let (summary, fs, ls, pg) = out?;
     let d = PyDict::new(py);
     d.set_item("summary", summary)?;
     d.set_item("flow_series", cols_to_py(py, fs)?)?;

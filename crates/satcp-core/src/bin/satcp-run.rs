@@ -45,7 +45,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let out = satcp_core::run(&scn);
+    let out = match satcp_core::try_run(&scn) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
     println!("{}", out.summary_json());
     ExitCode::SUCCESS
 }

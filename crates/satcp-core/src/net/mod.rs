@@ -1,9 +1,11 @@
 //! Network models: packets, link directions with their queues and error
 //! models, and static routing.
 
+pub mod capture;
 pub mod error_model;
 pub mod link;
 pub mod packet;
+pub mod pcap;
 pub mod routing;
 
 pub use link::{Enqueued, LinkDir};

@@ -11,6 +11,8 @@ pub struct Scenario {
     pub nodes: Vec<NodeCfg>,
     pub links: Vec<LinkCfg>,
     pub flows: Vec<FlowCfg>,
+    /// Packet captures to write (none by default).
+    pub captures: Vec<CaptureCfg>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -249,4 +251,29 @@ pub struct HttpCfg {
     /// Send all embedded-object requests at once (pipelining) instead of
     /// one after another.
     pub pipelining: bool,
+}
+
+/// Which instant a captured packet is stamped with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureTime {
+    /// The first bit leaves the transmitter (after any queueing), as a
+    /// sniffer on the wire sees it.
+    Transmit,
+    /// The link direction accepts the packet into its queue (the moment the
+    /// node hands it over).
+    Accept,
+}
+
+/// A pcap file recording the packets a link direction accepts for
+/// transmission (see `net::capture`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaptureCfg {
+    pub link: usize,
+    /// [a->b, b->a]: which directions go into this file.
+    pub dirs: [bool; 2],
+    /// Output path, relative to the working directory of the process.
+    pub file: String,
+    /// Bytes kept of each frame (headers first; the payload is zeros).
+    pub snaplen: u32,
+    pub timestamp: CaptureTime,
 }

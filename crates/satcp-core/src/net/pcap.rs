@@ -1,0 +1,293 @@
+//! Classic pcap files (libpcap format, nanosecond variant) holding real
+//! Ethernet II / IPv4 / TCP frames built from satcp's packets.
+//!
+//! Sources: the libpcap file format (draft-ietf-opsawg-pcap: magic
+//! 0xA1B23C4D = nanosecond timestamps, version 2.4, LINKTYPE_ETHERNET = 1),
+//! IEEE 802.3 Ethernet II framing, RFC 791 (IPv4 header and checksum),
+//! RFC 9293 (TCP header, pseudo-header checksum), RFC 7323 (window scale),
+//! RFC 2018 (SACK options), RFC 1071 (Internet checksum), RFC 6864 (IPv4 ID).
+//!
+//! Every header field that satcp models is written as the model sent it:
+//! sequence and acknowledgement numbers, window, SYN/FIN/ACK flags, MSS,
+//! window scale, SACK-permitted and SACK blocks. Lengths (IP total length,
+//! TCP data offset) follow from the packet, so tshark's byte counts equal
+//! satcp's `ip_bytes` + 14. Choices where the model has nothing to say:
+//! * Addresses: node n is IPv4 10.(n >> 8).(n & 255).1 (= 10.0.n.1 for the
+//!   first 256 nodes) and MAC 02:00:(n as 4 bytes), a locally administered
+//!   unicast address. The Ethernet addresses are the link's two ends (hop by
+//!   hop), the IP addresses the packet's endpoints' nodes.
+//! * Ports: a flow's server (the node that sends the bulk data) uses
+//!   [`SERVER_PORT`], its client `CLIENT_PORT_BASE + flow % 16384`, so
+//!   connections are distinct for up to 16384 flows between one node pair.
+//! * IPv4: DF set, identification 0 (RFC 6864 allows any value in atomic
+//!   datagrams), TTL 64 on every hop (satcp does not count hops), DSCP/ECN 0.
+//! * TCP: no PSH, no urgent data, no timestamps option (the TCP model does
+//!   not use timestamps, so none are invented). Payload bytes are zeros,
+//!   which leaves the checksum as if the payload were absent, but the
+//!   pseudo-header counts its length.
+//! * Options are laid out in the order and padding
+//!   [`TcpHeader::options_len`] counts: MSS; NOP, window scale; NOP, NOP,
+//!   SACK-permitted; NOP, NOP, SACK blocks.
+
+use std::io::{self, Write};
+
+use super::packet::{Packet, TcpHeader, IPV4_HEADER, TCP_HEADER};
+
+/// Ethernet II header bytes.
+pub const ETHERNET_HEADER: u32 = 14;
+/// pcap snapshot lengths are at most this (libpcap's MAXIMUM_SNAPLEN).
+pub const MAX_SNAPLEN: u32 = 262_144;
+/// Port of every flow's server.
+pub const SERVER_PORT: u16 = 5001;
+/// First client port (the IANA dynamic range).
+pub const CLIENT_PORT_BASE: u16 = 49152;
+
+const MAGIC_NS: u32 = 0xA1B2_3C4D;
+const LINKTYPE_ETHERNET: u32 = 1;
+
+/// The IPv4 address satcp gives node `n`.
+pub fn node_ip(n: u32) -> [u8; 4] {
+    [10, (n >> 8) as u8, n as u8, 1]
+}
+
+/// The MAC address satcp gives node `n`.
+pub fn node_mac(n: u32) -> [u8; 6] {
+    let b = n.to_be_bytes();
+    [0x02, 0x00, b[0], b[1], b[2], b[3]]
+}
+
+/// (source port, destination port) of a segment for endpoint `to_ep`
+/// (endpoint 2f is flow f's server, 2f + 1 its client).
+pub fn ports(to_ep: u32) -> (u16, u16) {
+    let client = CLIENT_PORT_BASE + ((to_ep / 2) % 16384) as u16;
+    if to_ep.is_multiple_of(2) {
+        (client, SERVER_PORT)
+    } else {
+        (SERVER_PORT, client)
+    }
+}
+
+/// One's-complement sum of 16-bit big-endian words (RFC 1071), not folded.
+fn sum16(data: &[u8], mut acc: u32) -> u32 {
+    let mut chunks = data.chunks_exact(2);
+    for w in &mut chunks {
+        acc += u16::from_be_bytes([w[0], w[1]]) as u32;
+    }
+    if let [last] = chunks.remainder() {
+        acc += (*last as u32) << 8;
+    }
+    acc
+}
+
+/// Fold a one's-complement sum to 16 bits and complement it.
+fn checksum(mut acc: u32) -> u16 {
+    while acc > 0xFFFF {
+        acc = (acc & 0xFFFF) + (acc >> 16);
+    }
+    !(acc as u16)
+}
+
+fn put_options(b: &mut Vec<u8>, t: &TcpHeader) {
+    const NOP: u8 = 1;
+    if t.opt_mss != 0 {
+        b.extend_from_slice(&[2, 4]);
+        b.extend_from_slice(&t.opt_mss.to_be_bytes());
+    }
+    if let Some(shift) = t.opt_wscale {
+        b.extend_from_slice(&[NOP, 3, 3, shift]);
+    }
+    if t.opt_sack_perm {
+        b.extend_from_slice(&[NOP, NOP, 4, 2]);
+    }
+    if t.nsack > 0 {
+        b.extend_from_slice(&[NOP, NOP, 5, 2 + 8 * t.nsack]);
+        for &(left, right) in &t.sack[..t.nsack as usize] {
+            b.extend_from_slice(&left.to_be_bytes());
+            b.extend_from_slice(&right.to_be_bytes());
+        }
+    }
+}
+
+/// Append the Ethernet, IPv4 and TCP headers of `p`, sent over a link from
+/// node `hop_from` to node `hop_to`, to `b` (payload not included). Returns
+/// the length of the whole frame on the wire (headers + payload).
+pub fn encode_headers(b: &mut Vec<u8>, p: &Packet, hop_from: u32, hop_to: u32) -> u32 {
+    // Ethernet II
+    b.extend_from_slice(&node_mac(hop_to));
+    b.extend_from_slice(&node_mac(hop_from));
+    b.extend_from_slice(&0x0800u16.to_be_bytes());
+    // IPv4
+    let ip_at = b.len();
+    let (src, dst) = (node_ip(p.src_node), node_ip(p.dst_node));
+    b.extend_from_slice(&[0x45, 0]);
+    b.extend_from_slice(&(p.ip_bytes as u16).to_be_bytes());
+    b.extend_from_slice(&[0, 0, 0x40, 0, 64, 6, 0, 0]); // id 0, DF, TTL 64, TCP, checksum
+    b.extend_from_slice(&src);
+    b.extend_from_slice(&dst);
+    let ip_sum = checksum(sum16(&b[ip_at..ip_at + IPV4_HEADER as usize], 0));
+    b[ip_at + 10..ip_at + 12].copy_from_slice(&ip_sum.to_be_bytes());
+    // TCP
+    let tcp_at = b.len();
+    let t = &p.tcp;
+    let hdr_len = TCP_HEADER + t.options_len();
+    let (sport, dport) = ports(p.to_ep);
+    b.extend_from_slice(&sport.to_be_bytes());
+    b.extend_from_slice(&dport.to_be_bytes());
+    b.extend_from_slice(&t.seq.to_be_bytes());
+    b.extend_from_slice(&t.ack.to_be_bytes());
+    b.extend_from_slice(&[((hdr_len / 4) as u8) << 4, t.flags]);
+    b.extend_from_slice(&t.wnd.to_be_bytes());
+    b.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
+    put_options(b, t);
+    debug_assert_eq!(b.len() - tcp_at, hdr_len as usize);
+    let tcp_len = hdr_len + p.payload;
+    debug_assert_eq!(IPV4_HEADER + tcp_len, p.ip_bytes);
+    // Pseudo-header: addresses, zero, protocol, TCP length. Zero payload
+    // bytes add nothing to the sum.
+    let mut acc = sum16(&src, 0);
+    acc = sum16(&dst, acc);
+    acc += 6 + tcp_len;
+    let tcp_sum = checksum(sum16(&b[tcp_at..], acc));
+    b[tcp_at + 16..tcp_at + 18].copy_from_slice(&tcp_sum.to_be_bytes());
+    ETHERNET_HEADER + p.ip_bytes
+}
+
+/// A pcap file being written: the global header at creation, then one
+/// record per frame, truncated to `snaplen` bytes.
+pub struct PcapWriter<W: Write> {
+    out: W,
+    snaplen: u32,
+    frame: Vec<u8>,
+}
+
+impl<W: Write> PcapWriter<W> {
+    pub fn new(mut out: W, snaplen: u32) -> io::Result<Self> {
+        let mut h = Vec::with_capacity(24);
+        h.extend_from_slice(&MAGIC_NS.to_le_bytes());
+        h.extend_from_slice(&2u16.to_le_bytes());
+        h.extend_from_slice(&4u16.to_le_bytes());
+        h.extend_from_slice(&0i32.to_le_bytes()); // thiszone
+        h.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
+        h.extend_from_slice(&snaplen.to_le_bytes());
+        h.extend_from_slice(&LINKTYPE_ETHERNET.to_le_bytes());
+        out.write_all(&h)?;
+        Ok(PcapWriter { out, snaplen, frame: Vec::with_capacity(128) })
+    }
+
+    /// Write `p` as seen at time `t_ns` on a link from `hop_from` to `hop_to`.
+    pub fn write(&mut self, t_ns: u64, p: &Packet, hop_from: u32, hop_to: u32) -> io::Result<()> {
+        self.frame.clear();
+        let orig = encode_headers(&mut self.frame, p, hop_from, hop_to);
+        let incl = orig.min(self.snaplen);
+        self.frame.resize(incl as usize, 0); // zero payload, or truncate
+        let mut rec = [0u8; 16];
+        rec[0..4].copy_from_slice(&((t_ns / 1_000_000_000) as u32).to_le_bytes());
+        rec[4..8].copy_from_slice(&((t_ns % 1_000_000_000) as u32).to_le_bytes());
+        rec[8..12].copy_from_slice(&incl.to_le_bytes());
+        rec[12..16].copy_from_slice(&orig.to_le_bytes());
+        self.out.write_all(&rec)?;
+        self.out.write_all(&self.frame)
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::{FLAG_ACK, FLAG_SYN};
+
+    fn syn() -> Packet {
+        let h = TcpHeader {
+            seq: 0x0102_0304,
+            flags: FLAG_SYN,
+            wnd: 65535,
+            opt_mss: 1460,
+            opt_wscale: Some(7),
+            opt_sack_perm: true,
+            ..Default::default()
+        };
+        // server (ep 0) on node 0 -> client (ep 1) on node 2
+        Packet::tcp(0, 2, 1, h, 0, 0, false)
+    }
+
+    /// A SYN from node 0 to node 2 over the hop 1 -> 2, laid out by hand:
+    /// 14 B Ethernet, 20 B IPv4 (total length 52), 32 B TCP (data offset 8).
+    #[test]
+    fn syn_frame_layout() {
+        let mut b = Vec::new();
+        let len = encode_headers(&mut b, &syn(), 1, 2);
+        assert_eq!(len, 66);
+        assert_eq!(b.len(), 66);
+        assert_eq!(&b[0..6], &[2, 0, 0, 0, 0, 2]); // dst MAC: node 2
+        assert_eq!(&b[6..12], &[2, 0, 0, 0, 0, 1]); // src MAC: node 1
+        assert_eq!(&b[12..14], &[0x08, 0x00]);
+        let ip = &b[14..34];
+        assert_eq!(ip[0], 0x45);
+        assert_eq!(u16::from_be_bytes([ip[2], ip[3]]), 52);
+        assert_eq!(&ip[12..16], &[10, 0, 0, 1]);
+        assert_eq!(&ip[16..20], &[10, 0, 2, 1]);
+        let tcp = &b[34..];
+        assert_eq!(u16::from_be_bytes([tcp[0], tcp[1]]), SERVER_PORT);
+        assert_eq!(u16::from_be_bytes([tcp[2], tcp[3]]), CLIENT_PORT_BASE);
+        assert_eq!(&tcp[4..8], &[1, 2, 3, 4]);
+        assert_eq!(tcp[12], 8 << 4);
+        assert_eq!(tcp[13], FLAG_SYN);
+        assert_eq!(&tcp[14..16], &[0xFF, 0xFF]);
+        assert_eq!(&tcp[20..32], &[2, 4, 0x05, 0xB4, 1, 3, 3, 7, 1, 1, 4, 2]);
+    }
+
+    /// RFC 1071: summing a header including its correct checksum gives
+    /// 0xFFFF. The IPv4 checksum of the SYN above, by hand: words 4500 0034
+    /// 0000 4000 4006 0000 0a00 0001 0a00 0201 sum to 0xDB3C (no carry)
+    /// -> complement 0x24C3.
+    #[test]
+    fn checksums_verify() {
+        let mut b = Vec::new();
+        encode_headers(&mut b, &syn(), 1, 2);
+        assert_eq!(&b[24..26], &[0x24, 0xC3]);
+        assert_eq!(checksum(sum16(&b[14..34], 0)), 0);
+        let mut acc = sum16(&b[26..34], 0) + 6 + 32;
+        acc = sum16(&b[34..], acc);
+        assert_eq!(checksum(acc), 0);
+    }
+
+    #[test]
+    fn sack_blocks_and_payload_lengths() {
+        let mut h = TcpHeader { seq: 7, ack: 1000, flags: FLAG_ACK, wnd: 512, nsack: 2, ..Default::default() };
+        h.sack[0] = (2000, 3000);
+        h.sack[1] = (4000, 5000);
+        let p = Packet::tcp(2, 0, 0, h, 0, 0, false);
+        let mut b = Vec::new();
+        assert_eq!(encode_headers(&mut b, &p, 2, 1), 14 + 20 + 20 + 20);
+        let tcp = &b[34..];
+        assert_eq!(tcp[12], 10 << 4);
+        assert_eq!(&tcp[20..24], &[1, 1, 5, 18]);
+        assert_eq!(&tcp[24..28], &2000u32.to_be_bytes());
+        assert_eq!(&tcp[36..40], &5000u32.to_be_bytes());
+        // a data segment: the frame counts the payload, the headers do not
+        let d = Packet::tcp(0, 2, 1, TcpHeader { flags: FLAG_ACK, ..Default::default() }, 1460, 0, false);
+        b.clear();
+        assert_eq!(encode_headers(&mut b, &d, 0, 1), 1514);
+        assert_eq!(b.len(), 54);
+    }
+
+    #[test]
+    fn file_header_and_truncated_record() {
+        let mut w = PcapWriter::new(Vec::new(), 60).unwrap();
+        let d = Packet::tcp(0, 2, 1, TcpHeader { flags: FLAG_ACK, ..Default::default() }, 1460, 0, false);
+        w.write(2_500_000_001, &d, 0, 1).unwrap();
+        let b = w.out;
+        assert_eq!(&b[0..4], &[0x4D, 0x3C, 0xB2, 0xA1]);
+        assert_eq!(u32::from_le_bytes(b[16..20].try_into().unwrap()), 60);
+        assert_eq!(u32::from_le_bytes(b[20..24].try_into().unwrap()), 1);
+        let rec = &b[24..40];
+        assert_eq!(u32::from_le_bytes(rec[0..4].try_into().unwrap()), 2);
+        assert_eq!(u32::from_le_bytes(rec[4..8].try_into().unwrap()), 500_000_001);
+        assert_eq!(u32::from_le_bytes(rec[8..12].try_into().unwrap()), 60);
+        assert_eq!(u32::from_le_bytes(rec[12..16].try_into().unwrap()), 1514);
+        assert_eq!(b.len(), 40 + 60);
+    }
+}
