@@ -13,7 +13,7 @@ VENV_ABS := $(abspath $(VENV))
 # Run a command with the venv active (maturin develop installs into VIRTUAL_ENV).
 IN_VENV := VIRTUAL_ENV=$(VENV_ABS) PATH=$(VENV_ABS)/bin:$$PATH
 STAMP  := $(VENV)/.satcp-deps
-PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow
+PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow duckdb "dask[distributed]" rich
 DEMO_OUT ?= out/demo
 
 .PHONY: help venv build demo test test-rust test-python bench bench-ns3 clean
