@@ -18,7 +18,8 @@ Schema (other modules and users rely on these names):
     ``key``, ``flow`` (the flow's name), ``flow_index``, then one column per
     field of the engine's per-flow summary (``completion_s``,
     ``goodput_bps``, ``retransmissions``, ...), created as the summary
-    reports them: a field the engine adds later becomes a new column.
+    reports them: a field the engine adds later becomes a new column (typed
+    by its first value; see ``NULL_TYPE`` for fields first seen as null).
 ``links``
     ``key``, ``link`` ("from->to"), then one column per field of the
     per-link-direction summary, nested tables flattened with ``_``
@@ -83,7 +84,18 @@ _SCHEMA = [
         updated_at TIMESTAMP)""",
 ]
 
-RUN_COLUMNS = ("sweep", "cell", "replication", "seed", "status")
+# A field first seen as null (an optional value) gets this type: every
+# optional field satcp reports is a time or a rate. A later value of another
+# type widens the column (BIGINT -> DOUBLE, anything else -> VARCHAR).
+NULL_TYPE = "DOUBLE"
+
+
+def _widen(current: str, new: str) -> str:
+    if current == new or (current == "DOUBLE" and new == "BIGINT"):
+        return current
+    if current == "BIGINT" and new == "DOUBLE":
+        return "DOUBLE"
+    return "VARCHAR"
 
 
 class StoreBusy(RuntimeError):
@@ -94,9 +106,9 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _sql_type(v: Any) -> str | None:
+def _sql_type(v: Any) -> str:
     if v is None:
-        return None
+        return NULL_TYPE
     if isinstance(v, bool):
         return "BOOLEAN"
     if isinstance(v, int):
@@ -244,8 +256,12 @@ class Store:
         for row in rows:
             for name, v in row.items():
                 t = _sql_type(v)
-                if name not in cols and t is not None:
+                if name not in cols:
                     self.con.execute(f"ALTER TABLE {_q(table)} ADD COLUMN {_q(name)} {t}")
+                    cols[name] = t
+                elif v is not None and _widen(cols[name], t) != cols[name]:
+                    t = _widen(cols[name], t)
+                    self.con.execute(f"ALTER TABLE {_q(table)} ALTER COLUMN {_q(name)} TYPE {t}")
                     cols[name] = t
         names = ["key"] + [n for n in cols if n != "key"]
         sql = (f"INSERT INTO {_q(table)} ({', '.join(_q(n) for n in names)}) "
