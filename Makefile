@@ -22,7 +22,7 @@ help:
 	@echo "satcp make targets:"
 	@echo "  make demo    build everything, run the GEO demo (figures in $(DEMO_OUT))"
 	@echo "  make test    build, then cargo test (satcp-core) and pytest tests/python"
-	@echo "  make bench   build, then run the engine benchmark (satcp-bench), then bench-ns3"
+	@echo "  make bench   build, then the engine benchmark (satcp-bench), sweep scaling (1 vs 2 workers), bench-ns3"
 	@echo "  make bench-ns3  satcp vs ns-3 3.44 side by side (bench/ns3, minutes)"
 	@echo "  make build   maturin develop --release into $(VENV) + Rust CLIs"
 	@echo "  make venv    create $(VENV) with the Python dependencies"
@@ -54,6 +54,7 @@ test: test-rust test-python
 
 bench: build
 	cargo run --release -p satcp-core --bin satcp-bench
+	$(IN_VENV) python bench/sweep_scaling.py
 	bash bench/ns3/run.sh
 
 # satcp-bench's scenarios in ns-3 3.44 (wheel in .venv-ns3); table + bench-results/ns3_ratio.csv

@@ -230,10 +230,8 @@ class Store:
                 ],
             )
             if run.cell:
-                self.con.executemany(
-                    "INSERT INTO factors VALUES (?, ?, ?)",
-                    [[run.key, name, canonical_json(v)] for name, v in run.cell.items()],
-                )
+                self._insert_rows("factors", ["key", "name", "value_json"],
+                                  [[run.key, name, canonical_json(v)] for name, v in run.cell.items()])
             if summary is not None:
                 self._insert("flows", run.key, flow_rows(summary))
                 self._insert("links", run.key, link_rows(summary))
@@ -264,9 +262,15 @@ class Store:
                     self.con.execute(f"ALTER TABLE {_q(table)} ALTER COLUMN {_q(name)} TYPE {t}")
                     cols[name] = t
         names = ["key"] + [n for n in cols if n != "key"]
+        self._insert_rows(table, names, [[key] + [r.get(n) for n in names[1:]] for r in rows])
+
+    def _insert_rows(self, table: str, names: list[str], rows: list[list[Any]]) -> None:
+        # One statement for all rows: DuckDB prepares each statement (~ms),
+        # executemany would prepare once per row.
+        one = "(" + ", ".join("?" for _ in names) + ")"
         sql = (f"INSERT INTO {_q(table)} ({', '.join(_q(n) for n in names)}) "
-               f"VALUES ({', '.join('?' for _ in names)})")
-        self.con.executemany(sql, [[key] + [r.get(n) for n in names[1:]] for r in rows])
+               f"VALUES {', '.join(one for _ in rows)}")
+        self.con.execute(sql, [v for r in rows for v in r])
 
     # -- reading -----------------------------------------------------------------
     def query(self, sql: str, params: list[Any] | None = None) -> pd.DataFrame:
