@@ -90,10 +90,14 @@ _SCHEMA = [
 NULL_TYPE = "DOUBLE"
 
 
+_INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT")
+
+
 def _widen(current: str, new: str) -> str:
-    if current == new or (current == "DOUBLE" and new == "BIGINT"):
+    """The column type that holds both what ``current`` holds and a value of type ``new``."""
+    if current == new or (new == "BIGINT" and (current in _INTEGER_TYPES or current == "DOUBLE")):
         return current
-    if current == "BIGINT" and new == "DOUBLE":
+    if current in _INTEGER_TYPES and new == "DOUBLE":
         return "DOUBLE"
     return "VARCHAR"
 

@@ -53,6 +53,11 @@ def test_every_summary_field_is_stored(small_store):
     link_fields = set(direct.links.columns)  # drops flattened as drops_queue/drops_errors
     assert link_fields <= set(links.columns) and "link" in links.columns
     assert len(runs) == 8 and set(runs["status"]) == {"ok"}
+    # each column has the type of the summary's values
+    assert flows["flow_index"].dtype.kind == "i" and flows["retransmissions"].dtype.kind == "i"
+    assert flows["goodput_bps"].dtype.kind == "f" and flows["completed"].dtype == bool
+    assert flows["completion_s"].dtype.kind == "f" and flows["fin_done_at_s"].isna().all()
+    assert links["drops_errors"].dtype.kind == "i" and links["utilization"].dtype.kind == "f"
     assert len(flows) == 8 and len(links) == 8 * 4  # 1 flow, 2 links x 2 directions per run
     assert set(links["link"]) == {"server->gateway", "gateway->server", "gateway->client", "client->gateway"}
 
