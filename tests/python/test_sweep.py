@@ -228,3 +228,11 @@ def test_cli_dry_run_lists_runs(tmp_path):
     assert sum(1 for l in lines if '{"flows.download.tcp.variant":' in l) == 6
     assert "6 runs (2 cells x 3 replications), 0 in" in lines[-1] and lines[-1].endswith("6 to run")
     assert not (tmp_path / "s.duckdb").exists()
+
+
+def test_example_sweep_file_is_valid():
+    sweep = load_sweep(REPO / "sweeps" / "geo_ber.toml")
+    check(sweep)
+    runs = expand(sweep)
+    assert sweep.name == "geo-ber" and len(runs) == 2 * 3 * 4
+    assert {r.seed for r in runs} == {1, 2, 3, 4}
