@@ -330,6 +330,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"interrupted; finished runs are in {store_path}: run the same command to resume",
               file=sys.stderr)
         return 130
+    except ImportError as e:
+        _err(f"--scheduler needs dask.distributed (pip install 'dask[distributed]'): {e}")
+        return 1
     except (OSError, RuntimeError) as e:
         _err(str(e))
         return 1
@@ -373,8 +376,14 @@ def cmd_results(args: argparse.Namespace) -> int:
     except (FileNotFoundError, StoreBusy) as e:
         _err(str(e))
         return EXIT_SCENARIO
+    except duckdb.Error as e:
+        _err(f"{args.store} is not a results store: {e}")
+        return EXIT_SCENARIO
     with store:
         try:
+            if not store.has_runs():
+                print(f"{args.store}: no runs stored", file=sys.stderr)
+                return 0
             if args.query:
                 store.con.register("flows_wide", store.flows(args.sweep))
                 store.con.register("links_wide", store.links(args.sweep))

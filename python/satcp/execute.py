@@ -100,15 +100,22 @@ class LocalPool:
         suspects: collections.deque[Task] = collections.deque()  # in flight when a worker died
         self._pool = self._new_pool()
         while pending or suspects or self._in_flight:
-            solo = None
-            if suspects:  # run alone, before anything else, until each is cleared or convicted
-                solo = suspects.popleft()
-                self._in_flight[self._pool.submit(self.fn, solo)] = solo
-            else:
-                while pending and len(self._in_flight) < 2 * self.workers:
-                    t = pending.popleft()
-                    self._in_flight[self._pool.submit(self.fn, t)] = t
-            done, _ = cf.wait(self._in_flight, return_when=cf.FIRST_COMPLETED)
+            # Suspects run alone, before anything else, until each is cleared or convicted.
+            solo = suspects[0] if suspects else None
+            queue, limit = (suspects, 1) if solo is not None else (pending, 2 * self.workers)
+            broken_at_submit = False
+            while queue and len(self._in_flight) < limit:
+                t = queue[0]
+                try:
+                    fut = self._pool.submit(self.fn, t)
+                except BrokenProcessPool:  # a worker died since the last wait
+                    broken_at_submit = True
+                    break
+                queue.popleft()
+                self._in_flight[fut] = t
+            done = set()
+            if self._in_flight:
+                done, _ = cf.wait(self._in_flight, return_when=cf.FIRST_COMPLETED)
             broken: list[Task] = []
             for fut in done:
                 t = self._in_flight.pop(fut)
@@ -118,13 +125,13 @@ class LocalPool:
                     broken.append(t)
                     continue
                 yield out
-            if not broken:
+            if not (broken or broken_at_submit):
                 continue
             lost = broken + list(self._in_flight.values())
             self._in_flight.clear()
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = self._new_pool()
-            if solo is not None:
+            if solo is not None and broken == [solo]:
                 yield {"key": solo["key"], "status": "failed", "error": WORKER_DIED,
                        "summary_json": None, "satcp_version": _core.version(), "wall_s": None}
             else:

@@ -197,6 +197,10 @@ class Store:
             [sweep.name, sweep.source, sweep.definition_json(), canonical_json(sweep.metrics), _now()],
         )
 
+    def has_runs(self) -> bool:
+        tables = {r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        return "runs" in tables and self.con.execute("SELECT count(*) FROM runs").fetchone()[0] > 0
+
     def stored(self) -> dict[str, str]:
         """key -> status of every stored run."""
         return dict(self.con.execute("SELECT key, status FROM runs").fetchall())

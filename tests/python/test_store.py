@@ -168,6 +168,10 @@ def test_kill_and_resume(tmp_path):
         for line in proc.stdout:
             if line.startswith("[") and " ok " in line:
                 seen.append(line.rsplit("key ", 1)[1].strip())
+                if len(seen) == 2:
+                    # the running sweep holds the store: readers are told so
+                    busy = run_cli("results", store)
+                    assert busy.returncode == 2 and "open in another process" in busy.stderr
                 if len(seen) == 4:
                     break
     finally:
@@ -238,6 +242,13 @@ def test_results_command_tables_and_exports(small_store, tmp_path):
     assert r.returncode == 2 and "no results store" in r.stderr
     r = run_cli("results", small_store, "--query", "SELECT nope FROM runs")
     assert r.returncode == 2 and "query failed" in r.stderr
+    not_a_store = tmp_path / "x.duckdb"
+    not_a_store.write_text("hello")
+    r = run_cli("results", not_a_store)
+    assert r.returncode == 2 and "is not a results store" in r.stderr
+    Store(tmp_path / "empty.duckdb").close()
+    r = run_cli("results", tmp_path / "empty.duckdb")
+    assert r.returncode == 0 and "no runs stored" in r.stderr
 
 
 def test_cli_exit_status_reports_failed_runs(tmp_path):
