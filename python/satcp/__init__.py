@@ -22,7 +22,7 @@ import errno
 import json
 import os
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Union
+from typing import Any, Callable, Iterable, Mapping, Union
 
 from . import _core
 from .result import Result
@@ -103,11 +103,16 @@ def validate(scenario: ScenarioLike, set: Iterable[str] | None = None) -> None:
         raise _reraise(e) from None
 
 
-def run(scenario: ScenarioLike, set: Iterable[str] | None = None) -> Result:
-    """Validate and run one scenario; return its :class:`Result`."""
+def run(scenario: ScenarioLike, set: Iterable[str] | None = None,
+        progress: Callable[[float], Any] | None = None) -> Result:
+    """Validate and run one scenario; return its :class:`Result`.
+
+    ``progress``, if given, is called with the simulated time (seconds)
+    every 65,536 events; if it raises (or Ctrl-C is pressed) the run stops
+    and the exception propagates. It does not change the results."""
     text, fmt = scenario_text(scenario)
     try:
-        raw = _core.run(text, fmt, _overrides(set))
+        raw = _core.run(text, fmt, _overrides(set), progress)
     except ScenarioError:
         raise
     except _core.ScenarioError as e:

@@ -57,24 +57,35 @@ def sample_interval_override(text: str, overrides: Sequence[str], fmt: str = "to
 
     if any(key_of(o) == "run.sample_interval" for o in overrides):
         return None
+    run = _run_table(text, fmt)
+    if run is None or "sample_interval" in run:
+        return None
+    stop_s = scenario_stop_s(text, overrides, fmt)
+    ms = DEFAULT_SAMPLE_MS
+    if stop_s is not None and stop_s > 0:
+        ms = max(ms, _nice_ms(stop_s * 1000.0 / MAX_SAMPLES))
+    return f"run.sample_interval={ms}ms"
+
+
+def _run_table(text: str, fmt: str) -> dict[str, Any] | None:
+    """The scenario's [run] table ({} if absent), or None if unreadable."""
     try:
         doc = json.loads(text) if fmt == "json" else tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError):
         return None  # the engine will report the syntax error
     if not isinstance(doc, dict):
         return None
-    run = doc.get("run") if isinstance(doc.get("run"), dict) else {}
-    if "sample_interval" in run:
-        return None
+    return doc.get("run") if isinstance(doc.get("run"), dict) else {}
+
+
+def scenario_stop_s(text: str, overrides: Sequence[str], fmt: str = "toml") -> float | None:
+    """run.stop in seconds as the scenario and its overrides set it, if readable."""
+    run = _run_table(text, fmt) or {}
     stop = run.get("stop")
     for o in overrides:
-        if key_of(o) == "run.stop" and "=" in o:
+        if o.split("=", 1)[0].strip() == "run.stop" and "=" in o:
             stop = o.split("=", 1)[1].strip()
-    stop_s = _duration_s(stop) if stop is not None else None
-    ms = DEFAULT_SAMPLE_MS
-    if stop_s is not None and stop_s > 0:
-        ms = max(ms, _nice_ms(stop_s * 1000.0 / MAX_SAMPLES))
-    return f"run.sample_interval={ms}ms"
+    return _duration_s(stop) if stop is not None else None
 
 
 # --------------------------------------------------------------------------
@@ -229,11 +240,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         extra = sample_interval_override(text, overrides, fmt)
         if extra is not None:
             overrides.append(extra)
+    progress = None
+    if args.progress:
+        from .progress import RunProgress
+
+        progress = RunProgress(scenario_stop_s(text, overrides, fmt))
     try:
-        res = satcp.Result(satcp._core.run(text, fmt, overrides))
+        res = satcp.Result(satcp._core.run(text, fmt, overrides, progress))
+        if progress is not None:
+            progress(res.sim_time_s)
     except satcp._core.ScenarioError as e:
         _err(str(e.args[0]) if e.args else str(e))
         return EXIT_SCENARIO
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    finally:
+        if progress is not None:
+            progress.close()
 
     if args.json:
         sys.stdout.write(res.to_json() + "\n")
@@ -450,6 +474,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print the summary as one JSON object (nothing else on stdout)")
     r.add_argument("--format", choices=["csv", "parquet"], default="csv",
                    help="table format for --out (default csv)")
+    r.add_argument("--progress", action="store_true",
+                   help="show simulated time against wall time on stderr while the run goes on")
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario file without running it")

@@ -9,11 +9,16 @@ flushed at once, so a log shows which runs are committed:
 
 The time left is the mean wall time of a finished run times the runs not yet
 finished, divided by the runs in parallel (rich's estimate on a terminal).
+
+A single run (``satcp run --progress``) shows simulated time against wall
+time: a bar up to ``run.stop`` on a terminal, else a line every few seconds.
+The engine calls back every 65,536 events.
 """
 
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any, TextIO
 
 from .sweep import Run
@@ -104,3 +109,48 @@ def make_progress(quiet: bool = False) -> LineProgress | BarProgress | None:
     if sys.stderr.isatty():
         return BarProgress()
     return LineProgress()
+
+
+class RunProgress:
+    """Simulated time against wall time for one run; a callable the engine
+    calls with the simulated time in seconds."""
+
+    LINE_EVERY_S = 5.0  # wall seconds between two lines when not on a terminal
+
+    def __init__(self, stop_s: float | None, stream: TextIO | None = None):
+        self.stop_s = stop_s if stop_s and stop_s > 0 else None
+        self.stream = stream or sys.stderr
+        self.t0 = time.perf_counter()
+        self.last_line = self.t0
+        self.sim_s = 0.0
+        self.bar = None
+        if self.stream.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+            self.bar = Progress(
+                TextColumn("simulated"), BarColumn(),
+                TextColumn("{task.completed:.1f} s" + (f" of {self.stop_s:g} s" if self.stop_s else "")),
+                TextColumn("{task.fields[speed]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                console=Console(file=self.stream),
+            )
+            self.bar.start()
+            self.task = self.bar.add_task("run", total=self.stop_s, speed="")
+
+    def _speed(self, wall: float) -> str:
+        return f"{self.sim_s / wall:,.0f}x real time" if wall > 0 else ""
+
+    def __call__(self, sim_s: float) -> None:
+        self.sim_s = sim_s
+        now = time.perf_counter()
+        if self.bar is not None:
+            self.bar.update(self.task, completed=sim_s, speed=self._speed(now - self.t0))
+        elif now - self.last_line >= self.LINE_EVERY_S:
+            self.last_line = now
+            of = f" of {self.stop_s:g} s" if self.stop_s else ""
+            print(f"simulated {sim_s:.1f} s{of} in {now - self.t0:.1f} s wall "
+                  f"({self._speed(now - self.t0)})", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
