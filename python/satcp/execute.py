@@ -30,7 +30,6 @@ import collections
 import concurrent.futures as cf
 import multiprocessing
 import os
-import socket
 import time
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -52,7 +51,7 @@ def run_task(task: Task) -> Outcome:
     error comes back as ``status = 'failed'`` with its message."""
     t0 = time.perf_counter()
     out: Outcome = {"key": task["key"], "status": "ok", "error": None, "summary_json": None,
-                    "satcp_version": _core.version(), "host": socket.gethostname(), "pid": os.getpid()}
+                    "satcp_version": _core.version()}
     try:
         raw = _core.run(task["scenario_json"], "json", [])
         out["summary_json"] = raw["summary"]
