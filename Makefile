@@ -12,8 +12,9 @@ VENV   := .venv
 VENV_ABS := $(abspath $(VENV))
 # Run a command with the venv active (maturin develop installs into VIRTUAL_ENV).
 IN_VENV := VIRTUAL_ENV=$(VENV_ABS) PATH=$(VENV_ABS)/bin:$$PATH
-STAMP  := $(VENV)/.satcp-deps
 PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow duckdb "dask[distributed]" rich
+# The stamp names a hash of PY_DEPS, so an existing venv gets what is added.
+STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo
 
 .PHONY: help venv build demo test test-rust test-python bench bench-ns3 clean

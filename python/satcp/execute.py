@@ -135,6 +135,8 @@ class LocalPool:
                        "summary_json": None, "satcp_version": _core.version(), "wall_s": None}
             else:
                 suspects.extend(lost)
+        self._pool.shutdown(wait=True)  # every run is done: the workers exit
+        self._pool = None
 
     def close(self) -> None:
         if self._pool is not None:
