@@ -7,6 +7,7 @@ and the like belong to ``satcp.stats`` and extend this table.
 
 from __future__ import annotations
 
+import json
 from typing import Sequence
 
 import pandas as pd
@@ -36,5 +37,10 @@ def cell_table(flows: pd.DataFrame, factors: Sequence[str], metrics: Sequence[st
     ok = ok.assign(**{m: numeric[m] for m in metrics})
     means = ok.groupby(by + ["flow"], dropna=False, sort=False)[list(metrics)].mean()
     table = means.reset_index().merge(runs.reset_index(), on=by, how="outer")
-    cols = by + ["flow", "runs", "failed"] + list(metrics)
-    return table[cols].sort_values(by + ["flow"], kind="stable", na_position="last").reset_index(drop=True)
+    table = table[by + ["flow", "runs", "failed"] + list(metrics)]
+    # each sweep's cells in its own factor order (the order of its cell JSON)
+    parts = []
+    for sweep, part in table.groupby("sweep", sort=True, dropna=False):
+        order = list(json.loads(flows.loc[flows["sweep"] == sweep, "cell"].iloc[0] or "{}"))
+        parts.append(part.sort_values(order + ["flow"], kind="stable", na_position="last"))
+    return pd.concat(parts, ignore_index=True) if parts else table
