@@ -11,7 +11,7 @@ and the runs themselves take longer. The runs are bulk transfers over a
 fraction of a second of engine time, so the pool and store overheads are
 measured along with the engine. Both stores must hold the same results.
 
-    python bench/sweep_scaling.py [--runs-per-cell 25] [--stop 200s] [--limit 0.6]
+    python bench/sweep_scaling.py [--runs-per-cell 25] [--stop 400s] [--limit 0.6]
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def timed(sweep_file: Path, store: Path, workers: int) -> tuple[float, int, floa
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs-per-cell", type=int, default=25)
-    ap.add_argument("--stop", default="200s", help="simulated time of each run")
+    ap.add_argument("--stop", default="400s", help="simulated time of each run")
     ap.add_argument("--limit", type=float, default=0.6)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="satcp-sweep-bench-") as d:
