@@ -174,7 +174,6 @@ class Store:
                     "DuckDB allows one writer at a time"
                 ) from None
             raise
-        self.read_only = read_only
         if not read_only:
             for stmt in _SCHEMA:
                 self.con.execute(stmt)
@@ -197,10 +196,6 @@ class Store:
             [sweep.name, sweep.source, sweep.definition_json(), canonical_json(sweep.metrics), _now()],
         )
 
-    def has_runs(self) -> bool:
-        tables = {r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-        return "runs" in tables and self.con.execute("SELECT count(*) FROM runs").fetchone()[0] > 0
-
     def stored(self) -> dict[str, str]:
         """key -> status of every stored run."""
         return dict(self.con.execute("SELECT key, status FROM runs").fetchall())
@@ -213,7 +208,7 @@ class Store:
         self.con.begin()
         try:
             for table in ("factors", "flows", "links", "runs"):
-                self.con.executemany(f"DELETE FROM {table} WHERE key = ?", [[k] for k in keys])
+                self.con.execute(f"DELETE FROM {table} WHERE key IN (SELECT unnest(?))", [keys])
             self.con.commit()
         except BaseException:
             self.con.rollback()
@@ -281,6 +276,10 @@ class Store:
         self.con.execute(sql, [v for r in rows for v in r])
 
     # -- reading -----------------------------------------------------------------
+    def has_runs(self) -> bool:
+        tables = {r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        return "runs" in tables and self.con.execute("SELECT count(*) FROM runs").fetchone()[0] > 0
+
     def query(self, sql: str, params: list[Any] | None = None) -> pd.DataFrame:
         return self.con.execute(sql, params or []).df()
 

@@ -275,3 +275,18 @@ def test_flow_columns_follow_what_the_summary_reports(tmp_path):
     assert types["opt"] == "DOUBLE" and types["n"] == "DOUBLE" and types["extra"] == "VARCHAR"
     assert df["n"].tolist() == [1.0, 1.5] and df["extra"].tolist()[1] == "x"
     assert pd.isna(df["opt"][0]) and df["opt"][1] == 2.5 and pd.isna(df["extra"][0])
+
+
+def test_retry_failed_runs_again_only_the_failed_runs(tmp_path):
+    sweep = small_sweep(replications=1)  # 4 runs
+    runs = expand(sweep)
+    with Store(tmp_path / "r.duckdb") as st:
+        # as if a worker had died on the first run in an earlier session
+        st.commit_run(runs[0], satcp.__version__,
+                      {"status": "failed", "error": WORKER_DIED, "wall_s": None, "summary_json": None})
+        report = run_sweep(sweep, st, LocalPool(1))
+        assert (report.ran, report.failed_in_store) == (3, 1)
+        report = run_sweep(sweep, st, LocalPool(1), retry_failed=True)
+        assert (report.ran, report.ok, report.failed_in_store) == (1, 1, 0)
+        assert set(st.stored().values()) == {"ok"} and len(st.stored()) == 4
+        assert len(st.query("SELECT * FROM factors WHERE key = ?", [runs[0].key])) == 3
