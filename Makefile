@@ -12,9 +12,9 @@ VENV   := .venv
 VENV_ABS := $(abspath $(VENV))
 # Run a command with the venv active (maturin develop installs into VIRTUAL_ENV).
 IN_VENV := VIRTUAL_ENV=$(VENV_ABS) PATH=$(VENV_ABS)/bin:$$PATH
-PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels
-# The stamp names the dependency list, so adding a package reinstalls.
-STAMP  := $(VENV)/.satcp-deps-$(shell echo $(PY_DEPS) | cksum | cut -d' ' -f1)
+PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels duckdb "dask[distributed]" rich
+# The stamp names a hash of PY_DEPS, so an existing venv gets what is added.
+STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo
 
 .PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 clean
@@ -23,7 +23,7 @@ help:
 	@echo "satcp make targets:"
 	@echo "  make demo    build everything, run the GEO demo (figures in $(DEMO_OUT))"
 	@echo "  make test    build, then cargo test (satcp-core) and pytest tests/python"
-	@echo "  make bench   build, then run the engine benchmark (satcp-bench), then bench-ns3"
+	@echo "  make bench   build, then the engine benchmark (satcp-bench), sweep scaling (1 vs 2 workers), bench-ns3"
 	@echo "  make bench-ns3  satcp vs ns-3 3.44 side by side (bench/ns3, minutes)"
 	@echo "  make build   maturin develop --release into $(VENV) + Rust CLIs"
 	@echo "  make venv    create $(VENV) with the Python dependencies"
@@ -66,6 +66,7 @@ test: test-rust test-python
 
 bench: build
 	cargo run --release -p satcp-core --bin satcp-bench
+	$(IN_VENV) python bench/sweep_scaling.py
 	bash bench/ns3/run.sh
 
 # satcp-bench's scenarios in ns-3 3.44 (wheel in .venv-ns3); table + bench-results/ns3_ratio.csv

@@ -10,6 +10,10 @@ file. ``set`` is a list of ``dotted.path=value`` overrides applied before
 validation, e.g. ``["flows.download.tcp.variant=newreno", "run.seed=3"]``.
 Nothing runs unless the whole scenario is valid; otherwise
 :class:`ScenarioError` is raised.
+
+Sweeps (``satcp sweep FILE``) store their runs in a DuckDB file;
+``satcp.load(store)`` returns its flows as a DataFrame (one row per run and
+flow, one column per factor); ``satcp.store.Store`` gives every table.
 """
 
 from __future__ import annotations
@@ -18,12 +22,12 @@ import errno
 import json
 import os
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Union
+from typing import Any, Callable, Iterable, Mapping, Union
 
 from . import _core
 from .result import Result
 
-__all__ = ["run", "validate", "load", "ScenarioError", "Result", "__version__"]
+__all__ = ["run", "validate", "load", "scenario_text", "ScenarioError", "Result", "__version__"]
 
 __version__: str = _core.version()
 
@@ -58,7 +62,7 @@ def _json_default(o: Any) -> Any:
     raise TypeError(f"cannot put {type(o).__name__} into a scenario: {o!r}")
 
 
-def load(scenario: ScenarioLike) -> tuple[str, str]:
+def scenario_text(scenario: ScenarioLike) -> tuple[str, str]:
     """Return ``(text, fmt)`` for a scenario path, TOML string or dict."""
     if isinstance(scenario, Mapping):
         return json.dumps(scenario, default=_json_default), "json"
@@ -90,7 +94,7 @@ def _reraise(e: _core.ScenarioError) -> ScenarioError:
 
 def validate(scenario: ScenarioLike, set: Iterable[str] | None = None) -> None:
     """Parse and check a scenario; raise :class:`ScenarioError` if it cannot run."""
-    text, fmt = load(scenario)
+    text, fmt = scenario_text(scenario)
     try:
         _core.validate(text, fmt, _overrides(set))
     except ScenarioError:
@@ -99,16 +103,32 @@ def validate(scenario: ScenarioLike, set: Iterable[str] | None = None) -> None:
         raise _reraise(e) from None
 
 
-def run(scenario: ScenarioLike, set: Iterable[str] | None = None) -> Result:
+def run(scenario: ScenarioLike, set: Iterable[str] | None = None,
+        progress: Callable[[float], Any] | None = None) -> Result:
     """Validate and run one scenario; return its :class:`Result`.
 
     Raises :class:`ScenarioError` if the scenario cannot run, and
-    :class:`OSError` if a ``[[captures]]`` file cannot be written."""
-    text, fmt = load(scenario)
+    :class:`OSError` if a ``[[captures]]`` file cannot be written.
+    ``progress``, if given, is called with the simulated time (seconds)
+    every 65,536 events; if it raises (or Ctrl-C is pressed) the run stops
+    and the exception propagates. It does not change the results."""
+    text, fmt = scenario_text(scenario)
     try:
-        raw = _core.run(text, fmt, _overrides(set))
+        raw = _core.run(text, fmt, _overrides(set), progress)
     except ScenarioError:
         raise
     except _core.ScenarioError as e:
         raise _reraise(e) from None
     return Result(raw)
+
+
+def load(store: Union[str, os.PathLike], sweep: str | None = None):
+    """The flows of a results store as a DataFrame: one row per run x flow,
+    with sweep, cell, replication, seed, status, one column per factor (named
+    by its dotted path) and every per-flow summary field. ``sweep`` keeps one
+    sweep's runs. Failed runs have one row with ``status = 'failed'`` and no
+    flow values."""
+    from .store import Store
+
+    with Store(store, read_only=True) as st:
+        return st.flows(sweep)

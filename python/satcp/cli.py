@@ -1,10 +1,11 @@
-"""The ``satcp`` command line: ``satcp run``, ``satcp validate``, ``satcp demo``."""
+"""The ``satcp`` command line: ``satcp run``, ``validate``, ``demo``, ``sweep``, ``results``."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import os
 import re
 import sys
 import tomllib
@@ -57,24 +58,35 @@ def sample_interval_override(text: str, overrides: Sequence[str], fmt: str = "to
 
     if any(key_of(o) == "run.sample_interval" for o in overrides):
         return None
+    run = _run_table(text, fmt)
+    if run is None or "sample_interval" in run:
+        return None
+    stop_s = scenario_stop_s(text, overrides, fmt)
+    ms = DEFAULT_SAMPLE_MS
+    if stop_s is not None and stop_s > 0:
+        ms = max(ms, _nice_ms(stop_s * 1000.0 / MAX_SAMPLES))
+    return f"run.sample_interval={ms}ms"
+
+
+def _run_table(text: str, fmt: str) -> dict[str, Any] | None:
+    """The scenario's [run] table ({} if absent), or None if unreadable."""
     try:
         doc = json.loads(text) if fmt == "json" else tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError):
         return None  # the engine will report the syntax error
     if not isinstance(doc, dict):
         return None
-    run = doc.get("run") if isinstance(doc.get("run"), dict) else {}
-    if "sample_interval" in run:
-        return None
+    return doc.get("run") if isinstance(doc.get("run"), dict) else {}
+
+
+def scenario_stop_s(text: str, overrides: Sequence[str], fmt: str = "toml") -> float | None:
+    """run.stop in seconds as the scenario and its overrides set it, if readable."""
+    run = _run_table(text, fmt) or {}
     stop = run.get("stop")
     for o in overrides:
-        if key_of(o) == "run.stop" and "=" in o:
+        if o.split("=", 1)[0].strip() == "run.stop" and "=" in o:
             stop = o.split("=", 1)[1].strip()
-    stop_s = _duration_s(stop) if stop is not None else None
-    ms = DEFAULT_SAMPLE_MS
-    if stop_s is not None and stop_s > 0:
-        ms = max(ms, _nice_ms(stop_s * 1000.0 / MAX_SAMPLES))
-    return f"run.sample_interval={ms}ms"
+    return _duration_s(stop) if stop is not None else None
 
 
 # --------------------------------------------------------------------------
@@ -229,11 +241,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         extra = sample_interval_override(text, overrides, fmt)
         if extra is not None:
             overrides.append(extra)
+    progress = None
+    if args.progress:
+        from .progress import RunProgress
+
+        progress = RunProgress(scenario_stop_s(text, overrides, fmt))
     try:
-        res = satcp.Result(satcp._core.run(text, fmt, overrides))
+        res = satcp.Result(satcp._core.run(text, fmt, overrides, progress))
+        if progress is not None:
+            progress(res.sim_time_s)
     except satcp._core.ScenarioError as e:
         _err(str(e.args[0]) if e.args else str(e))
         return EXIT_SCENARIO
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    finally:
+        if progress is not None:
+            progress.close()
 
     if args.json:
         sys.stdout.write(res.to_json() + "\n")
@@ -270,6 +295,160 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return demo.main(out=Path(args.out), quick=args.quick, jobs=args.jobs)
 
 
+def _print_runs(runs, stored: dict[str, str]) -> None:
+    rows = [
+        (i + 1, r.replication, r.seed, stored.get(r.key, "-"), r.key[:12], r.cell_json)
+        for i, r in enumerate(runs)
+    ]
+    print(format_table(["run", "rep", "seed", "stored", "key", "cell"], rows, "rrrlll"))
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from . import sweep as sw
+    from .execute import DaskPool, LocalPool, run_sweep
+    from .progress import make_progress
+    from .store import Store, StoreBusy
+
+    try:
+        sweep = sw.load_sweep(args.file)
+        sw.check(sweep)
+    except sw.SweepError as e:
+        _err(str(e))
+        return EXIT_SCENARIO
+    store_path = Path(args.store) if args.store else Path(args.file).with_suffix(".duckdb")
+
+    if args.dry_run:
+        runs = sw.expand(sweep)
+        stored: dict[str, str] = {}
+        if store_path.is_file():
+            try:
+                with Store(store_path, read_only=True) as st:
+                    stored = st.stored()
+            except StoreBusy as e:
+                _err(str(e))
+                return 1
+        _print_runs(runs, stored)
+        cells = len(sweep.cells)
+        todo = sum(1 for r in runs if r.key not in stored)
+        print(f"sweep {sweep.name}: {len(runs)} runs ({cells} cells x {sweep.replications} "
+              f"replications), {len(runs) - todo} in {store_path}, {todo} to run")
+        return 0
+
+    if args.workers is not None and args.workers < 1:
+        _err(f"--workers {args.workers}: expected a number of processes >= 1")
+        return EXIT_SCENARIO
+    try:
+        store = Store(store_path)
+    except StoreBusy as e:
+        _err(str(e))
+        return 1
+    progress = None
+    pool = None
+    try:
+        pool = DaskPool(args.scheduler) if args.scheduler else LocalPool(args.workers)
+        progress = make_progress(args.quiet)
+        report = run_sweep(sweep, store, pool, progress, retry_failed=args.retry_failed)
+    except KeyboardInterrupt:
+        if progress:
+            progress.close()
+            progress = None
+        print(f"interrupted; finished runs are in {store_path}: run the same command to resume",
+              file=sys.stderr)
+        return 130
+    except ImportError as e:
+        _err(f"--scheduler needs dask.distributed (pip install 'dask[distributed]'): {e}")
+        return 1
+    except (OSError, RuntimeError) as e:
+        _err(str(e))
+        return 1
+    finally:
+        if progress:
+            progress.close()
+        if pool is not None:
+            pool.close()
+        store.close()
+    print(f"sweep {sweep.name}: ran {report.ran} ({report.ok} ok, {report.failed} failed) in "
+          f"{report.wall_s:.1f} s; {store_path} holds all {report.total} runs of the sweep, "
+          f"{report.failed_in_store} failed")
+    return 1 if report.failed_in_store else 0
+
+
+def _num(v: Any) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if isinstance(v, float):
+        return format(v, ".6g")
+    return str(v)
+
+
+def _print_df(df, fmt: str) -> None:
+    if fmt == "csv":
+        df.to_csv(sys.stdout, index=False)
+        return
+    rows = [[_num(v) for v in r] for r in df.itertuples(index=False, name=None)]
+    num = ["r" if df[c].dtype.kind in "iuf" else "l" for c in df.columns]
+    print(format_table([str(c) for c in df.columns], rows, "".join(num)))
+
+
+def cmd_results(args: argparse.Namespace) -> int:
+    import duckdb
+
+    from .results import DEFAULT_METRICS, cell_table
+    from .store import Store, StoreBusy
+
+    try:
+        store = Store(args.store, read_only=True)
+    except (FileNotFoundError, StoreBusy) as e:
+        _err(str(e))
+        return EXIT_SCENARIO
+    except duckdb.Error as e:
+        _err(f"{args.store} is not a results store: {e}")
+        return EXIT_SCENARIO
+    with store:
+        try:
+            if not store.has_runs():
+                print(f"{args.store}: no runs stored", file=sys.stderr)
+                return 0
+            if args.query:
+                store.con.register("flows_wide", store.flows(args.sweep))
+                store.con.register("links_wide", store.links(args.sweep))
+                out = store.query(args.query)
+            elif args.table == "runs":
+                out = store.runs(args.sweep).drop(columns=["scenario_json", "summary_json"])
+            elif args.table == "flows":
+                out = store.flows(args.sweep)
+            elif args.table == "links":
+                out = store.links(args.sweep)
+            else:
+                metrics = list(args.metric or [])
+                sweeps = store.sweeps()
+                if not metrics:
+                    chosen = sweeps if args.sweep is None else sweeps[sweeps["sweep"] == args.sweep]
+                    for m in chosen["metrics_json"]:
+                        metrics += [x for x in json.loads(m or "[]") if x not in metrics]
+                out = cell_table(store.flows(args.sweep), store.factor_names(args.sweep),
+                                 metrics or DEFAULT_METRICS)
+        except duckdb.Error as e:
+            _err(f"query failed: {e}")
+            return EXIT_SCENARIO
+        except KeyError as e:
+            _err(str(e.args[0]))
+            return EXIT_SCENARIO
+    if args.export:
+        dest = Path(args.export)
+        if dest.suffix.lower() == ".parquet":
+            out.to_parquet(dest, index=False)
+        elif dest.suffix.lower() == ".csv":
+            out.to_csv(dest, index=False)
+        else:
+            _err(f"--export {args.export}: expected a file name ending in .parquet or .csv")
+            return EXIT_SCENARIO
+        print(f"wrote {len(out)} rows to {dest}", file=sys.stderr)
+        return 0
+    _print_df(out, args.format)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     import satcp
 
@@ -296,6 +475,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print the summary as one JSON object (nothing else on stdout)")
     r.add_argument("--format", choices=["csv", "parquet"], default="csv",
                    help="table format for --out (default csv)")
+    r.add_argument("--progress", action="store_true",
+                   help="show simulated time against wall time on stderr while the run goes on")
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario file without running it")
@@ -310,12 +491,50 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--quick", action="store_true", help="1 MB file and 2 seeds instead of 5 MB and 4")
     d.add_argument("--jobs", type=int, default=None, help="parallel runs (default: CPU count)")
     d.set_defaults(func=cmd_demo)
+
+    w = sub.add_parser("sweep", help="run a sweep file (factors x levels x replications) into a store",
+                       description="Expand a sweep file into runs, validate them all, and run the ones "
+                                   "the results store does not hold yet. Each finished run is committed "
+                                   "at once, so an interrupted sweep resumes where it stopped. "
+                                   "Exit 0: every run ok; 1: some runs failed (recorded); 2: bad sweep.")
+    w.add_argument("file", metavar="FILE", help="sweep file (.toml); see docs/sweeps.md")
+    w.add_argument("--store", metavar="PATH",
+                   help="results store (DuckDB file; default: FILE with the suffix .duckdb)")
+    w.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: CPU count)")
+    w.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="run on an existing dask.distributed cluster instead of locally")
+    w.add_argument("--dry-run", action="store_true", help="list the runs and what the store holds; run nothing")
+    w.add_argument("--retry-failed", action="store_true", help="run again the runs stored as failed")
+    w.add_argument("--quiet", action="store_true", help="no progress output, only the final line")
+    w.set_defaults(func=cmd_sweep)
+
+    q = sub.add_parser("results", help="print or export what a results store holds",
+                       description="Print the stored results: by default one row per cell and flow "
+                                   "(runs, failed, mean of each metric). The store's tables are runs, "
+                                   "factors, flows, links and sweeps; --query also sees flows_wide and "
+                                   "links_wide (flows/links with one column per factor).")
+    q.add_argument("store", metavar="STORE", help="results store (DuckDB file)")
+    q.add_argument("--sweep", metavar="LABEL", help="only this sweep's runs")
+    q.add_argument("--table", choices=["cells", "runs", "flows", "links"], default="cells",
+                   help="what to print (default cells)")
+    q.add_argument("--metric", action="append", metavar="FIELD",
+                   help="flow field to average per cell (repeatable; default: the sweep's metrics, else "
+                        + ", ".join(["completion_s", "goodput_bps", "retransmissions", "timeouts"]) + ")")
+    q.add_argument("--query", metavar="SQL", help="run this SQL on the store instead")
+    q.add_argument("--format", choices=["table", "csv"], default="table", help="output format (default table)")
+    q.add_argument("--export", metavar="FILE", help="write the table to FILE (.parquet or .csv) instead of printing")
+    q.set_defaults(func=cmd_results)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except BrokenPipeError:
+        # the reader went away (`satcp results ... | head`): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

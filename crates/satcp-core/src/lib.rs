@@ -30,10 +30,17 @@ pub fn run(scn: &Scenario) -> RunOutput {
 /// [`run`], with failures to create or write capture files returned (a run
 /// without captures cannot fail).
 pub fn try_run(scn: &Scenario) -> std::io::Result<RunOutput> {
+    run_observed(scn, u64::MAX, &mut |_| true)
+}
+
+/// [`try_run`], calling `observe(simulated seconds)` every `every` events;
+/// the run stops early (`ended_by` "interrupted") when `observe` returns
+/// false. Observing does not change the results.
+pub fn run_observed(scn: &Scenario, every: u64, observe: &mut dyn FnMut(f64) -> bool) -> std::io::Result<RunOutput> {
     let t0 = std::time::Instant::now();
     let mut w = world::World::build(scn);
     w.capture = net::capture::Capture::create(scn)?;
-    w.run();
+    w.run_observed(every, &mut |t| observe(sim::secs(t)));
     if let Some(c) = w.capture.take() {
         c.finish()?;
     }

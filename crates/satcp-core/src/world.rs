@@ -107,9 +107,25 @@ impl World {
     }
 
     pub fn run(&mut self) {
+        self.run_observed(u64::MAX, &mut |_| true);
+    }
+
+    /// [`World::run`], calling `observe(simulated time)` every `every`
+    /// events (for progress displays). When `observe` returns false the run
+    /// stops there and ends by "interrupted".
+    pub fn run_observed(&mut self, every: u64, observe: &mut dyn FnMut(Time) -> bool) {
         let has_finite = self.finite_left > 0;
+        let mut countdown = every.max(1);
         while let Some((t, ev)) = self.q.pop() {
             self.now = t;
+            countdown -= 1;
+            if countdown == 0 {
+                countdown = every.max(1);
+                if !observe(t) {
+                    self.ended_by = "interrupted";
+                    return;
+                }
+            }
             match ev {
                 Event::Arrive { dir } => {
                     let d = &mut self.dirs[dir as usize];

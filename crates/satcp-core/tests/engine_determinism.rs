@@ -42,3 +42,35 @@ fn different_seeds_differ_where_randomness_matters() {
     };
     assert_eq!(quiet("1"), quiet("2"));
 }
+
+#[test]
+fn observing_a_run_changes_nothing_and_can_stop_it() {
+    let text = std::fs::read_to_string(repo_root().join("scenarios/geo_bent_pipe.toml")).unwrap();
+    let sets: Vec<String> = ["flows.download.app.size=3MB", "links.1.errors_ab={ber=1e-5}"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let scn = satcp_core::scenario::parse_toml(&text, &sets).unwrap();
+    let plain = satcp_core::run(&scn);
+
+    // every 1000 events: 1 call per 1000 events taken off the queue
+    let mut seen: Vec<f64> = Vec::new();
+    let observed = satcp_core::run_observed(&scn, 1000, &mut |t| {
+        seen.push(t);
+        true
+    });
+    assert_eq!(json_without_wall(&plain), json_without_wall(&observed));
+    assert_eq!(seen.len() as u64, plain.summary.events / 1000);
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "simulated time never goes back");
+    assert!(*seen.last().unwrap() <= plain.summary.sim_time_s);
+
+    // stopping at the third call: ended by "interrupted", 3000 events
+    let mut calls = 0;
+    let stopped = satcp_core::run_observed(&scn, 1000, &mut |_| {
+        calls += 1;
+        calls < 3
+    });
+    assert_eq!(stopped.summary.ended_by, "interrupted");
+    assert_eq!(stopped.summary.events, 3000);
+    assert!(stopped.summary.sim_time_s < plain.summary.sim_time_s);
+}

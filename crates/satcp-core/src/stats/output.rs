@@ -13,7 +13,8 @@ pub struct Summary {
     pub sim_time_s: f64,
     /// "completed" (every finite flow has completed or been aborted; see
     /// each flow's `completed` and `aborted`), "stop" (the stop time was
-    /// reached) or "idle" (nothing left to happen).
+    /// reached), "idle" (nothing left to happen) or "interrupted" (an
+    /// observer of `run_observed` stopped it).
     pub ended_by: String,
     /// Events taken off the event queue (including stale timer entries).
     pub events: u64,

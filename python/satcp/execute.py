@@ -1,0 +1,261 @@
+"""Running a sweep's runs: a local process pool or a Dask cluster; the parent
+commits each result to the store as soon as it arrives.
+
+Workers only compute: :func:`run_task` takes a run's scenario JSON and
+returns its outcome (a small dict); the parent process is the only writer of
+the store (DuckDB has one writer), one transaction per run.
+
+Choices:
+* Local runs use processes, not threads. The engine releases the GIL, but a
+  process keeps a crash (abort, segfault, out of memory) away from the parent
+  and from the store. Processes are started with ``spawn`` so that no DuckDB
+  or Dask thread of the parent is forked half-way.
+* At most ``2 x workers`` runs are queued in the pool at once, so a worker
+  never waits for the parent and an interrupted sweep has little queued work
+  to throw away.
+* A worker that dies takes the pool down with every queued run. Those runs
+  are run again one at a time in a fresh pool; the one that kills its worker
+  again alone is recorded as failed and the sweep goes on.
+* On Dask every run is submitted at once under a key derived from the run key
+  (so the same run submitted twice is computed once), and a run whose worker
+  died more often than the cluster's ``allowed-failures`` is recorded as
+  failed with Dask's error.
+* A result computed by a different satcp version (a Dask worker with another
+  install) is recorded as failed: its numbers would not match the key.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures as cf
+import multiprocessing
+import os
+import time
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Protocol
+
+from . import _core
+from .store import Store
+from .sweep import Run, Sweep, check, expand
+
+Task = dict[str, Any]
+Outcome = dict[str, Any]
+
+WORKER_DIED = ("the worker process died while running this run "
+               "(killed by a signal, an abort or out of memory)")
+
+
+def run_task(task: Task) -> Outcome:
+    """Run one scenario (in a worker). Never raises for a failing run: the
+    error comes back as ``status = 'failed'`` with its message."""
+    t0 = time.perf_counter()
+    out: Outcome = {"key": task["key"], "status": "ok", "error": None, "summary_json": None,
+                    "satcp_version": _core.version()}
+    try:
+        raw = _core.run(task["scenario_json"], "json", [])
+        out["summary_json"] = raw["summary"]
+    except _core.ScenarioError as e:
+        out["status"], out["error"] = "failed", f"ScenarioError: {e.args[0] if e.args else e}"
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # noqa: BLE001 - a Rust panic arrives as PanicException(BaseException)
+        out["status"], out["error"] = "failed", f"{type(e).__name__}: {e}"
+    out["wall_s"] = time.perf_counter() - t0
+    return out
+
+
+class Pool(Protocol):
+    """Where runs execute. ``results`` yields outcomes in completion order."""
+
+    description: str
+    slots: int  # runs that can execute at once
+
+    def results(self, tasks: Iterable[Task]) -> Iterator[Outcome]: ...
+
+    def running(self) -> int: ...
+
+    def close(self) -> None: ...
+
+
+class LocalPool:
+    """A process pool on this machine (``workers`` processes)."""
+
+    def __init__(self, workers: int | None = None, fn: Callable[[Task], Outcome] = run_task):
+        self.workers = self.slots = max(1, workers or os.cpu_count() or 1)
+        self.fn = fn
+        self.description = f"{self.workers} local worker{'s' if self.workers != 1 else ''}"
+        self._pool: cf.ProcessPoolExecutor | None = None
+        self._in_flight: dict[cf.Future, Task] = {}
+
+    def _new_pool(self) -> cf.ProcessPoolExecutor:
+        return cf.ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+
+    def running(self) -> int:
+        return min(len(self._in_flight), self.workers)
+
+    def results(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
+        pending = collections.deque(tasks)
+        suspects: collections.deque[Task] = collections.deque()  # in flight when a worker died
+        self._pool = self._new_pool()
+        while pending or suspects or self._in_flight:
+            # Suspects run alone, before anything else, until each is cleared or convicted.
+            solo = suspects[0] if suspects else None
+            queue, limit = (suspects, 1) if solo is not None else (pending, 2 * self.workers)
+            broken_at_submit = False
+            while queue and len(self._in_flight) < limit:
+                t = queue[0]
+                try:
+                    fut = self._pool.submit(self.fn, t)
+                except BrokenProcessPool:  # a worker died since the last wait
+                    broken_at_submit = True
+                    break
+                queue.popleft()
+                self._in_flight[fut] = t
+            done = set()
+            if self._in_flight:
+                done, _ = cf.wait(self._in_flight, return_when=cf.FIRST_COMPLETED)
+            broken: list[Task] = []
+            for fut in done:
+                t = self._in_flight.pop(fut)
+                try:
+                    out = fut.result()
+                except BrokenProcessPool:
+                    broken.append(t)
+                    continue
+                yield out
+            if not (broken or broken_at_submit):
+                continue
+            lost = broken + list(self._in_flight.values())
+            self._in_flight.clear()
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = self._new_pool()
+            if solo is not None and broken == [solo]:
+                yield {"key": solo["key"], "status": "failed", "error": WORKER_DIED,
+                       "summary_json": None, "satcp_version": _core.version(), "wall_s": None}
+            else:
+                suspects.extend(lost)
+        self._pool.shutdown(wait=True)  # every run is done: the workers exit
+        self._pool = None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+        self._in_flight.clear()
+
+
+class DaskPool:
+    """An existing dask.distributed cluster, reached at ``address``
+    (``tcp://host:port`` of its scheduler)."""
+
+    def __init__(self, address: str, fn: Callable[[Task], Outcome] = run_task, timeout_s: float = 60):
+        from distributed import Client
+
+        self.client = Client(address, timeout=f"{timeout_s}s")
+        try:
+            self.client.wait_for_workers(1, timeout=timeout_s)
+        except TimeoutError:
+            self.client.close()
+            raise RuntimeError(f"no Dask worker joined {address} within {timeout_s:g} s") from None
+        self.fn = fn
+        self.slots = sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values())
+        self.description = f"Dask at {address} ({self.slots} worker thread{'s' if self.slots != 1 else ''})"
+        self._left = 0
+
+    def running(self) -> int:
+        return min(self._left, self.slots)
+
+    def results(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
+        from distributed import as_completed
+
+        version = _core.version()
+        futures = {}
+        for t in tasks:
+            f = self.client.submit(self.fn, t, key=f"satcp-{version}-{t['key']}", pure=False)
+            futures[f] = t
+        self._left = len(futures)
+        for fut in as_completed(futures):
+            t = futures.pop(fut)
+            self._left -= 1
+            try:
+                out = fut.result()
+            except Exception as e:  # noqa: BLE001 - KilledWorker, CancelledError, ...
+                out = {"key": t["key"], "status": "failed", "error": f"{type(e).__name__}: {e}",
+                       "summary_json": None, "satcp_version": version, "wall_s": None}
+            fut.release()
+            yield out
+
+    def close(self) -> None:
+        self.client.close()
+
+
+# --------------------------------------------------------------------------
+# the sweep loop
+
+class Listener(Protocol):
+    def start(self, sweep_name: str, total: int, stored: int, todo: int, pool: Pool) -> None: ...
+
+    def finished(self, run: Run, outcome: Outcome) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class SweepReport:
+    total: int
+    already_stored: int
+    ran: int = 0
+    ok: int = 0
+    failed: int = 0
+    wall_s: float = 0.0
+    failed_keys: list[str] = field(default_factory=list)
+    failed_in_store: int = 0  # runs of this sweep stored as failed, from this or an earlier session
+
+
+def execute_runs(runs: list[Run], store: Store, pool: Pool, listener: Listener | None = None,
+                 sweep_name: str = "", total: int | None = None) -> SweepReport:
+    """Run every run of ``runs`` not in the store yet; commit each outcome as
+    it arrives. Runs are not validated here (see :func:`run_sweep`)."""
+    version = _core.version()
+    stored = store.stored()
+    todo: dict[str, Run] = {}
+    for r in runs:
+        if r.key not in stored and r.key not in todo:
+            todo[r.key] = r
+    total = len(runs) if total is None else total
+    report = SweepReport(total=total, already_stored=total - len(todo))
+    if listener:
+        listener.start(sweep_name, total, report.already_stored, len(todo), pool)
+    t0 = time.perf_counter()
+    tasks = ({"key": r.key, "scenario_json": r.scenario_json} for r in todo.values())
+    for out in pool.results(tasks):
+        run = todo[out["key"]]
+        if out["status"] == "ok" and out.get("satcp_version") != version:
+            out = dict(out, status="failed", summary_json=None,
+                       error=f"computed by satcp {out.get('satcp_version')}, this sweep needs {version}")
+        store.commit_run(run, version, out)
+        report.ran += 1
+        if out["status"] == "ok":
+            report.ok += 1
+        else:
+            report.failed += 1
+            report.failed_keys.append(run.key)
+        if listener:
+            listener.finished(run, out)
+    report.wall_s = time.perf_counter() - t0
+    final = store.stored()
+    report.failed_in_store = sum(final.get(r.key) == "failed" for r in runs)
+    return report
+
+
+def run_sweep(sweep: Sweep, store: Store, pool: Pool, listener: Listener | None = None,
+              retry_failed: bool = False) -> SweepReport:
+    """Check the sweep, expand it, and run what the store does not hold."""
+    check(sweep)
+    runs = expand(sweep)
+    if retry_failed:
+        stored = store.stored()
+        store.forget(r.key for r in runs if stored.get(r.key) == "failed")
+    store.register_sweep(sweep)
+    return execute_runs(runs, store, pool, listener, sweep.name)

@@ -1,0 +1,292 @@
+"""The results store: what a run leaves in it, resume, failures, and the
+same results whatever the number of workers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+
+import pandas as pd
+import pytest
+
+import satcp
+from satcp.execute import WORKER_DIED, LocalPool, execute_runs, run_sweep
+from satcp.store import Store
+from satcp.sweep import Run, canonical_json, expand, from_dict, run_key
+from conftest import GEO, REPO, run_cli, satcp_cmd
+from sweep_helpers import assert_same_results, bulk_sweep, crash_on_flow_named_crash
+
+VARIANT = "flows.download.tcp.variant"
+BER = "links.1.errors_ab.ber"
+
+
+def small_sweep(**over):
+    doc = {"base": str(GEO), "replications": 2, "label": "small",
+           "factors": {VARIANT: ["newreno", "sack"], BER: [1e-6, 1e-5],
+                       "flows.download.app.size": ["200KB"]}}
+    doc.update(over)
+    return from_dict(doc)
+
+
+@pytest.fixture(scope="module")
+def small_store(tmp_path_factory):
+    path = tmp_path_factory.mktemp("store") / "small.duckdb"
+    with Store(path) as st:
+        report = run_sweep(small_sweep(), st, LocalPool(2))
+    assert report.ran == report.ok == 8
+    return path
+
+
+def test_every_summary_field_is_stored(small_store):
+    direct = satcp.run(GEO, set=["flows.download.app.size=200KB"])
+    with Store(small_store, read_only=True) as st:
+        flows = st.query("SELECT * FROM flows")
+        links = st.query("SELECT * FROM links")
+        runs = st.runs()
+    flow_fields = set(direct.summary["flows"][0]) - {"name"}
+    assert flow_fields <= set(flows.columns)
+    assert {"flow", "flow_index"} <= set(flows.columns)
+    link_fields = set(direct.links.columns)  # drops flattened as drops_queue/drops_errors
+    assert link_fields <= set(links.columns) and "link" in links.columns
+    assert len(runs) == 8 and set(runs["status"]) == {"ok"}
+    # each column has the type of the summary's values
+    assert flows["flow_index"].dtype.kind == "i" and flows["retransmissions"].dtype.kind == "i"
+    assert flows["goodput_bps"].dtype.kind == "f" and flows["completed"].dtype == bool
+    assert flows["completion_s"].dtype.kind == "f" and flows["fin_done_at_s"].isna().all()
+    assert links["drops_errors"].dtype.kind == "i" and links["utilization"].dtype.kind == "f"
+    assert len(flows) == 8 and len(links) == 8 * 4  # 1 flow, 2 links x 2 directions per run
+    assert set(links["link"]) == {"server->gateway", "gateway->server", "gateway->client", "client->gateway"}
+
+
+def test_stored_scenario_reruns_to_the_stored_summary(small_store):
+    with Store(small_store, read_only=True) as st:
+        runs = st.runs()
+    for row in runs.itertuples():
+        again = satcp.run(json.loads(row.scenario_json)).summary
+        stored = json.loads(row.summary_json)
+        again.pop("wall_s"), stored.pop("wall_s")
+        assert again == stored
+        assert row.key == run_key(row.scenario_json, row.seed, satcp.__version__)
+        assert row.sim_time_s == stored["sim_time_s"] and row.events == stored["events"]
+
+
+def test_flows_view_has_a_column_per_factor(small_store):
+    df = satcp.load(small_store)
+    with Store(small_store, read_only=True) as st:
+        pd.testing.assert_frame_equal(df, st.flows())
+        assert st.factor_names() == [VARIANT, BER, "flows.download.app.size"]
+        factors = st.factors()
+    cols = list(df.columns)
+    assert cols[:9] == ["key", "sweep", "cell", "replication", "seed", "status", VARIANT, BER,
+                        "flows.download.app.size"]
+    assert df[BER].dtype == "float64" and sorted(set(df[BER])) == [1e-6, 1e-5]
+    assert sorted(set(df[VARIANT])) == ["newreno", "sack"]
+    assert set(df["sweep"]) == {"small"} and sorted(set(df["replication"])) == [0, 1]
+    # the variant column agrees with what the engine reports for the flow
+    assert (df[VARIANT] == df["variant"]).all()
+    assert len(factors) == 8 * 3
+
+
+def test_nothing_stored_runs_again_and_forgotten_runs_do(small_store, tmp_path):
+    copy = tmp_path / "copy.duckdb"
+    copy.write_bytes(small_store.read_bytes())
+    with Store(copy) as st:
+        assert run_sweep(small_sweep(), st, LocalPool(1)).ran == 0
+        keys = sorted(st.stored())[:3]
+        st.forget(keys)
+        assert len(st.stored()) == 5
+        assert st.query("SELECT count(*) AS n FROM flows WHERE key IN (SELECT unnest(?))", [keys])["n"][0] == 0
+        report = run_sweep(small_sweep(), st, LocalPool(1))
+        assert report.ran == 3 and report.already_stored == 5
+    assert_same_results(small_store, copy)
+
+
+def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
+    # execute_runs does not validate (run_sweep does), so a bad scenario
+    # reaches the engine and fails there, as a panic would.
+    good = expand(small_sweep(replications=1))
+    scenario = json.loads(good[0].scenario_json)
+    scenario["links"][1]["rate_ab"] = "fast"
+    bad_json = canonical_json(scenario)
+    bad = Run(run_key(bad_json, 1, satcp.__version__), "small", {"x": 1}, 0, 1, bad_json)
+    runs = good[:2] + [bad] + good[2:]
+    with Store(tmp_path / "f.duckdb") as st:
+        report = execute_runs(runs, st, LocalPool(2))
+        assert (report.ran, report.ok, report.failed) == (5, 4, 1)
+        assert report.failed_keys == [bad.key] and report.failed_in_store == 1
+        row = st.query("SELECT * FROM runs WHERE key = ?", [bad.key]).iloc[0]
+        assert row["status"] == "failed" and row["summary_json"] is None
+        assert "ScenarioError" in row["error"] and "links.1.rate_ab" in row["error"]
+        assert st.query("SELECT count(*) AS n FROM flows WHERE key = ?", [bad.key])["n"][0] == 0
+        # failed runs appear in flows() with their status and no metrics
+        df = st.flows()
+        assert len(df) == 5 and df.loc[df["key"] == bad.key, "goodput_bps"].isna().all()
+        # a stored failure is not run again ...
+        assert execute_runs(runs, st, LocalPool(1)).ran == 0
+
+
+def test_a_run_that_kills_its_worker_is_recorded_and_the_rest_run(tmp_path):
+    good = expand(small_sweep(replications=1))
+    scenario = json.loads(good[1].scenario_json)
+    scenario["flows"][0]["name"] = "crash"
+    sj = canonical_json(scenario)
+    crash = Run(run_key(sj, 1, satcp.__version__), "small", {"x": 2}, 0, 1, sj)
+    runs = good[:2] + [crash] + good[2:]
+    with Store(tmp_path / "c.duckdb") as st:
+        report = execute_runs(runs, st, LocalPool(2, fn=crash_on_flow_named_crash))
+        assert (report.ran, report.ok, report.failed) == (5, 4, 1)
+        assert st.query("SELECT error FROM runs WHERE key = ?", [crash.key])["error"][0] == WORKER_DIED
+        assert sorted(st.stored()) == sorted(r.key for r in runs)
+
+
+def test_same_results_with_one_or_two_workers(tmp_path):
+    sweep_file = bulk_sweep(tmp_path / "w.toml", replications=2, stop="20s")
+    for n in (1, 2):
+        r = run_cli("sweep", sweep_file, "--workers", n, "--store", tmp_path / f"w{n}.duckdb")
+        assert r.returncode == 0, r.stderr
+        assert f"on {n} local worker" in r.stdout
+    assert_same_results(tmp_path / "w1.duckdb", tmp_path / "w2.duckdb")
+
+
+def _executed(stdout: str) -> list[str]:
+    """Key prefixes of the runs a `satcp sweep` log says it finished."""
+    return [l.rsplit("key ", 1)[1] for l in stdout.splitlines() if l.startswith("[") and " key " in l]
+
+
+def test_kill_and_resume(tmp_path):
+    sweep_file = bulk_sweep(tmp_path / "k.toml", replications=5)  # 20 runs
+    store = tmp_path / "k.duckdb"
+    cmd = satcp_cmd() + ["sweep", str(sweep_file), "--workers", "1", "--store", str(store)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=REPO, start_new_session=True)
+    seen = []
+    try:
+        for line in proc.stdout:
+            if line.startswith("[") and " ok " in line:
+                seen.append(line.rsplit("key ", 1)[1].strip())
+                if len(seen) == 2:
+                    # the running sweep holds the store: readers are told so
+                    busy = run_cli("results", store)
+                    assert busy.returncode == 2 and "open in another process" in busy.stderr
+                if len(seen) == 4:
+                    break
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the CLI and its worker process
+        proc.wait(timeout=60)
+        proc.stdout.close()
+        proc.stderr.close()
+    assert len(seen) == 4, "the sweep ended before it could be killed"
+
+    with Store(store, read_only=True) as st:
+        stored = st.stored()
+        flow_keys = set(st.query("SELECT key FROM flows")["key"])
+        link_keys = set(st.query("SELECT key FROM links")["key"])
+        factor_counts = st.query("SELECT key, count(*) AS n FROM factors GROUP BY key")
+    # every run the log reported is stored; some are missing; nothing half-written
+    assert all(any(k.startswith(p) for k in stored) for p in seen)
+    assert 4 <= len(stored) < 20
+    assert set(stored.values()) == {"ok"}
+    assert flow_keys == set(stored) == link_keys
+    assert set(factor_counts["key"]) == set(stored) and (factor_counts["n"] == 2).all()
+
+    again = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert f"20 runs, {len(stored)} already stored, {20 - len(stored)} to run" in again.stdout
+    ran = _executed(again.stdout)
+    assert len(ran) == 20 - len(stored) == len(set(ran))
+    assert not any(k.startswith(p) for k in stored for p in ran)  # none ran twice
+
+    reference = tmp_path / "ref.duckdb"
+    r = run_cli("sweep", sweep_file, "--workers", "2", "--store", reference)
+    assert r.returncode == 0, r.stderr
+    assert_same_results(store, reference)
+
+
+def test_results_command_tables_and_exports(small_store, tmp_path):
+    r = run_cli("results", small_store)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    header = lines[0].split()
+    assert header[:4] == ["sweep", VARIANT, BER, "flows.download.app.size"]
+    assert "completion_s" in header and "runs" in header
+    assert len(lines) == 2 + 4  # 4 cells, one flow each
+    assert all(l.split()[header.index("runs")] == "2" for l in lines[2:])
+
+    r = run_cli("results", small_store, "--format", "csv", "--metric", "goodput_bps")
+    cells = pd.read_csv(pd.io.common.StringIO(r.stdout))
+    flows = satcp.load(small_store)
+    sack_hi = flows[(flows[VARIANT] == "sack") & (flows[BER] == 1e-5)]["goodput_bps"].mean()
+    got = cells[(cells[VARIANT] == "sack") & (cells[BER] == 1e-5)]["goodput_bps"].iloc[0]
+    assert got == pytest.approx(sack_hi, rel=1e-12)
+
+    for ext in ("parquet", "csv"):
+        out = tmp_path / f"flows.{ext}"
+        r = run_cli("results", small_store, "--table", "flows", "--export", out)
+        assert r.returncode == 0, r.stderr
+        back = pd.read_parquet(out) if ext == "parquet" else pd.read_csv(out)
+        assert len(back) == 8 and list(back.columns) == list(flows.columns)
+
+    r = run_cli("results", small_store, "--query",
+                f'SELECT "{VARIANT}" AS v, count(*) AS n FROM flows_wide GROUP BY 1 ORDER BY 1',
+                "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["v,n", "newreno,4", "sack,4"]
+
+    r = run_cli("results", small_store, "--metric", "goodput")
+    assert r.returncode == 2 and "no flow field 'goodput'" in r.stderr
+    r = run_cli("results", tmp_path / "none.duckdb")
+    assert r.returncode == 2 and "no results store" in r.stderr
+    r = run_cli("results", small_store, "--query", "SELECT nope FROM runs")
+    assert r.returncode == 2 and "query failed" in r.stderr
+    not_a_store = tmp_path / "x.duckdb"
+    not_a_store.write_text("hello")
+    r = run_cli("results", not_a_store)
+    assert r.returncode == 2 and "is not a results store" in r.stderr
+    Store(tmp_path / "empty.duckdb").close()
+    r = run_cli("results", tmp_path / "empty.duckdb")
+    assert r.returncode == 0 and "no runs stored" in r.stderr
+
+
+def test_cli_exit_status_reports_failed_runs(tmp_path):
+    # a worker-count error is a usage error; nothing runs
+    p = tmp_path / "s.toml"
+    p.write_text(f'base = "{GEO}"\n[factors]\n"flows.download.app.size" = ["100KB"]\n')
+    r = run_cli("sweep", p, "--workers", "0")
+    assert r.returncode == 2 and "--workers 0" in r.stderr
+    r = run_cli("sweep", p, "--quiet")
+    assert r.returncode == 0 and r.stdout.startswith("sweep s: ran 1 (1 ok, 0 failed)")
+
+
+def test_flow_columns_follow_what_the_summary_reports(tmp_path):
+    def outcome(**fields):
+        s = {"sim_time_s": 1.0, "events": 1, "flows": [{"name": "f", **fields}], "links": []}
+        return {"status": "ok", "error": None, "wall_s": 0.0, "summary_json": json.dumps(s)}
+
+    with Store(tmp_path / "t.duckdb") as st:
+        # a field first seen as null is a DOUBLE; an integer field that later
+        # holds a fraction becomes DOUBLE; a new field becomes a new column
+        st.commit_run(Run("a", "t", {}, 0, 1, "{}"), "v", outcome(opt=None, n=1))
+        st.commit_run(Run("b", "t", {}, 0, 2, "{}"), "v", outcome(opt=2.5, n=1.5, extra="x"))
+        df = st.query("SELECT key, opt, n, extra FROM flows ORDER BY key")
+        types = dict(st.con.execute("SELECT column_name, data_type FROM information_schema.columns "
+                                    "WHERE table_name = 'flows'").fetchall())
+    assert types["opt"] == "DOUBLE" and types["n"] == "DOUBLE" and types["extra"] == "VARCHAR"
+    assert df["n"].tolist() == [1.0, 1.5] and df["extra"].tolist()[1] == "x"
+    assert pd.isna(df["opt"][0]) and df["opt"][1] == 2.5 and pd.isna(df["extra"][0])
+
+
+def test_retry_failed_runs_again_only_the_failed_runs(tmp_path):
+    sweep = small_sweep(replications=1)  # 4 runs
+    runs = expand(sweep)
+    with Store(tmp_path / "r.duckdb") as st:
+        # as if a worker had died on the first run in an earlier session
+        st.commit_run(runs[0], satcp.__version__,
+                      {"status": "failed", "error": WORKER_DIED, "wall_s": None, "summary_json": None})
+        report = run_sweep(sweep, st, LocalPool(1))
+        assert (report.ran, report.failed_in_store) == (3, 1)
+        report = run_sweep(sweep, st, LocalPool(1), retry_failed=True)
+        assert (report.ran, report.ok, report.failed_in_store) == (1, 1, 0)
+        assert set(st.stored().values()) == {"ok"} and len(st.stored()) == 4
+        assert len(st.query("SELECT * FROM factors WHERE key = ?", [runs[0].key])) == 3
