@@ -394,15 +394,9 @@ def cmd_results(args: argparse.Namespace) -> int:
     import duckdb
 
     from .results import DEFAULT_METRICS, cell_table
-    from .store import Store, StoreBusy
 
-    try:
-        store = Store(args.store, read_only=True)
-    except (FileNotFoundError, StoreBusy) as e:
-        _err(str(e))
-        return EXIT_SCENARIO
-    except duckdb.Error as e:
-        _err(f"{args.store} is not a results store: {e}")
+    store = _open_store(args.store)
+    if store is None:
         return EXIT_SCENARIO
     with store:
         try:
@@ -427,7 +421,7 @@ def cmd_results(args: argparse.Namespace) -> int:
                     for m in chosen["metrics_json"]:
                         metrics += [x for x in json.loads(m or "[]") if x not in metrics]
                 out = cell_table(store.flows(args.sweep), store.factor_names(args.sweep),
-                                 metrics or DEFAULT_METRICS)
+                                 metrics or DEFAULT_METRICS, level=args.level)
         except duckdb.Error as e:
             _err(f"query failed: {e}")
             return EXIT_SCENARIO
@@ -446,6 +440,53 @@ def cmd_results(args: argparse.Namespace) -> int:
         print(f"wrote {len(out)} rows to {dest}", file=sys.stderr)
         return 0
     _print_df(out, args.format)
+    return 0
+
+
+def _open_store(path: str):
+    """The store at ``path`` opened read-only, or None after printing why not."""
+    import duckdb
+
+    from .store import Store, StoreBusy
+
+    try:
+        return Store(path, read_only=True)
+    except (FileNotFoundError, StoreBusy) as e:
+        _err(str(e))
+    except duckdb.Error as e:
+        _err(f"{path} is not a results store: {e}")
+    return None
+
+
+def _level(v: str) -> float:
+    x = float(v)
+    if not 0 < x < 1:
+        raise argparse.ArgumentTypeError(f"{v}: a confidence level in (0, 1), e.g. 0.95")
+    return x
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import DEFAULT_METRICS as REPORT_METRICS, write_report
+
+    store = _open_store(args.store)
+    if store is None:
+        return EXIT_SCENARIO
+    with store:
+        if not store.has_runs():
+            _err(f"{args.store}: no runs stored")
+            return EXIT_SCENARIO
+        flows = store.flows(args.sweep)
+        runs = store.runs(args.sweep)
+        factors = store.factor_names(args.sweep)
+    try:
+        path = write_report(flows, runs, args.out, factors=factors,
+                            metrics=args.metric or REPORT_METRICS, x=args.x, group=args.group,
+                            baseline=args.baseline, level=args.level,
+                            title=args.title or f"satcp report: {Path(args.store).name}")
+    except KeyError as e:
+        _err(str(e.args[0]))
+        return EXIT_SCENARIO
+    print(path)
     return 0
 
 
@@ -523,7 +564,24 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--query", metavar="SQL", help="run this SQL on the store instead")
     q.add_argument("--format", choices=["table", "csv"], default="table", help="output format (default table)")
     q.add_argument("--export", metavar="FILE", help="write the table to FILE (.parquet or .csv) instead of printing")
+    q.add_argument("--level", type=_level, default=0.95,
+                   help="confidence level of the *_ci half-widths in the cells table (default 0.95)")
     q.set_defaults(func=cmd_results)
+
+    h = sub.add_parser("report", help="write a self-contained HTML report of a results store",
+                       description="Per-cell statistics with t intervals, figures of each metric against "
+                                   "a numeric factor, improvement over a baseline, ANOVA, fairness, "
+                                   "re-run traces of chosen runs and the failed runs, in DIR/index.html.")
+    h.add_argument("store", metavar="STORE", help="results store (DuckDB file)")
+    h.add_argument("--out", metavar="DIR", required=True, help="output directory")
+    h.add_argument("--sweep", metavar="LABEL", help="only this sweep's runs")
+    h.add_argument("--metric", action="append", metavar="FIELD", help="flow metric to analyse (repeatable)")
+    h.add_argument("--x", metavar="FACTOR", help="numeric factor for the x axis (default: a BER/PER factor)")
+    h.add_argument("--group", metavar="FACTOR", help="factor drawn as separate lines (default: the variant)")
+    h.add_argument("--baseline", metavar="LEVEL", help="level of --group that improvements are measured against")
+    h.add_argument("--level", type=_level, default=0.95, help="confidence level (default 0.95; CETEN-R used 0.90)")
+    h.add_argument("--title", help="page title")
+    h.set_defaults(func=cmd_report)
     return p
 
 

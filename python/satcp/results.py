@@ -1,8 +1,7 @@
 """Tables of stored results: one row per cell (factor levels x flow).
 
-``cell_table`` is where per-cell statistics are computed; it reports the
-number of runs and the mean of each metric. Confidence intervals, quartiles
-and the like belong to ``satcp.stats`` and extend this table.
+``cell_table`` reports per cell the number of runs, and per metric the mean
+and the half-width of its Student-t confidence interval (``satcp.stats``).
 """
 
 from __future__ import annotations
@@ -12,12 +11,16 @@ from typing import Sequence
 
 import pandas as pd
 
+from . import stats
+
 DEFAULT_METRICS = ["completion_s", "goodput_bps", "retransmissions", "timeouts"]
 
 
-def cell_table(flows: pd.DataFrame, factors: Sequence[str], metrics: Sequence[str]) -> pd.DataFrame:
-    """Per (sweep, factor levels, flow): ``runs`` (stored runs), ``failed``
-    and the mean of each metric over the successful runs.
+def cell_table(flows: pd.DataFrame, factors: Sequence[str], metrics: Sequence[str],
+               level: float = 0.95) -> pd.DataFrame:
+    """Per (sweep, factor levels, flow): ``runs`` (stored runs), ``failed``,
+    the mean of each metric over the successful runs and ``<metric>_ci``, the
+    half-width of its t interval at ``level`` (NaN with fewer than 2 runs).
 
     ``flows`` is :meth:`satcp.store.Store.flows` (one row per run x flow;
     failed runs have one row with no flow). Raises ``KeyError`` naming a
@@ -35,9 +38,19 @@ def cell_table(flows: pd.DataFrame, factors: Sequence[str], metrics: Sequence[st
     ok = flows[flows["status"] == "ok"]
     numeric = ok[list(metrics)].apply(pd.to_numeric, errors="coerce")
     ok = ok.assign(**{m: numeric[m] for m in metrics})
-    means = ok.groupby(by + ["flow"], dropna=False, sort=False)[list(metrics)].mean()
+    stats._check_level(level)
+    grouped = ok.groupby(by + ["flow"], dropna=False, sort=False)[list(metrics)]
+    means = grouped.mean()
+    half = {}
+    for m in metrics:
+        moments = grouped[m].agg(["mean", "std", "count"])
+        half[f"{m}_ci"] = [
+            (hi - lo) / 2 for lo, hi in (stats.t_interval_from_moments(r["mean"], r["std"], int(r["count"]), level)
+                                         for _, r in moments.iterrows())]
+    means = means.assign(**half)
     table = means.reset_index().merge(runs.reset_index(), on=by, how="outer")
-    table = table[by + ["flow", "runs", "failed"] + list(metrics)]
+    cols = [c for m in metrics for c in (m, f"{m}_ci")]
+    table = table[by + ["flow", "runs", "failed"] + cols]
     # each sweep's cells in its own factor order (the order of its cell JSON)
     parts = []
     for sweep, part in table.groupby("sweep", sort=True, dropna=False):
