@@ -483,7 +483,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                             metrics=args.metric or REPORT_METRICS, x=args.x, group=args.group,
                             baseline=args.baseline, level=args.level,
                             title=args.title or f"satcp report: {Path(args.store).name}")
-    except KeyError as e:
+    except (KeyError, ValueError) as e:
         _err(str(e.args[0]))
         return EXIT_SCENARIO
     print(path)

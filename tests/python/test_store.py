@@ -290,3 +290,37 @@ def test_retry_failed_runs_again_only_the_failed_runs(tmp_path):
         assert (report.ran, report.ok, report.failed_in_store) == (1, 1, 0)
         assert set(st.stored().values()) == {"ok"} and len(st.stored()) == 4
         assert len(st.query("SELECT * FROM factors WHERE key = ?", [runs[0].key])) == 3
+
+
+def test_results_cells_carry_t_interval_half_widths(small_store):
+    r = run_cli("results", small_store, "--format", "csv", "--metric", "completion_s", "--level", "0.9")
+    assert r.returncode == 0, r.stderr
+    cells = pd.read_csv(pd.io.common.StringIO(r.stdout))
+    flows = satcp.load(small_store)
+    one = flows[(flows[VARIANT] == "sack") & (flows[BER] == 1e-5)]["completion_s"]
+    from satcp.stats import t_interval
+
+    _, lo, hi = t_interval(one, 0.9)
+    got = cells[(cells[VARIANT] == "sack") & (cells[BER] == 1e-5)]["completion_s_ci"].iloc[0]
+    assert got == pytest.approx((hi - lo) / 2, rel=1e-12) and got > 0
+    r = run_cli("results", small_store, "--level", "95")
+    assert r.returncode == 2 and "confidence level in (0, 1)" in r.stderr
+
+
+def test_report_command_writes_a_page_from_the_store(small_store, tmp_path):
+    from test_report import render
+
+    out = tmp_path / "rep"
+    r = run_cli("report", small_store, "--out", out, "--level", "0.9")
+    assert r.returncode == 0, r.stderr
+    page = out / "index.html"
+    assert r.stdout.strip() == str(page)
+    html = page.read_text(encoding="utf-8")
+    assert VARIANT.split(".")[-1] in html and "90%" in html
+    res, _ = render(page, tmp_path)
+    assert len(res["images"]) >= 3 and all(i["w"] > 100 for i in res["images"])
+    assert res["tables"] and all(n > 0 for n in res["tables"]) and res["errors"] == []
+    r = run_cli("report", small_store, "--out", out, "--x", "nope")
+    assert r.returncode == 2 and "nope" in r.stderr
+    r = run_cli("report", tmp_path / "none.duckdb", "--out", out)
+    assert r.returncode == 2 and "no results store" in r.stderr
