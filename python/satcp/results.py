@@ -39,8 +39,8 @@ def cell_table(flows: pd.DataFrame, factors: Sequence[str], metrics: Sequence[st
     numeric = ok[list(metrics)].apply(pd.to_numeric, errors="coerce")
     ok = ok.assign(**{m: numeric[m] for m in metrics})
     stats._check_level(level)
-    grouped = ok.groupby(by + ["flow"], dropna=False, sort=False)[list(metrics)]
-    means = grouped.mean()
+    grouped = ok.groupby(by + ["flow"], dropna=False, sort=False)
+    means = grouped[list(metrics)].mean()
     half = {}
     for m in metrics:
         moments = grouped[m].agg(["mean", "std", "count"])
