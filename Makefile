@@ -16,7 +16,7 @@ STAMP  := $(VENV)/.satcp-deps
 PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv build demo test test-rust test-python bench bench-ns3 clean
+.PHONY: help venv build demo test test-rust test-python bench bench-ns3 crosscheck clean
 
 help:
 	@echo "satcp make targets:"
@@ -24,6 +24,7 @@ help:
 	@echo "  make test    build, then cargo test (satcp-core) and pytest tests/python"
 	@echo "  make bench   build, then run the engine benchmark (satcp-bench), then bench-ns3"
 	@echo "  make bench-ns3  satcp vs ns-3 3.44 side by side (bench/ns3, minutes)"
+	@echo "  make crosscheck satcp vs ns-3 3.44: goodput and completion per TCP variant, PER, delayed ACK"
 	@echo "  make build   maturin develop --release into $(VENV) + Rust CLIs"
 	@echo "  make venv    create $(VENV) with the Python dependencies"
 	@echo "  make clean   remove build products, $(VENV) and out/"
@@ -59,6 +60,11 @@ bench: build
 # satcp-bench's scenarios in ns-3 3.44 (wheel in .venv-ns3); table + bench-results/ns3_ratio.csv
 bench-ns3: build
 	bash bench/ns3/run.sh
+
+# Behavioural cross-check against ns-3 3.44 (python/satcp/crosscheck.py, peer
+# bench/ns3/tcp_peer.cc): table on stdout, CSV in bench-results/crosscheck/
+crosscheck: build
+	$(IN_VENV) python -m satcp.crosscheck
 
 clean:
 	cargo clean
