@@ -91,6 +91,7 @@ class Network:
     size_bytes: int = 10_000_000
     rwnd_bytes: int = 4 * 1024 * 1024
     stop_s: float = 3600.0
+    min_rto_s: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,8 @@ class CaseRow:
 def satcp_scenario(net: Network, case: Case) -> dict[str, Any]:
     """The satcp scenario of one case, as a dict (what ``satcp.run`` takes)."""
     tcp = dict(VARIANTS[case.variant][0])
-    tcp.update({"rwnd": net.rwnd_bytes, "window_scaling": True, "delayed_ack": case.delayed_ack})
+    tcp.update({"rwnd": net.rwnd_bytes, "window_scaling": True, "delayed_ack": case.delayed_ack,
+                "min_rto": net.min_rto_s})
     sat: dict[str, Any] = {
         "a": "gateway",
         "b": "client",
@@ -160,7 +162,7 @@ def ns3_args(net: Network, case: Case) -> list[str]:
         f"--accessRate={net.access_rate}", f"--accessDelay={net.access_delay_s!r}",
         f"--downRate={net.down_rate}", f"--upRate={net.up_rate}",
         f"--satDelay={net.sat_delay_s!r}", f"--queue={net.queue_packets}",
-        f"--rwnd={net.rwnd_bytes}",
+        f"--rwnd={net.rwnd_bytes}", f"--minRto={net.min_rto_s!r}",
     ]
 
 
@@ -352,13 +354,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--size", type=int, default=Network.size_bytes, help="bytes per transfer")
     ap.add_argument("--queue", type=int, default=Network.queue_packets,
                     help="gateway drop-tail limit, packets")
+    ap.add_argument("--min-rto", type=float, default=Network.min_rto_s,
+                    help="minimum RTO in both simulators, seconds (default 1)")
     ap.add_argument("--out", type=Path, default=REPO / "bench-results" / "crosscheck",
                     help="directory for runs.csv and summary.csv")
     a = ap.parse_args(argv)
     bad = [v for v in a.variants if v not in VARIANTS]
     if bad:
         ap.error(f"--variants: unknown {bad}; known: {','.join(VARIANTS)}")
-    net = Network(size_bytes=a.size, queue_packets=a.queue)
+    net = Network(size_bytes=a.size, queue_packets=a.queue, min_rto_s=a.min_rto)
     try:
         rows = crosscheck(a.variants, a.per, a.delack, a.seeds, a.jobs, net, out=a.out,
                           progress=True)

@@ -15,20 +15,21 @@ measurements):
   deterministic; measured differences are +0.2% (NewReno) and +1.1% (SACK),
   the remaining gap being the two stacks' different slow-start overshoot and
   recovery timing after 338 drops at the 250-packet queue.
-* PER 1e-2, NewReno: mean completion time within 20%. Measured with 10 seeds:
-  -6% (satcp faster); the standard error of each mean over 8 seeds is
-  3-5%, so the difference of the means has a standard error of about 5%, and
-  ns-3 computes ssthresh from its pipe estimate (outstanding minus SACKed or
-  dup-ACKed minus lost) instead of RFC 5681's FlightSize, which lowers its
-  ssthresh by about 9% here. 20% is that bias plus 3 standard errors.
-* PER 1e-2, SACK: satcp faster by 10% to 40%. Measured: -24%. The
-  difference is ns-3's ssthresh-from-pipe, which with real SACK information
-  is 32% below FlightSize/2 at the entry of recovery (8.6 vs 12.6 segments,
-  mean of 57 recoveries), so ns-3's SACK flow runs with a smaller window
-  after every loss. satcp follows RFC 6675 / RFC 5681 (FlightSize / 2). The
-  band is the measured -24% +- 3 standard errors of the difference (5%);
-  it fails if satcp stopped using FlightSize, or if either side's recovery
-  broke (an RTO per loss takes over 50% longer).
+* PER 1e-2, NewReno: mean completion time within 20%. Measured with 10
+  seeds: -11.1% (satcp faster). ns-3 halves its pipe estimate instead of
+  FlightSize when it enters recovery (9.9 instead of 10.9 segments on
+  average in a seed-1 trace) and times out more (12.7 vs 9.6 RTOs per run).
+  The standard error of each mean over 8 seeds is 2-4%, that of the
+  difference about 4.5%: 20% is the measured bias plus two standard errors.
+* PER 1e-2, SACK: satcp faster by 10% to 40%. Measured with 10 seeds:
+  -26.0%. ns-3's ssthresh from its pipe is, with real SACK information,
+  32% below FlightSize / 2 at the entry of recovery (8.6 vs 12.6 segments,
+  mean of 57 recoveries of a seed-1 trace), so ns-3's SACK flow runs with a
+  smaller window after every loss, and ns-3 times out three times as often
+  (20.9 vs 6.2 RTOs per run). satcp follows RFC 6675 / RFC 5681
+  (FlightSize / 2). The band is -26% +- about 3 standard errors of the
+  difference; it fails if satcp adopted ns-3's rule or if either side's
+  SACK recovery broke (an RTO per loss roughly doubles the time).
 """
 
 from __future__ import annotations
