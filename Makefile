@@ -49,7 +49,7 @@ test-rust: build
 	cargo test --release -p satcp-core
 
 test-python: build
-	$(IN_VENV) python -m pytest -q tests/python
+	$(IN_VENV) python -m pytest -q -rs tests/python
 
 test: test-rust test-python
 

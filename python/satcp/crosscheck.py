@@ -323,6 +323,8 @@ def format_table(rows: list[CaseRow]) -> str:
             f"{f(s['satcp_retransmissions'], '.1f', 9)} {f(s['ns3_retransmissions'], '.1f', 8)} "
             f"{f(s['satcp_timeouts'], '.1f', 9)} {f(s['ns3_timeouts'], '.1f', 8)}"
             + ("  not in satcp" if row.satcp_error else ""))
+    for v, err in dict.fromkeys((r.variant, r.satcp_error) for r in rows if r.satcp_error):
+        lines.append(f"not in satcp: {v}: {err}")
     lines.append("(completion time and goodput: means over seeds; diff = satcp/ns-3 - 1; "
                  "rse = standard error of the mean completion time / mean; "
                  "rtx = data retransmissions; rto = RTO expiries (ns-3: entries into "
