@@ -17,7 +17,7 @@ PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels 
 STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 clean
+.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck clean
 
 help:
 	@echo "satcp make targets:"
@@ -25,6 +25,7 @@ help:
 	@echo "  make test    build, then cargo test (satcp-core) and pytest tests/python"
 	@echo "  make bench   build, then the engine benchmark (satcp-bench), sweep scaling (1 vs 2 workers), bench-ns3"
 	@echo "  make bench-ns3  satcp vs ns-3 3.44 side by side (bench/ns3, minutes)"
+	@echo "  make crosscheck satcp vs ns-3 3.44: goodput and completion per TCP variant, PER, delayed ACK"
 	@echo "  make build   maturin develop --release into $(VENV) + Rust CLIs"
 	@echo "  make venv    create $(VENV) with the Python dependencies"
 	@echo "  make clean   remove build products, $(VENV) and out/"
@@ -60,7 +61,7 @@ test-sysdeps:
 	fi
 
 test-python: build test-sysdeps
-	$(IN_VENV) python -m pytest -q tests/python
+	$(IN_VENV) python -m pytest -q -rs tests/python
 
 test: test-rust test-python
 
@@ -72,6 +73,11 @@ bench: build
 # satcp-bench's scenarios in ns-3 3.44 (wheel in .venv-ns3); table + bench-results/ns3_ratio.csv
 bench-ns3: build
 	bash bench/ns3/run.sh
+
+# Behavioural cross-check against ns-3 3.44 (python/satcp/crosscheck.py, peer
+# bench/ns3/tcp_peer.cc): table on stdout, CSV in bench-results/crosscheck/
+crosscheck: build
+	$(IN_VENV) python -m satcp.crosscheck
 
 clean:
 	cargo clean

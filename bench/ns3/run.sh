@@ -9,18 +9,15 @@
 # ns-3 would take too long); without it each scenario runs to its own stop
 # time (1000 s and 300 s) and satcp's wall time comes from satcp-bench.
 #
-# Creates .venv-ns3 (ns3==3.44.post0 wheel from PyPI) at the repository root if
-# missing, compiles bench/ns3/geo_bench.cc into target/ns3/geo_bench when the
-# source is newer, prints a table and writes bench-results/ns3_ratio.csv.
+# bench/ns3/build.sh creates .venv-ns3 (ns3==3.44.post0 wheel from PyPI) at the
+# repository root if missing and compiles bench/ns3/geo_bench.cc into
+# target/ns3/geo_bench when the source is newer; this script prints a table and
+# writes bench-results/ns3_ratio.csv.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 
-NS3_VERSION="3.44.post0"
-VENV="$ROOT/.venv-ns3"
-SRC="$ROOT/bench/ns3/geo_bench.cc"
-BIN="$ROOT/target/ns3/geo_bench"
 OUT_DIR="$ROOT/bench-results"
 CSV="$OUT_DIR/ns3_ratio.csv"
 ALL_SCENARIOS=(geo-10-flows geo-50-flows-100mbps)
@@ -51,28 +48,8 @@ while (($#)); do
 done
 ((${#SCENARIOS[@]})) || SCENARIOS=("${ALL_SCENARIOS[@]}")
 
-# --- ns-3 from PyPI ---------------------------------------------------------
-if ! compgen -G "$VENV/lib/python3*/site-packages/ns3/include/ns3/tcp-socket-base.h" >/dev/null; then
-    echo "== creating $VENV with ns3==$NS3_VERSION" >&2
-    [[ -x "$VENV/bin/python" ]] || "$PY" -m venv "$VENV"
-    "$VENV/bin/python" -m pip install --quiet --no-deps "ns3==$NS3_VERSION"
-fi
-NS3_DIR="$(compgen -G "$VENV/lib/python3*/site-packages/ns3" | head -n 1)"
-NS3_INC="$NS3_DIR/include"
-NS3_LIB="$NS3_DIR/lib64"
-
-if [[ ! -x "$BIN" || "$SRC" -nt "$BIN" ]]; then
-    echo "== compiling $BIN" >&2
-    mkdir -p "$(dirname "$BIN")"
-    # The wheel's libraries are ns-3's "release" profile (-O3, NS_ASSERT and
-    # NS_LOG compiled in); build the program the same way.
-    g++ -O2 -std=c++20 -DNS3_BUILD_PROFILE_RELEASE -DNS3_ASSERT_ENABLE -DNS3_LOG_ENABLE \
-        -I"$NS3_INC" "$SRC" -o "$BIN" \
-        -L"$NS3_LIB" -Wl,-rpath,"$NS3_LIB" \
-        -lns3.44-applications -lns3.44-point-to-point -lns3.44-internet \
-        -lns3.44-traffic-control -lns3.44-bridge -lns3.44-network -lns3.44-stats \
-        -lns3.44-core
-fi
+# --- ns-3 from PyPI (installed and compiled by build.sh) ----------------------
+BIN="$(bash "$ROOT/bench/ns3/build.sh" geo_bench)"
 
 # --- satcp ----------------------------------------------------------------
 echo "== cargo build --release -p satcp-core" >&2
