@@ -519,6 +519,10 @@ const TCP_KEYS: &[&str] = &[
     "delayed_ack", "delayed_ack_timeout", "delayed_ack_segments", "dupthresh", "min_rto", "max_rto", "initial_rto",
     "clock_granularity", "rtt_sampling", "full_ack_cwnd", "abc_limit", "iss", "max_retransmissions",
     "rescue_retransmission",
+    // window-controller parameters (CC_PARAMS)
+    "vegas_alpha", "vegas_beta", "vegas_gamma", "westwood_filter_gain", "hybla_rtt0", "hybla_rtt", "cubic_c",
+    "cubic_beta", "cubic_fast_convergence", "cubic_hystart", "bbr_cwnd_gain", "bbr_probe_rtt_interval",
+    "bbr_probe_rtt_duration",
 ];
 
 /// Largest window with window scaling: 65535 * 2^14 (RFC 7323).
@@ -526,15 +530,16 @@ const MAX_SCALED_WINDOW: u64 = 65535 << 14;
 
 fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     t.only(TCP_KEYS)?;
-    let variant = t.choice("variant", &["newreno", "sack"])?.unwrap_or("newreno");
-    let preset = if variant == "sack" { Recovery::Sack } else { Recovery::NewReno };
+    let variant = t.choice("variant", &["newreno", "sack", "vegas", "westwood", "hybla", "cubic", "bbr"])?.unwrap_or("newreno");
+    let (preset, preset_cc) = preset_parts(variant);
     let recovery = match t.choice("recovery", &["newreno", "sack"])? {
         Some("sack") => Recovery::Sack,
         Some(_) => Recovery::NewReno,
         None => preset,
     };
-    let _cc = t.choice("cc", &["aimd"])?;
-    let sack = t.bool("sack")?.unwrap_or(variant == "sack" || recovery == Recovery::Sack);
+    let cc = t.choice("cc", &["aimd", "vegas", "westwood", "hybla", "cubic", "bbr"])?.unwrap_or(preset_cc);
+    let controller = parse_controller(&t, cc)?;
+    let sack = t.bool("sack")?.unwrap_or(preset == Recovery::Sack || recovery == Recovery::Sack);
     if recovery == Recovery::Sack && !sack {
         return Err(t.bad("sack", "true when recovery is \"sack\" (SACK recovery needs SACK blocks), or set recovery = \"newreno\""));
     }
@@ -603,7 +608,7 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     Ok(TcpCfg {
         variant: variant.to_string(),
         recovery,
-        controller: Controller::Aimd,
+        controller,
         sack,
         mss,
         initial_window,
@@ -624,6 +629,107 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         iss,
         max_retransmissions,
         rescue_retransmission,
+    })
+}
+
+/// A preset's recovery scheme and window controller: NewReno for the
+/// delay- and rate-based controllers of the satellite papers (Vegas,
+/// Westwood+, Hybla, as ns-2 and Linux pair them with Reno-style recovery),
+/// SACK for CUBIC and BBR (as deployed in Linux).
+fn preset_parts(variant: &str) -> (Recovery, &'static str) {
+    match variant {
+        "sack" => (Recovery::Sack, "aimd"),
+        "cubic" => (Recovery::Sack, "cubic"),
+        "bbr" => (Recovery::Sack, "bbr"),
+        "vegas" => (Recovery::NewReno, "vegas"),
+        "westwood" => (Recovery::NewReno, "westwood"),
+        "hybla" => (Recovery::NewReno, "hybla"),
+        _ => (Recovery::NewReno, "aimd"),
+    }
+}
+
+/// Each controller parameter and the controller it belongs to.
+const CC_PARAMS: &[(&str, &str)] = &[
+    ("vegas_alpha", "vegas"),
+    ("vegas_beta", "vegas"),
+    ("vegas_gamma", "vegas"),
+    ("westwood_filter_gain", "westwood"),
+    ("hybla_rtt0", "hybla"),
+    ("hybla_rtt", "hybla"),
+    ("cubic_c", "cubic"),
+    ("cubic_beta", "cubic"),
+    ("cubic_fast_convergence", "cubic"),
+    ("cubic_hystart", "cubic"),
+    ("bbr_cwnd_gain", "bbr"),
+    ("bbr_probe_rtt_interval", "bbr"),
+    ("bbr_probe_rtt_duration", "bbr"),
+];
+
+/// A number (integer or float) for which `ok` holds.
+fn number(t: &Tbl, key: &str, ok: impl Fn(f64) -> bool, expected: &str) -> Res<Option<f64>> {
+    let x = match t.get(key) {
+        None => return Ok(None),
+        Some(Value::Float(x)) => *x,
+        Some(Value::Integer(i)) => *i as f64,
+        Some(v) => return Err(type_error(&t.at(key), v, expected)),
+    };
+    if x.is_finite() && ok(x) {
+        Ok(Some(x))
+    } else {
+        Err(t.bad(key, expected))
+    }
+}
+
+/// The window controller `cc` and its parameters; a parameter of another
+/// controller is an error.
+fn parse_controller(t: &Tbl, cc: &str) -> Res<Controller> {
+    for &(key, owner) in CC_PARAMS {
+        if owner != cc && t.map.contains_key(key) {
+            return Err(t.bad(key, format!("a key used only with cc = \"{}\" (this flow's controller is \"{}\")", owner, cc)));
+        }
+    }
+    Ok(match cc {
+        "vegas" => {
+            let alpha = t.u32_in("vegas_alpha", 0, 1000)?.unwrap_or(1);
+            let beta = t.u32_in("vegas_beta", 0, 1000)?.unwrap_or(3);
+            if beta < alpha {
+                return Err(t.bad(
+                    if t.map.contains_key("vegas_beta") { "vegas_beta" } else { "vegas_alpha" },
+                    format!("vegas_alpha <= vegas_beta (here {} > {}): Vegas holds between alpha and beta extra segments", alpha, beta),
+                ));
+            }
+            let gamma = t.u32_in("vegas_gamma", 0, 1000)?.unwrap_or(1);
+            Controller::Vegas { alpha, beta, gamma }
+        }
+        "westwood" => Controller::Westwood {
+            filter_gain: number(t, "westwood_filter_gain", |x| (0.0..1.0).contains(&x), "a number in [0, 1), e.g. 0.9")?.unwrap_or(0.9),
+        },
+        "hybla" => Controller::Hybla {
+            rtt0_ns: t.duration_pos("hybla_rtt0")?.unwrap_or(25_000_000),
+            rho_rtt: match t.choice("hybla_rtt", &["min_srtt", "srtt"])? {
+                Some("srtt") => HyblaRtt::Srtt,
+                _ => HyblaRtt::MinSrtt,
+            },
+        },
+        "cubic" => Controller::Cubic {
+            c: number(t, "cubic_c", |x| x > 0.0 && x <= 100.0, "a number in (0, 100], e.g. 0.4")?.unwrap_or(0.4),
+            beta: number(t, "cubic_beta", |x| x > 0.0 && x < 1.0, "a number in (0, 1), e.g. 0.7")?.unwrap_or(0.7),
+            fast_convergence: t.bool("cubic_fast_convergence")?.unwrap_or(true),
+            hystart: t.bool("cubic_hystart")?.unwrap_or(true),
+        },
+        "bbr" => {
+            let interval = t.duration_pos("bbr_probe_rtt_interval")?.unwrap_or(10_000_000_000);
+            let duration = t.duration_pos("bbr_probe_rtt_duration")?.unwrap_or(200_000_000);
+            if duration >= interval {
+                return Err(t.bad("bbr_probe_rtt_duration", format!("a duration > 0 and shorter than bbr_probe_rtt_interval ({} ns)", interval)));
+            }
+            Controller::Bbr {
+                cwnd_gain: number(t, "bbr_cwnd_gain", |x| (1.0..=16.0).contains(&x), "a number in [1, 16], e.g. 2")?.unwrap_or(2.0),
+                probe_rtt_interval_ns: interval,
+                probe_rtt_duration_ns: duration,
+            }
+        }
+        _ => Controller::Aimd,
     })
 }
 

@@ -4,6 +4,7 @@
 //! parts, so a variant is recovery x controller x options.
 
 pub mod cc;
+pub mod delivery_rate;
 pub mod endpoint;
 pub mod intervals;
 pub mod receiver;

@@ -83,6 +83,9 @@ impl Endpoint {
                 break;
             }
             let Some((start, len, fin, rule)) = self.next_seg() else { break };
+            if !self.pacing_allows(ctx) {
+                break;
+            }
             self.emit(ctx, start, len, fin);
             let end = start + len + fin as u64;
             match rule {
