@@ -22,6 +22,7 @@ struct FlowSpec {
     iss: u32,
     app: AppSpec,
     start_ms: u32,
+    cc: &'static str,
 }
 
 #[derive(Debug, Clone)]
@@ -56,7 +57,16 @@ fn app() -> impl Strategy<Value = AppSpec> {
     ]
 }
 
+/// Every window controller, drawn independently of the recovery scheme.
+fn controller() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec!["aimd", "vegas", "westwood", "hybla", "cubic", "bbr"])
+}
+
 fn flow(n_nodes: usize) -> impl Strategy<Value = FlowSpec> {
+    (flow_options(n_nodes), controller()).prop_map(|(f, cc)| FlowSpec { cc, ..f })
+}
+
+fn flow_options(n_nodes: usize) -> impl Strategy<Value = FlowSpec> {
     (0..n_nodes, 1..n_nodes, any::<bool>(), any::<bool>(), 200u32..1461, 1u32..5, 4_000u32..400_000, any::<bool>(), any::<u32>(), app(), 0u32..2000)
         .prop_map(move |(src, off, sack, delayed_ack, mss, iw, rwnd, ws, iss, app, start_ms)| FlowSpec {
             src,
@@ -70,6 +80,7 @@ fn flow(n_nodes: usize) -> impl Strategy<Value = FlowSpec> {
             iss,
             app,
             start_ms,
+            cc: "aimd",
         })
 }
 
@@ -103,8 +114,8 @@ fn toml(links: &[LinkSpec], flows: &[FlowSpec], seed: u64) -> String {
     for (i, f) in flows.iter().enumerate() {
         let variant = if f.sack { "sack" } else { "newreno" };
         s += &format!(
-            "[[flows]]\nname = \"f{i}\"\nsrc = \"n{}\"\ndst = \"n{}\"\ntcp = {{ variant = \"{variant}\", mss = {}, initial_window = {}, rwnd = {}, window_scaling = {}, delayed_ack = {}, iss = {} }}\n",
-            f.src, f.dst, f.mss, f.iw, f.rwnd, f.ws, f.delayed_ack, f.iss
+            "[[flows]]\nname = \"f{i}\"\nsrc = \"n{}\"\ndst = \"n{}\"\ntcp = {{ variant = \"{variant}\", cc = \"{}\", mss = {}, initial_window = {}, rwnd = {}, window_scaling = {}, delayed_ack = {}, iss = {} }}\n",
+            f.src, f.dst, f.cc, f.mss, f.iw, f.rwnd, f.ws, f.delayed_ack, f.iss
         );
         s += &match &f.app {
             AppSpec::Ftp { size, request, fin_end } => format!(

@@ -17,6 +17,8 @@ pub mod seq;
 pub use endpoint::{Ctx, Endpoint, Note, State};
 
 #[cfg(test)]
+mod cc_traces;
+#[cfg(test)]
 mod harness;
 #[cfg(test)]
 mod tests;

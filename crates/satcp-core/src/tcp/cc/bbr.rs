@@ -43,6 +43,9 @@
 //! * The send quantum is one segment (no TSO), so the cwnd quanta are 3 SMSS.
 //! * No idle-restart handling and no long-term (policer) bandwidth mode, and
 //!   no pacing margin (Linux paces 1% below the rate).
+//! * RTprop is replaced by a strictly lower sample or when expired (Linux);
+//!   the draft's "<=" would let a path whose minimum recurs exactly (a
+//!   clean simulated path) never enter ProbeRTT.
 //! * The ssthresh BBR returns on a loss is the conservation window; BBR does
 //!   not otherwise use ssthresh.
 
@@ -273,7 +276,7 @@ impl Bbr {
         let expired = a.now > self.rt_prop_stamp + self.probe_rtt_interval;
         let sample = a.rtt.or(if self.rt_prop.is_none() { a.min_rtt } else { None });
         if let Some(r) = sample {
-            if self.rt_prop.is_none_or(|p| r <= p) || expired {
+            if self.rt_prop.is_none_or(|p| r < p) || expired {
                 self.rt_prop = Some(r);
                 self.rt_prop_stamp = a.now;
             }

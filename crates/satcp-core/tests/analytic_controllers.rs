@@ -1,0 +1,198 @@
+//! Analytical checks of the window controllers through the whole engine:
+//! * Hybla: in congestion avoidance the sending rate cwnd/RTT grows at
+//!   1/RTT0^2 segments/s per second whatever the RTT (the window itself
+//!   grows rho^2 segments per RTT = rho/RTT0 segments per second);
+//! * Vegas: on a stable path it keeps between alpha and beta segments queued
+//!   at the bottleneck;
+//! * CUBIC: between losses cwnd follows W(t) = C (t - K)^3 + W_max;
+//! * BBR: delivers near the bottleneck rate with a small standing queue.
+//!
+//! Each test prints its measured numbers (run with --nocapture).
+
+mod common;
+use common::*;
+use satcp_core::RunOutput;
+
+/// server --(1 Gb/s, 1 ms)-- router --(`rate`, one way `delay`)-- client;
+/// the router's queue toward the client holds `queue` (a TOML value).
+fn path(rate: &str, delay_ms: f64, queue: &str, tcp: &str, stop_s: u32, sample: &str) -> String {
+    format!(
+        r#"
+[run]
+stop = "{stop_s}s"
+sample_interval = "{sample}"
+[nodes]
+server = {{}}
+router = {{}}
+client = {{}}
+[[links]]
+a = "server"
+b = "router"
+rate = "1Gbps"
+delay = "1ms"
+[[links]]
+a = "router"
+b = "client"
+rate = "{rate}"
+delay = "{delay_ms}ms"
+queue_ab = {queue}
+[[flows]]
+name = "f"
+src = "server"
+dst = "client"
+tcp = {{ mss = 1460, rwnd = "1000MB", delayed_ack = false, {tcp} }}
+app = {{ kind = "ftp" }}
+"#
+    )
+}
+
+/// (t, cwnd in segments) of the flow's samples with t in [from, to).
+fn cwnd_series(out: &RunOutput, from: f64, to: f64) -> Vec<(f64, f64)> {
+    let fs = &out.flow_series;
+    (0..fs.time_s.len()).filter(|&i| fs.time_s[i] >= from && fs.time_s[i] < to).map(|i| (fs.time_s[i], fs.cwnd_bytes[i] / 1460.0)).collect()
+}
+
+/// Queue length samples (packets) of link direction `dir` with t >= from.
+fn queue_series(out: &RunOutput, dir: u32, from: f64) -> Vec<f64> {
+    let ls = &out.link_series;
+    (0..ls.time_s.len()).filter(|&i| ls.link[i] == dir && ls.time_s[i] >= from).map(|i| ls.queue_packets[i]).collect()
+}
+
+fn slope(xy: &[(f64, f64)]) -> f64 {
+    let n = xy.len() as f64;
+    let (mx, my) = (xy.iter().map(|p| p.0).sum::<f64>() / n, xy.iter().map(|p| p.1).sum::<f64>() / n);
+    let sxy: f64 = xy.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = xy.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    sxy / sxx
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// Hybla with RTT0 = 25 ms on 50, 250 and 600 ms paths, starting in
+/// congestion avoidance (ssthresh 10 segments) with no loss and no queue:
+/// d(cwnd/RTT)/dt is the same on all three and equals 1/RTT0^2 = 1600
+/// segments/s^2 (Caini and Firrincieli's goal), while d(cwnd)/dt = rho /
+/// RTT0 grows with the RTT.
+#[test]
+fn hybla_rate_growth_is_independent_of_rtt() {
+    let mut growth = vec![];
+    for rtt_ms in [50.0, 250.0, 600.0] {
+        let one_way = rtt_ms / 2.0 - 1.0;
+        let text = path("10Gbps", one_way, "{ kind = \"droptail\" }", "variant = \"hybla\", initial_window = 10, initial_ssthresh = 14600", 8, "50ms");
+        let out = run_text(&text, &[]);
+        let f = &out.summary.flows[0];
+        assert_eq!((f.retransmissions, f.timeouts), (0, 0));
+        let s = cwnd_series(&out, 3.0, 8.0);
+        let w_per_s = slope(&s);
+        let rate_growth = w_per_s / (rtt_ms / 1000.0);
+        let rho = rtt_ms / 25.0;
+        eprintln!(
+            "hybla RTT {rtt_ms} ms: rho {rho:.1}, cwnd growth {w_per_s:.1} seg/s (rho/RTT0 = {:.1}), rate growth {rate_growth:.1} seg/s^2",
+            rho / 0.025
+        );
+        assert!(rel_err(w_per_s, rho / 0.025) < 0.05, "{w_per_s}");
+        growth.push(rate_growth);
+    }
+    for g in &growth {
+        assert!(rel_err(*g, 1600.0) < 0.05, "{growth:?}");
+    }
+}
+
+/// Vegas alone on a 2 Mb/s, 200 ms bottleneck with a large buffer: after
+/// slow start it holds between alpha = 1 and beta = 3 segments in the
+/// bottleneck queue (sampled every 10 ms over the last 100 s).
+#[test]
+fn vegas_keeps_alpha_to_beta_segments_queued() {
+    let text = path("2Mbps", 99.0, "{ kind = \"droptail\", packets = 500 }", "variant = \"vegas\"", 150, "10ms");
+    let out = run_text(&text, &[]);
+    let f = &out.summary.flows[0];
+    assert_eq!(f.retransmissions, 0, "a stable path: Vegas never overflows the buffer");
+    let q = queue_series(&out, 2, 50.0);
+    let m = mean(&q);
+    let (lo, hi) = (q.iter().cloned().fold(f64::MAX, f64::min), q.iter().cloned().fold(0.0, f64::max));
+    let utilization = out.summary.links[2].utilization;
+    eprintln!("vegas: bottleneck queue mean {m:.2} packets (min {lo}, max {hi}), utilization {utilization:.4}");
+    assert!((1.0..=3.0).contains(&m), "mean queue {m}");
+    assert!(hi <= 4.0, "max queue {hi}");
+    assert!(utilization > 0.97, "{utilization}");
+}
+
+/// CUBIC (C = 0.4, beta = 0.7, no fast convergence, no HyStart) on 20 Mb/s,
+/// RTT 600 ms, a 200-packet buffer: losses every ~10 s. For each loss
+/// epoch after the first, W_max = the cwnd before the drop and K =
+/// cbrt((W_max - cwnd_epoch) / C); the cwnd samples of the epoch (after its
+/// first RTT) match W(t - t0) with the epoch start t0 fitted within 1.2 s
+/// of the drop; the relative RMS deviation is below 2%.
+#[test]
+fn cubic_window_follows_w_of_t_between_losses() {
+    let tcp = "variant = \"cubic\", cubic_fast_convergence = false, cubic_hystart = false";
+    let text = path("20Mbps", 299.0, "{ kind = \"droptail\", packets = 200 }", tcp, 120, "20ms");
+    let out = run_text(&text, &[]);
+    let s = cwnd_series(&out, 0.0, 120.0);
+    // loss epochs: a sample more than 20% below the previous one
+    let drops: Vec<usize> = (1..s.len()).filter(|&i| s[i].1 < 0.8 * s[i - 1].1).collect();
+    assert!(drops.len() >= 5, "{} losses", drops.len());
+    let mut checked = 0;
+    for pair in drops.windows(2).skip(1) {
+        let (d, next) = (pair[0], pair[1]);
+        let w_max = s[d - 1].1;
+        // the epoch starts when recovery ends: cwnd's lowest value after
+        // the drop is cwnd_epoch
+        let (e, cwnd_epoch) = (d..next).map(|i| (i, s[i].1)).fold((d, f64::MAX), |a, b| if b.1 < a.1 { b } else { a });
+        let k = ((w_max - cwnd_epoch) / 0.4).cbrt();
+        let pts: Vec<(f64, f64)> = s[e..next - 1].iter().filter(|p| p.0 > s[e].0 + 0.6).cloned().collect();
+        let rms = |t0: f64| {
+            let se: f64 = pts.iter().map(|&(t, w)| (0.4 * (t - t0 - k).powi(3) + w_max - w).powi(2)).sum();
+            (se / pts.len() as f64).sqrt() / w_max
+        };
+        let t_drop = s[d].0;
+        let (mut best_t0, mut best) = (t_drop, f64::MAX);
+        let mut t0 = t_drop - 0.2;
+        while t0 < t_drop + 1.2 {
+            if rms(t0) < best {
+                best = rms(t0);
+                best_t0 = t0;
+            }
+            t0 += 0.005;
+        }
+        eprintln!(
+            "cubic epoch at {t_drop:.2} s: W_max {w_max:.0} seg, cwnd_epoch {cwnd_epoch:.0}, K {k:.2} s, fitted t0 - drop {:.3} s, rms {:.4}",
+            best_t0 - t_drop,
+            best
+        );
+        assert!(best < 0.02, "rms {best}");
+        assert!(best_t0 > t_drop - 0.2 + 0.01 && best_t0 < t_drop + 1.2 - 0.01, "t0 at the search edge: {best_t0}");
+        checked += 1;
+    }
+    assert!(checked >= 4);
+}
+
+/// BBR on 10 Mb/s, RTT 600 ms (BDP 500 packets) with a 1000-packet buffer:
+/// after startup it delivers within a few percent of the bottleneck's
+/// payload rate while the standing queue stays a small part of the BDP.
+#[test]
+fn bbr_delivers_near_the_bottleneck_with_a_small_queue() {
+    let text = path("10Mbps", 299.0, "{ kind = \"droptail\", packets = 1000 }", "variant = \"bbr\"", 60, "10ms");
+    let out = run_text(&text, &[]);
+    let fs = &out.flow_series;
+    let at = |t: f64| {
+        let i = fs.time_s.iter().position(|&x| x >= t).unwrap();
+        fs.delivered_bytes[i]
+    };
+    let rate = (at(59.0) - at(20.0)) * 8.0 / 39.0;
+    let payload_rate = 10e6 * 1460.0 / 1500.0;
+    let q = queue_series(&out, 2, 20.0);
+    let (m, hi) = (mean(&q), q.iter().cloned().fold(0.0, f64::max));
+    let f = &out.summary.flows[0];
+    eprintln!(
+        "bbr: delivery rate {:.3} Mb/s = {:.3} of the payload rate, queue mean {m:.1} max {hi} packets (BDP 500), retransmissions {}",
+        rate / 1e6,
+        rate / payload_rate,
+        f.retransmissions
+    );
+    assert!(rate / payload_rate > 0.95, "{rate}");
+    assert!(m < 0.2 * 500.0, "mean queue {m}");
+    assert_eq!(f.retransmissions, 0);
+}
