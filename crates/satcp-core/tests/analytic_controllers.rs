@@ -71,33 +71,47 @@ fn mean(v: &[f64]) -> f64 {
 }
 
 /// Hybla with RTT0 = 25 ms on 50, 250 and 600 ms paths, starting in
-/// congestion avoidance (ssthresh 10 segments) with no loss and no queue:
-/// d(cwnd/RTT)/dt is the same on all three and equals 1/RTT0^2 = 1600
-/// segments/s^2 (Caini and Firrincieli's goal), while d(cwnd)/dt = rho /
-/// RTT0 grows with the RTT.
+/// congestion avoidance (ssthresh 10 segments) with no loss and no queue,
+/// measured from 10 to 20 s: d(cwnd/RTT)/dt is the same on all three and
+/// close to 1/RTT0^2 = 1600 segments/s^2 (Caini and Firrincieli's goal),
+/// while d(cwnd)/dt ~ rho / RTT0 grows with the RTT. The window's growth
+/// matches the round-by-round recurrence of the per-ACK rule within 2%.
 #[test]
 fn hybla_rate_growth_is_independent_of_rtt() {
     let mut growth = vec![];
     for rtt_ms in [50.0, 250.0, 600.0] {
         let one_way = rtt_ms / 2.0 - 1.0;
-        let text = path("10Gbps", one_way, "{ kind = \"droptail\" }", "variant = \"hybla\", initial_window = 10, initial_ssthresh = 14600", 8, "50ms");
+        let text = path("10Gbps", one_way, "{ kind = \"droptail\" }", "variant = \"hybla\", initial_window = 10, initial_ssthresh = 14600", 20, "50ms");
         let out = run_text(&text, &[]);
         let f = &out.summary.flows[0];
         assert_eq!((f.retransmissions, f.timeouts), (0, 0));
-        let s = cwnd_series(&out, 3.0, 8.0);
+        let s = cwnd_series(&out, 10.0, 20.0);
         let w_per_s = slope(&s);
         let rate_growth = w_per_s / (rtt_ms / 1000.0);
         let rho = rtt_ms / 25.0;
+        // round by round, each of the W ACKs adds rho^2 / W with W growing
+        // inside the round: W' = sqrt(W^2 + 2 rho^2 W) (slightly under
+        // W + rho^2 while rho^2 is not small against W)
+        let (w0, w1) = (s[0].1, s[s.len() - 1].1);
+        let rounds = (s[s.len() - 1].0 - s[0].0) / (rtt_ms / 1000.0);
+        let mut w = w0;
+        for _ in 0..rounds.floor() as u32 {
+            w = (w * w + 2.0 * rho * rho * w).sqrt();
+        }
+        let frac = rounds - rounds.floor();
+        w += frac * ((w * w + 2.0 * rho * rho * w).sqrt() - w);
         eprintln!(
-            "hybla RTT {rtt_ms} ms: rho {rho:.1}, cwnd growth {w_per_s:.1} seg/s (rho/RTT0 = {:.1}), rate growth {rate_growth:.1} seg/s^2",
+            "hybla RTT {rtt_ms} ms: rho {rho:.1}, cwnd growth {w_per_s:.1} seg/s (fluid rho/RTT0 = {:.1}), rate growth {rate_growth:.1} seg/s^2 (1/RTT0^2 = 1600); cwnd {w0:.0} -> {w1:.0}, round recurrence {w:.0}",
             rho / 0.025
         );
-        assert!(rel_err(w_per_s, rho / 0.025) < 0.05, "{w_per_s}");
+        assert!(rel_err(w1 - w0, w - w0) < 0.02, "{w1} vs {w}");
         growth.push(rate_growth);
     }
     for g in &growth {
-        assert!(rel_err(*g, 1600.0) < 0.05, "{growth:?}");
+        assert!(rel_err(*g, 1600.0) < 0.06, "{growth:?}");
     }
+    let (lo, hi) = (growth.iter().cloned().fold(f64::MAX, f64::min), growth.iter().cloned().fold(0.0, f64::max));
+    assert!(hi / lo < 1.06, "{growth:?}");
 }
 
 /// Vegas alone on a 2 Mb/s, 200 ms bottleneck with a large buffer: after
@@ -120,11 +134,12 @@ fn vegas_keeps_alpha_to_beta_segments_queued() {
 }
 
 /// CUBIC (C = 0.4, beta = 0.7, no fast convergence, no HyStart) on 20 Mb/s,
-/// RTT 600 ms, a 200-packet buffer: losses every ~10 s. For each loss
-/// epoch after the first, W_max = the cwnd before the drop and K =
-/// cbrt((W_max - cwnd_epoch) / C); the cwnd samples of the epoch (after its
-/// first RTT) match W(t - t0) with the epoch start t0 fitted within 1.2 s
-/// of the drop; the relative RMS deviation is below 2%.
+/// RTT 600 ms (BDP 1000 segments), a 200-packet buffer: after 30 s one
+/// loss every ~10 s at W ~ 1200 segments. For each such epoch, W_max = the
+/// cwnd before the drop, cwnd_epoch = the cwnd recovery leaves, K =
+/// cbrt((W_max - cwnd_epoch) / C), t_e = when cwnd starts to grow; the
+/// epoch's samples (after its first RTT) match W(t - t_e) within 1% RMS of
+/// W_max, and the best-fitting time shift is under half an RTT.
 #[test]
 fn cubic_window_follows_w_of_t_between_losses() {
     let tcp = "variant = \"cubic\", cubic_fast_convergence = false, cubic_hystart = false";
@@ -133,66 +148,77 @@ fn cubic_window_follows_w_of_t_between_losses() {
     let s = cwnd_series(&out, 0.0, 120.0);
     // loss epochs: a sample more than 20% below the previous one
     let drops: Vec<usize> = (1..s.len()).filter(|&i| s[i].1 < 0.8 * s[i - 1].1).collect();
-    assert!(drops.len() >= 5, "{} losses", drops.len());
+    assert!(drops.len() >= 8, "{} losses", drops.len());
     let mut checked = 0;
-    for pair in drops.windows(2).skip(1) {
+    // the first epochs follow slow start's overshoot (a timeout, several
+    // recoveries); from 30 s on every epoch is one loss at the buffer's edge
+    let steady: Vec<usize> = drops.into_iter().filter(|&d| s[d].0 > 30.0).collect();
+    for pair in steady.windows(2) {
         let (d, next) = (pair[0], pair[1]);
         let w_max = s[d - 1].1;
         // the epoch starts when recovery ends: cwnd's lowest value after
         // the drop is cwnd_epoch
         let (e, cwnd_epoch) = (d..next).map(|i| (i, s[i].1)).fold((d, f64::MAX), |a, b| if b.1 < a.1 { b } else { a });
         let k = ((w_max - cwnd_epoch) / 0.4).cbrt();
-        let pts: Vec<(f64, f64)> = s[e..next - 1].iter().filter(|p| p.0 > s[e].0 + 0.6).cloned().collect();
-        let rms = |t0: f64| {
-            let se: f64 = pts.iter().map(|&(t, w)| (0.4 * (t - t0 - k).powi(3) + w_max - w).powi(2)).sum();
+        // the epoch begins when recovery ends: the last sample at cwnd_epoch
+        let t_e = s[(e..next).find(|&i| s[i].1 > cwnd_epoch + 0.5).unwrap() - 1].0;
+        let pts: Vec<(f64, f64)> = s[e..next - 1].iter().filter(|p| p.0 > t_e + 0.6).cloned().collect();
+        let rms = |lead: f64| {
+            let se: f64 = pts.iter().map(|&(t, w)| (0.4 * (t - t_e + lead - k).powi(3) + w_max - w).powi(2)).sum();
             (se / pts.len() as f64).sqrt() / w_max
         };
-        let t_drop = s[d].0;
-        let (mut best_t0, mut best) = (t_drop, f64::MAX);
-        let mut t0 = t_drop - 0.2;
-        while t0 < t_drop + 1.2 {
-            if rms(t0) < best {
-                best = rms(t0);
-                best_t0 = t0;
+        // cwnd moves towards W(t + RTT) within each RTT, so it may run ahead
+        // of W(t - t_e) (t_e is known to one 20 ms sample): fit the lead
+        let (mut lead, mut best) = (0.0, f64::MAX);
+        for i in -120..=120 {
+            let l = i as f64 * 0.005;
+            if rms(l) < best {
+                best = rms(l);
+                lead = l;
             }
-            t0 += 0.005;
         }
         eprintln!(
-            "cubic epoch at {t_drop:.2} s: W_max {w_max:.0} seg, cwnd_epoch {cwnd_epoch:.0}, K {k:.2} s, fitted t0 - drop {:.3} s, rms {:.4}",
-            best_t0 - t_drop,
-            best
+            "cubic epoch from {t_e:.2} s (loss at {:.2} s): W_max {w_max:.0} seg, cwnd_epoch {cwnd_epoch:.0}, K {k:.2} s; cwnd vs W(t - t_e + lead): best lead {lead:.3} s, rms {best:.4} (lead 0: {:.4})",
+            s[d].0,
+            rms(0.0)
         );
-        assert!(best < 0.02, "rms {best}");
-        assert!(best_t0 > t_drop - 0.2 + 0.01 && best_t0 < t_drop + 1.2 - 0.01, "t0 at the search edge: {best_t0}");
+        assert!(best < 0.01, "rms {best}");
+        assert!(lead.abs() < 0.3, "lead {lead}");
+        assert!(rms(0.0) < 0.01, "rms at lead 0: {}", rms(0.0));
         checked += 1;
     }
-    assert!(checked >= 4);
+    assert!(checked >= 6);
 }
 
-/// BBR on 10 Mb/s, RTT 600 ms (BDP 500 packets) with a 1000-packet buffer:
-/// after startup it delivers within a few percent of the bottleneck's
-/// payload rate while the standing queue stays a small part of the BDP.
+/// BBR on 10 Mb/s, RTT 600 ms (BDP 500 packets) with a 1000-packet buffer,
+/// from 20 to 59 s: the delivery rate in most seconds (the median of
+/// one-second rates) is within 3% of the bottleneck's payload rate, and the
+/// standing queue stays a small part of the BDP. Overall goodput is lower by
+/// ProbeRTT: every 10 s about 200 ms + 2 RTT at 4 segments, an expected
+/// share of 1 - 1.4/10 = 0.86.
 #[test]
 fn bbr_delivers_near_the_bottleneck_with_a_small_queue() {
     let text = path("10Mbps", 299.0, "{ kind = \"droptail\", packets = 1000 }", "variant = \"bbr\"", 60, "10ms");
     let out = run_text(&text, &[]);
     let fs = &out.flow_series;
     let at = |t: f64| {
-        let i = fs.time_s.iter().position(|&x| x >= t).unwrap();
+        let i = fs.time_s.iter().position(|&x| x >= t - 1e-9).unwrap();
         fs.delivered_bytes[i]
     };
-    let rate = (at(59.0) - at(20.0)) * 8.0 / 39.0;
     let payload_rate = 10e6 * 1460.0 / 1500.0;
+    let mut per_s: Vec<f64> = (20..59).map(|t| (at(t as f64 + 1.0) - at(t as f64)) * 8.0 / payload_rate).collect();
+    per_s.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let median = per_s[per_s.len() / 2];
+    let overall = (at(59.0) - at(20.0)) * 8.0 / 39.0 / payload_rate;
     let q = queue_series(&out, 2, 20.0);
     let (m, hi) = (mean(&q), q.iter().cloned().fold(0.0, f64::max));
     let f = &out.summary.flows[0];
     eprintln!(
-        "bbr: delivery rate {:.3} Mb/s = {:.3} of the payload rate, queue mean {m:.1} max {hi} packets (BDP 500), retransmissions {}",
-        rate / 1e6,
-        rate / payload_rate,
+        "bbr: median 1-s delivery rate {median:.4} of the payload rate, overall {overall:.4} (ProbeRTT model 0.86), queue mean {m:.1} max {hi} packets (BDP 500), retransmissions {}",
         f.retransmissions
     );
-    assert!(rate / payload_rate > 0.95, "{rate}");
-    assert!(m < 0.2 * 500.0, "mean queue {m}");
+    assert!(median > 0.97 && median < 1.0 + 1e-9, "{median}");
+    assert!(overall > 0.83 && overall < 0.92, "{overall}");
+    assert!(m < 0.1 * 500.0, "mean queue {m}");
     assert_eq!(f.retransmissions, 0);
 }

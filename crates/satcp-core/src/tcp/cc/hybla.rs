@@ -21,9 +21,11 @@
 //!   to the next ACK, so no growth is lost to rounding and the result is
 //!   deterministic.
 //! * Linux's initial cwnd = rho and its cap of rho at 16 for the shift are
-//!   not applied (rho is used as a real number).
+//!   not applied (rho is used as a real number); cwnd stops at `CWND_MAX`
+//!   (2^48 bytes, far above any receive window), which slow start with a
+//!   large rho reaches in one ACK (2^rho overflows at RTT > 1.6 s).
 
-use super::{AckCtx, Window};
+use super::{AckCtx, Window, CWND_MAX};
 use crate::scenario::HyblaRtt;
 
 #[derive(Clone, Debug)]
@@ -65,10 +67,10 @@ impl Hybla {
         } else {
             rho * rho * (w.smss * w.smss) as f64 / w.cwnd as f64
         };
-        let total = self.carry + inc;
+        let total = self.carry + inc.min(CWND_MAX as f64);
         let whole = total.floor();
         self.carry = total - whole;
-        w.cwnd += whole as u64;
+        w.cwnd = (w.cwnd + whole as u64).min(CWND_MAX);
     }
 }
 
@@ -126,6 +128,21 @@ mod tests {
             assert_eq!(w.cwnd, expect);
         }
         assert!(((w.cwnd - 300_000) as f64 + h.carry - exact).abs() < 1e-9);
+    }
+
+    #[test]
+    fn huge_rho_saturates_at_the_cwnd_ceiling() {
+        // RTT 1.4 s: rho = 56, 2^56 x 200 bytes overflows nothing but the
+        // ceiling; RTT 60 s: 2^2400 is infinite in f64
+        for srtt in [1400.0, 60_000.0] {
+            let mut h = Hybla::new(25_000_000, HyblaRtt::Srtt, 1);
+            let mut w = Window::new(200, u64::MAX / 4, 200);
+            h.grow(&mut w, &AckCtx { acked: 200, srtt: Some(srtt * MS), ..Default::default() });
+            assert_eq!(w.cwnd, CWND_MAX);
+            h.grow(&mut w, &AckCtx { acked: 200, srtt: Some(srtt * MS), ..Default::default() });
+            assert_eq!(w.cwnd, CWND_MAX);
+            assert!(h.carry.is_finite());
+        }
     }
 
     #[test]

@@ -29,6 +29,12 @@ use crate::scenario::Controller;
 use crate::sim::{Rng, Time};
 use crate::tcp::delivery_rate::RateSample;
 
+/// Largest cwnd a controller grows to (bytes): far above any receive window
+/// (at most 65535 x 2^14), so it never limits a sender, and low enough that
+/// window arithmetic cannot overflow. Hybla's 2^rho growth reaches it on
+/// very long paths.
+pub const CWND_MAX: u64 = 1 << 48;
+
 /// The window state a controller acts on (bytes; pacing in bit/s).
 #[derive(Clone, Copy, Debug)]
 pub struct Window {
