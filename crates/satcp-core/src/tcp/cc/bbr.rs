@@ -41,6 +41,8 @@
 //!   SACKed (no separate lost-segment accounting); the ProbeBW phase checks
 //!   use inflight after the ACK, and the 5/4 phase does not end on losses.
 //! * The send quantum is one segment (no TSO), so the cwnd quanta are 3 SMSS.
+//! * The controller first runs on the first ACK of data, so the initial
+//!   window leaves unpaced (Linux paces it from the handshake RTT).
 //! * No idle-restart handling and no long-term (policer) bandwidth mode, and
 //!   no pacing margin (Linux paces 1% below the rate).
 //! * RTprop is replaced by a strictly lower sample or when expired (Linux);
