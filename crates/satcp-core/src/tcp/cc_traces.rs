@@ -57,12 +57,12 @@ fn bbr_state_sequence_on_a_clean_path() {
     // RTprop was last lowered in the first round trips: ProbeRTT ~10 s later
     assert!(probe_rtt_at > 10_000 * MS && probe_rtt_at < 11_000 * MS, "{seq:?}");
     let held = back_at - probe_rtt_at;
-    assert!(held >= 200 * MS && held < 500 * MS, "{seq:?}");
+    assert!((200 * MS..500 * MS).contains(&held), "{seq:?}");
     let Cc::Bbr(b) = &h.eps[0].snd.cc else { unreachable!() };
     let payload_rate = 10e6 * 1460.0 / 1500.0;
     assert!((b.btl_bw() / payload_rate - 1.0).abs() < 0.02, "{} vs {}", b.btl_bw(), payload_rate);
     let rt = b.rt_prop.unwrap();
-    assert!(rt >= 100 * MS && rt < 103 * MS, "{rt}");
+    assert!((100 * MS..103 * MS).contains(&rt), "{rt}");
 }
 
 /// Pacing: in ProbeBW at gain 1 segments leave no closer than one IP

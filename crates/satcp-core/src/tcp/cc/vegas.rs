@@ -111,7 +111,7 @@ impl Vegas {
 
     /// The once-per-round decision.
     fn end_round(&mut self, w: &mut Window, a: &AckCtx) {
-        let rtt = if self.cnt_rtt > 0 { self.sum_rtt / self.cnt_rtt } else { a.now - self.beg_time };
+        let rtt = self.sum_rtt.checked_div(self.cnt_rtt).unwrap_or(a.now - self.beg_time);
         self.sum_rtt = 0;
         self.cnt_rtt = 0;
         let sent = a.snd_max - self.beg_seq;
