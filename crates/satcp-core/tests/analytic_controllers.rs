@@ -114,23 +114,34 @@ fn hybla_rate_growth_is_independent_of_rtt() {
     assert!(hi / lo < 1.06, "{growth:?}");
 }
 
-/// Vegas alone on a 2 Mb/s, 200 ms bottleneck with a large buffer: after
-/// slow start it holds between alpha = 1 and beta = 3 segments in the
-/// bottleneck queue (sampled every 10 ms over the last 100 s).
+/// Vegas alone on a 2 Mb/s, 200 ms bottleneck with a large buffer. Vegas's
+/// diff = (Expected - Actual) x BaseRTT is the queueing delay in units of
+/// the bottleneck's packet time, i.e. the packets waiting in the bottleneck
+/// queue (BaseRTT already holds one packet's transmission). Rounded as ns-2
+/// rounds it (int(diff + 0.5)), Vegas stops growing once diff >= alpha -
+/// 0.5 and shrinks above beta + 0.5: the waiting queue sampled every 10 ms
+/// over the last 100 s must average within [alpha - 0.5, beta + 0.5], for
+/// (alpha, beta) = (1, 3) and (2, 4), and rise with alpha.
 #[test]
 fn vegas_keeps_alpha_to_beta_segments_queued() {
-    let text = path("2Mbps", 99.0, "{ kind = \"droptail\", packets = 500 }", "variant = \"vegas\"", 150, "10ms");
-    let out = run_text(&text, &[]);
-    let f = &out.summary.flows[0];
-    assert_eq!(f.retransmissions, 0, "a stable path: Vegas never overflows the buffer");
-    let q = queue_series(&out, 2, 50.0);
-    let m = mean(&q);
-    let (lo, hi) = (q.iter().cloned().fold(f64::MAX, f64::min), q.iter().cloned().fold(0.0, f64::max));
-    let utilization = out.summary.links[2].utilization;
-    eprintln!("vegas: bottleneck queue mean {m:.2} packets (min {lo}, max {hi}), utilization {utilization:.4}");
-    assert!((1.0..=3.0).contains(&m), "mean queue {m}");
-    assert!(hi <= 4.0, "max queue {hi}");
-    assert!(utilization > 0.97, "{utilization}");
+    let mut means = vec![];
+    for (alpha, beta) in [(1u32, 3u32), (2, 4)] {
+        let tcp = format!("variant = \"vegas\", vegas_alpha = {alpha}, vegas_beta = {beta}");
+        let text = path("2Mbps", 99.0, "{ kind = \"droptail\", packets = 500 }", &tcp, 150, "10ms");
+        let out = run_text(&text, &[]);
+        let f = &out.summary.flows[0];
+        assert_eq!(f.retransmissions, 0, "a stable path: Vegas never overflows the buffer");
+        let q = queue_series(&out, 2, 50.0);
+        let busy = out.summary.links[2].utilization;
+        let m = mean(&q);
+        let (lo, hi) = (q.iter().cloned().fold(f64::MAX, f64::min), q.iter().cloned().fold(0.0, f64::max));
+        eprintln!("vegas alpha {alpha} beta {beta}: packets waiting at the bottleneck: mean {m:.2} (min {lo}, max {hi}), utilization {busy:.4}");
+        assert!(m >= alpha as f64 - 0.5 && m <= beta as f64 + 0.5, "mean queue {m}");
+        assert!(hi <= beta as f64 + 1.0, "max queue {hi}");
+        assert!(busy > 0.97, "{busy}");
+        means.push(m);
+    }
+    assert!(means[1] > means[0] + 0.5, "{means:?}");
 }
 
 /// CUBIC (C = 0.4, beta = 0.7, no fast convergence, no HyStart) on 20 Mb/s,

@@ -2,13 +2,13 @@
 //! 1995) as ns-2's `Agent/TCP/Vegas` computes it (tcp-vegas.cc), on the
 //! engine's own loss recovery.
 //!
-//! Once per round trip (when the ACK reaches the sequence that was next to
-//! send when the previous round began):
+//! Once per round trip (when the ACK covers the first segment sent after
+//! the previous round's decision, ns-2's `seqno >= v_begseq_`):
 //! * RTT = mean of this round's RTT samples (or the round's length if none);
 //!   BaseRTT = the lowest RTT seen (also reset to this RTT when at most one
 //!   segment was sent in the round, as ns-2 does);
-//! * Expected = FlightSize / BaseRTT, Actual = (bytes sent in the round) /
-//!   RTT; diff = (Expected - Actual) x BaseRTT in segments, rounded as ns-2
+//! * Expected = (FlightSize + 1 SMSS) / BaseRTT, Actual = (bytes sent in
+//!   the round) / RTT; diff = (Expected - Actual) x BaseRTT in segments, rounded as ns-2
 //!   does (truncation of diff + 0.5);
 //! * slow start (cwnd < ssthresh): grow only every other round (exponential
 //!   growth at half the rate); if diff > gamma, leave slow start: ssthresh =
@@ -17,8 +17,8 @@
 //!   (SMSS^2/cwnd per ACK, fixed at the round's start); diff > beta -> cwnd
 //!   -= 1 SMSS at once; otherwise hold. cwnd never drops below 2 SMSS.
 //!
-//! Per ACK the planned increment is applied only when cwnd - FlightSize <=
-//! 2 SMSS (ns-2: "unless we haven't been able to keep up").
+//! Per ACK the planned increment is applied only when cwnd - (FlightSize +
+//! 1 SMSS) <= 2 SMSS (ns-2: "unless we haven't been able to keep up").
 //!
 //! Choices:
 //! * Slow-start growth per ACK is RFC 5681's min(acked, L x SMSS) (ns-2 adds
@@ -30,8 +30,12 @@
 //!   cwnd <= ssthresh, so Vegas continues in congestion avoidance as ns-2's
 //!   ssthresh = 2 makes it. On an RTO: RFC 5681 (ssthresh = FlightSize / 2,
 //!   cwnd = 1 SMSS), as ns-2's slowdown(CLOSE_SSTHRESH_HALF) does.
-//! * Expected uses FlightSize in bytes (ns-2's t_seqno_ - last_ack_ counts
-//!   one segment more).
+//! * "FlightSize + 1 SMSS" is ns-2's t_seqno_ - last_ack_ (next to send
+//!   minus the last segment acknowledged), one segment more than what is
+//!   outstanding; at a round's boundary, the ACK just processed not yet
+//!   replaced, it is the window. Kept as ns-2 has it: with FlightSize alone
+//!   a small window under delayed ACKs (one segment left in flight after
+//!   each ACK) never passes the keep-up check and stops growing.
 
 use super::{AckCtx, Window};
 use crate::sim::Time;
@@ -52,7 +56,7 @@ pub struct Vegas {
     pub gamma: u32,
     abc_limit: u32,
     pub base_rtt: Option<Time>,
-    /// The round ends when the ACK reaches this sequence.
+    /// The round ends when the ACK covers the segment starting here.
     beg_seq: u64,
     beg_time: Time,
     sum_rtt: u64,
@@ -94,13 +98,13 @@ impl Vegas {
         if a.acked == 0 {
             return;
         }
-        if a.una >= self.beg_seq {
+        if a.una > self.beg_seq {
             self.end_round(w, a);
         }
         if self.incr == Incr::SlowStart && w.cwnd >= w.ssthresh {
             self.incr = Incr::Hold;
         }
-        if w.cwnd.saturating_sub(a.flight) <= 2 * w.smss {
+        if w.cwnd.saturating_sub(a.flight + w.smss) <= 2 * w.smss {
             match self.incr {
                 Incr::Hold => {}
                 Incr::SlowStart => w.cwnd += a.acked.min(self.abc_limit as u64 * w.smss),
@@ -121,7 +125,7 @@ impl Vegas {
             }
             let base = self.base_rtt.unwrap() as f64;
             // (Expected - Actual) x BaseRTT, in segments
-            let diff_bytes = a.flight as f64 - sent as f64 * base / rtt as f64;
+            let diff_bytes = (a.flight + w.smss) as f64 - sent as f64 * base / rtt as f64;
             let diff = (diff_bytes / w.smss as f64 + 0.5) as i64;
             self.last_diff = Some(diff);
             let floor = 2 * w.smss;
@@ -161,9 +165,10 @@ mod tests {
 
     /// A Vegas in congestion avoidance (cwnd 10 segments of 1000 bytes,
     /// ssthresh 5) whose previous round began at snd_max = 50_001 with
-    /// BaseRTT 100 ms. The round ends with the ACK of 50_001; 10 segments
-    /// were sent in it and 10 are in flight. Expected = 10 / 0.1 = 100
-    /// seg/s; Actual = 10 / RTT.
+    /// BaseRTT 100 ms. The round ends with the ACK of [50_001, 51_001); 10 segments
+    /// were sent in it and 9 are in flight (the one just acknowledged is not
+    /// yet replaced): Expected = (9 + 1) / 0.1 = 100 seg/s; Actual = 10 /
+    /// RTT.
     fn round_with_rtt(rtt_ms: u64) -> (Vegas, Window) {
         let mut v = Vegas::new(1, 3, 1, 1);
         v.base_rtt = Some(100 * MS);
@@ -173,9 +178,9 @@ mod tests {
             now: 10_000 * MS,
             acked: 1000,
             rtt: Some(rtt_ms * MS),
-            una: 50_001,
+            una: 51_001,
             snd_max: 60_001,
-            flight: 10_000,
+            flight: 9_000,
             ..Default::default()
         };
         v.on_ack(&a);
@@ -189,7 +194,7 @@ mod tests {
         let (v, w) = round_with_rtt(105);
         assert_eq!(v.last_diff, Some(0));
         assert_eq!(v.incr, Incr::Linear(100)); // 1000^2 / 10000 per ACK
-        // cwnd - flight = 0 <= 2 SMSS: the increment applies on this ACK
+        // cwnd - (flight + SMSS) = 0 <= 2 SMSS: the increment applies now
         assert_eq!(w.cwnd, 10_100);
     }
 
@@ -215,31 +220,33 @@ mod tests {
         let mut v = Vegas::new(1, 3, 1, 1);
         v.base_rtt = Some(100 * MS);
         let mut w = Window::new(4_000, u64::MAX / 4, 1000);
-        // round 1 (no queueing, diff 0): the flag toggles off, no growth
-        let mut a = AckCtx { now: 100 * MS, acked: 1000, rtt: Some(100 * MS), una: 1001, snd_max: 4001, flight: 3000, ..Default::default() };
+        // round 1 (no queueing, 3 sent, 2 in flight: diff 0): the flag
+        // toggles off, no growth
+        let mut a = AckCtx { now: 100 * MS, acked: 1000, rtt: Some(100 * MS), una: 2001, snd_max: 4001, flight: 2000, ..Default::default() };
         v.beg_seq = 1001;
         v.on_ack(&a);
         v.grow(&mut w, &a);
-        assert_eq!((v.incr, w.cwnd), (Incr::Hold, 4_000));
-        // round 2: the flag toggles on, diff 0 <= gamma: one SMSS per ACK
-        a.una = 4001;
+        assert_eq!((v.last_diff, v.incr, w.cwnd), (Some(0), Incr::Hold, 4_000));
+        // round 2 (4 sent, 3 in flight): the flag toggles on, diff 0 <=
+        // gamma: one SMSS per ACK
+        a.una = 5001;
         a.snd_max = 8001;
-        a.flight = 4000;
+        a.flight = 3000;
         a.now = 200 * MS;
         v.on_ack(&a);
         v.grow(&mut w, &a);
         assert_eq!((v.incr, w.cwnd), (Incr::SlowStart, 5_000));
-        // round 3: off again; round 4 with RTT 200 ms: 8 sent, 8 in flight:
+        // round 3: off again; round 4 with RTT 200 ms: 8 sent, 7 in flight:
         // diff = 8 - 8 x 100/200 = 4 > gamma: leave slow start, cwnd -= 1/8
-        a.una = 8001;
+        a.una = 9001;
         a.snd_max = 12_001;
         a.now = 300 * MS;
         v.grow(&mut w, &a);
         assert_eq!(v.incr, Incr::Hold);
         w.cwnd = 8_000;
-        a.una = 12_001;
+        a.una = 13_001;
         a.snd_max = 20_001;
-        a.flight = 8000;
+        a.flight = 7000;
         a.rtt = Some(200 * MS);
         v.on_ack(&a);
         v.grow(&mut w, &a);
