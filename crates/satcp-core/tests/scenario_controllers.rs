@@ -104,3 +104,13 @@ fn out_of_range_parameters() {
         assert!(e.allowed.contains(allowed), "{t}: {}", e.allowed);
     }
 }
+
+#[test]
+fn pacing_option() {
+    assert!(!tcp("variant = \"hybla\"").pacing);
+    assert!(tcp("variant = \"hybla\", pacing = true").pacing);
+    let e = err("variant = \"cubic\", pacing = \"on\"");
+    assert_eq!(e.path, "flows.download.tcp.pacing");
+    assert_eq!(e.value, "\"on\"");
+    assert!(e.allowed.contains("boolean"), "{}", e.allowed);
+}

@@ -187,6 +187,10 @@ pub struct TcpCfg {
     /// unSACKed segment per recovery. Optional in the RFC; off by default, as
     /// in ns-2's Sack1, ns-3 and Linux (which has tail loss probes instead).
     pub rescue_retransmission: bool,
+    /// Pace window-based controllers at ratio x cwnd / SRTT (Linux's
+    /// pacing: 2 in slow start, 1.2 in congestion avoidance). BBR always
+    /// paces at its own rate.
+    pub pacing: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

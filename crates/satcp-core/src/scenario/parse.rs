@@ -522,7 +522,7 @@ const TCP_KEYS: &[&str] = &[
     // window-controller parameters (CC_PARAMS)
     "vegas_alpha", "vegas_beta", "vegas_gamma", "westwood_filter_gain", "hybla_rtt0", "hybla_rtt", "cubic_c",
     "cubic_beta", "cubic_fast_convergence", "cubic_hystart", "bbr_cwnd_gain", "bbr_probe_rtt_interval",
-    "bbr_probe_rtt_duration",
+    "bbr_probe_rtt_duration", "pacing",
 ];
 
 /// Largest window with window scaling: 65535 * 2^14 (RFC 7323).
@@ -605,6 +605,7 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     let iss = t.u32_in("iss", 0, u32::MAX)?.unwrap_or(0);
     let max_retransmissions = t.u32_in("max_retransmissions", 1, u32::MAX)?;
     let rescue_retransmission = t.bool("rescue_retransmission")?.unwrap_or(false);
+    let pacing = t.bool("pacing")?.unwrap_or(false);
     Ok(TcpCfg {
         variant: variant.to_string(),
         recovery,
@@ -629,6 +630,7 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         iss,
         max_retransmissions,
         rescue_retransmission,
+        pacing,
     })
 }
 

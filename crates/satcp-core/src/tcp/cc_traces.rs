@@ -86,3 +86,32 @@ fn paced_segments_are_spaced_by_the_pacing_rate() {
     let first: Vec<u64> = h2.data_sent().iter().take(10).map(|d| d.0).collect();
     assert!(first.iter().all(|&t| t == first[0]), "unpaced: the initial window leaves at once");
 }
+
+/// `pacing = true` with a window-based controller: after the first ACK
+/// every data segment waits for its slot at 2 x cwnd / SRTT (slow start),
+/// so no two leave at the same instant; without it each ACK of one segment
+/// releases two back to back.
+#[test]
+fn window_pacing_spreads_slow_start() {
+    let mut c = tcp_cfg();
+    c.initial_window = InitialWindow::Segments(10);
+    c.delayed_ack = false;
+    c.rwnd_bytes = 16 << 20;
+    let burst_after_first_rtt = |c: &TcpCfg| {
+        let mut h = Harness::new(c, 100_000_000, 50 * MS);
+        h.transfer(2_000_000);
+        h.run_until(2_000 * MS);
+        let t: Vec<u64> = h.data_sent().iter().filter(|d| d.0 > 150 * MS).map(|d| d.0).collect();
+        let same = t.windows(2).filter(|p| p[0] == p[1]).count();
+        let min_gap = t.windows(2).map(|p| p[1] - p[0]).min().unwrap();
+        (same, min_gap, h.delivered())
+    };
+    let (same, _, delivered) = burst_after_first_rtt(&c);
+    assert!(same > 100 && delivered == 2_000_000, "{same}");
+    c.pacing = true;
+    let (same, min_gap, delivered) = burst_after_first_rtt(&c);
+    assert_eq!((same, delivered), (0, 2_000_000));
+    // the fastest slot: 1040 bytes at 2 x cwnd / SRTT with cwnd <= 2 MB
+    // over ~100 ms (40 Mb/s): ~26 us
+    assert!(min_gap > 20_000, "{min_gap}");
+}

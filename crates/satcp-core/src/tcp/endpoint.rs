@@ -591,6 +591,22 @@ impl Endpoint {
             let Sender { cc, w, .. } = &mut self.snd;
             cc.on_recovery_exit(w);
         }
+        if self.cfg.pacing && !self.snd.cc.paces() {
+            self.window_pacing_rate();
+        }
+    }
+
+    /// `pacing = true` for a window-based controller: ratio x min(cwnd,
+    /// peer window) / SRTT, ratio 2 in slow start and 1.2 in congestion
+    /// avoidance (Linux's tcp_pacing_ss_ratio and tcp_pacing_ca_ratio; Linux
+    /// uses cwnd alone, which a receiver-limited sender never fills).
+    fn window_pacing_rate(&mut self) {
+        let s = &mut self.snd;
+        if let Some(srtt) = s.rtt.srtt.filter(|&r| r > 0.0) {
+            let ratio = if s.w.cwnd < s.w.ssthresh { 2.0 } else { 1.2 };
+            let window = s.w.cwnd.min(s.peer_wnd).max(s.smss());
+            s.w.pacing_bps = ((ratio * window as f64 * 8e9 / srtt) as u64).max(1);
+        }
     }
 
     /// Tell the controller about this ACK (before recovery handles it).

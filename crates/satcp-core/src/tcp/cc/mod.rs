@@ -119,6 +119,11 @@ impl Cc {
         }
     }
 
+    /// Whether the controller sets the pacing rate itself.
+    pub fn paces(&self) -> bool {
+        matches!(self, Cc::Bbr(_))
+    }
+
     /// Whether the sender must keep delivery-rate samples for this
     /// controller.
     pub fn wants_rate_samples(&self) -> bool {
