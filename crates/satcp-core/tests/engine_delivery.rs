@@ -23,6 +23,7 @@ struct FlowSpec {
     app: AppSpec,
     start_ms: u32,
     cc: &'static str,
+    pacing: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -57,13 +58,14 @@ fn app() -> impl Strategy<Value = AppSpec> {
     ]
 }
 
-/// Every window controller, drawn independently of the recovery scheme.
-fn controller() -> impl Strategy<Value = &'static str> {
-    prop::sample::select(vec!["aimd", "vegas", "westwood", "hybla", "cubic", "bbr"])
+/// Every window controller, drawn independently of the recovery scheme,
+/// with or without window pacing.
+fn controller() -> impl Strategy<Value = (&'static str, bool)> {
+    (prop::sample::select(vec!["aimd", "vegas", "westwood", "hybla", "cubic", "bbr"]), any::<bool>())
 }
 
 fn flow(n_nodes: usize) -> impl Strategy<Value = FlowSpec> {
-    (flow_options(n_nodes), controller()).prop_map(|(f, cc)| FlowSpec { cc, ..f })
+    (flow_options(n_nodes), controller()).prop_map(|(f, (cc, pacing))| FlowSpec { cc, pacing, ..f })
 }
 
 fn flow_options(n_nodes: usize) -> impl Strategy<Value = FlowSpec> {
@@ -81,6 +83,7 @@ fn flow_options(n_nodes: usize) -> impl Strategy<Value = FlowSpec> {
             app,
             start_ms,
             cc: "aimd",
+            pacing: false,
         })
 }
 
@@ -114,8 +117,8 @@ fn toml(links: &[LinkSpec], flows: &[FlowSpec], seed: u64) -> String {
     for (i, f) in flows.iter().enumerate() {
         let variant = if f.sack { "sack" } else { "newreno" };
         s += &format!(
-            "[[flows]]\nname = \"f{i}\"\nsrc = \"n{}\"\ndst = \"n{}\"\ntcp = {{ variant = \"{variant}\", cc = \"{}\", mss = {}, initial_window = {}, rwnd = {}, window_scaling = {}, delayed_ack = {}, iss = {} }}\n",
-            f.src, f.dst, f.cc, f.mss, f.iw, f.rwnd, f.ws, f.delayed_ack, f.iss
+            "[[flows]]\nname = \"f{i}\"\nsrc = \"n{}\"\ndst = \"n{}\"\ntcp = {{ variant = \"{variant}\", cc = \"{}\", pacing = {}, mss = {}, initial_window = {}, rwnd = {}, window_scaling = {}, delayed_ack = {}, iss = {} }}\n",
+            f.src, f.dst, f.cc, f.pacing, f.mss, f.iw, f.rwnd, f.ws, f.delayed_ack, f.iss
         );
         s += &match &f.app {
             AppSpec::Ftp { size, request, fin_end } => format!(
