@@ -50,6 +50,8 @@ pub struct World {
 
 /// Stream ids for random number streams (see `sim::rng`).
 const STREAM_LINK_ERRORS: u64 = 1 << 32;
+/// + endpoint index: each endpoint's window controller.
+const STREAM_TCP_CC: u64 = 2 << 32;
 
 impl World {
     pub fn build(scn: &Scenario) -> Self {
@@ -73,8 +75,11 @@ impl World {
         }
         for (f, fc) in scn.flows.iter().enumerate() {
             let (s, c) = ((2 * f) as u32, (2 * f + 1) as u32);
-            eps.push(Endpoint::new(s, c, fc.src as u32, fc.dst as u32, &fc.tcp));
-            eps.push(Endpoint::new(c, s, fc.dst as u32, fc.src as u32, &fc.tcp));
+            for (me, peer, node, peer_node) in [(s, c, fc.src, fc.dst), (c, s, fc.dst, fc.src)] {
+                let mut ep = Endpoint::new(me, peer, node as u32, peer_node as u32, &fc.tcp);
+                ep.seed_controller(Rng::new(seed, STREAM_TCP_CC + me as u64));
+                eps.push(ep);
+            }
             let app = App::new(&fc.app);
             q.push(app.start_time(), Event::App { app: f as u32 });
             apps.push(app);

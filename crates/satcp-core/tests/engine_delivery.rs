@@ -25,6 +25,8 @@ struct FlowSpec {
     iss: u32,
     app: AppSpec,
     start_ms: u32,
+    cc: &'static str,
+    pacing: bool,
 }
 
 /// Recovery options drawn for each flow.
@@ -87,7 +89,17 @@ fn app() -> impl Strategy<Value = AppSpec> {
     ]
 }
 
+/// Every window controller, drawn independently of the recovery scheme,
+/// with or without window pacing.
+fn controller() -> impl Strategy<Value = (&'static str, bool)> {
+    (prop::sample::select(vec!["aimd", "vegas", "westwood", "hybla", "cubic", "bbr"]), any::<bool>())
+}
+
 fn flow(n_nodes: usize) -> impl Strategy<Value = FlowSpec> {
+    (flow_options(n_nodes), controller()).prop_map(|(f, (cc, pacing))| FlowSpec { cc, pacing, ..f })
+}
+
+fn flow_options(n_nodes: usize) -> impl Strategy<Value = FlowSpec> {
     (0..n_nodes, 1..n_nodes, (0usize..5, opts()), any::<bool>(), 200u32..1461, 1u32..5, 4_000u32..400_000, any::<bool>(), any::<u32>(), app(), 0u32..2000)
         .prop_map(move |(src, off, (rec, opts), delayed_ack, mss, iw, rwnd, ws, iss, app, start_ms)| FlowSpec {
             src,
@@ -102,6 +114,8 @@ fn flow(n_nodes: usize) -> impl Strategy<Value = FlowSpec> {
             iss,
             app,
             start_ms,
+            cc: "aimd",
+            pacing: false,
         })
 }
 
@@ -148,8 +162,8 @@ fn toml(links: &[LinkSpec], flows: &[FlowSpec], seed: u64) -> String {
             extra += &format!(", fack_rampdown = {}, fack_overdamping = {}", o.fack_rampdown, o.fack_overdamping);
         }
         s += &format!(
-            "[[flows]]\nname = \"f{i}\"\nsrc = \"n{}\"\ndst = \"n{}\"\ntcp = {{ variant = \"{}\", mss = {}, initial_window = {}, rwnd = {}, window_scaling = {}, delayed_ack = {}, iss = {}{extra} }}\n",
-            f.src, f.dst, f.recovery, f.mss, f.iw, f.rwnd, f.ws, f.delayed_ack, f.iss
+            "[[flows]]\nname = \"f{i}\"\nsrc = \"n{}\"\ndst = \"n{}\"\ntcp = {{ variant = \"{}\", cc = \"{}\", pacing = {}, mss = {}, initial_window = {}, rwnd = {}, window_scaling = {}, delayed_ack = {}, iss = {}{extra} }}\n",
+            f.src, f.dst, f.recovery, f.cc, f.pacing, f.mss, f.iw, f.rwnd, f.ws, f.delayed_ack, f.iss
         );
         s += &match &f.app {
             AppSpec::Ftp { size, request, fin_end } => format!(

@@ -58,7 +58,8 @@ fn observing_a_run_changes_nothing_and_can_stop_it() {
     let observed = satcp_core::run_observed(&scn, 1000, &mut |t| {
         seen.push(t);
         true
-    });
+    })
+    .unwrap();
     assert_eq!(json_without_wall(&plain), json_without_wall(&observed));
     assert_eq!(seen.len() as u64, plain.summary.events / 1000);
     assert!(seen.windows(2).all(|w| w[0] <= w[1]), "simulated time never goes back");
@@ -69,7 +70,8 @@ fn observing_a_run_changes_nothing_and_can_stop_it() {
     let stopped = satcp_core::run_observed(&scn, 1000, &mut |_| {
         calls += 1;
         calls < 3
-    });
+    })
+    .unwrap();
     assert_eq!(stopped.summary.ended_by, "interrupted");
     assert_eq!(stopped.summary.events, 3000);
     assert!(stopped.summary.sim_time_s < plain.summary.sim_time_s);

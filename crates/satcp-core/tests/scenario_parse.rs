@@ -174,9 +174,9 @@ fn ber_out_of_range() {
 
 #[test]
 fn unknown_variant() {
-    let e = err(edited("variant = \"sack\"", "variant = \"cubic\""));
+    let e = err(edited("variant = \"sack\"", "variant = \"cubik\""));
     assert_eq!(e.path, "flows.download.tcp.variant");
-    assert_eq!(e.value, "\"cubic\"");
+    assert_eq!(e.value, "\"cubik\"");
     assert!(e.allowed.contains("\"newreno\"") && e.allowed.contains("\"sack\""), "{}", e.allowed);
 }
 

@@ -102,10 +102,32 @@ pub enum Recovery {
     Fack,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Window controller and its parameters (see `tcp::cc` and docs/models/).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Controller {
     /// RFC 5681 slow start and congestion avoidance.
     Aimd,
+    /// Brakmo-Peterson Vegas as ns-2 implements it; thresholds in segments.
+    Vegas { alpha: u32, beta: u32, gamma: u32 },
+    /// Westwood+ (Grieco and Mascolo 2004); `filter_gain` is the weight of
+    /// the previous estimate in the low-pass filter.
+    Westwood { filter_gain: f64 },
+    /// Hybla (Caini and Firrincieli 2004).
+    Hybla { rtt0_ns: u64, rho_rtt: HyblaRtt },
+    /// CUBIC, RFC 9438; `hystart` = RFC 9406 HyStart++ in slow start.
+    Cubic { c: f64, beta: f64, fast_convergence: bool, hystart: bool },
+    /// BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00).
+    Bbr { cwnd_gain: f64, probe_rtt_interval_ns: u64, probe_rtt_duration_ns: u64 },
+}
+
+/// Which RTT Hybla's rho = RTT / RTT0 is computed from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HyblaRtt {
+    /// The lowest smoothed RTT seen so far (what Linux does: rho is only
+    /// recomputed when SRTT reaches a new minimum).
+    MinSrtt,
+    /// The current smoothed RTT (the paper's RTT, queueing included).
+    Srtt,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,6 +217,10 @@ pub struct TcpCfg {
     /// Which NewReno partial ACKs restart the retransmission timer (RFC 6582
     /// section 4).
     pub partial_ack_timer: PartialAckTimer,
+    /// Pace window-based controllers at ratio x cwnd / SRTT (Linux's
+    /// pacing: 2 in slow start, 1.2 in congestion avoidance). BBR always
+    /// paces at its own rate.
+    pub pacing: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -521,16 +521,21 @@ const TCP_KEYS: &[&str] = &[
     "clock_granularity", "rtt_sampling", "full_ack_cwnd", "abc_limit", "iss", "max_retransmissions",
     "rescue_retransmission", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
     "fack_overdamping", "fack_rampdown", "partial_ack_timer",
+    // window-controller parameters (CC_PARAMS)
+    "vegas_alpha", "vegas_beta", "vegas_gamma", "westwood_filter_gain", "hybla_rtt0", "hybla_rtt", "cubic_c",
+    "cubic_beta", "cubic_fast_convergence", "cubic_hystart", "bbr_cwnd_gain", "bbr_probe_rtt_interval",
+    "bbr_probe_rtt_duration", "pacing",
 ];
 
 /// Preset names for `variant`. "enhanced" is TRANSAT's "Enhanced TCP" (spec
 /// 001 section 3.3): SACK + IW 4 + DAASS + Limited Transmit.
-const VARIANTS: &[&str] = &["newreno", "sack", "tahoe", "reno", "fack", "enhanced"];
+const VARIANTS: &[&str] =
+    &["newreno", "sack", "tahoe", "reno", "fack", "enhanced", "vegas", "westwood", "hybla", "cubic", "bbr"];
 const RECOVERIES: &[&str] = &["newreno", "sack", "tahoe", "reno", "fack"];
 
 fn recovery_named(name: &str) -> Recovery {
     match name {
-        "sack" | "enhanced" => Recovery::Sack,
+        "sack" => Recovery::Sack,
         "tahoe" => Recovery::Tahoe,
         "reno" => Recovery::Reno,
         "fack" => Recovery::Fack,
@@ -545,10 +550,12 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     t.only(TCP_KEYS)?;
     let variant = t.choice("variant", VARIANTS)?.unwrap_or("newreno");
     let enhanced = variant == "enhanced";
-    let recovery = recovery_named(t.choice("recovery", RECOVERIES)?.unwrap_or(variant));
-    let _cc = t.choice("cc", &["aimd"])?;
+    let (preset, preset_cc) = preset_parts(variant);
+    let recovery = t.choice("recovery", RECOVERIES)?.map_or(preset, recovery_named);
+    let cc = t.choice("cc", &["aimd", "vegas", "westwood", "hybla", "cubic", "bbr"])?.unwrap_or(preset_cc);
+    let controller = parse_controller(&t, cc)?;
     let needs_sack = matches!(recovery, Recovery::Sack | Recovery::Fack);
-    let sack = t.bool("sack")?.unwrap_or(needs_sack || matches!(variant, "sack" | "fack" | "enhanced"));
+    let sack = t.bool("sack")?.unwrap_or(needs_sack || matches!(preset, Recovery::Sack | Recovery::Fack));
     if needs_sack && !sack {
         let name = if recovery == Recovery::Sack { "sack" } else { "fack" };
         return Err(t.bad(
@@ -642,10 +649,11 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         Some("slow_but_steady") => PartialAckTimer::SlowButSteady,
         _ => PartialAckTimer::Impatient,
     };
+    let pacing = t.bool("pacing")?.unwrap_or(false);
     Ok(TcpCfg {
         variant: variant.to_string(),
         recovery,
-        controller: Controller::Aimd,
+        controller,
         sack,
         mss,
         initial_window,
@@ -673,6 +681,111 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         fack_overdamping,
         fack_rampdown,
         partial_ack_timer,
+        pacing,
+    })
+}
+
+/// A preset's recovery scheme and window controller: NewReno for the
+/// delay- and rate-based controllers of the satellite papers (Vegas,
+/// Westwood+, Hybla, as ns-2 and Linux pair them with Reno-style recovery),
+/// SACK for CUBIC and BBR (as deployed in Linux).
+fn preset_parts(variant: &str) -> (Recovery, &'static str) {
+    match variant {
+        "sack" | "enhanced" => (Recovery::Sack, "aimd"),
+        "tahoe" => (Recovery::Tahoe, "aimd"),
+        "reno" => (Recovery::Reno, "aimd"),
+        "fack" => (Recovery::Fack, "aimd"),
+        "cubic" => (Recovery::Sack, "cubic"),
+        "bbr" => (Recovery::Sack, "bbr"),
+        "vegas" => (Recovery::NewReno, "vegas"),
+        "westwood" => (Recovery::NewReno, "westwood"),
+        "hybla" => (Recovery::NewReno, "hybla"),
+        _ => (Recovery::NewReno, "aimd"),
+    }
+}
+
+/// Each controller parameter and the controller it belongs to.
+const CC_PARAMS: &[(&str, &str)] = &[
+    ("vegas_alpha", "vegas"),
+    ("vegas_beta", "vegas"),
+    ("vegas_gamma", "vegas"),
+    ("westwood_filter_gain", "westwood"),
+    ("hybla_rtt0", "hybla"),
+    ("hybla_rtt", "hybla"),
+    ("cubic_c", "cubic"),
+    ("cubic_beta", "cubic"),
+    ("cubic_fast_convergence", "cubic"),
+    ("cubic_hystart", "cubic"),
+    ("bbr_cwnd_gain", "bbr"),
+    ("bbr_probe_rtt_interval", "bbr"),
+    ("bbr_probe_rtt_duration", "bbr"),
+];
+
+/// A number (integer or float) for which `ok` holds.
+fn number(t: &Tbl, key: &str, ok: impl Fn(f64) -> bool, expected: &str) -> Res<Option<f64>> {
+    let x = match t.get(key) {
+        None => return Ok(None),
+        Some(Value::Float(x)) => *x,
+        Some(Value::Integer(i)) => *i as f64,
+        Some(v) => return Err(type_error(&t.at(key), v, expected)),
+    };
+    if x.is_finite() && ok(x) {
+        Ok(Some(x))
+    } else {
+        Err(t.bad(key, expected))
+    }
+}
+
+/// The window controller `cc` and its parameters; a parameter of another
+/// controller is an error.
+fn parse_controller(t: &Tbl, cc: &str) -> Res<Controller> {
+    for &(key, owner) in CC_PARAMS {
+        if owner != cc && t.map.contains_key(key) {
+            return Err(t.bad(key, format!("a key used only with cc = \"{}\" (this flow's controller is \"{}\")", owner, cc)));
+        }
+    }
+    Ok(match cc {
+        "vegas" => {
+            let alpha = t.u32_in("vegas_alpha", 0, 1000)?.unwrap_or(1);
+            let beta = t.u32_in("vegas_beta", 0, 1000)?.unwrap_or(3);
+            if beta < alpha {
+                return Err(t.bad(
+                    if t.map.contains_key("vegas_beta") { "vegas_beta" } else { "vegas_alpha" },
+                    format!("vegas_alpha <= vegas_beta (here {} > {}): Vegas holds between alpha and beta extra segments", alpha, beta),
+                ));
+            }
+            let gamma = t.u32_in("vegas_gamma", 0, 1000)?.unwrap_or(1);
+            Controller::Vegas { alpha, beta, gamma }
+        }
+        "westwood" => Controller::Westwood {
+            filter_gain: number(t, "westwood_filter_gain", |x| (0.0..1.0).contains(&x), "a number in [0, 1), e.g. 0.9")?.unwrap_or(0.9),
+        },
+        "hybla" => Controller::Hybla {
+            rtt0_ns: t.duration_pos("hybla_rtt0")?.unwrap_or(25_000_000),
+            rho_rtt: match t.choice("hybla_rtt", &["min_srtt", "srtt"])? {
+                Some("srtt") => HyblaRtt::Srtt,
+                _ => HyblaRtt::MinSrtt,
+            },
+        },
+        "cubic" => Controller::Cubic {
+            c: number(t, "cubic_c", |x| x > 0.0 && x <= 100.0, "a number in (0, 100], e.g. 0.4")?.unwrap_or(0.4),
+            beta: number(t, "cubic_beta", |x| x > 0.0 && x < 1.0, "a number in (0, 1), e.g. 0.7")?.unwrap_or(0.7),
+            fast_convergence: t.bool("cubic_fast_convergence")?.unwrap_or(true),
+            hystart: t.bool("cubic_hystart")?.unwrap_or(true),
+        },
+        "bbr" => {
+            let interval = t.duration_pos("bbr_probe_rtt_interval")?.unwrap_or(10_000_000_000);
+            let duration = t.duration_pos("bbr_probe_rtt_duration")?.unwrap_or(200_000_000);
+            if duration >= interval {
+                return Err(t.bad("bbr_probe_rtt_duration", format!("a duration > 0 and shorter than bbr_probe_rtt_interval ({} ns)", interval)));
+            }
+            Controller::Bbr {
+                cwnd_gain: number(t, "bbr_cwnd_gain", |x| (1.0..=16.0).contains(&x), "a number in [1, 16], e.g. 2")?.unwrap_or(2.0),
+                probe_rtt_interval_ns: interval,
+                probe_rtt_duration_ns: duration,
+            }
+        }
+        _ => Controller::Aimd,
     })
 }
 

@@ -27,6 +27,8 @@ pub enum Event {
 pub enum TimerKind {
     Rto,
     DelayedAck,
+    /// The pacing gap before the next segment may leave has passed.
+    Pace,
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -23,14 +23,21 @@
 //!   back to snd_una (go-back-N), skipping SACKed data.
 //! * A connection can be aborted after `max_retransmissions` consecutive
 //!   expiries (OPNET's "retransmission threshold").
+//! * Pacing (when the controller sets a rate, see docs/models/pacing.md):
+//!   every data segment, retransmissions included, pushes the earliest time
+//!   of the next one to max(that time, now) + IP bytes / rate; new data and
+//!   SACK-recovery sends wait for it on the pacing timer, while fast
+//!   retransmissions and RTO retransmissions leave at once (and are charged
+//!   to the pacing budget).
 
+use super::cc::AckCtx;
 use super::receiver::Receiver;
 use super::sender::Sender;
 use super::seq;
 use crate::net::packet::{Packet, TcpHeader, FLAG_ACK, FLAG_FIN, FLAG_SYN, MAX_SACK_BLOCKS};
 use crate::scenario::{InitialWindow, Recovery, TcpCfg};
 use crate::sim::queue::TimerKind;
-use crate::sim::{Event, EventQueue, Time, Timer};
+use crate::sim::{Event, EventQueue, Rng, Time, Timer};
 
 /// What an endpoint needs from the world while it handles one event.
 pub struct Ctx<'a> {
@@ -95,6 +102,7 @@ pub struct Endpoint {
     pub rcv: Receiver,
     pub(crate) rto_timer: Timer,
     delack: Timer,
+    pace_timer: Timer,
     ack_needed: bool,
     syn_sent_at: Time,
     syn_retx: bool,
@@ -117,10 +125,11 @@ impl Endpoint {
             rcv_shift: 0,
             ws_ok: false,
             sack_ok: false,
-            snd: Sender::new(cfg),
+            snd: Sender::new(cfg, Rng::new(0, id as u64)),
             rcv: Receiver::new(cfg.rwnd_bytes),
             rto_timer: Timer::default(),
             delack: Timer::default(),
+            pace_timer: Timer::default(),
             ack_needed: false,
             syn_sent_at: 0,
             syn_retx: false,
@@ -135,6 +144,12 @@ impl Endpoint {
 
     fn delack_event(&self) -> Event {
         Event::Timer { ep: self.id, kind: TimerKind::DelayedAck }
+    }
+
+    /// Give the controller its own random stream of the run (the default is
+    /// stream `id` of seed 0).
+    pub fn seed_controller(&mut self, rng: Rng) {
+        self.snd.cc.set_rng(rng);
     }
 
     /// The window-scale shift we offer: the smallest that fits our buffer.
@@ -233,7 +248,18 @@ impl Endpoint {
             ..Default::default()
         };
         self.fill_sack(&mut h);
-        ctx.out.push(Packet::tcp(self.node, self.peer_node, self.peer, h, len as u32, start, retx));
+        let pkt = Packet::tcp(self.node, self.peer_node, self.peer, h, len as u32, start, retx);
+        ctx.out.push(pkt);
+        if self.snd.w.pacing_bps > 0 {
+            let gap = (pkt.ip_bytes as u128 * 8_000_000_000 / self.snd.w.pacing_bps as u128) as u64;
+            self.snd.next_send_at = self.snd.next_send_at.max(ctx.now) + gap;
+        }
+        if self.snd.rate.is_some() {
+            let inflight = self.snd.outstanding_below(self.snd.max);
+            if let Some(r) = &mut self.snd.rate {
+                r.on_send(start, end, ctx.now, inflight);
+            }
+        }
         self.stats.segments_sent += 1;
         if retx {
             self.stats.retransmissions += 1;
@@ -309,6 +335,7 @@ impl Endpoint {
                 continue;
             }
             if nxt >= s.seq_end() {
+                self.note_app_limited();
                 break;
             }
             match self.next_len_at(nxt) {
@@ -327,6 +354,9 @@ impl Endpoint {
                     if len > 0 && ((len > room_cwnd && len > room_lt) || len > room_rwnd) {
                         break;
                     }
+                    if !self.pacing_allows(ctx) {
+                        break;
+                    }
                     if len > room_cwnd {
                         self.snd.lt_bytes += len;
                     }
@@ -334,6 +364,29 @@ impl Endpoint {
                     budget -= 1;
                 }
                 None => break,
+            }
+        }
+    }
+
+    /// With pacing on, whether a segment may leave now; if not, the pacing
+    /// timer is set for when it may.
+    pub(crate) fn pacing_allows(&mut self, ctx: &mut Ctx) -> bool {
+        if self.snd.w.pacing_bps == 0 || ctx.now >= self.snd.next_send_at {
+            return true;
+        }
+        let ev = Event::Timer { ep: self.id, kind: TimerKind::Pace };
+        self.pace_timer.set(self.snd.next_send_at, ctx.q, ev);
+        false
+    }
+
+    /// Delivery-rate sampling: the application has nothing more to send
+    /// while the window has room.
+    fn note_app_limited(&mut self) {
+        let s = &mut self.snd;
+        if let Some(r) = &mut s.rate {
+            let inflight = (s.max - s.una) - s.board.sacked_in(s.una, s.max);
+            if inflight < s.w.cwnd {
+                r.mark_app_limited(inflight);
             }
         }
     }
@@ -503,28 +556,41 @@ impl Endpoint {
         let wnd = (h.wnd as u64) << self.snd_shift;
         let window_changed = wnd != self.snd.peer_wnd;
         self.snd.peer_wnd = wnd;
-        let prev_una = self.snd.una;
         let frto_sacked_before = self.frto_sacked_below_recover();
         let mut newly_sacked = 0;
+        let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
+        let mut nblocks = 0;
         if self.sack_ok {
             for &(s, e) in &h.sack[..h.nsack as usize] {
                 let s = seq::unwrap(self.iss, self.snd.una, s);
                 let e = seq::unwrap(self.iss, self.snd.una, e);
                 newly_sacked += self.snd.board.insert(ack.max(self.snd.una), self.snd.max, s, e);
+                blocks[nblocks] = (s, e);
+                nblocks += 1;
             }
         }
-        if ack > self.snd.una {
-            let acked = ack - self.snd.una;
+        let old_una = self.snd.una;
+        let dupack = ack == old_una && self.snd.max > old_una && !carries_data && !window_changed;
+        let mut rtt = None;
+        if ack > old_una {
             self.snd.una = ack;
             if self.snd.nxt < ack {
                 self.snd.nxt = ack;
             }
             self.snd.board.advance(ack);
-            if let Some(r) = self.snd.rtt_sample_on_ack(ack, ctx.now) {
+            rtt = self.snd.rtt_sample_on_ack(ack, ctx.now);
+            if let Some(r) = rtt {
                 self.snd.rtt.sample(r);
             }
             self.snd.rto_streak = 0;
             self.snd.lt_bytes = 0;
+        }
+        if ack > old_una || dupack || newly_sacked > 0 {
+            self.cc_on_ack(ctx.now, ack - old_una, dupack, rtt, &blocks[..nblocks]);
+        }
+        let was_in_recovery = self.snd.in_recovery;
+        if ack > old_una {
+            let acked = ack - old_una;
             let restart = match self.cfg.recovery {
                 Recovery::NewReno => self.newreno_new_ack(ctx, acked),
                 Recovery::Sack => self.sack_new_ack(ctx, acked),
@@ -538,7 +604,7 @@ impl Endpoint {
                 let rto = self.snd.rtt.rto();
                 self.rto_timer.set(ctx.now + rto, ctx.q, self.rto_event());
             }
-        } else if ack == self.snd.una && self.snd.max > self.snd.una && !carries_data && !window_changed {
+        } else if dupack {
             let sack_dup = newly_sacked > 0 || !self.sack_ok;
             match self.cfg.recovery {
                 Recovery::NewReno | Recovery::Reno => self.newreno_dupack(ctx),
@@ -549,15 +615,64 @@ impl Endpoint {
             }
         }
         if self.snd.frto.active() {
-            let dup = ack == prev_una && !carries_data && !window_changed;
             let sacked_low = self.frto_sacked_below_recover().saturating_sub(frto_sacked_before);
-            self.frto_on_ack(ctx, prev_una, dup, sacked_low);
+            self.frto_on_ack(ctx, old_una, dupack, sacked_low);
+        }
+        if was_in_recovery && !self.snd.in_recovery {
+            let Sender { cc, w, .. } = &mut self.snd;
+            cc.on_recovery_exit(w);
+        }
+        if self.cfg.pacing && !self.snd.cc.paces() {
+            self.window_pacing_rate();
         }
     }
 
+    /// `pacing = true` for a window-based controller: ratio x min(cwnd,
+    /// peer window) / SRTT, ratio 2 in slow start and 1.2 in congestion
+    /// avoidance (Linux's tcp_pacing_ss_ratio and tcp_pacing_ca_ratio; Linux
+    /// uses cwnd alone, which a receiver-limited sender never fills).
+    fn window_pacing_rate(&mut self) {
+        let s = &mut self.snd;
+        if let Some(srtt) = s.rtt.srtt.filter(|&r| r > 0.0) {
+            let ratio = if s.w.cwnd < s.w.ssthresh { 2.0 } else { 1.2 };
+            let window = s.w.cwnd.min(s.peer_wnd).max(s.smss());
+            s.w.pacing_bps = ((ratio * window as f64 * 8e9 / srtt) as u64).max(1);
+        }
+    }
+
+    /// Tell the controller about this ACK (before recovery handles it).
+    fn cc_on_ack(&mut self, now: Time, acked: u64, dupack: bool, rtt: Option<Time>, blocks: &[(u64, u64)]) {
+        let s = &mut self.snd;
+        let min_rtt = s.rtt.min_rtt;
+        let una = s.una;
+        let (rate, delivered) = match &mut s.rate {
+            Some(r) => (r.on_ack(una, blocks, now, min_rtt), r.delivered),
+            None => (None, 0),
+        };
+        s.ack = AckCtx {
+            now,
+            acked,
+            dupack,
+            rtt,
+            srtt: s.rtt.srtt,
+            min_rtt,
+            una,
+            snd_max: s.max,
+            flight: s.flight(),
+            inflight: s.outstanding_below(s.max),
+            recovering: s.in_recovery || una < s.recover,
+            delivered,
+            rate,
+        };
+        let Sender { cc, w, ack, .. } = s;
+        cc.on_ack(w, ack);
+    }
+
+    /// The recovery scheme lets the window grow by this ACK of `acked` bytes.
     pub(crate) fn grow_window(&mut self, acked: u64) {
-        let Sender { cc, w, .. } = &mut self.snd;
-        cc.on_ack(w, acked);
+        let Sender { cc, w, ack, .. } = &mut self.snd;
+        let a = AckCtx { acked, ..*ack };
+        cc.grow(w, &a);
     }
 
     fn check_finished(&mut self, ctx: &mut Ctx) {
@@ -581,6 +696,11 @@ impl Endpoint {
             TimerKind::Rto => {
                 if self.rto_timer.on_pop(ctx.now, ctx.q, ev) {
                     self.on_rto(ctx);
+                }
+            }
+            TimerKind::Pace => {
+                if self.pace_timer.on_pop(ctx.now, ctx.q, ev) {
+                    self.send_data(ctx);
                 }
             }
         }
@@ -615,11 +735,8 @@ impl Endpoint {
                 let was_in_recovery = s.in_recovery;
                 self.frto_on_rto(was_in_recovery);
                 let s = &mut self.snd;
-                if s.rto_streak == 1 {
-                    let flight = s.flight();
-                    s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight);
-                }
-                s.w.cwnd = s.smss();
+                let flight = s.flight();
+                s.cc.on_rto(&mut s.w, flight, s.rto_streak == 1);
                 s.lt_bytes = 0;
                 s.in_recovery = false;
                 s.dupacks = 0;

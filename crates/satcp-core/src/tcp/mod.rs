@@ -4,6 +4,7 @@
 //! parts, so a variant is recovery x controller x options.
 
 pub mod cc;
+pub mod delivery_rate;
 pub mod endpoint;
 pub mod intervals;
 pub mod receiver;
@@ -15,6 +16,8 @@ pub mod seq;
 
 pub use endpoint::{Ctx, Endpoint, Note, State};
 
+#[cfg(test)]
+mod cc_traces;
 #[cfg(test)]
 mod harness;
 #[cfg(test)]

@@ -10,6 +10,8 @@ use crate::sim::Time;
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
     pub srtt: Option<f64>,
+    /// The lowest sample so far (ns).
+    pub min_rtt: Option<Time>,
     pub rttvar: f64,
     rto: u64,
     min_rto: u64,
@@ -20,7 +22,7 @@ pub struct RttEstimator {
 impl RttEstimator {
     pub fn new(initial_rto: u64, min_rto: u64, max_rto: u64, granularity: u64) -> Self {
         debug_assert!(initial_rto <= max_rto, "the parser refuses initial_rto > max_rto");
-        RttEstimator { srtt: None, rttvar: 0.0, rto: initial_rto, min_rto, max_rto, granularity }
+        RttEstimator { srtt: None, min_rtt: None, rttvar: 0.0, rto: initial_rto, min_rto, max_rto, granularity }
     }
 
     /// The current timeout, including any backoff.
@@ -30,6 +32,7 @@ impl RttEstimator {
 
     /// RFC 6298 (2.2)/(2.3): fold in a measurement `r` (ns).
     pub fn sample(&mut self, r: Time) {
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         let r = r as f64;
         match self.srtt {
             None => {

@@ -9,12 +9,13 @@
 
 use std::collections::VecDeque;
 
-use super::cc::{Cc, Window};
+use super::cc::{AckCtx, Cc, Window};
 use super::recovery::frto::Frto;
+use super::delivery_rate::DeliveryRate;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use crate::scenario::{RttSampling, TcpCfg};
-use crate::sim::Time;
+use crate::sim::{Rng, Time};
 
 /// ssthresh before any loss when none is configured: RFC 5681's
 /// "arbitrarily high" (far above any window, with room to add to it).
@@ -61,19 +62,30 @@ pub struct Sender {
     /// left out of FlightSize when ssthresh is computed (RFC 5681 3.2).
     pub lt_bytes: u64,
     pub frto: Frto,
+    /// Delivery-rate sampling, kept only for controllers that use it.
+    pub rate: Option<DeliveryRate>,
+    /// With pacing (`w.pacing_bps > 0`), the earliest time the next segment
+    /// may leave.
+    pub next_send_at: Time,
+    /// What the ACK being processed told the controller (recovery schemes
+    /// reach the controller's growth through `Endpoint::grow_window`).
+    pub ack: AckCtx,
 }
 
 impl Sender {
-    pub fn new(cfg: &TcpCfg) -> Self {
+    /// `rng` is the controller's random stream.
+    pub fn new(cfg: &TcpCfg, rng: Rng) -> Self {
         let smss = cfg.mss as u64;
+        let cc = Cc::new(cfg.controller, cfg.abc_limit, rng);
         Sender {
             una: 0,
             nxt: 0,
             max: 0,
             data_end: 1,
             fin_queued: false,
-            w: Window { cwnd: smss, ssthresh: cfg.initial_ssthresh_bytes.unwrap_or(SSTHRESH_INFINITE), smss },
-            cc: Cc::new(cfg.controller, cfg.abc_limit),
+            w: Window::new(smss, cfg.initial_ssthresh_bytes.unwrap_or(SSTHRESH_INFINITE), smss),
+            rate: cc.wants_rate_samples().then(DeliveryRate::default),
+            cc,
             peer_wnd: 0,
             dupacks: 0,
             in_recovery: false,
@@ -89,6 +101,8 @@ impl Sender {
             rto_streak: 0,
             lt_bytes: 0,
             frto: Frto::default(),
+            next_send_at: 0,
+            ack: AckCtx::default(),
         }
     }
 

@@ -41,11 +41,11 @@ mod tests {
     #[test]
     fn slow_start_one_smss_per_ack_even_for_delayed_acks() {
         let mut a = Aimd { abc_limit: 1 };
-        let mut w = Window { cwnd: 2920, ssthresh: 65535, smss: 1460 };
+        let mut w = Window::new(2920, 65535, 1460);
         a.on_ack(&mut w, 2920); // a delayed ACK of two segments
         assert_eq!(w.cwnd, 4380);
         let mut b = Aimd { abc_limit: 2 };
-        let mut w2 = Window { cwnd: 2920, ssthresh: 65535, smss: 1460 };
+        let mut w2 = Window::new(2920, 65535, 1460);
         b.on_ack(&mut w2, 2920);
         assert_eq!(w2.cwnd, 5840);
     }
@@ -53,7 +53,7 @@ mod tests {
     #[test]
     fn congestion_avoidance_about_one_smss_per_window() {
         let mut a = Aimd { abc_limit: 1 };
-        let mut w = Window { cwnd: 14600, ssthresh: 14600, smss: 1460 };
+        let mut w = Window::new(14600, 14600, 1460);
         for _ in 0..10 {
             a.on_ack(&mut w, 1460);
         }
@@ -64,7 +64,7 @@ mod tests {
 
     #[test]
     fn ssthresh_half_flight_floor_two_smss() {
-        let w = Window { cwnd: 100_000, ssthresh: 1 << 40, smss: 1000 };
+        let w = Window::new(100_000, 1 << 40, 1000);
         assert_eq!(Aimd::ssthresh_after_loss(&w, 50_000), 25_000);
         assert_eq!(Aimd::ssthresh_after_loss(&w, 3_000), 2_000);
     }

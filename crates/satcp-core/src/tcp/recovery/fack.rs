@@ -125,10 +125,10 @@ impl Endpoint {
     /// snd.fack first, then new data.
     pub(crate) fn fack_send(&mut self, ctx: &mut Ctx, budget: &mut u32) {
         while *budget > 0 {
-            let s = &self.snd;
-            if self.fack_awnd() + s.smss() > s.w.cwnd {
+            if self.fack_awnd() + self.snd.smss() > self.snd.w.cwnd || !self.pacing_allows(ctx) {
                 break;
             }
+            let s = &self.snd;
             let fack = self.fack_point();
             let hole = s.board.first_unsacked_from(s.high_rxt.max(s.una));
             if hole < fack {

@@ -84,6 +84,9 @@ impl Endpoint {
                 break;
             }
             let Some((start, len, fin, rule)) = self.next_seg() else { break };
+            if !self.pacing_allows(ctx) {
+                break;
+            }
             self.emit(ctx, start, len, fin);
             *budget -= 1;
             let end = start + len + fin as u64;

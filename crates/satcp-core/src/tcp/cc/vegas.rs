@@ -1,0 +1,263 @@
+//! TCP Vegas congestion avoidance (Brakmo and Peterson, IEEE JSAC 13(8),
+//! 1995) as ns-2's `Agent/TCP/Vegas` computes it (tcp-vegas.cc), on the
+//! engine's own loss recovery.
+//!
+//! Once per round trip (when the ACK covers the first segment sent after
+//! the previous round's decision, ns-2's `seqno >= v_begseq_`):
+//! * RTT = mean of this round's RTT samples (or the round's length if none);
+//!   BaseRTT = the lowest RTT seen (also reset to this RTT when at most one
+//!   segment was sent in the round, as ns-2 does);
+//! * Expected = (FlightSize + 1 SMSS) / BaseRTT, Actual = (bytes sent in
+//!   the round) / RTT; diff = (Expected - Actual) x BaseRTT in segments, rounded as ns-2
+//!   does (truncation of diff + 0.5);
+//! * slow start (cwnd < ssthresh): grow only every other round (exponential
+//!   growth at half the rate); if diff > gamma, leave slow start: ssthresh =
+//!   2 SMSS, cwnd -= cwnd / 8;
+//! * congestion avoidance: diff < alpha -> +1 SMSS over the next round
+//!   (SMSS^2/cwnd per ACK, fixed at the round's start); diff > beta -> cwnd
+//!   -= 1 SMSS at once; otherwise hold. cwnd never drops below 2 SMSS.
+//!
+//! Per ACK the planned increment is applied only when cwnd - (FlightSize +
+//! 1 SMSS) <= 2 SMSS (ns-2: "unless we haven't been able to keep up").
+//!
+//! Choices:
+//! * Slow-start growth per ACK is RFC 5681's min(acked, L x SMSS) (ns-2 adds
+//!   one segment per ACK: the same without delayed ACKs).
+//! * Vegas's own fine-grained retransmission check is not modelled: loss
+//!   detection and repair are the recovery scheme's (NewReno by default).
+//! * On a loss detected by duplicate ACKs ssthresh = 3/4 of FlightSize (the
+//!   paper's and ns-2's one-quarter reduction, floor 2 SMSS); after recovery
+//!   cwnd <= ssthresh, so Vegas continues in congestion avoidance as ns-2's
+//!   ssthresh = 2 makes it. On an RTO: RFC 5681 (ssthresh = FlightSize / 2,
+//!   cwnd = 1 SMSS), as ns-2's slowdown(CLOSE_SSTHRESH_HALF) does.
+//! * "FlightSize + 1 SMSS" is ns-2's t_seqno_ - last_ack_ (next to send
+//!   minus the last segment acknowledged), one segment more than what is
+//!   outstanding; at a round's boundary, the ACK just processed not yet
+//!   replaced, it is the window. Kept as ns-2 has it: with FlightSize alone
+//!   a small window under delayed ACKs (one segment left in flight after
+//!   each ACK) never passes the keep-up check and stops growing.
+
+use super::{AckCtx, Window};
+use crate::sim::Time;
+
+/// What the current round's decision asks for on each ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Incr {
+    Hold,
+    SlowStart,
+    /// Bytes per ACK (SMSS^2/cwnd at the round's start).
+    Linear(u64),
+}
+
+#[derive(Clone, Debug)]
+pub struct Vegas {
+    pub alpha: u32,
+    pub beta: u32,
+    pub gamma: u32,
+    abc_limit: u32,
+    pub base_rtt: Option<Time>,
+    /// The round ends when the ACK covers the segment starting here.
+    beg_seq: u64,
+    beg_time: Time,
+    sum_rtt: u64,
+    cnt_rtt: u64,
+    inc_flag: bool,
+    pub incr: Incr,
+    /// diff of the last round, in segments (for tests and traces).
+    pub last_diff: Option<i64>,
+}
+
+impl Vegas {
+    pub fn new(alpha: u32, beta: u32, gamma: u32, abc_limit: u32) -> Self {
+        Vegas {
+            alpha,
+            beta,
+            gamma,
+            abc_limit,
+            base_rtt: None,
+            beg_seq: 0,
+            beg_time: 0,
+            sum_rtt: 0,
+            cnt_rtt: 0,
+            inc_flag: true,
+            incr: Incr::Hold,
+            last_diff: None,
+        }
+    }
+
+    /// Collect this ACK's RTT sample.
+    pub fn on_ack(&mut self, a: &AckCtx) {
+        if let Some(r) = a.rtt.filter(|&r| r > 0) {
+            self.sum_rtt += r;
+            self.cnt_rtt += 1;
+            self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
+        }
+    }
+
+    pub fn grow(&mut self, w: &mut Window, a: &AckCtx) {
+        if a.acked == 0 {
+            return;
+        }
+        if a.una > self.beg_seq {
+            self.end_round(w, a);
+        }
+        if self.incr == Incr::SlowStart && w.cwnd >= w.ssthresh {
+            self.incr = Incr::Hold;
+        }
+        if w.cwnd.saturating_sub(a.flight + w.smss) <= 2 * w.smss {
+            match self.incr {
+                Incr::Hold => {}
+                Incr::SlowStart => w.cwnd += a.acked.min(self.abc_limit as u64 * w.smss),
+                Incr::Linear(b) => w.cwnd += b,
+            }
+        }
+    }
+
+    /// The once-per-round decision.
+    fn end_round(&mut self, w: &mut Window, a: &AckCtx) {
+        let rtt = self.sum_rtt.checked_div(self.cnt_rtt).unwrap_or(a.now - self.beg_time);
+        self.sum_rtt = 0;
+        self.cnt_rtt = 0;
+        let sent = a.snd_max - self.beg_seq;
+        if rtt > 0 {
+            if self.base_rtt.is_none_or(|b| rtt < b) || sent <= w.smss {
+                self.base_rtt = Some(rtt);
+            }
+            let base = self.base_rtt.unwrap() as f64;
+            // (Expected - Actual) x BaseRTT, in segments
+            let diff_bytes = (a.flight + w.smss) as f64 - sent as f64 * base / rtt as f64;
+            let diff = (diff_bytes / w.smss as f64 + 0.5) as i64;
+            self.last_diff = Some(diff);
+            let floor = 2 * w.smss;
+            if w.cwnd < w.ssthresh {
+                self.inc_flag = !self.inc_flag;
+                self.incr = if !self.inc_flag {
+                    Incr::Hold
+                } else if diff > self.gamma as i64 {
+                    w.ssthresh = floor;
+                    w.cwnd = (w.cwnd - w.cwnd / 8).max(floor);
+                    Incr::Hold
+                } else {
+                    Incr::SlowStart
+                };
+            } else if diff > self.beta as i64 {
+                w.cwnd = w.cwnd.saturating_sub(w.smss).max(floor);
+                self.incr = Incr::Hold;
+            } else if diff < self.alpha as i64 {
+                self.incr = Incr::Linear((w.smss * w.smss / w.cwnd).max(1));
+            } else {
+                self.incr = Incr::Hold;
+            }
+        }
+        self.beg_seq = a.snd_max;
+        self.beg_time = a.now;
+    }
+
+    pub fn ssthresh_after_loss(w: &Window, flight: u64) -> u64 {
+        (flight - flight / 4).max(2 * w.smss)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    const MS: u64 = 1_000_000;
+
+    /// A Vegas in congestion avoidance (cwnd 10 segments of 1000 bytes,
+    /// ssthresh 5) whose previous round began at snd_max = 50_001 with
+    /// BaseRTT 100 ms. The round ends with the ACK of [50_001, 51_001); 10 segments
+    /// were sent in it and 9 are in flight (the one just acknowledged is not
+    /// yet replaced): Expected = (9 + 1) / 0.1 = 100 seg/s; Actual = 10 /
+    /// RTT.
+    fn round_with_rtt(rtt_ms: u64) -> (Vegas, Window) {
+        let mut v = Vegas::new(1, 3, 1, 1);
+        v.base_rtt = Some(100 * MS);
+        v.beg_seq = 50_001;
+        let mut w = Window::new(10_000, 5_000, 1000);
+        let a = AckCtx {
+            now: 10_000 * MS,
+            acked: 1000,
+            rtt: Some(rtt_ms * MS),
+            una: 51_001,
+            snd_max: 60_001,
+            flight: 9_000,
+            ..Default::default()
+        };
+        v.on_ack(&a);
+        v.grow(&mut w, &a);
+        (v, w)
+    }
+
+    #[test]
+    fn increase_when_diff_below_alpha() {
+        // RTT 105 ms: Actual 95.24 seg/s, diff = 4.76 x 0.1 = 0.48 -> 0 < 1
+        let (v, w) = round_with_rtt(105);
+        assert_eq!(v.last_diff, Some(0));
+        assert_eq!(v.incr, Incr::Linear(100)); // 1000^2 / 10000 per ACK
+        // cwnd - (flight + SMSS) = 0 <= 2 SMSS: the increment applies now
+        assert_eq!(w.cwnd, 10_100);
+    }
+
+    #[test]
+    fn hold_between_alpha_and_beta() {
+        // RTT 125 ms: Actual 80, diff = 20 x 0.1 = 2.0 -> 2 in [1, 3]
+        let (v, w) = round_with_rtt(125);
+        assert_eq!((v.last_diff, v.incr, w.cwnd), (Some(2), Incr::Hold, 10_000));
+        // RTT 150 ms: diff = 3.33 -> int(3.83) = 3, still not above beta
+        let (v, w) = round_with_rtt(150);
+        assert_eq!((v.last_diff, v.incr, w.cwnd), (Some(3), Incr::Hold, 10_000));
+    }
+
+    #[test]
+    fn decrease_when_diff_above_beta() {
+        // RTT 160 ms: Actual 62.5, diff = 3.75 -> int(4.25) = 4 > 3: -1 SMSS
+        let (v, w) = round_with_rtt(160);
+        assert_eq!((v.last_diff, v.incr, w.cwnd), (Some(4), Incr::Hold, 9_000));
+    }
+
+    #[test]
+    fn slow_start_every_other_round_and_gamma_exit() {
+        let mut v = Vegas::new(1, 3, 1, 1);
+        v.base_rtt = Some(100 * MS);
+        let mut w = Window::new(4_000, u64::MAX / 4, 1000);
+        // round 1 (no queueing, 3 sent, 2 in flight: diff 0): the flag
+        // toggles off, no growth
+        let mut a = AckCtx { now: 100 * MS, acked: 1000, rtt: Some(100 * MS), una: 2001, snd_max: 4001, flight: 2000, ..Default::default() };
+        v.beg_seq = 1001;
+        v.on_ack(&a);
+        v.grow(&mut w, &a);
+        assert_eq!((v.last_diff, v.incr, w.cwnd), (Some(0), Incr::Hold, 4_000));
+        // round 2 (4 sent, 3 in flight): the flag toggles on, diff 0 <=
+        // gamma: one SMSS per ACK
+        a.una = 5001;
+        a.snd_max = 8001;
+        a.flight = 3000;
+        a.now = 200 * MS;
+        v.on_ack(&a);
+        v.grow(&mut w, &a);
+        assert_eq!((v.incr, w.cwnd), (Incr::SlowStart, 5_000));
+        // round 3: off again; round 4 with RTT 200 ms: 8 sent, 7 in flight:
+        // diff = 8 - 8 x 100/200 = 4 > gamma: leave slow start, cwnd -= 1/8
+        a.una = 9001;
+        a.snd_max = 12_001;
+        a.now = 300 * MS;
+        v.grow(&mut w, &a);
+        assert_eq!(v.incr, Incr::Hold);
+        w.cwnd = 8_000;
+        a.una = 13_001;
+        a.snd_max = 20_001;
+        a.flight = 7000;
+        a.rtt = Some(200 * MS);
+        v.on_ack(&a);
+        v.grow(&mut w, &a);
+        assert_eq!(v.last_diff, Some(4));
+        assert_eq!((w.ssthresh, w.cwnd, v.incr), (2000, 7000, Incr::Hold));
+    }
+
+    #[test]
+    fn loss_reduces_by_a_quarter() {
+        let w = Window::new(20_000, 10_000, 1000);
+        assert_eq!(Vegas::ssthresh_after_loss(&w, 20_000), 15_000);
+        assert_eq!(Vegas::ssthresh_after_loss(&w, 2_000), 2_000);
+    }
+}

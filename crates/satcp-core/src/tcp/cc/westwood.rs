@@ -1,0 +1,152 @@
+//! TCP Westwood+ (Grieco and Mascolo, "Performance evaluation and comparison
+//! of Westwood+, New Reno, and Vegas TCP congestion control", ACM CCR 34(2),
+//! 2004; Mascolo et al., MobiCom 2001 for Westwood).
+//!
+//! * Bandwidth estimate: once per RTT, the bytes acknowledged since the last
+//!   sample over the time since then, b_k = d_k / Delta_k, low-pass filtered
+//!   BWE_k = a x BWE_{k-1} + (1 - a) x b_k (a = `westwood_filter_gain`,
+//!   0.9 in the paper; Linux uses 7/8). The first sample initialises BWE.
+//! * Acknowledged bytes are counted from the ACK stream as Westwood does: a
+//!   duplicate ACK counts one SMSS (a segment left the network), and the next
+//!   cumulative ACK counts only what the duplicates have not already counted.
+//! * After a loss detected by duplicate ACKs: ssthresh = max(BWE x RTTmin,
+//!   2 SMSS); the recovery scheme then sets cwnd (NewReno: ssthresh + 3 SMSS,
+//!   inflated, and at most ssthresh on exit; "cwnd = ssthresh if cwnd >
+//!   ssthresh" in the paper's words).
+//! * After an RTO: ssthresh = max(BWE x RTTmin, 2 SMSS), cwnd = 1 SMSS.
+//! * Growth: Reno's (RFC 5681, `aimd`).
+//!
+//! Choices:
+//! * The sampling interval is the smoothed RTT at the time (the paper says
+//!   "every RTT"; Linux uses the latest RTT sample with a 50 ms floor that
+//!   only matters at jiffy resolution).
+//! * RTTmin is the connection's lowest RTT sample, the handshake included.
+//! * BWE x RTTmin is rounded to the byte.
+//! * Until the first bandwidth sample, losses are handled as by Reno
+//!   (ssthresh = FlightSize / 2).
+
+use super::aimd::Aimd;
+use super::{AckCtx, Window};
+use crate::sim::Time;
+
+#[derive(Clone, Debug)]
+pub struct Westwood {
+    filter_gain: f64,
+    aimd: Aimd,
+    /// Bandwidth estimate, bytes per second.
+    pub bwe: Option<f64>,
+    bytes: u64,
+    accounted: u64,
+    interval_start: Option<Time>,
+    rtt_min: Option<Time>,
+}
+
+impl Westwood {
+    pub fn new(filter_gain: f64, aimd: Aimd) -> Self {
+        Westwood { filter_gain, aimd, bwe: None, bytes: 0, accounted: 0, interval_start: None, rtt_min: None }
+    }
+
+    pub fn on_ack(&mut self, w: &Window, a: &AckCtx) {
+        self.rtt_min = a.min_rtt;
+        let Some(start) = self.interval_start else {
+            self.interval_start = Some(a.now);
+            return;
+        };
+        if a.dupack {
+            self.bytes += w.smss;
+            self.accounted += w.smss;
+        } else {
+            self.bytes += a.acked.saturating_sub(self.accounted);
+            self.accounted = self.accounted.saturating_sub(a.acked);
+        }
+        let elapsed = a.now - start;
+        if let Some(srtt) = a.srtt {
+            if elapsed > 0 && elapsed as f64 >= srtt {
+                let sample = self.bytes as f64 * 1e9 / elapsed as f64;
+                let g = self.filter_gain;
+                self.bwe = Some(self.bwe.map_or(sample, |b| g * b + (1.0 - g) * sample));
+                self.bytes = 0;
+                self.interval_start = Some(a.now);
+            }
+        }
+    }
+
+    pub fn grow(&mut self, w: &mut Window, a: &AckCtx) {
+        self.aimd.on_ack(w, a.acked);
+    }
+
+    /// BWE x RTTmin, floor 2 SMSS; None before the first estimate.
+    fn bdp_ssthresh(&self, w: &Window) -> Option<u64> {
+        let (bwe, rtt) = (self.bwe?, self.rtt_min?);
+        Some(((bwe * rtt as f64 / 1e9).round() as u64).max(2 * w.smss))
+    }
+
+    pub fn ssthresh_after_loss(&self, w: &Window, flight: u64) -> u64 {
+        self.bdp_ssthresh(w).unwrap_or_else(|| Aimd::ssthresh_after_loss(w, flight))
+    }
+
+    pub fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool) {
+        match self.bdp_ssthresh(w) {
+            Some(s) => w.ssthresh = s,
+            None if first => w.ssthresh = Aimd::ssthresh_after_loss(w, flight),
+            None => {}
+        }
+        w.cwnd = w.smss;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    const MS: u64 = 1_000_000;
+
+    fn ack(now_ms: u64, acked: u64, dupack: bool) -> AckCtx {
+        AckCtx { now: now_ms * MS, acked, dupack, srtt: Some(100.0 * MS as f64), min_rtt: Some(80 * MS), ..Default::default() }
+    }
+
+    /// SMSS 1000, SRTT 100 ms, RTTmin 80 ms.
+    /// 0-100 ms: ten ACKs of 2000 bytes -> b1 = 20000 B / 0.1 s = 200 kB/s
+    /// (the first sample sets BWE).
+    /// 100-200 ms: ten ACKs of 1000 bytes -> b2 = 100 kB/s,
+    /// BWE = 0.9 x 200k + 0.1 x 100k = 190 kB/s.
+    /// 200-300 ms: five duplicate ACKs (5000 counted), then one cumulative
+    /// ACK of 8000 bytes of which 3000 are new, then ACKs of 1000 bytes at
+    /// 290 and 300 ms -> 10000 B -> b3 = 100 kB/s, BWE = 181 kB/s.
+    /// ssthresh after a loss = 181000 x 0.08 = 14480 bytes.
+    #[test]
+    fn ssthresh_after_loss_from_a_known_ack_stream() {
+        let mut ww = Westwood::new(0.9, Aimd { abc_limit: 1 });
+        let w = Window::new(30_000, 1 << 40, 1000);
+        ww.on_ack(&w, &ack(0, 1000, false)); // starts the first interval
+        for k in 1..=10 {
+            ww.on_ack(&w, &ack(10 * k, 2000, false));
+        }
+        assert_eq!(ww.bwe, Some(200_000.0));
+        for k in 11..=20 {
+            ww.on_ack(&w, &ack(10 * k, 1000, false));
+        }
+        assert!((ww.bwe.unwrap() - 190_000.0).abs() < 1e-6);
+        for k in 21..=25 {
+            ww.on_ack(&w, &ack(10 * k, 0, true));
+        }
+        ww.on_ack(&w, &ack(280, 8000, false));
+        ww.on_ack(&w, &ack(290, 1000, false));
+        ww.on_ack(&w, &ack(300, 1000, false));
+        assert!((ww.bwe.unwrap() - 181_000.0).abs() < 1e-6);
+        assert_eq!(ww.ssthresh_after_loss(&w, 30_000), 14_480);
+        let mut w2 = w;
+        ww.on_rto(&mut w2, 30_000, true);
+        assert_eq!((w2.ssthresh, w2.cwnd), (14_480, 1000));
+    }
+
+    #[test]
+    fn before_any_estimate_reno_halving_and_floor() {
+        let ww = Westwood::new(0.9, Aimd { abc_limit: 1 });
+        let w = Window::new(30_000, 1 << 40, 1000);
+        assert_eq!(ww.ssthresh_after_loss(&w, 30_000), 15_000);
+        let mut tiny = Westwood::new(0.9, Aimd { abc_limit: 1 });
+        tiny.bwe = Some(1000.0);
+        tiny.rtt_min = Some(80 * MS);
+        assert_eq!(tiny.ssthresh_after_loss(&w, 30_000), 2000);
+    }
+}

@@ -1,0 +1,116 @@
+//! Scenario keys of the window controllers: presets, `cc` by parts, every
+//! parameter's default, and an error naming the path, the value and what is
+//! allowed for each kind of mistake.
+
+use satcp_core::scenario::*;
+
+const GEO: &str = include_str!("../../../scenarios/geo_bent_pipe.toml");
+const TCP: &str = "tcp = { variant = \"sack\", mss = 1460, initial_window = 2, rwnd = 65535, delayed_ack = true }";
+
+/// GEO with the flow's tcp table replaced by `tcp`.
+fn with_tcp(tcp: &str) -> Result<Scenario, ScenarioError> {
+    assert_eq!(GEO.matches(TCP).count(), 1);
+    parse_toml(&GEO.replace(TCP, &format!("tcp = {{ {tcp} }}")), &[])
+}
+
+fn tcp(t: &str) -> TcpCfg {
+    with_tcp(t).unwrap_or_else(|e| panic!("{e}")).flows[0].tcp.clone()
+}
+
+fn err(t: &str) -> ScenarioError {
+    match with_tcp(t) {
+        Ok(_) => panic!("expected an error for {t}"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn presets_pick_recovery_controller_and_defaults() {
+    let v = tcp("variant = \"vegas\"");
+    assert_eq!((v.recovery, v.sack), (Recovery::NewReno, false));
+    assert_eq!(v.controller, Controller::Vegas { alpha: 1, beta: 3, gamma: 1 });
+    let w = tcp("variant = \"westwood\"");
+    assert_eq!((w.recovery, w.controller), (Recovery::NewReno, Controller::Westwood { filter_gain: 0.9 }));
+    let h = tcp("variant = \"hybla\"");
+    assert_eq!((h.recovery, h.controller), (Recovery::NewReno, Controller::Hybla { rtt0_ns: 25_000_000, rho_rtt: HyblaRtt::MinSrtt }));
+    let c = tcp("variant = \"cubic\"");
+    assert_eq!((c.recovery, c.sack), (Recovery::Sack, true));
+    assert_eq!(c.controller, Controller::Cubic { c: 0.4, beta: 0.7, fast_convergence: true, hystart: true });
+    let b = tcp("variant = \"bbr\"");
+    assert_eq!((b.recovery, b.sack), (Recovery::Sack, true));
+    assert_eq!(b.controller, Controller::Bbr { cwnd_gain: 2.0, probe_rtt_interval_ns: 10_000_000_000, probe_rtt_duration_ns: 200_000_000 });
+    assert_eq!(b.variant, "bbr");
+    assert_eq!(tcp("variant = \"sack\"").controller, Controller::Aimd);
+}
+
+#[test]
+fn any_controller_with_any_recovery_by_parts() {
+    let t = tcp("variant = \"newreno\", cc = \"cubic\", cubic_hystart = false, cubic_c = 1");
+    assert_eq!(t.recovery, Recovery::NewReno);
+    assert_eq!(t.controller, Controller::Cubic { c: 1.0, beta: 0.7, fast_convergence: true, hystart: false });
+    let t = tcp("variant = \"bbr\", recovery = \"newreno\", sack = false");
+    assert_eq!((t.recovery, t.sack), (Recovery::NewReno, false));
+    let t = tcp("cc = \"vegas\", recovery = \"sack\", vegas_alpha = 2, vegas_beta = 4, vegas_gamma = 2");
+    assert_eq!((t.recovery, t.controller), (Recovery::Sack, Controller::Vegas { alpha: 2, beta: 4, gamma: 2 }));
+    let t = tcp("variant = \"hybla\", hybla_rtt0 = \"50ms\", hybla_rtt = \"srtt\"");
+    assert_eq!(t.controller, Controller::Hybla { rtt0_ns: 50_000_000, rho_rtt: HyblaRtt::Srtt });
+    let t = tcp("variant = \"bbr\", bbr_cwnd_gain = 2.5, bbr_probe_rtt_interval = \"5s\", bbr_probe_rtt_duration = \"100ms\"");
+    assert_eq!(t.controller, Controller::Bbr { cwnd_gain: 2.5, probe_rtt_interval_ns: 5_000_000_000, probe_rtt_duration_ns: 100_000_000 });
+    let t = tcp("variant = \"westwood\", westwood_filter_gain = 0.875");
+    assert_eq!(t.controller, Controller::Westwood { filter_gain: 0.875 });
+}
+
+#[test]
+fn unknown_controller() {
+    let e = err("cc = \"reno\"");
+    assert_eq!(e.path, "flows.download.tcp.cc");
+    assert_eq!(e.value, "\"reno\"");
+    assert!(e.allowed.contains("\"aimd\"") && e.allowed.contains("\"bbr\""), "{}", e.allowed);
+}
+
+#[test]
+fn parameter_of_another_controller() {
+    let e = err("variant = \"cubic\", vegas_alpha = 2");
+    assert_eq!(e.path, "flows.download.tcp.vegas_alpha");
+    assert_eq!(e.value, "2");
+    assert!(e.allowed.contains("cc = \"vegas\"") && e.allowed.contains("\"cubic\""), "{}", e.allowed);
+    let e = err("variant = \"sack\", hybla_rtt0 = \"25ms\"");
+    assert_eq!(e.path, "flows.download.tcp.hybla_rtt0");
+    assert!(e.allowed.contains("\"aimd\""), "{}", e.allowed);
+}
+
+#[test]
+fn out_of_range_parameters() {
+    let cases: &[(&str, &str, &str, &str)] = &[
+        ("variant = \"vegas\", vegas_alpha = 4", "vegas_alpha", "4", "vegas_alpha <= vegas_beta"),
+        ("variant = \"vegas\", vegas_alpha = 2, vegas_beta = 1", "vegas_beta", "1", "vegas_alpha <= vegas_beta"),
+        ("variant = \"vegas\", vegas_gamma = -1", "vegas_gamma", "-1", "0..=1000"),
+        ("variant = \"westwood\", westwood_filter_gain = 1.0", "westwood_filter_gain", "1.0", "[0, 1)"),
+        ("variant = \"westwood\", westwood_filter_gain = \"high\"", "westwood_filter_gain", "\"high\"", "[0, 1)"),
+        ("variant = \"hybla\", hybla_rtt0 = \"0ms\"", "hybla_rtt0", "\"0ms\"", "> 0"),
+        ("variant = \"hybla\", hybla_rtt = \"mean\"", "hybla_rtt", "\"mean\"", "\"min_srtt\""),
+        ("variant = \"cubic\", cubic_c = 0", "cubic_c", "0", "(0, 100]"),
+        ("variant = \"cubic\", cubic_beta = 1", "cubic_beta", "1", "(0, 1)"),
+        ("variant = \"cubic\", cubic_hystart = 1", "cubic_hystart", "1", "boolean"),
+        ("variant = \"cubic\", cubic_fast_convergence = \"no\"", "cubic_fast_convergence", "\"no\"", "boolean"),
+        ("variant = \"bbr\", bbr_cwnd_gain = 0.5", "bbr_cwnd_gain", "0.5", "[1, 16]"),
+        ("variant = \"bbr\", bbr_probe_rtt_interval = \"0s\"", "bbr_probe_rtt_interval", "\"0s\"", "> 0"),
+        ("variant = \"bbr\", bbr_probe_rtt_duration = \"20s\"", "bbr_probe_rtt_duration", "\"20s\"", "bbr_probe_rtt_interval"),
+    ];
+    for &(t, key, value, allowed) in cases {
+        let e = err(t);
+        assert_eq!(e.path, format!("flows.download.tcp.{key}"), "{t}");
+        assert_eq!(e.value, value, "{t}");
+        assert!(e.allowed.contains(allowed), "{t}: {}", e.allowed);
+    }
+}
+
+#[test]
+fn pacing_option() {
+    assert!(!tcp("variant = \"hybla\"").pacing);
+    assert!(tcp("variant = \"hybla\", pacing = true").pacing);
+    let e = err("variant = \"cubic\", pacing = \"on\"");
+    assert_eq!(e.path, "flows.download.tcp.pacing");
+    assert_eq!(e.value, "\"on\"");
+    assert!(e.allowed.contains("boolean"), "{}", e.allowed);
+}
