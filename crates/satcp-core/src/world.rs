@@ -47,6 +47,7 @@ pub struct World {
 
 /// Stream ids for random number streams (see `sim::rng`).
 const STREAM_LINK_ERRORS: u64 = 1 << 32;
+const STREAM_APPS: u64 = 3 << 32;
 
 impl World {
     pub fn build(scn: &Scenario) -> Self {
@@ -72,7 +73,7 @@ impl World {
             let (s, c) = ((2 * f) as u32, (2 * f + 1) as u32);
             eps.push(Endpoint::new(s, c, fc.src as u32, fc.dst as u32, &fc.tcp));
             eps.push(Endpoint::new(c, s, fc.dst as u32, fc.src as u32, &fc.tcp));
-            let app = App::new(&fc.app);
+            let app = App::new(&fc.app, Rng::new(seed, STREAM_APPS + f as u64));
             q.push(app.start_time(), Event::App { app: f as u32 });
             apps.push(app);
             flows.push(FlowRun { finished_eps: 0, fin_done_at: None, aborted: false, done: false });
@@ -137,6 +138,12 @@ impl World {
                     self.ended_by = "stop";
                     return;
                 }
+                Event::ArriveLate { dir } => {
+                    let d = &mut self.dirs[dir as usize];
+                    let (pkt, node) = (d.pop_late(), d.to);
+                    let p = self.pkts.remove(pkt);
+                    self.at_node(node, p);
+                }
             }
             if has_finite && self.finite_left == 0 {
                 self.ended_by = "completed";
@@ -147,7 +154,11 @@ impl World {
     }
 
     fn at_node(&mut self, node: u32, p: Packet) {
-        if p.dst_node == node {
+        if p.dst_node == node && p.udp {
+            if let Some(u) = self.apps[p.to_ep as usize].udp() {
+                u.received(p.ip_bytes);
+            }
+        } else if p.dst_node == node {
             let mut ctx = Ctx { now: self.now, q: &mut self.q, out: &mut self.out, notes: &mut self.notes };
             self.eps[p.to_ep as usize].on_segment(&mut ctx, &p);
             self.settle();
@@ -160,11 +171,24 @@ impl World {
         let d = self.routes.next_dir(node, p.dst_node);
         debug_assert_ne!(d, routing::NO_ROUTE, "validation guarantees a route");
         let dir = &mut self.dirs[d as usize];
-        if let Enqueued::Arrives(at) = dir.enqueue(self.now, p.ip_bytes) {
-            let id = self.pkts.insert(p);
-            if dir.push_in_flight(at, id) {
-                self.q.push(at, Event::Arrive { dir: d });
+        match dir.enqueue(self.now, p.ip_bytes) {
+            Enqueued::Arrives(at) => {
+                let id = self.pkts.insert(p);
+                if dir.push_in_flight(at, id) {
+                    self.q.push(at, Event::Arrive { dir: d });
+                }
             }
+            Enqueued::ArrivesLate(at) => {
+                let id = self.pkts.insert(p);
+                dir.push_late(at, id);
+                self.q.push(at, Event::ArriveLate { dir: d });
+            }
+            _ if p.udp => {
+                if let Some(u) = self.apps[p.to_ep as usize].udp() {
+                    u.packets_lost += 1;
+                }
+            }
+            _ => {}
         }
     }
 
@@ -225,6 +249,10 @@ impl World {
                 Action::Write(s, n) => self.eps[ep_of(s)].write(&mut ctx, n),
                 Action::Close(s) => self.eps[ep_of(s)].close(&mut ctx),
                 Action::WakeAt(t) => self.q.push(t, Event::App { app: f as u32 }),
+                Action::Datagram(bytes) => {
+                    let fc = &self.scn.flows[f];
+                    ctx.out.push(Packet::udp(fc.src as u32, fc.dst as u32, f as u32, bytes));
+                }
             }
         }
         self.actions.clear();
@@ -263,6 +291,7 @@ impl World {
             ls.queue_packets.push(d.queue_packets(self.now) as f64);
             ls.queue_bytes.push(d.queue_bytes(self.now) as f64);
             ls.bytes_tx.push(d.stats.bytes_tx as f64);
+            ls.red_avg_packets.push(d.red_avg().unwrap_or(f64::NAN));
         }
     }
 
@@ -319,6 +348,7 @@ impl World {
                 mean_page_response_s: (pages_done > 0).then(|| page_sum / pages_done as f64),
                 final_cwnd_bytes: s.snd.w.cwnd,
                 final_srtt_s: s.snd.rtt.srtt.map(|v| v / 1e9),
+                udp: self.apps[f].udp_stats(),
             });
         }
         let mut links = Vec::with_capacity(self.dirs.len());
@@ -339,7 +369,14 @@ impl World {
                 bytes_ok: d.stats.bytes_ok,
                 utilization: d.utilization(end),
                 utilization_ok: if end == 0 { 0.0 } else { used / (d.rate_bps as f64 * secs(end)) },
-                drops: Drops { queue: d.stats.drops_queue, errors: d.stats.drops_errors },
+                drops: Drops {
+                    queue: d.stats.drops_queue,
+                    errors: d.stats.drops_errors,
+                    red_early: d.stats.drops_red_early,
+                    red_forced: d.stats.drops_red_forced,
+                },
+                reordered: d.stats.reordered,
+                burst_delayed: d.stats.burst_delayed,
                 max_queue_packets: d.stats.max_queue_packets,
             });
         }
