@@ -333,6 +333,121 @@ mod tests {
         assert_eq!(l.queue_bytes(0), 25);
     }
 
+    fn red_dir(min_th: f64, max_th: f64, w_q: f64, limit: Option<u32>) -> LinkDir {
+        let red = crate::scenario::RedCfg {
+            limit_packets: limit,
+            min_th: Some(min_th),
+            max_th: Some(max_th),
+            max_p: 0.1,
+            w_q: Some(w_q),
+            gentle: true,
+            wait: true,
+            mean_pktsize: 10,
+            byte_mode: false,
+            target_delay_ns: 5_000_000,
+        };
+        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 0, queue: QueueCfg::Red(red), errors: ErrorCfg::None, overhead_bytes: 0, reorder: None };
+        LinkDir::new(0, 1, &cfg, Rng::new(1, 1))
+    }
+
+    #[test]
+    fn red_sees_the_waiting_queue_and_the_idle_time() {
+        // 8 kb/s, 10-byte packets: 10 ms each; ptc = 100 packets/s.
+        // w_q = 0.5. Arrivals at 0: q seen 0, 0 (one in service, none
+        // waiting), 1, 2 -> avg 0, 0, 0.5, 1.25.
+        let mut l = red_dir(100.0, 200.0, 0.5, None);
+        for want in [0.0, 0.0, 0.5, 1.25] {
+            assert!(matches!(l.enqueue(0, 10), Enqueued::Arrives(_)));
+            assert_eq!(l.red_avg(), Some(want));
+        }
+        // The four packets are sent by 40 ms; the queue idles until 70 ms:
+        // m = floor(100 x 0.03) = 3: 1.25 / 8 = 0.15625, then q = 0 -> 0.078125.
+        assert!(matches!(l.enqueue(70_000_000, 10), Enqueued::Arrives(80_000_000)));
+        assert_eq!(l.red_avg(), Some(0.078125));
+    }
+
+    #[test]
+    fn red_hard_limit_and_forced_drops_are_counted_apart() {
+        // w_q = 1 (avg = q seen), min_th 1, max_th 2: gentle forced at 4.
+        let mut l = red_dir(1.0, 2.0, 1.0, Some(3));
+        let verdicts: Vec<Enqueued> = (0..7).map(|_| l.enqueue(0, 10)).collect();
+        // q seen: 0 (in service), 0, 1 (avg 1 >= min_th but q <= 1), 2
+        // (crosses min_th: count := 1), then 3 three times: avg 3 is in the
+        // gentle region, p_b = 0.1 + 0.9 x 1/2 = 0.55, count 2: p_a = 0.55 /
+        // (2 - 1.1) = 0.61: an early drop, or else the hard limit (3 waiting).
+        assert!(verdicts[..4].iter().all(|v| matches!(v, Enqueued::Arrives(_))));
+        assert!(verdicts[4..].iter().all(|v| matches!(v, Enqueued::DroppedQueue | Enqueued::DroppedRed)));
+        assert_eq!(l.stats.drops_queue + l.stats.drops_red_early, 3);
+        assert_eq!(l.stats.drops_red_forced, 0);
+        // avg >= 2 max_th: forced
+        // (no hard limit; early drops at q = 3 until one is accepted, then
+        // q = 4 gives avg 4 = 2 max_th)
+        let mut l = red_dir(1.0, 2.0, 1.0, None);
+        while l.queue_packets(0) < 4 {
+            l.enqueue(0, 10);
+        }
+        assert_eq!(l.stats.drops_red_forced, 0);
+        assert_eq!(l.enqueue(0, 10), Enqueued::DroppedRed);
+        assert_eq!(l.stats.drops_red_forced, 1);
+    }
+
+    #[test]
+    fn reordered_packets_leave_the_fifo_but_keep_their_slot_on_the_wire() {
+        // probability 1: every packet is held back 50 ms; serialisation is
+        // unchanged (10 ms each), so the transmitter stays FIFO.
+        let mut cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 1_000_000, queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None };
+        cfg.reorder = Some(ReorderCfg { probability: 1.0, extra_delay_ns: 50_000_000 });
+        let mut l = LinkDir::new(0, 1, &cfg, Rng::new(1, 1));
+        assert_eq!(l.enqueue(0, 10), Enqueued::ArrivesLate(61_000_000));
+        assert_eq!(l.enqueue(0, 10), Enqueued::ArrivesLate(71_000_000));
+        assert_eq!(l.busy_until(), 20_000_000);
+        l.push_late(71_000_000, 8);
+        l.push_late(61_000_000, 7);
+        assert_eq!(l.pop_late(), 7);
+        assert_eq!(l.pop_late(), 8);
+        assert_eq!(l.stats.reordered, 2);
+        // probability 0.3: about that fraction held back
+        cfg.reorder = Some(ReorderCfg { probability: 0.3, extra_delay_ns: 50_000_000 });
+        let mut l = LinkDir::new(0, 1, &cfg, Rng::new(1, 1));
+        let late = (0..10_000u64).filter(|i| matches!(l.enqueue(i * 20_000_000, 10), Enqueued::ArrivesLate(_))).count();
+        assert!((2800..3200).contains(&late), "{late}");
+    }
+
+    #[test]
+    fn in_order_burst_delay_holds_back_later_packets() {
+        use crate::scenario::{BoundedExp, Bounding, DsnBurstCfg, ErrorClock, GapFrom};
+        // Fixed bursts of 15 ms every 1 s (first at 1 s), PER 0 inside and
+        // 100 ms extra delay, in order. Three 10-ms packets offered at 1 s:
+        // #1 starts at 1 s (burst): arrives 1.010 + 0.1 = 1.110 s; #2 starts
+        // at 1.010 s (burst): 1.120 s; #3 starts at 1.020 s (after the burst)
+        // and would arrive at 1.030 s, but waits behind #2: 1.120 s.
+        let fixed = |ns| BoundedExp { mean_ns: ns, min_ns: ns, max_ns: ns, bounding: Bounding::Truncate };
+        let dsn = DsnBurstCfg {
+            burst: fixed(15_000_000),
+            gap: fixed(1_000_000_000),
+            gap_from: GapFrom::Start,
+            per_burst: 0.0,
+            per_good: 0.0,
+            clock: ErrorClock::TxStart,
+            burst_delay_ns: 100_000_000,
+            burst_delay_order: DelayOrder::InOrder,
+        };
+        let mut cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 0, queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited }, errors: ErrorCfg::DsnBurst(dsn), overhead_bytes: 0, reorder: None };
+        let s = 1_000_000_000;
+        let mut l = LinkDir::new(0, 1, &cfg, Rng::new(1, 1));
+        assert_eq!(l.enqueue(s, 10), Enqueued::Arrives(s + 110_000_000));
+        assert_eq!(l.enqueue(s, 10), Enqueued::Arrives(s + 120_000_000));
+        assert_eq!(l.enqueue(s, 10), Enqueued::Arrives(s + 120_000_000), "waits behind the delayed packet");
+        assert_eq!(l.stats.burst_delayed, 2);
+        // Overtake: the third arrives on time, the delayed ones late.
+        cfg.errors = ErrorCfg::DsnBurst(DsnBurstCfg { burst_delay_order: DelayOrder::Overtake, ..dsn });
+        let mut l = LinkDir::new(0, 1, &cfg, Rng::new(1, 1));
+        assert_eq!(l.enqueue(s, 10), Enqueued::ArrivesLate(s + 110_000_000));
+        assert_eq!(l.enqueue(s, 10), Enqueued::ArrivesLate(s + 120_000_000));
+        assert_eq!(l.enqueue(s, 10), Enqueued::Arrives(s + 30_000_000));
+        assert_eq!(l.stats.reordered, 2);
+    }
+
     #[test]
     fn utilization_is_busy_fraction_and_at_most_one() {
         let mut l = dir(8_000, 0, QueueLimit::Unlimited);
