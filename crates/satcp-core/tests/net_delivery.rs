@@ -91,7 +91,10 @@ fn toml(links: &[Link], flows: &[(bool, u32)], cbr_share: Option<f64>, seed: u64
     s
 }
 
-fn scenario() -> impl Strategy<Value = (Vec<Link>, Vec<(bool, u32)>, Option<f64>, u64)> {
+/// Links, TCP flows (SACK?, bytes), CBR share of the slowest link, seed.
+type Case = (Vec<Link>, Vec<(bool, u32)>, Option<f64>, u64);
+
+fn scenario() -> impl Strategy<Value = Case> {
     (
         prop::collection::vec(link(), 1..4),
         prop::collection::vec((any::<bool>(), 1u32..300_000), 1..3),
