@@ -268,6 +268,9 @@ impl World {
     fn sample(&mut self) {
         let t = secs(self.now);
         for f in 0..self.flows.len() {
+            if self.apps[f].udp_stats().is_some() {
+                continue; // UDP cross traffic has no TCP state to sample
+            }
             let s = &self.eps[2 * f];
             let c = &self.eps[2 * f + 1];
             let fs = &mut self.flow_series;
@@ -323,11 +326,12 @@ impl World {
                 }
             }
             let st = |e: &Endpoint| e.stats;
+            let udp = app.udp_stats();
             flows.push(FlowSummary {
                 name: fc.name.clone(),
                 src: node(fc.src),
                 dst: node(fc.dst),
-                variant: fc.tcp.variant.clone(),
+                variant: if udp.is_some() { "udp".to_string() } else { fc.tcp.variant.clone() },
                 app: app.kind().to_string(),
                 completed: app.completed_at().is_some(),
                 start_s: secs(start),
@@ -346,9 +350,9 @@ impl World {
                 aborted: self.flows[f].aborted,
                 pages_completed: pages_done,
                 mean_page_response_s: (pages_done > 0).then(|| page_sum / pages_done as f64),
-                final_cwnd_bytes: s.snd.w.cwnd,
+                final_cwnd_bytes: if udp.is_some() { 0 } else { s.snd.w.cwnd },
                 final_srtt_s: s.snd.rtt.srtt.map(|v| v / 1e9),
-                udp: self.apps[f].udp_stats(),
+                udp,
             });
         }
         let mut links = Vec::with_capacity(self.dirs.len());

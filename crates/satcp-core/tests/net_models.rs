@@ -61,7 +61,7 @@ fn cbr_below_the_link_rate_delivers_every_byte() {
     let u = f.udp.expect("udp counters");
     assert_eq!((u.packets_sent, u.bytes_sent), (1000, 1_000_000));
     assert_eq!((u.packets_received, u.bytes_received, u.packets_lost), (1000, 1_000_000, 0));
-    assert_eq!(f.app, "cbr");
+    assert_eq!((f.app.as_str(), f.variant.as_str(), f.final_cwnd_bytes, f.segments_sent), ("cbr", "udp", 0, 0));
     assert_eq!(out.summary.ended_by, "idle");
     // the sat link carried them; the last arrives 9.99 s + 4 ms + 50 ms + access
     let sat = &out.summary.links[2];
@@ -138,6 +138,7 @@ fn red_queue_drops_early_and_tcp_completes() {
     assert!(d.red_early > 0, "{d:?}");
     let avg: Vec<f64> = out.link_series.red_avg_packets.iter().copied().filter(|v| !v.is_nan()).collect();
     assert!(!avg.is_empty() && avg.iter().any(|&a| a > 5.0), "the average crossed min_th");
+    assert!(out.flow_series.flow.iter().all(|&f| f == 0), "the CBR flow has no TCP time series");
     // the same run twice is bit-identical
     let again = run_text(
         &dumbbell("queue_ab = { kind = \"red\", packets = 50 }", &format!("{TCP_1MB}{}", cbr("cbr", "1Mbps", "")), "sample_interval = \"100ms\""),

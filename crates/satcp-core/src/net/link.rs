@@ -374,10 +374,11 @@ mod tests {
         // q seen: 0 (in service), 0, 1 (avg 1 >= min_th but q <= 1), 2
         // (crosses min_th: count := 1), then 3 three times: avg 3 is in the
         // gentle region, p_b = 0.1 + 0.9 x 1/2 = 0.55, count 2: p_a = 0.55 /
-        // (2 - 1.1) = 0.61: an early drop, or else the hard limit (3 waiting).
+        // (2 - 1.1) = 0.61; but 3 packets wait, the hard limit, and ns-2
+        // reports that as a forced (overflow) drop whatever the draw says.
         assert!(verdicts[..4].iter().all(|v| matches!(v, Enqueued::Arrives(_))));
-        assert!(verdicts[4..].iter().all(|v| matches!(v, Enqueued::DroppedQueue | Enqueued::DroppedRed)));
-        assert_eq!(l.stats.drops_queue + l.stats.drops_red_early, 3);
+        assert!(verdicts[4..].iter().all(|v| *v == Enqueued::DroppedQueue));
+        assert_eq!((l.stats.drops_queue, l.stats.drops_red_early), (3, 0));
         assert_eq!(l.stats.drops_red_forced, 0);
         // avg >= 2 max_th: forced
         // (no hard limit; early drops at q = 3 until one is accepted, then

@@ -19,7 +19,8 @@
 //!    < 1, 1 from count p_b >= 2), or p_b / (1 - count p_b) without; the
 //!    packet is dropped when u <= p_a and count restarts at 0. Below min_th
 //!    (or q <= 1) the "old" flag is cleared;
-//! 5. q >= limit is a forced drop (overflow). A forced drop also resets count.
+//! 5. q >= limit is a forced drop (overflow), also when step 4 chose an early
+//!    drop (ns-2 then reports it as forced). Any drop resets count.
 //!
 //! Ambiguities and the choices made:
 //! * Automatic parameters (ns-2 `thresh_ 0`, `maxthresh_ 0`, `q_weight_ -1`,
@@ -184,9 +185,7 @@ impl Red {
             } else {
                 let pa = p.p_a(p.p_b(self.avg), self.count, self.count_bytes, size);
                 if pa > 0.0 && self.rng.uniform() <= pa {
-                    self.count = 0;
-                    self.count_bytes = 0;
-                    return RedVerdict::EarlyDrop;
+                    verdict = RedVerdict::EarlyDrop;
                 }
             }
         } else {
