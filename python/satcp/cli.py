@@ -230,7 +230,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if extra is not None:
             overrides.append(extra)
     try:
-        res = satcp.Result(satcp._core.run(text, fmt, overrides))
+        base = str(Path(args.file).resolve().parent)
+        res = satcp.Result(satcp._core.run(text, fmt, overrides, base))
     except satcp._core.ScenarioError as e:
         _err(str(e.args[0]) if e.args else str(e))
         return EXIT_SCENARIO
@@ -256,7 +257,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         return EXIT_SCENARIO
     fmt = "json" if args.file.lower().endswith(".json") else "toml"
     try:
-        satcp._core.validate(text, fmt, list(args.set or []))
+        satcp._core.validate(text, fmt, list(args.set or []), str(Path(args.file).resolve().parent))
     except satcp._core.ScenarioError as e:
         _err(str(e.args[0]) if e.args else str(e))
         return EXIT_SCENARIO

@@ -55,3 +55,21 @@ def test_udp_counters_red_drops_and_red_average_reach_pandas():
     assert sat["drops_errors"] > 0
     avg = res.link_series["red_avg_packets"]
     assert avg.notna().any() and avg.isna().any()  # RED on one direction only
+
+
+def test_trace_file_relative_to_the_scenario_file(tmp_path, monkeypatch):
+    (tmp_path / "bursts.csv").write_text("start,end\n0.5,1.0\n")
+    text = SCENARIO.replace('errors_ab = { model = "dsn_burst", gap_max = "2s" }',
+                            'errors_ab = { model = "trace", file = "bursts.csv" }')
+    (tmp_path / "s.toml").write_text(text)
+    monkeypatch.chdir("/")
+    res = satcp.run(tmp_path / "s.toml")
+    sat = res.links[(res.links["from"] == "n1") & (res.links["to"] == "h2")].iloc[0]
+    assert sat["drops_errors"] > 0
+    satcp.validate(str(tmp_path / "s.toml"))
+    try:
+        satcp.validate(text)  # as text: relative to "/", where there is no such file
+    except satcp.ScenarioError as e:
+        assert "cannot read" in str(e)
+    else:
+        raise AssertionError("expected a ScenarioError")

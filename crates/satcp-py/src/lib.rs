@@ -11,7 +11,7 @@ use pyo3::exceptions::{PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-use satcp_core::scenario::{parse_json, parse_toml};
+use satcp_core::scenario::{parse_json_in, parse_toml_in};
 use satcp_core::stats::output::{FlowSeries, LinkSeries, PageTable};
 use satcp_core::{RunOutput, Scenario, ScenarioError as CoreError};
 
@@ -26,10 +26,13 @@ fn to_py_err(e: CoreError) -> PyErr {
     ScenarioError::new_err((e.to_string(), e.path, e.value, e.allowed))
 }
 
-fn parse(text: &str, fmt: &str, overrides: &[String]) -> Result<Scenario, CoreError> {
+/// `base_dir`: the scenario file's directory, against which relative paths
+/// in it (error traces) are resolved; None = the working directory.
+fn parse(text: &str, fmt: &str, overrides: &[String], base_dir: Option<&str>) -> Result<Scenario, CoreError> {
+    let base = base_dir.map(std::path::Path::new);
     match fmt {
-        "toml" => parse_toml(text, overrides),
-        "json" => parse_json(text, overrides),
+        "toml" => parse_toml_in(text, overrides, base),
+        "json" => parse_json_in(text, overrides, base),
         other => Err(CoreError::new("<format>", other, "\"toml\" or \"json\"")),
     }
 }
@@ -122,9 +125,9 @@ fn version() -> &'static str {
 /// Parse and validate a scenario without running it.
 /// Raises ScenarioError if it cannot run.
 #[pyfunction]
-#[pyo3(signature = (text, fmt, overrides = Vec::new()))]
-fn validate(py: Python<'_>, text: String, fmt: String, overrides: Vec<String>) -> PyResult<()> {
-    py.allow_threads(|| parse(&text, &fmt, &overrides))
+#[pyo3(signature = (text, fmt, overrides = Vec::new(), base_dir = None))]
+fn validate(py: Python<'_>, text: String, fmt: String, overrides: Vec<String>, base_dir: Option<String>) -> PyResult<()> {
+    py.allow_threads(|| parse(&text, &fmt, &overrides, base_dir.as_deref()))
         .map(|_| ())
         .map_err(to_py_err)
 }
@@ -133,15 +136,16 @@ fn validate(py: Python<'_>, text: String, fmt: String, overrides: Vec<String>) -
 /// string) and "flow_series", "link_series", "pages" (lists of
 /// (column name, dtype, bytes)).
 #[pyfunction]
-#[pyo3(signature = (text, fmt, overrides = Vec::new()))]
+#[pyo3(signature = (text, fmt, overrides = Vec::new(), base_dir = None))]
 fn run<'py>(
     py: Python<'py>,
     text: String,
     fmt: String,
     overrides: Vec<String>,
+    base_dir: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let out: Result<(String, Vec<Col>, Vec<Col>, Vec<Col>), CoreError> = py.allow_threads(|| {
-        let scn = parse(&text, &fmt, &overrides)?;
+        let scn = parse(&text, &fmt, &overrides, base_dir.as_deref())?;
         let out: RunOutput = satcp_core::run(&scn);
         Ok((
             out.summary_json(),

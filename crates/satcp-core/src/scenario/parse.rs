@@ -52,13 +52,18 @@ pub fn parse_toml_in(text: &str, overrides: &[String], base_dir: Option<&Path>) 
 /// Parse JSON text (same schema as the TOML form), apply `overrides` and
 /// validate. A JSON `null` is an error naming its path.
 pub fn parse_json(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    parse_json_in(text, overrides, None)
+}
+
+/// [`parse_json`] with relative paths resolved against `base_dir`.
+pub fn parse_json_in(text: &str, overrides: &[String], base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
     let json: json::Json = serde_json::from_str(text)
         .map_err(|e| ScenarioError::new("<json>", "", format!("malformed JSON: {}", e)))?;
     let mut root = json.into_toml("")?;
     for spec in overrides {
         apply_override(&mut root, spec)?;
     }
-    from_value(root)
+    from_value_in(root, base_dir)
 }
 
 /// Validate a raw scenario tree (as parsed from TOML, JSON or a Python dict).
