@@ -47,7 +47,8 @@ pub struct World {
 
 /// Stream ids for random number streams (see `sim::rng`).
 const STREAM_LINK_ERRORS: u64 = 1 << 32;
-const STREAM_APPS: u64 = 3 << 32;
+/// Applications' streams (on/off sources, jittered CBR), one per flow.
+const STREAM_APPS: u64 = 7 << 40;
 
 impl World {
     pub fn build(scn: &Scenario) -> Self {
