@@ -79,6 +79,15 @@ def scenario_text(scenario: ScenarioLike) -> tuple[str, str]:
     )
 
 
+def _base_dir(scenario: ScenarioLike) -> str | None:
+    """The directory of a scenario file: relative paths in it (error-trace
+    files) are resolved against it. None for text and dicts (the working
+    directory)."""
+    if isinstance(scenario, Mapping) or (isinstance(scenario, str) and "\n" in scenario):
+        return None
+    return str(Path(scenario).resolve().parent)
+
+
 def _overrides(set: Iterable[str] | str | None) -> list[str]:
     if set is None:
         return []
@@ -96,7 +105,7 @@ def validate(scenario: ScenarioLike, set: Iterable[str] | None = None) -> None:
     """Parse and check a scenario; raise :class:`ScenarioError` if it cannot run."""
     text, fmt = scenario_text(scenario)
     try:
-        _core.validate(text, fmt, _overrides(set))
+        _core.validate(text, fmt, _overrides(set), _base_dir(scenario))
     except ScenarioError:
         raise
     except _core.ScenarioError as e:
@@ -114,7 +123,7 @@ def run(scenario: ScenarioLike, set: Iterable[str] | None = None,
     and the exception propagates. It does not change the results."""
     text, fmt = scenario_text(scenario)
     try:
-        raw = _core.run(text, fmt, _overrides(set), progress)
+        raw = _core.run(text, fmt, _overrides(set), _base_dir(scenario), progress)
     except ScenarioError:
         raise
     except _core.ScenarioError as e:

@@ -247,7 +247,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         progress = RunProgress(scenario_stop_s(text, overrides, fmt))
     try:
-        res = satcp.Result(satcp._core.run(text, fmt, overrides, progress))
+        res = satcp.Result(satcp._core.run(text, fmt, overrides, str(Path(args.file).resolve().parent), progress))
         if progress is not None:
             progress(res.sim_time_s)
     except satcp._core.ScenarioError as e:
@@ -281,7 +281,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         return EXIT_SCENARIO
     fmt = "json" if args.file.lower().endswith(".json") else "toml"
     try:
-        satcp._core.validate(text, fmt, list(args.set or []))
+        satcp._core.validate(text, fmt, list(args.set or []), str(Path(args.file).resolve().parent))
     except satcp._core.ScenarioError as e:
         _err(str(e.args[0]) if e.args else str(e))
         return EXIT_SCENARIO

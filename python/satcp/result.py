@@ -26,10 +26,13 @@ class Result:
         The run summary (``satcp_version``, ``seed``, ``sim_time_s``,
         ``ended_by``, ``events``, ``wall_s``, ``flows``, ``links``).
     flows : DataFrame
-        One row per flow, the fields of ``summary["flows"]``.
+        One row per flow, the fields of ``summary["flows"]``; the ``udp``
+        counters of cross-traffic flows flattened into ``udp_packets_sent``,
+        ``udp_bytes_sent``, ``udp_packets_received``, ``udp_bytes_received``
+        and ``udp_packets_lost`` (NaN for TCP flows).
     links : DataFrame
-        One row per link direction; ``drops`` flattened into ``drops_queue``
-        and ``drops_errors``.
+        One row per link direction; ``drops`` flattened into ``drops_queue``,
+        ``drops_errors``, ``drops_red_early`` and ``drops_red_forced``.
     series : DataFrame
         Per-flow time series (one row per sample time and flow) plus
         ``flow_name``. Empty unless ``run.sample_interval`` is set.
@@ -69,7 +72,13 @@ class Result:
     # -- tables --------------------------------------------------------------
     @cached_property
     def flows(self) -> pd.DataFrame:
-        return pd.DataFrame(self.summary["flows"])
+        rows = []
+        for flow in self.summary["flows"]:
+            row = {k: v for k, v in flow.items() if k != "udp"}
+            for k, v in (flow.get("udp") or {}).items():
+                row["udp_" + k] = v
+            rows.append(row)
+        return pd.DataFrame(rows)
 
     @cached_property
     def links(self) -> pd.DataFrame:
@@ -79,6 +88,8 @@ class Result:
             drops = link.get("drops") or {}
             row["drops_queue"] = drops.get("queue", 0)
             row["drops_errors"] = drops.get("errors", 0)
+            row["drops_red_early"] = drops.get("red_early", 0)
+            row["drops_red_forced"] = drops.get("red_forced", 0)
             rows.append(row)
         return pd.DataFrame(rows)
 

@@ -52,6 +52,8 @@ pub struct World {
 const STREAM_LINK_ERRORS: u64 = 1 << 32;
 /// + endpoint index: each endpoint's window controller.
 const STREAM_TCP_CC: u64 = 2 << 32;
+/// Applications' streams (on/off sources, jittered CBR), one per flow.
+const STREAM_APPS: u64 = 7 << 40;
 
 impl World {
     pub fn build(scn: &Scenario) -> Self {
@@ -80,7 +82,7 @@ impl World {
                 ep.seed_controller(Rng::new(seed, STREAM_TCP_CC + me as u64));
                 eps.push(ep);
             }
-            let app = App::new(&fc.app);
+            let app = App::new(&fc.app, Rng::new(seed, STREAM_APPS + f as u64));
             q.push(app.start_time(), Event::App { app: f as u32 });
             apps.push(app);
             flows.push(FlowRun { finished_eps: 0, fin_done_at: None, aborted: false, done: false });
@@ -162,6 +164,12 @@ impl World {
                     self.ended_by = "stop";
                     return;
                 }
+                Event::ArriveLate { dir } => {
+                    let d = &mut self.dirs[dir as usize];
+                    let (pkt, node) = (d.pop_late(), d.to);
+                    let p = self.pkts.remove(pkt);
+                    self.at_node(node, p);
+                }
             }
             if has_finite && self.finite_left == 0 {
                 self.ended_by = "completed";
@@ -172,7 +180,11 @@ impl World {
     }
 
     fn at_node(&mut self, node: u32, p: Packet) {
-        if p.dst_node == node {
+        if p.dst_node == node && p.udp {
+            if let Some(u) = self.apps[p.to_ep as usize].udp() {
+                u.received(p.ip_bytes);
+            }
+        } else if p.dst_node == node {
             let mut ctx = Ctx { now: self.now, q: &mut self.q, out: &mut self.out, notes: &mut self.notes };
             self.eps[p.to_ep as usize].on_segment(&mut ctx, &p);
             self.settle();
@@ -187,15 +199,28 @@ impl World {
         let dir = &mut self.dirs[d as usize];
         let fate = dir.enqueue(self.now, p.ip_bytes);
         if let Some(c) = self.capture.as_deref_mut() {
-            if fate != Enqueued::DroppedQueue {
+            if !matches!(fate, Enqueued::DroppedQueue | Enqueued::DroppedRed) {
                 c.on_accept(d, self.now, dir.busy_until() - dir.tx_time(p.ip_bytes), &p);
             }
         }
-        if let Enqueued::Arrives(at) = fate {
-            let id = self.pkts.insert(p);
-            if dir.push_in_flight(at, id) {
-                self.q.push(at, Event::Arrive { dir: d });
+        match fate {
+            Enqueued::Arrives(at) => {
+                let id = self.pkts.insert(p);
+                if dir.push_in_flight(at, id) {
+                    self.q.push(at, Event::Arrive { dir: d });
+                }
             }
+            Enqueued::ArrivesLate(at) => {
+                let id = self.pkts.insert(p);
+                dir.push_late(at, id);
+                self.q.push(at, Event::ArriveLate { dir: d });
+            }
+            _ if p.udp => {
+                if let Some(u) = self.apps[p.to_ep as usize].udp() {
+                    u.packets_lost += 1;
+                }
+            }
+            _ => {}
         }
     }
 
@@ -256,6 +281,10 @@ impl World {
                 Action::Write(s, n) => self.eps[ep_of(s)].write(&mut ctx, n),
                 Action::Close(s) => self.eps[ep_of(s)].close(&mut ctx),
                 Action::WakeAt(t) => self.q.push(t, Event::App { app: f as u32 }),
+                Action::Datagram(bytes) => {
+                    let fc = &self.scn.flows[f];
+                    ctx.out.push(Packet::udp(fc.src as u32, fc.dst as u32, f as u32, bytes));
+                }
             }
         }
         self.actions.clear();
@@ -271,6 +300,9 @@ impl World {
     fn sample(&mut self) {
         let t = secs(self.now);
         for f in 0..self.flows.len() {
+            if self.apps[f].udp_stats().is_some() {
+                continue; // UDP cross traffic has no TCP state to sample
+            }
             let s = &self.eps[2 * f];
             let c = &self.eps[2 * f + 1];
             let fs = &mut self.flow_series;
@@ -294,6 +326,7 @@ impl World {
             ls.queue_packets.push(d.queue_packets(self.now) as f64);
             ls.queue_bytes.push(d.queue_bytes(self.now) as f64);
             ls.bytes_tx.push(d.stats.bytes_tx as f64);
+            ls.red_avg_packets.push(d.red_avg().unwrap_or(f64::NAN));
         }
     }
 
@@ -325,11 +358,12 @@ impl World {
                 }
             }
             let st = |e: &Endpoint| e.stats;
+            let udp = app.udp_stats();
             flows.push(FlowSummary {
                 name: fc.name.clone(),
                 src: node(fc.src),
                 dst: node(fc.dst),
-                variant: fc.tcp.variant.clone(),
+                variant: if udp.is_some() { "udp".to_string() } else { fc.tcp.variant.clone() },
                 app: app.kind().to_string(),
                 completed: app.completed_at().is_some(),
                 start_s: secs(start),
@@ -349,8 +383,9 @@ impl World {
                 aborted: self.flows[f].aborted,
                 pages_completed: pages_done,
                 mean_page_response_s: (pages_done > 0).then(|| page_sum / pages_done as f64),
-                final_cwnd_bytes: s.snd.w.cwnd,
+                final_cwnd_bytes: if udp.is_some() { 0 } else { s.snd.w.cwnd },
                 final_srtt_s: s.snd.rtt.srtt.map(|v| v / 1e9),
+                udp,
             });
         }
         let mut links = Vec::with_capacity(self.dirs.len());
@@ -371,7 +406,14 @@ impl World {
                 bytes_ok: d.stats.bytes_ok,
                 utilization: d.utilization(end),
                 utilization_ok: if end == 0 { 0.0 } else { used / (d.rate_bps as f64 * secs(end)) },
-                drops: Drops { queue: d.stats.drops_queue, errors: d.stats.drops_errors },
+                drops: Drops {
+                    queue: d.stats.drops_queue,
+                    errors: d.stats.drops_errors,
+                    red_early: d.stats.drops_red_early,
+                    red_forced: d.stats.drops_red_forced,
+                },
+                reordered: d.stats.reordered,
+                burst_delayed: d.stats.burst_delayed,
                 max_queue_packets: d.stats.max_queue_packets,
             });
         }

@@ -11,7 +11,7 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-use satcp_core::scenario::{parse_json, parse_toml};
+use satcp_core::scenario::{parse_json_in, parse_toml_in};
 use satcp_core::stats::output::{FlowSeries, LinkSeries, PageTable};
 use satcp_core::{RunOutput, Scenario, ScenarioError as CoreError};
 
@@ -26,10 +26,13 @@ fn to_py_err(e: CoreError) -> PyErr {
     ScenarioError::new_err((e.to_string(), e.path, e.value, e.allowed))
 }
 
-fn parse(text: &str, fmt: &str, overrides: &[String]) -> Result<Scenario, CoreError> {
+/// `base_dir`: the scenario file's directory, against which relative paths
+/// in it (error traces) are resolved; None = the working directory.
+fn parse(text: &str, fmt: &str, overrides: &[String], base_dir: Option<&str>) -> Result<Scenario, CoreError> {
+    let base = base_dir.map(std::path::Path::new);
     match fmt {
-        "toml" => parse_toml(text, overrides),
-        "json" => parse_json(text, overrides),
+        "toml" => parse_toml_in(text, overrides, base),
+        "json" => parse_json_in(text, overrides, base),
         other => Err(CoreError::new("<format>", other, "\"toml\" or \"json\"")),
     }
 }
@@ -83,6 +86,7 @@ fn link_cols(s: &LinkSeries) -> Vec<Col> {
         f64_col("queue_packets", &s.queue_packets),
         f64_col("queue_bytes", &s.queue_bytes),
         f64_col("bytes_tx", &s.bytes_tx),
+        f64_col("red_avg_packets", &s.red_avg_packets),
     ]
 }
 
@@ -125,9 +129,9 @@ fn version() -> &'static str {
 /// Parse and validate a scenario without running it.
 /// Raises ScenarioError if it cannot run.
 #[pyfunction]
-#[pyo3(signature = (text, fmt, overrides = Vec::new()))]
-fn validate(py: Python<'_>, text: String, fmt: String, overrides: Vec<String>) -> PyResult<()> {
-    py.allow_threads(|| parse(&text, &fmt, &overrides))
+#[pyo3(signature = (text, fmt, overrides = Vec::new(), base_dir = None))]
+fn validate(py: Python<'_>, text: String, fmt: String, overrides: Vec<String>, base_dir: Option<String>) -> PyResult<()> {
+    py.allow_threads(|| parse(&text, &fmt, &overrides, base_dir.as_deref()))
         .map(|_| ())
         .map_err(to_py_err)
 }
@@ -144,17 +148,18 @@ const PROGRESS_EVERY: u64 = 1 << 16;
 /// `PROGRESS_EVERY` events (taking the GIL for the call). If it raises, or a
 /// signal handler does (Ctrl-C), the run stops and that exception is raised.
 #[pyfunction]
-#[pyo3(signature = (text, fmt, overrides = Vec::new(), progress = None))]
+#[pyo3(signature = (text, fmt, overrides = Vec::new(), base_dir = None, progress = None))]
 fn run<'py>(
     py: Python<'py>,
     text: String,
     fmt: String,
     overrides: Vec<String>,
+    base_dir: Option<String>,
     progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut raised: Option<PyErr> = None;
     let out: PyResult<RunParts> = py.allow_threads(|| {
-        let scn = parse(&text, &fmt, &overrides).map_err(to_py_err)?;
+        let scn = parse(&text, &fmt, &overrides, base_dir.as_deref()).map_err(to_py_err)?;
         let mut observe = |sim_s: f64| {
             let Some(cb) = &progress else { return true };
             Python::with_gil(|py| match cb.call1(py, (sim_s,)).and_then(|_| py.check_signals()) {

@@ -3,11 +3,14 @@
 //! directly; it returns `Action`s that the world carries out, so applications
 //! stay plain state machines that are easy to test.
 
+pub mod cbr;
 pub mod ftp;
 pub mod http;
+pub mod onoff;
+pub mod udp;
 
 use crate::scenario::AppCfg;
-use crate::sim::Time;
+use crate::sim::{Rng, Time};
 
 /// Which endpoint of the flow: the server sends the bulk data, the client
 /// receives it.
@@ -25,6 +28,9 @@ pub enum Action {
     Close(Side),
     /// Call `on_wakeup` at this time.
     WakeAt(Time),
+    /// Send one UDP datagram of this many IP bytes from the flow's source
+    /// to its destination (cross traffic).
+    Datagram(u32),
 }
 
 /// What the application hears from its endpoints.
@@ -43,13 +49,18 @@ pub const UNLIMITED_BYTES: u64 = 1 << 60;
 pub enum App {
     Ftp(ftp::Ftp),
     Http(http::Http),
+    Cbr(cbr::Cbr),
+    OnOff(onoff::OnOff),
 }
 
 impl App {
-    pub fn new(cfg: &AppCfg) -> Self {
+    /// `rng` is the application's own stream (used by random sources only).
+    pub fn new(cfg: &AppCfg, rng: Rng) -> Self {
         match cfg {
             AppCfg::Ftp(c) => App::Ftp(ftp::Ftp::new(c.clone())),
             AppCfg::Http(c) => App::Http(http::Http::new(c.clone())),
+            AppCfg::Cbr(c) => App::Cbr(cbr::Cbr::new(c.clone(), rng)),
+            AppCfg::OnOff(c) => App::OnOff(onoff::OnOff::new(c.clone(), rng)),
         }
     }
 
@@ -57,14 +68,18 @@ impl App {
         match self {
             App::Ftp(a) => a.cfg.start_ns,
             App::Http(a) => a.cfg.start_ns,
+            App::Cbr(a) => a.cfg.start_ns,
+            App::OnOff(a) => a.cfg.start_ns,
         }
     }
 
-    /// Whether the flow can ever complete.
+    /// Whether the flow can ever complete. UDP sources never do: they run
+    /// beside the flows whose completion ends the run.
     pub fn is_finite(&self) -> bool {
         match self {
             App::Ftp(a) => a.cfg.size_bytes.is_some(),
             App::Http(a) => a.cfg.pages.is_some(),
+            App::Cbr(_) | App::OnOff(_) => false,
         }
     }
 
@@ -72,6 +87,8 @@ impl App {
         match self {
             App::Ftp(_) => "ftp",
             App::Http(_) => "http",
+            App::Cbr(_) => "cbr",
+            App::OnOff(_) => "onoff",
         }
     }
 
@@ -79,6 +96,8 @@ impl App {
         match self {
             App::Ftp(a) => a.on_wakeup(now, out),
             App::Http(a) => a.on_wakeup(now, out),
+            App::Cbr(a) => a.on_wakeup(now, out),
+            App::OnOff(a) => a.on_wakeup(now, out),
         }
     }
 
@@ -86,6 +105,7 @@ impl App {
         match self {
             App::Ftp(a) => a.on_note(now, note, out),
             App::Http(a) => a.on_note(now, note, out),
+            App::Cbr(_) | App::OnOff(_) => {}
         }
     }
 
@@ -94,6 +114,7 @@ impl App {
         match self {
             App::Ftp(a) => a.completed_at,
             App::Http(a) => a.completed_at,
+            App::Cbr(_) | App::OnOff(_) => None,
         }
     }
 
@@ -101,6 +122,25 @@ impl App {
         match self {
             App::Ftp(a) => a.last_byte_at,
             App::Http(a) => a.completed_at,
+            App::Cbr(_) | App::OnOff(_) => None,
+        }
+    }
+
+    /// A copy of the UDP counters, for reports.
+    pub fn udp_stats(&self) -> Option<udp::UdpStats> {
+        match self {
+            App::Cbr(a) => Some(a.stats),
+            App::OnOff(a) => Some(a.stats),
+            _ => None,
+        }
+    }
+
+    /// The UDP counters of a cross-traffic source.
+    pub fn udp(&mut self) -> Option<&mut udp::UdpStats> {
+        match self {
+            App::Cbr(a) => Some(&mut a.stats),
+            App::OnOff(a) => Some(&mut a.stats),
+            _ => None,
         }
     }
 }

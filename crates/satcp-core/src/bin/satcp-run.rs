@@ -38,7 +38,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let scn = match satcp_core::scenario::parse_toml(&text, &sets) {
+    let base = std::path::Path::new(&file).parent();
+    let scn = match satcp_core::scenario::parse_toml_in(&text, &sets, base) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");

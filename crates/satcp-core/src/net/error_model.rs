@@ -6,12 +6,44 @@
 //! packet with any bit error is lost (the thesis' ECC threshold of 1.2e-6 is
 //! below one bit in 12,000, so this is what it amounts to). Lost packets still
 //! occupy the transmitter; they are discarded at the far end.
+//!
+//! This file also dispatches to the channel-state models, each in its own
+//! file: the TRANSAT/DSN bursts (`dsn_burst.rs`), Gilbert-Elliott
+//! (`gilbert_elliott.rs`) and error-interval traces (`error_trace.rs`).
 
-use crate::scenario::ErrorCfg;
-use crate::sim::Rng;
+use super::dsn_burst::DsnBurst;
+use super::error_trace::ErrorTrace;
+use super::gilbert_elliott::GilbertElliott;
+use crate::scenario::{DelayOrder, ErrorCfg, ErrorClock};
+use crate::sim::{Rng, Time};
+
+/// What the channel does to one transmitted packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    Intact,
+    Lost,
+    /// Arrives intact but this much later (TRANSAT's S-LACP model).
+    Delayed { extra_ns: u64, order: DelayOrder },
+}
+
+/// A stream derived from `rng` without drawing from it (so a model that
+/// needs a second stream leaves the first one's numbers unchanged).
+pub fn sub_stream(rng: &Rng, k: u64) -> Rng {
+    let mut c = rng.clone();
+    Rng::new(c.next_u64(), k)
+}
+
+/// The channel-state models, looked at a time.
+enum Channel {
+    None,
+    Dsn(DsnBurst),
+    Ge(GilbertElliott),
+    Trace(ErrorTrace),
+}
 
 pub struct ErrorModel {
     cfg: ErrorCfg,
+    channel: Channel,
     rng: Rng,
     /// ln(1 - BER), cached.
     ln_keep_bit: f64,
@@ -26,7 +58,39 @@ impl ErrorModel {
             ErrorCfg::Ber { ber, .. } => (-ber).ln_1p(),
             _ => 0.0,
         };
-        ErrorModel { cfg, rng, ln_keep_bit, last: (u32::MAX, 0.0) }
+        let channel = match &cfg {
+            ErrorCfg::DsnBurst(c) => Channel::Dsn(DsnBurst::new(*c, sub_stream(&rng, 1), rng.clone())),
+            ErrorCfg::GilbertElliott(c) => Channel::Ge(GilbertElliott::new(*c, sub_stream(&rng, 1), rng.clone())),
+            ErrorCfg::Trace(c) => Channel::Trace(ErrorTrace::new(c.intervals.clone(), rng.clone())),
+            _ => Channel::None,
+        };
+        ErrorModel { cfg, channel, rng, ln_keep_bit, last: (u32::MAX, 0.0) }
+    }
+
+    /// The fate of a packet of `ip_bytes` whose transmission starts at
+    /// `tx_start` and which would arrive at `arrival`. Times are
+    /// non-decreasing from call to call on one link direction.
+    #[inline]
+    pub fn judge(&mut self, ip_bytes: u32, tx_start: Time, arrival: Time) -> Fate {
+        let at = |clock: ErrorClock| if clock == ErrorClock::TxStart { tx_start } else { arrival };
+        let lost = match (&mut self.channel, &self.cfg) {
+            (Channel::None, _) => return if self.corrupts(ip_bytes) { Fate::Lost } else { Fate::Intact },
+            (Channel::Dsn(m), ErrorCfg::DsnBurst(c)) => {
+                let (lost, bad) = m.judge(at(c.clock));
+                if bad && !lost && c.burst_delay_ns > 0 {
+                    return Fate::Delayed { extra_ns: c.burst_delay_ns, order: c.burst_delay_order };
+                }
+                lost
+            }
+            (Channel::Ge(m), ErrorCfg::GilbertElliott(c)) => m.judge(at(c.clock)).0,
+            (Channel::Trace(m), ErrorCfg::Trace(c)) => m.judge(at(c.clock)).0,
+            _ => unreachable!("channel built from this cfg"),
+        };
+        if lost {
+            Fate::Lost
+        } else {
+            Fate::Intact
+        }
     }
 
     /// Probability that a packet of `ip_bytes` is lost.
@@ -38,13 +102,16 @@ impl ErrorModel {
                 let bits = fixed_bits.map(f64::from).unwrap_or(8.0 * ip_bytes as f64);
                 -(self.ln_keep_bit * bits).exp_m1()
             }
+            ErrorCfg::DsnBurst(_) | ErrorCfg::GilbertElliott(_) | ErrorCfg::Trace(_) => {
+                unreachable!("channel-state models have no fixed PER")
+            }
         }
     }
 
     /// Draw whether this packet is corrupted. Draws nothing when the model
     /// cannot lose packets, so adding an error-free link shifts no stream.
     #[inline]
-    pub fn corrupts(&mut self, ip_bytes: u32) -> bool {
+    fn corrupts(&mut self, ip_bytes: u32) -> bool {
         match self.cfg {
             ErrorCfg::None => false,
             ErrorCfg::Per(0.0) => false,

@@ -70,12 +70,22 @@ pub struct Packet {
     pub stream_off: u64,
     /// The payload was sent before (for statistics and pcap only).
     pub retx: bool,
+    /// A UDP datagram of cross traffic: `to_ep` is then the flow index and
+    /// `tcp` is unused.
+    pub udp: bool,
 }
 
 impl Packet {
     pub fn tcp(src_node: u32, dst_node: u32, to_ep: u32, tcp: TcpHeader, payload: u32, stream_off: u64, retx: bool) -> Self {
         let ip_bytes = IPV4_HEADER + TCP_HEADER + tcp.options_len() + payload;
-        Packet { src_node, dst_node, to_ep, ip_bytes, payload, tcp, stream_off, retx }
+        Packet { src_node, dst_node, to_ep, ip_bytes, payload, tcp, stream_off, retx, udp: false }
+    }
+
+    /// A UDP datagram of `ip_bytes` (IPv4 + UDP headers + payload) of flow
+    /// `flow`.
+    pub fn udp(src_node: u32, dst_node: u32, flow: u32, ip_bytes: u32) -> Self {
+        let payload = ip_bytes - crate::app::udp::UDP_IP_HEADERS;
+        Packet { src_node, dst_node, to_ep: flow, ip_bytes, payload, tcp: TcpHeader::default(), stream_off: 0, retx: false, udp: true }
     }
 }
 

@@ -25,6 +25,9 @@
 //!   not use timestamps, so none are invented). Payload bytes are zeros,
 //!   which leaves the checksum as if the payload were absent, but the
 //!   pseudo-header counts its length.
+//! * UDP cross traffic: source port [`UDP_PORT_BASE`] + flow index (mod
+//!   16384), destination port 9 (discard, RFC 863: the sink only counts),
+//!   checksum computed over the zero payload.
 //! * Options are laid out in the order and padding
 //!   [`TcpHeader::options_len`] counts: MSS; NOP, window scale; NOP, NOP,
 //!   SACK-permitted; NOP, NOP, SACK blocks.
@@ -41,6 +44,10 @@ pub const MAX_SNAPLEN: u32 = 262_144;
 pub const SERVER_PORT: u16 = 5001;
 /// First client port (the IANA dynamic range).
 pub const CLIENT_PORT_BASE: u16 = 49152;
+/// Source port of UDP flow 0; flow f uses this + f (mod 16384).
+pub const UDP_PORT_BASE: u16 = 20000;
+/// UDP destination port (discard).
+pub const UDP_SINK_PORT: u16 = 9;
 
 const MAGIC_NS: u32 = 0xA1B2_3C4D;
 const LINKTYPE_ETHERNET: u32 = 1;
@@ -121,11 +128,29 @@ pub fn encode_headers(b: &mut Vec<u8>, p: &Packet, hop_from: u32, hop_to: u32) -
     let (src, dst) = (node_ip(p.src_node), node_ip(p.dst_node));
     b.extend_from_slice(&[0x45, 0]);
     b.extend_from_slice(&(p.ip_bytes as u16).to_be_bytes());
-    b.extend_from_slice(&[0, 0, 0x40, 0, 64, 6, 0, 0]); // id 0, DF, TTL 64, TCP, checksum
+    let proto = if p.udp { 17 } else { 6 };
+    b.extend_from_slice(&[0, 0, 0x40, 0, 64, proto, 0, 0]); // id 0, DF, TTL 64, protocol, checksum
     b.extend_from_slice(&src);
     b.extend_from_slice(&dst);
     let ip_sum = checksum(sum16(&b[ip_at..ip_at + IPV4_HEADER as usize], 0));
     b[ip_at + 10..ip_at + 12].copy_from_slice(&ip_sum.to_be_bytes());
+    if p.udp {
+        let udp_at = b.len();
+        let udp_len = p.ip_bytes - IPV4_HEADER;
+        b.extend_from_slice(&(UDP_PORT_BASE + (p.to_ep % 16384) as u16).to_be_bytes());
+        b.extend_from_slice(&UDP_SINK_PORT.to_be_bytes());
+        b.extend_from_slice(&(udp_len as u16).to_be_bytes());
+        b.extend_from_slice(&[0, 0]);
+        let mut acc = sum16(&src, 0);
+        acc = sum16(&dst, acc);
+        acc += 17 + udp_len;
+        let sum = match checksum(sum16(&b[udp_at..], acc)) {
+            0 => 0xffff, // RFC 768: a computed zero is sent as all ones
+            x => x,
+        };
+        b[udp_at + 6..udp_at + 8].copy_from_slice(&sum.to_be_bytes());
+        return ETHERNET_HEADER + p.ip_bytes;
+    }
     // TCP
     let tcp_at = b.len();
     let t = &p.tcp;
@@ -243,6 +268,25 @@ mod tests {
     /// 0xFFFF. The IPv4 checksum of the SYN above, by hand: words 4500 0034
     /// 0000 4000 4006 0000 0a00 0001 0a00 0201 sum to 0xDB3C (no carry)
     /// -> complement 0x24C3.
+    #[test]
+    fn udp_datagram_header_and_checksum() {
+        let p = Packet::udp(3, 4, 2, 1000);
+        let mut b = Vec::new();
+        assert_eq!(encode_headers(&mut b, &p, 3, 9), 1014);
+        assert_eq!(b.len(), 14 + 20 + 8);
+        assert_eq!(b[14 + 9], 17, "protocol UDP");
+        let u = &b[34..];
+        assert_eq!(u16::from_be_bytes([u[0], u[1]]), UDP_PORT_BASE + 2);
+        assert_eq!(u16::from_be_bytes([u[2], u[3]]), UDP_SINK_PORT);
+        assert_eq!(u16::from_be_bytes([u[4], u[5]]), 980);
+        // the checksum over pseudo-header + header (zero payload) verifies
+        let mut acc = sum16(&node_ip(3), 0);
+        acc = sum16(&node_ip(4), acc);
+        acc += 17 + 980;
+        assert_eq!(checksum(sum16(u, acc)), 0);
+        assert_eq!(checksum(sum16(&b[14..34], 0)), 0, "IP header checksum");
+    }
+
     #[test]
     fn checksums_verify() {
         let mut b = Vec::new();

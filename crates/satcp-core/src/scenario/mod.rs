@@ -10,5 +10,5 @@ pub mod units;
 
 pub use error::ScenarioError;
 pub use model::*;
-pub use parse::{from_value, parse_json, parse_toml};
+pub use parse::{from_value, from_value_in, parse_json, parse_json_in, parse_toml, parse_toml_in};
 pub use overrides::apply_override;

@@ -49,6 +49,8 @@ pub struct LinkDirCfg {
     /// (e.g. 2 for PPP as ns-3 models it). Does not count against the queue
     /// limit in bytes, which counts IP bytes.
     pub overhead_bytes: u32,
+    /// Optional reordering: some packets take longer to propagate.
+    pub reorder: Option<ReorderCfg>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -56,6 +58,43 @@ pub enum QueueCfg {
     /// Drop-tail FIFO. `limit` counts packets (or IP bytes) waiting, not the
     /// one being transmitted (ns-2 semantics).
     DropTail { limit: QueueLimit },
+    /// Random Early Detection (Floyd & Jacobson 1993) as ns-2 implements it;
+    /// see `net/red.rs`.
+    Red(RedCfg),
+}
+
+/// RED parameters as written; `None` means ns-2's automatic setting, which
+/// depends on the link direction's rate and delay (`net::red::RedParams`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RedCfg {
+    /// Hard limit on packets waiting (ns-2 `limit_`); None = unlimited.
+    pub limit_packets: Option<u32>,
+    /// Minimum threshold in packets (ns-2 `thresh_`; None = `thresh_ 0`).
+    pub min_th: Option<f64>,
+    /// Maximum threshold in packets (ns-2 `maxthresh_`; None = 3 x min_th).
+    pub max_th: Option<f64>,
+    /// Drop probability at max_th (ns-2 1/`linterm_`).
+    pub max_p: f64,
+    /// EWMA weight (ns-2 `q_weight_`; None = `q_weight_ -1`, from rate and delay).
+    pub w_q: Option<f64>,
+    /// Drop probability rises from max_p to 1 between max_th and 2 max_th.
+    pub gentle: bool,
+    /// Uniformised inter-drop spacing with "wait" (ns-2 `wait_`).
+    pub wait: bool,
+    /// Average packet size in bytes for the idle-time decay and byte mode.
+    pub mean_pktsize: u32,
+    /// ns-2 `bytes_`: drop probability scaled by packet size / mean_pktsize.
+    pub byte_mode: bool,
+    /// ns-2 `targetdelay_`, used by the automatic min_th.
+    pub target_delay_ns: u64,
+}
+
+/// Out-of-order delivery: a packet is held back `extra_delay_ns` with
+/// probability `probability` after its (unchanged) serialisation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReorderCfg {
+    pub probability: f64,
+    pub extra_delay_ns: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,7 +104,7 @@ pub enum QueueLimit {
     Bytes(u64),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ErrorCfg {
     None,
     /// Every packet is lost independently with this probability, in [0, 1).
@@ -75,6 +114,113 @@ pub enum ErrorCfg {
     /// (`fixed_bits` None) or a fixed number for every packet (the ADaLR
     /// thesis' Eq. 7.1 uses 12,000 bits).
     Ber { ber: f64, fixed_bits: Option<u32> },
+    /// TRANSAT/DSN two-state burst channel (`net/dsn_burst.rs`).
+    DsnBurst(DsnBurstCfg),
+    /// Gilbert-Elliott two-state channel (`net/gilbert_elliott.rs`).
+    GilbertElliott(GilbertElliottCfg),
+    /// Error intervals read from a file (`net/error_trace.rs`).
+    Trace(ErrorTraceCfg),
+}
+
+/// The instant at which a time-driven error model looks at the channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorClock {
+    /// When the packet's transmission starts (ns-2's `lossmodel`, placed
+    /// between the queue and the link).
+    TxStart,
+    /// When the packet has arrived at the far end (ns-2's `link-lossmodel`).
+    Arrival,
+}
+
+/// How an exponential draw is kept within [min, max].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bounding {
+    /// The exponential density restricted to [min, max] (redrawn by inversion).
+    Truncate,
+    /// min(max(x, min), max): atoms at the bounds.
+    Clamp,
+}
+
+/// An exponential with mean `mean_ns` (before bounding) kept in [min, max].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoundedExp {
+    pub mean_ns: u64,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    pub bounding: Bounding,
+}
+
+/// Where a burst's successor is measured from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GapFrom {
+    /// Gap = burst start to next burst start (the paper's "inter-arrival").
+    Start,
+    /// Gap = burst end to next burst start.
+    End,
+}
+
+/// Packets that survive a burst are delayed (TRANSAT's S-LACP model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DelayOrder {
+    /// Later packets wait behind a delayed one (link-layer in-order delivery).
+    InOrder,
+    /// Later packets may overtake a delayed one (ns-2 delay change).
+    Overtake,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DsnBurstCfg {
+    pub burst: BoundedExp,
+    pub gap: BoundedExp,
+    pub gap_from: GapFrom,
+    pub per_burst: f64,
+    pub per_good: f64,
+    pub clock: ErrorClock,
+    /// Extra delay of packets sent in a burst and not lost (0 = none).
+    pub burst_delay_ns: u64,
+    pub burst_delay_order: DelayOrder,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GeTransitions {
+    /// Markov chain stepped once per packet: P(good->bad), P(bad->good).
+    PerPacket { p_gb: f64, p_bg: f64 },
+    /// Exponential sojourn times with these means (time-driven).
+    Time { mean_good_ns: u64, mean_bad_ns: u64 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GeInitial {
+    Good,
+    Bad,
+    /// Drawn from the chain's stationary distribution.
+    Stationary,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GilbertElliottCfg {
+    pub transitions: GeTransitions,
+    pub per_good: f64,
+    pub per_bad: f64,
+    pub initial: GeInitial,
+    pub clock: ErrorClock,
+}
+
+/// One error interval [start, end) with its PER.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ErrorInterval {
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub per: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ErrorTraceCfg {
+    /// The file as written in the scenario (for reports).
+    pub file: String,
+    /// Sorted, non-overlapping.
+    pub intervals: std::sync::Arc<[ErrorInterval]>,
+    pub clock: ErrorClock,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -237,6 +383,10 @@ pub enum PartialAckTimer {
 pub enum AppCfg {
     Ftp(FtpCfg),
     Http(HttpCfg),
+    /// UDP constant bit rate source (`app/cbr.rs`).
+    Cbr(CbrCfg),
+    /// UDP on/off source (`app/onoff.rs`).
+    OnOff(OnOffCfg),
 }
 
 /// Which instant ends a transfer's response time.
@@ -302,4 +452,42 @@ pub struct CaptureCfg {
     /// Bytes kept of each frame (headers first; the payload is zeros).
     pub snaplen: u32,
     pub timestamp: CaptureTime,
+}
+
+/// ns-2 `Application/Traffic/CBR`: packets of `packet_bytes` (IP bytes on
+/// the wire) every packet_bytes x 8 / rate seconds from `start_ns`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CbrCfg {
+    pub rate_bps: u64,
+    /// IP packet size (20 B IP + 8 B UDP + payload).
+    pub packet_bytes: u32,
+    pub start_ns: u64,
+    /// No packet is sent at or after this time; None = until the run ends.
+    pub stop_ns: Option<u64>,
+    /// ns-2 `random_`: each interval is jittered uniformly by +-half of it.
+    pub jitter: bool,
+    /// ns-2 `maxpkts_`: stop after this many packets.
+    pub max_packets: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OnOffDist {
+    /// ns-2 `Application/Traffic/Exponential`.
+    Exponential,
+    /// ns-2 `Application/Traffic/Pareto` with this shape (> 1).
+    Pareto { shape: f64 },
+}
+
+/// ns-2 Exponential/Pareto on/off source: bursts at the peak rate whose
+/// length in packets and whose idle times follow `dist`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OnOffCfg {
+    pub dist: OnOffDist,
+    /// Sending rate during a burst.
+    pub peak_rate_bps: u64,
+    pub packet_bytes: u32,
+    pub mean_on_ns: u64,
+    pub mean_off_ns: u64,
+    pub start_ns: u64,
+    pub stop_ns: Option<u64>,
 }

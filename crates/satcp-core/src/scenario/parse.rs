@@ -26,6 +26,7 @@
 use super::model::*;
 use super::units;
 use super::{apply_override, ScenarioError};
+use std::path::Path;
 use toml::Value;
 
 type Res<T> = Result<T, ScenarioError>;
@@ -33,41 +34,64 @@ type Res<T> = Result<T, ScenarioError>;
 /// Parse TOML text, apply `overrides` (`dotted.path=value`, in order) and
 /// validate.
 pub fn parse_toml(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    parse_toml_in(text, overrides, None)
+}
+
+/// [`parse_toml`] for a scenario file in `base_dir`: relative paths in it
+/// (error traces) are resolved against that directory.
+pub fn parse_toml_in(text: &str, overrides: &[String], base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
     let table: toml::Table = toml::from_str(text)
         .map_err(|e| ScenarioError::new("<toml>", "", format!("malformed TOML: {}", e.to_string().trim_end())))?;
     let mut root = Value::Table(table);
     for spec in overrides {
         apply_override(&mut root, spec)?;
     }
-    from_value(root)
+    from_value_in(root, base_dir)
 }
 
 /// Parse JSON text (same schema as the TOML form), apply `overrides` and
 /// validate. A JSON `null` is an error naming its path.
 pub fn parse_json(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    parse_json_in(text, overrides, None)
+}
+
+/// [`parse_json`] with relative paths resolved against `base_dir`.
+pub fn parse_json_in(text: &str, overrides: &[String], base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
     let json: json::Json = serde_json::from_str(text)
         .map_err(|e| ScenarioError::new("<json>", "", format!("malformed JSON: {}", e)))?;
     let mut root = json.into_toml("")?;
     for spec in overrides {
         apply_override(&mut root, spec)?;
     }
-    from_value(root)
+    from_value_in(root, base_dir)
 }
 
 /// Validate a raw scenario tree (as parsed from TOML, JSON or a Python dict).
 pub fn from_value(v: Value) -> Result<Scenario, ScenarioError> {
+    from_value_in(v, None)
+}
+
+/// [`from_value`] with relative file paths resolved against `base_dir`.
+pub fn from_value_in(v: Value, base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
     let mut root = Tbl::new(String::new(), &v, "a table with [run], [nodes], [[links]] and [[flows]]")?;
     root.only(&["run", "nodes", "links", "flows", "captures"])?;
     let run = parse_run(&root)?;
     let nodes = parse_nodes(&root)?;
-    let links = parse_links(&root, &nodes)?;
+    let links = parse_links(&root, &nodes, base_dir)?;
     let flows = parse_flows(&root, &nodes, &links)?;
     let captures = parse_captures(&root)?;
     let finite = flows.iter().any(|f| match &f.app {
         AppCfg::Ftp(a) => a.size_bytes.is_some(),
         AppCfg::Http(a) => a.pages.is_some(),
+        AppCfg::Cbr(_) | AppCfg::OnOff(_) => false,
     });
-    if run.stop_ns.is_none() && !finite {
+    // Only UDP sources, each with a stop: the run ends once they drain.
+    let udp_bounded = flows.iter().all(|f| match &f.app {
+        AppCfg::Cbr(a) => a.stop_ns.is_some() || a.max_packets.is_some(),
+        AppCfg::OnOff(a) => a.stop_ns.is_some(),
+        _ => false,
+    });
+    if run.stop_ns.is_none() && !finite && !udp_bounded {
         return Err(ScenarioError::new(
             "run.stop",
             "",
@@ -224,6 +248,26 @@ impl<'a> Tbl<'a> {
         }
     }
 
+    /// A finite number (integer or float) accepted by `ok`.
+    fn number(&self, key: &str, ok: impl Fn(f64) -> bool, expected: &str) -> Res<Option<f64>> {
+        let x = match self.get(key) {
+            None => return Ok(None),
+            Some(Value::Float(x)) => *x,
+            Some(Value::Integer(i)) => *i as f64,
+            Some(v) => return Err(type_error(&self.at(key), v, expected)),
+        };
+        if x.is_finite() && ok(x) {
+            Ok(Some(x))
+        } else {
+            Err(self.bad(key, expected))
+        }
+    }
+
+    /// A probability in [0, 1] (a channel state may lose every packet).
+    fn prob_closed(&self, key: &str) -> Res<Option<f64>> {
+        self.number(key, |x| (0.0..=1.0).contains(&x), "a number in [0, 1]")
+    }
+
     fn rate(&self, key: &str) -> Res<Option<u64>> {
         self.get(key).map(|v| units::rate_bps(&self.at(key), v)).transpose()
     }
@@ -322,7 +366,8 @@ fn node_ref(t: &Tbl, key: &str, nodes: &[NodeCfg]) -> Res<usize> {
 
 const LINK_KEYS: &[&str] = &[
     "name", "a", "b", "rate", "rate_ab", "rate_ba", "delay", "delay_ab", "delay_ba", "queue", "queue_ab",
-    "queue_ba", "errors", "errors_ab", "errors_ba", "overhead", "overhead_ab", "overhead_ba",
+    "queue_ba", "errors", "errors_ab", "errors_ba", "overhead", "overhead_ab", "overhead_ba", "reorder",
+    "reorder_ab", "reorder_ba",
 ];
 
 fn array<'a>(root: &Tbl<'a>, key: &str, what: &str) -> Res<&'a Vec<Value>> {
@@ -336,7 +381,7 @@ fn array<'a>(root: &Tbl<'a>, key: &str, what: &str) -> Res<&'a Vec<Value>> {
 
 /// `base` (both directions), `base_ab` and `base_ba`: the value for each
 /// direction, the specific key winning. All present keys are validated.
-fn per_direction<T: Copy>(
+fn per_direction<T: Clone>(
     t: &Tbl,
     base: &str,
     read: impl Fn(&Tbl, &str) -> Res<Option<T>>,
@@ -345,7 +390,7 @@ fn per_direction<T: Copy>(
     let mut out = Vec::with_capacity(2);
     for dir in ["ab", "ba"] {
         let key = format!("{}_{}", base, dir);
-        out.push((read(t, &key)?.or(both), key));
+        out.push((read(t, &key)?.or_else(|| both.clone()), key));
     }
     let ba = out.pop().unwrap();
     let ab = out.pop().unwrap();
@@ -368,7 +413,7 @@ fn per_direction_required<T: Copy>(
     Ok([need(ab)?, need(ba)?])
 }
 
-fn parse_links(root: &Tbl, nodes: &[NodeCfg]) -> Res<Vec<LinkCfg>> {
+fn parse_links(root: &Tbl, nodes: &[NodeCfg], base_dir: Option<&Path>) -> Res<Vec<LinkCfg>> {
     let arr = array(root, "links", "an array of at least one link table ([[links]])")?;
     let mut links = Vec::new();
     let mut names: Vec<&str> = Vec::new();
@@ -390,27 +435,43 @@ fn parse_links(root: &Tbl, nodes: &[NodeCfg]) -> Res<Vec<LinkCfg>> {
         let rate = per_direction_required(&t, "rate", units::RATE_ALLOWED, |t, k| t.rate(k))?;
         let delay = per_direction_required(&t, "delay", units::DURATION_ALLOWED, |t, k| t.duration(k))?;
         let queue = per_direction(&t, "queue", parse_queue)?;
-        let errors = per_direction(&t, "errors", parse_errors)?;
+        let errors = per_direction(&t, "errors", |t, k| parse_errors(t, k, base_dir))?;
         let overhead = per_direction(&t, "overhead", |t, k| t.u32_in(k, 0, u32::MAX))?;
+        let reorder = per_direction(&t, "reorder", parse_reorder)?;
         let dir = |d: usize| LinkDirCfg {
             rate_bps: rate[d],
             delay_ns: delay[d],
             queue: queue[d].0.unwrap_or(QueueCfg::DropTail { limit: QueueLimit::Unlimited }),
-            errors: errors[d].0.unwrap_or(ErrorCfg::None),
+            errors: errors[d].0.clone().unwrap_or(ErrorCfg::None),
             overhead_bytes: overhead[d].0.unwrap_or(0),
+            reorder: reorder[d].0,
         };
+        for (d, (q, key)) in queue.iter().enumerate() {
+            if let Some(QueueCfg::Red(r)) = q {
+                check_red(&t, key, r, rate[d], delay[d])?;
+            }
+        }
         links.push(LinkCfg { a, b, dirs: [dir(0), dir(1)] });
     }
     Ok(links)
 }
 
 const QUEUE_EXPECTED: &str =
-    "an inline table: { kind = \"droptail\", packets = N } or { kind = \"droptail\", bytes = \"64KB\" } or { kind = \"droptail\" } (unlimited)";
+    "an inline table: { kind = \"droptail\", packets = N } or { kind = \"droptail\", bytes = \"64KB\" } or { kind = \"droptail\" } (unlimited) or { kind = \"red\", packets = N, ... }";
+
+const RED_KEYS: &[&str] = &[
+    "kind", "packets", "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "mean_pktsize", "byte_mode",
+    "target_delay",
+];
 
 fn parse_queue(link: &Tbl, key: &str) -> Res<Option<QueueCfg>> {
     let Some(mut t) = link.table(key, QUEUE_EXPECTED)? else { return Ok(None) };
+    t.allowed = &["kind"];
+    if t.choice("kind", &["droptail", "red"])? == Some("red") {
+        t.only(RED_KEYS)?;
+        return Ok(Some(QueueCfg::Red(parse_red(&t)?)));
+    }
     t.only(&["kind", "packets", "bytes"])?;
-    let _kind = t.choice("kind", &["droptail"])?;
     let packets = t.u32_in("packets", 1, u32::MAX)?;
     let bytes = t.size_pos("bytes")?;
     let limit = match (packets, bytes) {
@@ -425,10 +486,28 @@ fn parse_queue(link: &Tbl, key: &str) -> Res<Option<QueueCfg>> {
 }
 
 const ERRORS_EXPECTED: &str =
-    "an inline table: { per = x } or { ber = x } or { ber = x, bits = N }, with x in [0, 1)";
+    "an inline table: { per = x } or { ber = x } or { ber = x, bits = N }, with x in [0, 1), or { model = \"dsn_burst\" | \"gilbert_elliott\" | \"trace\", ... }";
 
-fn parse_errors(link: &Tbl, key: &str) -> Res<Option<ErrorCfg>> {
+fn parse_errors(link: &Tbl, key: &str, base_dir: Option<&Path>) -> Res<Option<ErrorCfg>> {
     let Some(mut t) = link.table(key, ERRORS_EXPECTED)? else { return Ok(None) };
+    if t.map.contains_key("model") {
+        t.allowed = &["model"];
+        let model = t.choice("model", &["dsn_burst", "gilbert_elliott", "trace"])?;
+        return Ok(Some(match model {
+            Some("dsn_burst") => {
+                t.only(DSN_KEYS)?;
+                ErrorCfg::DsnBurst(parse_dsn_burst(&t)?)
+            }
+            Some("gilbert_elliott") => {
+                t.only(GE_KEYS)?;
+                ErrorCfg::GilbertElliott(parse_gilbert_elliott(&t)?)
+            }
+            _ => {
+                t.only(&["model", "file", "clock"])?;
+                ErrorCfg::Trace(parse_error_trace(&t, base_dir)?)
+            }
+        }));
+    }
     t.only(&["per", "ber", "bits"])?;
     let per = t.prob("per")?;
     let ber = t.prob("ber")?;
@@ -440,6 +519,166 @@ fn parse_errors(link: &Tbl, key: &str) -> Res<Option<ErrorCfg>> {
         (None, Some(b), fixed_bits) => Ok(Some(ErrorCfg::Ber { ber: b, fixed_bits })),
         (None, None, _) => Err(link.bad(key, ERRORS_EXPECTED)),
     }
+}
+
+fn parse_red(t: &Tbl) -> Res<RedCfg> {
+    use crate::net::red::{DEFAULT_MAX_P, DEFAULT_MEAN_PKTSIZE, DEFAULT_TARGET_DELAY_NS};
+    let th = |k: &str| t.number(k, |x| x > 0.0, "a number of packets > 0 (leave out for ns-2's automatic setting)");
+    Ok(RedCfg {
+        limit_packets: t.u32_in("packets", 1, u32::MAX)?,
+        min_th: th("min_th")?,
+        max_th: th("max_th")?,
+        max_p: t.number("max_p", |x| x > 0.0 && x <= 1.0, "a number in (0, 1]")?.unwrap_or(DEFAULT_MAX_P),
+        w_q: t.number("w_q", |x| x > 0.0 && x <= 1.0, "a number in (0, 1] (leave out for ns-2's automatic setting)")?,
+        gentle: t.bool("gentle")?.unwrap_or(true),
+        wait: t.bool("wait")?.unwrap_or(true),
+        mean_pktsize: t.u32_in("mean_pktsize", 1, u32::MAX)?.unwrap_or(DEFAULT_MEAN_PKTSIZE),
+        byte_mode: t.bool("byte_mode")?.unwrap_or(false),
+        target_delay_ns: t.duration_pos("target_delay")?.unwrap_or(DEFAULT_TARGET_DELAY_NS),
+    })
+}
+
+/// min_th < max_th once the automatic values are worked out for this
+/// direction's rate and delay.
+fn check_red(link: &Tbl, key: &str, r: &RedCfg, rate: u64, delay: u64) -> Res<()> {
+    let p = crate::net::red::RedParams::resolve(r, rate, delay);
+    if p.min_th < p.max_th {
+        return Ok(());
+    }
+    let base = key.trim_end_matches("_ab").trim_end_matches("_ba");
+    let written = if link.map.contains_key(key) { key } else { base };
+    let which = if r.max_th.is_some() { "max_th" } else { "min_th" };
+    Err(ScenarioError::new(
+        format!("{}.{}", link.at(written), which),
+        format!("{}", if which == "max_th" { p.max_th } else { p.min_th }),
+        format!("min_th < max_th (here min_th = {}, max_th = {}, after ns-2's automatic settings)", p.min_th, p.max_th),
+    ))
+}
+
+const DSN_KEYS: &[&str] = &[
+    "model", "burst_mean", "burst_min", "burst_max", "gap_mean", "gap_min", "gap_max", "bounding", "gap_from",
+    "per_burst", "per_good", "clock", "burst_delay", "burst_delay_order",
+];
+
+fn parse_clock(t: &Tbl) -> Res<ErrorClock> {
+    Ok(match t.choice("clock", &["tx_start", "arrival"])? {
+        Some("arrival") => ErrorClock::Arrival,
+        _ => ErrorClock::TxStart,
+    })
+}
+
+/// `<name>_mean`, `<name>_min`, `<name>_max` with defaults (ns).
+fn bounded_exp(t: &Tbl, name: &str, def: (u64, u64, u64), bounding: Bounding) -> Res<BoundedExp> {
+    let k = |s: &str| format!("{}_{}", name, s);
+    let mean_ns = t.duration_pos(&k("mean"))?.unwrap_or(def.0);
+    let min_ns = t.duration(&k("min"))?.unwrap_or(def.1);
+    let max_ns = t.duration_pos(&k("max"))?.unwrap_or(def.2);
+    if min_ns > max_ns {
+        let key = if t.map.contains_key(&k("max")) { k("max") } else { k("min") };
+        return Err(t.bad(&key, format!("{} <= {} ({} ns vs {} ns)", k("min"), k("max"), min_ns, max_ns)));
+    }
+    Ok(BoundedExp { mean_ns, min_ns, max_ns, bounding })
+}
+
+fn parse_dsn_burst(t: &Tbl) -> Res<DsnBurstCfg> {
+    let bounding = match t.choice("bounding", &["truncate", "clamp"])? {
+        Some("clamp") => Bounding::Clamp,
+        _ => Bounding::Truncate,
+    };
+    let burst = bounded_exp(t, "burst", (300_000_000, 100_000_000, 500_000_000), bounding)?;
+    let gap = bounded_exp(t, "gap", (5_500_000_000, 1_000_000_000, 10_000_000_000), bounding)?;
+    let gap_from = match t.choice("gap_from", &["start", "end"])? {
+        Some("end") => GapFrom::End,
+        _ => GapFrom::Start,
+    };
+    if gap_from == GapFrom::Start && gap.min_ns < burst.max_ns {
+        return Err(t.bad(
+            "gap_min",
+            format!(
+                "a duration >= burst_max ({} ns) when gaps run start to start (bursts would overlap), or set gap_from = \"end\"",
+                burst.max_ns
+            ),
+        ));
+    }
+    if gap.max_ns == 0 {
+        return Err(t.bad("gap_max", "a duration > 0"));
+    }
+    let burst_delay_order = match t.choice("burst_delay_order", &["in_order", "overtake"])? {
+        Some("overtake") => DelayOrder::Overtake,
+        _ => DelayOrder::InOrder,
+    };
+    Ok(DsnBurstCfg {
+        burst,
+        gap,
+        gap_from,
+        per_burst: t.prob_closed("per_burst")?.unwrap_or(1.0),
+        per_good: t.prob_closed("per_good")?.unwrap_or(0.0),
+        clock: parse_clock(t)?,
+        burst_delay_ns: t.duration("burst_delay")?.unwrap_or(0),
+        burst_delay_order,
+    })
+}
+
+const GE_KEYS: &[&str] =
+    &["model", "p_gb", "p_bg", "mean_good", "mean_bad", "per_good", "per_bad", "initial", "clock"];
+
+fn parse_gilbert_elliott(t: &Tbl) -> Res<GilbertElliottCfg> {
+    let p = |k: &str| t.number(k, |x| x > 0.0 && x <= 1.0, "a transition probability in (0, 1]");
+    let (p_gb, p_bg) = (p("p_gb")?, p("p_bg")?);
+    let (mg, mb) = (t.duration_pos("mean_good")?, t.duration_pos("mean_bad")?);
+    const BOTH: &str = "either p_gb and p_bg (per-packet transitions) or mean_good and mean_bad (time-driven), not both";
+    let transitions = match (p_gb, p_bg, mg, mb) {
+        (Some(p_gb), Some(p_bg), None, None) => GeTransitions::PerPacket { p_gb, p_bg },
+        (None, None, Some(mean_good_ns), Some(mean_bad_ns)) => GeTransitions::Time { mean_good_ns, mean_bad_ns },
+        (Some(_), Some(_), _, _) => return Err(t.bad(if mg.is_some() { "mean_good" } else { "mean_bad" }, BOTH)),
+        _ => {
+            let missing_key = [("p_gb", p_gb.is_none() && p_bg.is_some()), ("p_bg", p_bg.is_none() && p_gb.is_some()),
+                ("mean_good", mg.is_none() && mb.is_some()), ("mean_bad", mb.is_none() && mg.is_some())]
+                .iter()
+                .find(|(_, m)| *m)
+                .map_or("p_gb", |(k, _)| *k);
+            return Err(missing(&t.at(missing_key), BOTH));
+        }
+    };
+    let initial = match t.choice("initial", &["good", "bad", "stationary"])? {
+        Some("bad") => GeInitial::Bad,
+        Some("stationary") => GeInitial::Stationary,
+        _ => GeInitial::Good,
+    };
+    Ok(GilbertElliottCfg {
+        transitions,
+        per_good: t.prob_closed("per_good")?.unwrap_or(0.0),
+        per_bad: t.prob_closed("per_bad")?.unwrap_or(1.0),
+        initial,
+        clock: parse_clock(t)?,
+    })
+}
+
+fn parse_error_trace(t: &Tbl, base_dir: Option<&Path>) -> Res<ErrorTraceCfg> {
+    const FILE: &str = "a path to a CSV file of error intervals start,end[,per] in seconds";
+    let file = t.require("file", t.str("file")?, FILE)?;
+    let path = Path::new(file);
+    let full = match base_dir {
+        Some(b) if path.is_relative() => b.join(path),
+        _ => path.to_path_buf(),
+    };
+    let text = std::fs::read_to_string(&full)
+        .map_err(|e| t.bad("file", format!("{} (cannot read {}: {})", FILE, full.display(), e)))?;
+    let intervals = crate::net::error_trace::parse_intervals(&text).map_err(|e| t.bad("file", format!("{}: {}", full.display(), e)))?;
+    Ok(ErrorTraceCfg { file: file.to_string(), intervals: intervals.into(), clock: parse_clock(t)? })
+}
+
+const REORDER_EXPECTED: &str = "an inline table { probability = p, extra_delay = \"20ms\" } with p in (0, 1]";
+
+fn parse_reorder(link: &Tbl, key: &str) -> Res<Option<ReorderCfg>> {
+    let Some(mut t) = link.table(key, REORDER_EXPECTED)? else { return Ok(None) };
+    t.only(&["probability", "extra_delay"])?;
+    let probability = t.number("probability", |x| x > 0.0 && x <= 1.0, "a number in (0, 1]")?;
+    let extra = t.duration_pos("extra_delay")?;
+    Ok(Some(ReorderCfg {
+        probability: t.require("probability", probability, REORDER_EXPECTED)?,
+        extra_delay_ns: t.require("extra_delay", extra, REORDER_EXPECTED)?,
+    }))
 }
 
 // ---------------------------------------------------------------------------
@@ -493,6 +732,9 @@ fn parse_flows(root: &Tbl, nodes: &[NodeCfg], links: &[LinkCfg]) -> Res<Vec<Flow
         let tcp = parse_tcp(Tbl::new(t.at("tcp"), tcp_v, "an inline table of TCP settings, e.g. { variant = \"sack\" }")?)?;
         let app_v = t.get("app").ok_or_else(|| missing(&t.at("app"), APP_EXPECTED))?;
         let app = parse_app(Tbl::new(t.at("app"), app_v, APP_EXPECTED)?)?;
+        if matches!(app, AppCfg::Cbr(_) | AppCfg::OnOff(_)) && t.get("tcp").is_some() {
+            return Err(t.bad("tcp", "no tcp table: a cbr or onoff application sends UDP"));
+        }
         flows.push(FlowCfg { name, src, dst, tcp, app });
     }
     Ok(flows)
@@ -794,8 +1036,11 @@ const APP_EXPECTED: &str =
 
 fn parse_app(mut t: Tbl) -> Res<AppCfg> {
     t.allowed = &["kind"];
-    let kind = t.choice("kind", &["ftp", "http"])?;
-    let kind = t.require("kind", kind, "one of \"ftp\", \"http\"")?;
+    let kind = t.choice("kind", &["ftp", "http", "cbr", "onoff"])?;
+    let kind = t.require("kind", kind, "one of \"ftp\", \"http\", \"cbr\", \"onoff\"")?;
+    if kind == "cbr" || kind == "onoff" {
+        return parse_udp_app(t, kind);
+    }
     if kind == "ftp" {
         t.only(&["kind", "size", "start", "request", "response_end"])?;
         let response_end = match t.choice("response_end", &["last_byte", "fin"])? {
@@ -824,6 +1069,58 @@ fn parse_app(mut t: Tbl) -> Res<AppCfg> {
             pipelining: t.bool("pipelining")?.unwrap_or(false),
         }))
     }
+}
+
+/// IPv4 + UDP headers: the smallest packet_size.
+const UDP_HEADERS: u32 = 28;
+
+fn parse_udp_app(mut t: Tbl, kind: &str) -> Res<AppCfg> {
+    const CBR_KEYS: &[&str] = &["kind", "rate", "packet_size", "start", "stop", "jitter", "max_packets"];
+    const ONOFF_KEYS: &[&str] =
+        &["kind", "dist", "shape", "rate", "packet_size", "mean_on", "mean_off", "start", "stop"];
+    t.only(if kind == "cbr" { CBR_KEYS } else { ONOFF_KEYS })?;
+    let rate = t.rate("rate")?;
+    let rate_bps = t.require("rate", rate, units::RATE_ALLOWED)?;
+    if rate_bps == 0 {
+        return Err(t.bad("rate", positive(units::RATE_ALLOWED)));
+    }
+    let packet_bytes = t.u32_in("packet_size", UDP_HEADERS + 1, 65535)?.unwrap_or(1000);
+    let start_ns = t.duration("start")?.unwrap_or(0);
+    let stop_ns = t.duration("stop")?;
+    if stop_ns.is_some_and(|s| s <= start_ns) {
+        return Err(t.bad("stop", format!("a time after start ({} ns)", start_ns)));
+    }
+    if kind == "cbr" {
+        return Ok(AppCfg::Cbr(CbrCfg {
+            rate_bps,
+            packet_bytes,
+            start_ns,
+            stop_ns,
+            jitter: t.bool("jitter")?.unwrap_or(false),
+            max_packets: t.int("max_packets", 1, i64::MAX)?.map(|n| n as u64),
+        }));
+    }
+    let dist = match t.choice("dist", &["exponential", "pareto"])? {
+        Some("pareto") => {
+            let shape = t.number("shape", |x| x > 1.0, "a number > 1 (a Pareto with shape <= 1 has no mean)")?;
+            OnOffDist::Pareto { shape: shape.unwrap_or(1.5) }
+        }
+        _ => {
+            if t.map.contains_key("shape") {
+                return Err(t.bad("shape", "shape only goes with dist = \"pareto\""));
+            }
+            OnOffDist::Exponential
+        }
+    };
+    Ok(AppCfg::OnOff(OnOffCfg {
+        dist,
+        peak_rate_bps: rate_bps,
+        packet_bytes,
+        mean_on_ns: t.duration_pos("mean_on")?.unwrap_or(500_000_000),
+        mean_off_ns: t.duration_pos("mean_off")?.unwrap_or(500_000_000),
+        start_ns,
+        stop_ns,
+    }))
 }
 
 // ---------------------------------------------------------------------------

@@ -21,6 +21,9 @@ pub enum Event {
     Sample,
     /// The run's stop time.
     Stop,
+    /// A packet held back on link direction `dir` (reordering, overtakable
+    /// burst delay) arrives: one entry per such packet, in time order.
+    ArriveLate { dir: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -74,6 +74,9 @@ pub struct FlowSummary {
     pub mean_page_response_s: Option<f64>,
     pub final_cwnd_bytes: u64,
     pub final_srtt_s: Option<f64>,
+    /// UDP cross-traffic flows (cbr, onoff) only: packets and IP bytes sent,
+    /// received, lost to queues or errors. Their TCP fields stay zero.
+    pub udp: Option<crate::app::udp::UdpStats>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -82,6 +85,11 @@ pub struct Drops {
     pub queue: u64,
     /// Lost to the error model (corrupted on the link).
     pub errors: u64,
+    /// RED probabilistic early drops.
+    pub red_early: u64,
+    /// RED forced drops (average queue at or above max_th, or 2 max_th when
+    /// gentle). RED's hard-limit overflows count in `queue`.
+    pub red_forced: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -108,6 +116,11 @@ pub struct LinkSummary {
     pub utilization_ok: f64,
     pub drops: Drops,
     pub max_queue_packets: u64,
+    /// Packets held back and overtaken (reordering model, overtakable burst
+    /// delay).
+    pub reordered: u64,
+    /// Packets delayed by a burst error model's extra delay.
+    pub burst_delayed: u64,
 }
 
 /// One row per (sample time, flow).
@@ -140,6 +153,9 @@ pub struct LinkSeries {
     pub queue_bytes: Vec<f64>,
     /// Cumulative IP bytes transmitted.
     pub bytes_tx: Vec<f64>,
+    /// RED's average queue in packets as of the last arrival (NaN when the
+    /// queue is not RED).
+    pub red_avg_packets: Vec<f64>,
 }
 
 /// One row per completed HTTP page.
