@@ -525,8 +525,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--set", action="append", metavar="PATH=VALUE", default=[])
     v.set_defaults(func=cmd_validate)
 
-    d = sub.add_parser("demo", help="GEO demo: NewReno vs SACK over a range of bit error rates",
-                       description="Run the built-in GEO scenario for NewReno and SACK at "
+    d = sub.add_parser("demo", help="GEO demo: NewReno, SACK, Hybla, CUBIC, BBR over a range of bit error rates",
+                       description="Run the built-in GEO scenario for NewReno, SACK, Hybla, CUBIC and BBR at "
                                    "BER 0, 1e-7, 1e-6, 1e-5; print a table and write figures.")
     d.add_argument("--out", metavar="DIR", default="out/demo", help="figure directory (default out/demo)")
     d.add_argument("--quick", action="store_true", help="1 MB file and 2 seeds instead of 5 MB and 4")

@@ -1,5 +1,5 @@
-"""``satcp demo``: NewReno vs SACK over a GEO bent pipe at several bit error
-rates. Runs the packaged scenario ``scenarios/geo_demo.toml`` with overrides."""
+"""``satcp demo``: NewReno, SACK, Hybla, CUBIC and BBR over a GEO bent pipe
+at several bit error rates. Runs the packaged scenario ``scenarios/geo_demo.toml`` with overrides."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-VARIANTS = ("newreno", "sack")
+VARIANTS = ("newreno", "sack", "hybla", "cubic", "bbr")
 BERS = (0.0, 1e-7, 1e-6, 1e-5)
 TRACE_BER = 1e-6  # cwnd traces are drawn for this BER
 FLOW = "download"

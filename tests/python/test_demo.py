@@ -11,7 +11,8 @@ def test_demo_quick(tmp_path):
     out = tmp_path / "demo"
     r = run_cli("demo", "--quick", "--out", out, timeout=1200)
     assert r.returncode == 0, r.stderr
-    assert "newreno" in r.stdout and "sack" in r.stdout
+    for v in ("newreno", "sack", "hybla", "cubic", "bbr"):
+        assert v in r.stdout
     for ber in ("1e-7", "1e-6", "1e-5"):
         assert ber in r.stdout
     pngs = sorted(out.glob("*.png"))
@@ -19,8 +20,8 @@ def test_demo_quick(tmp_path):
     assert all(is_png(p) for p in pngs)
     assert str(out) in r.stdout, "the demo must say where the figures went"
     runs = pd.read_csv(out / "demo_runs.csv")
-    assert set(runs["variant"]) == {"newreno", "sack"}
-    assert len(runs) == 2 * 4 * 2  # variants x BERs x seeds
+    assert set(runs["variant"]) == {"newreno", "sack", "hybla", "cubic", "bbr"}
+    assert len(runs) == 5 * 4 * 2  # variants x BERs x seeds
     # without bit errors every quick download completes
     clean = runs[runs["ber"] == 0]
     assert clean["completed"].all()
