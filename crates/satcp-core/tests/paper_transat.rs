@@ -2,7 +2,8 @@
 //! 1, delayed ACK 200 ms, 1000-byte packets, 1 MB, 2 Mb/s GEO at 255 ms,
 //! 10 Mb/s access, 200- or 50-packet buffer) with and without window scaling,
 //! and the five enhanced columns (IW 4, DAASS, SACK, SACK + Limited
-//! Transmit, Enhanced TCP). Rows 5-8 need CBR cross traffic.
+//! Transmit, Enhanced TCP). Rows 5-8 (CBR cross traffic) are in
+//! `paper_transat_cbr.rs`; the column overrides are `common::TRANSAT_COLUMNS`.
 //! The access delay (20 ms) and packet reading are documented in the scenario
 //! file and docs/validation.md.
 
