@@ -2,7 +2,8 @@
 //! 1, delayed ACK 200 ms, 1000-byte packets, 1 MB, 2 Mb/s GEO at 255 ms,
 //! 10 Mb/s access, 200- or 50-packet buffer) with and without window scaling,
 //! and the five enhanced columns (IW 4, DAASS, SACK, SACK + Limited
-//! Transmit, Enhanced TCP). Rows 5-8 need CBR cross traffic.
+//! Transmit, Enhanced TCP). Rows 5-8 (CBR cross traffic) are in
+//! `paper_transat_cbr.rs`; the column overrides are `common::TRANSAT_COLUMNS`.
 //! The access delay (20 ms) and packet reading are documented in the scenario
 //! file and docs/validation.md.
 
@@ -40,20 +41,6 @@ fn table1_sack_equals_reference_when_nothing_is_lost() {
 // ---------------------------------------------------------------------------
 // Table 1 rows 1-4, all six columns.
 
-/// The paper's columns as overrides of `transat_table1.toml`. "SACK" runs
-/// with Limited Transmit on: ns-2 of 2003 had it on by default
-/// (`singledup_ 1`, spec 001 section 3.1) and the paper's SACK and
-/// "SACK, LimTran" columns agree to 0.01 s in every row, so its SACK runs
-/// most likely had it too (docs/validation.md, "TRANSAT Table 1").
-const COLUMNS: [(&str, &[&str]); 6] = [
-    ("ref_tcp", &[]),
-    ("ref_iw4", &["flows.bulk.tcp.initial_window=4"]),
-    ("ref_daass", &["flows.bulk.tcp.daass=true"]),
-    ("sack", &["flows.bulk.tcp.variant=sack", "flows.bulk.tcp.sack=true", "flows.bulk.tcp.limited_transmit=true"]),
-    ("sack_limtran", &["flows.bulk.tcp.variant=sack", "flows.bulk.tcp.sack=true", "flows.bulk.tcp.limited_transmit=true"]),
-    ("enhanced", &["flows.bulk.tcp.variant=enhanced", "flows.bulk.tcp.sack=true", "flows.bulk.tcp.initial_window=4"]),
-];
-
 fn row_sets(row: u32) -> Vec<&'static str> {
     let buffer50 = "links.1.queue_ab={kind=\"droptail\",packets=50}";
     let ws_off = ["flows.bulk.tcp.window_scaling=false", "flows.bulk.tcp.rwnd=65535"];
@@ -85,7 +72,7 @@ fn table1_rows_1_to_4_all_columns() {
     let mut ours = std::collections::BTreeMap::new();
     for row in 1..=4u32 {
         let paper = rows.iter().find(|r| r["row"] == row.to_string()).unwrap();
-        for (col, sets) in COLUMNS {
+        for (col, sets) in TRANSAT_COLUMNS {
             let (t, retx) = table1_cell(row, sets);
             let theirs: f64 = paper[col].parse().unwrap();
             let err = (t - theirs) / theirs;
@@ -105,7 +92,7 @@ fn table1_rows_1_to_4_all_columns() {
         }
     }
     let c = |row: u32, col: &str| ours[&(row, col)];
-    for col in COLUMNS.map(|c| c.0) {
+    for col in TRANSAT_COLUMNS.map(|c| c.0) {
         // row 4 == row 2: without window scaling the 50-packet buffer never
         // fills (the sender is receiver-window limited)
         assert_eq!(c(4, col), c(2, col), "{col}");

@@ -1,24 +1,23 @@
-//! TRANSAT Table 1 rows 5-8, Reference TCP column: one 1 MB Reference TCP
-//! flow (NewReno, IW 1, delayed ACK 200 ms, 1000-byte packets) plus a CBR
-//! flow of 0.8 or 1.7 Mb/s through the 50-packet buffer at Satellite Node 1,
+//! TRANSAT Table 1 rows 5-8, all six columns (the same column overrides as
+//! rows 1-4, `common::TRANSAT_COLUMNS`): one 1 MB TCP flow plus a CBR flow
+//! of 0.8 or 1.7 Mb/s through the 50-packet buffer at Satellite Node 1,
 //! window scaling on and off (`scenarios/transat_table1.toml` with the CBR
 //! flow below appended).
 //!
 //! CBR choices where the paper is silent (spec 001 section 6 item 29): UDP
 //! packets of 1000 IP bytes (the paper's MTU), from H1 to H2 (so it shares
-//! the bottleneck queue toward the satellite with the TCP data), from t = 0
-//! for the whole run. Moving its start by 0-1 s changes row 5 by at most
-//! 1.3 s and the other rows not at all (measured when this test was written).
+//! the 50-packet queue toward the satellite with the TCP data), from t = 0
+//! for the whole run. Measured: starting it at 0.5 or 1 s changes no cell by
+//! more than 1.2 s (most by 0.01 s); ns-2's default 210-byte CBR packets
+//! break the loss-free row 6 (IW 4 21.44 s against the paper's 13.03), so
+//! 1000 bytes it is.
 //!
-//! What holds and is asserted: row 6 (0.8 Mb/s, WS OFF) is loss-free and
-//! receiver-window limited, within 3 % of the paper; rows 5, 7 and 8 lose
-//! packets and take longer; rows 7 and 8 within 20 %. What does not hold:
-//! the paper's row 5 (63.24 s) comes from NewReno recovering ~55 losses one
-//! per RTT and a second loss burst at t = 45 s; it is reproduced neither with
-//! our default NewReno (an RTO during recovery, then go-back-N: about 22 s)
-//! nor with ns-2's timer reset on every partial ACK (about 39 s measured by
-//! hand, no second loss episode). So "Ref. TCP is faster with 1.7 than with
-//! 0.8 Mb/s CBR" is printed, not asserted. docs/validation.md explains.
+//! Asserted: row 6 (loss-free, receiver-window limited) and four cells of
+//! row 8 within 5 %; the loss-free sanity checks of row 6; every lossy row
+//! slower than row 6; SACK faster than Ref. in rows 5, 7, 8 and under half
+//! of it in row 5; Enhanced slower than SACK in row 8. Rows 5 and 7 and row
+//! 8's Ref. and Iwin=4 are printed, not asserted; docs/validation.md
+//! explains each.
 
 mod common;
 use common::*;
@@ -38,77 +37,118 @@ struct Row {
     ws: bool,
 }
 
-fn run_row(r: &Row) -> satcp_core::RunOutput {
+fn run_row(r: &Row, column: &[&str]) -> satcp_core::RunOutput {
     let text = std::fs::read_to_string(repo_root().join("scenarios/transat_table1.toml")).unwrap() + CBR;
     let mut sets = vec!["links.satellite.queue_ab.packets=50".to_string(), format!("flows.cbr.app.rate={}", r.cbr)];
     if !r.ws {
         sets.push("flows.bulk.tcp.window_scaling=false".into());
         sets.push("flows.bulk.tcp.rwnd=65535".into());
     }
-    let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+    let mut sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+    sets.extend_from_slice(column);
     run_text(&text, &sets)
 }
 
+const ROWS: [Row; 4] = [
+    Row { row: "5", cbr: "0.8Mbps", ws: true },
+    Row { row: "6", cbr: "0.8Mbps", ws: false },
+    Row { row: "7", cbr: "1.7Mbps", ws: true },
+    Row { row: "8", cbr: "1.7Mbps", ws: false },
+];
+
+/// One measured cell: completion time, retransmissions, timeouts, CBR
+/// packets lost.
+struct Cell {
+    t: f64,
+    retx: u64,
+    cbr_lost: u64,
+}
+
+/// Cells not within 5% of the paper, each explained in docs/validation.md
+/// ("TRANSAT Table 1 rows 5-8"): all of rows 5 and 7 (the paper's NewReno
+/// window handling during and after recovery, and SACK timeouts), and row
+/// 8's Ref. and Iwin=4.
+fn reproduced(row: &str, col: &str) -> bool {
+    match row {
+        "6" => true,
+        "8" => !matches!(col, "ref_tcp" | "ref_iw4"),
+        _ => false,
+    }
+}
+
 #[test]
-fn table1_rows_5_to_8_reference_tcp_with_cbr() {
+fn table1_rows_5_to_8_all_columns_with_cbr() {
     let published = published("transat_table1.csv");
-    let paper = |row: &str| -> f64 { published.iter().find(|r| r["row"] == row).unwrap()["ref_tcp"].parse().unwrap() };
-    let rows = [
-        Row { row: "5", cbr: "0.8Mbps", ws: true },
-        Row { row: "6", cbr: "0.8Mbps", ws: false },
-        Row { row: "7", cbr: "1.7Mbps", ws: true },
-        Row { row: "8", cbr: "1.7Mbps", ws: false },
-    ];
     let mut ours = std::collections::BTreeMap::new();
-    for r in &rows {
-        let out = run_row(r);
-        let f = &out.summary.flows[0];
-        assert!(f.completed);
-        assert_eq!(f.bytes_delivered, 960_000);
-        assert_eq!(f.integrity_errors, 0);
-        let u = out.summary.flows[1].udp.unwrap();
-        let sat = out.summary.links.iter().find(|l| l.from == "n1" && l.to == "n2").unwrap();
-        let t = f.completion_s.unwrap();
-        eprintln!(
-            "TRANSAT Table 1 row {} (CBR {}, WS {}): ours {:.2} s, paper {:.2} s ({:+.1}%); TCP retx {}, RTOs {}; \
-             CBR lost {} of {}; drops at the 50-packet queue {}",
-            r.row,
-            r.cbr,
-            if r.ws { "on" } else { "off" },
-            t,
-            paper(r.row),
-            100.0 * (t / paper(r.row) - 1.0),
-            f.retransmissions,
-            f.timeouts,
-            u.packets_lost,
-            u.packets_sent,
-            sat.drops.queue
-        );
-        assert_eq!(u.packets_sent, u.packets_received + u.packets_lost + u.in_flight());
-        ours.insert(r.row, (t, f.retransmissions, u.packets_lost));
+    for r in &ROWS {
+        let paper_row = published.iter().find(|p| p["row"] == r.row).unwrap();
+        for (col, sets) in TRANSAT_COLUMNS {
+            let out = run_row(r, sets);
+            let f = &out.summary.flows[0];
+            assert!(f.completed, "row {} {col}", r.row);
+            assert_eq!(f.bytes_delivered, 960_000);
+            assert_eq!(f.integrity_errors, 0);
+            let u = out.summary.flows[1].udp.unwrap();
+            assert_eq!(u.packets_sent, u.packets_received + u.packets_lost + u.in_flight());
+            let t = f.completion_s.unwrap();
+            let theirs: f64 = paper_row[col].parse().unwrap();
+            let ok = reproduced(r.row, col);
+            eprintln!(
+                "TRANSAT Table 1 row {} (CBR {}, WS {}) {col:12}: ours {t:6.2} s, paper {theirs:6.2} s, {:+6.1}%; TCP retx {}, RTOs {}, CBR lost {} of {}{}",
+                r.row,
+                r.cbr,
+                if r.ws { "on" } else { "off" },
+                100.0 * (t / theirs - 1.0),
+                f.retransmissions,
+                f.timeouts,
+                u.packets_lost,
+                u.packets_sent,
+                if ok { "" } else { "  [not reproduced, see docs/validation.md]" }
+            );
+            if ok {
+                assert!(rel_err(t, theirs) < 0.05, "row {} {col}: {t:.2} vs {theirs}", r.row);
+            }
+            ours.insert((r.row, col), Cell { t, retx: f.retransmissions, cbr_lost: u.packets_lost });
+        }
     }
-    // Row 6: 0.8 Mb/s CBR + 64 KB window stays below the free 1.2 Mb/s: no
-    // loss, receiver-window limited as in rows 2 and 4.
-    let (t6, retx6, lost6) = ours["6"];
-    assert_eq!((retx6, lost6), (0, 0));
-    assert!(rel_err(t6, paper("6")) < 0.03, "row 6: {t6}");
-    // The others overflow the 50-packet buffer and take longer.
+    let c = |row: &'static str, col: &'static str| -> &Cell { &ours[&(row, col)] };
+    // Row 6: 0.8 Mb/s CBR + a 64 KB window stay below the 2 Mb/s: loss-free
+    // and receiver-window limited as in rows 2 and 4, so SACK and SACK + LT
+    // equal Ref. (the paper's sanity check), IW 4 and DAASS are faster and
+    // Enhanced the fastest.
+    for (col, _) in TRANSAT_COLUMNS {
+        assert_eq!((c("6", col).retx, c("6", col).cbr_lost), (0, 0), "row 6 {col}");
+    }
+    for col in ["sack", "sack_limtran"] {
+        assert!((c("6", col).t - c("6", "ref_tcp").t).abs() < 1e-3, "row 6 {col}");
+    }
+    assert!(c("6", "ref_iw4").t < c("6", "ref_tcp").t && c("6", "ref_daass").t < c("6", "ref_tcp").t);
+    assert!(c("6", "enhanced").t < c("6", "ref_iw4").t && c("6", "enhanced").t < c("6", "ref_daass").t);
+    // Rows 5, 7 and 8 overflow the 50-packet buffer in every column and take
+    // longer than the loss-free row 6.
     for row in ["5", "7", "8"] {
-        let (t, retx, _) = ours[row];
-        assert!(retx > 0, "row {row} loses packets");
-        assert!(t > t6 + 1.0, "row {row}: {t} vs row 6 {t6}");
+        for (col, _) in TRANSAT_COLUMNS {
+            assert!(c(row, col).retx > 0, "row {row} {col} loses packets");
+            assert!(c(row, col).t > c("6", col).t + 1.0, "row {row} {col}");
+        }
     }
-    for row in ["7", "8"] {
-        let t = ours[row].0;
-        assert!(rel_err(t, paper(row)) < 0.20, "row {row}: {t} vs {}", paper(row));
+    // SACK recovers the congestion losses faster than NewReno in every lossy
+    // row; in row 5 (the slow-start overshoot) far faster (paper 12.90 vs
+    // 63.24 s, ours 17.45 vs 38.57 s).
+    for row in ["5", "7", "8"] {
+        for col in ["sack", "sack_limtran"] {
+            assert!(c(row, col).t < c(row, "ref_tcp").t, "row {row} {col}");
+        }
     }
-    let (t5, t7) = (ours["5"].0, ours["7"].0);
-    eprintln!(
-        "paper: Ref. TCP faster with 1.7 Mb/s CBR than with 0.8 (46.71 < 63.24 s); ours {:.2} vs {:.2} s: {}",
-        t7,
-        t5,
-        if t7 < t5 { "reproduced" } else { "not reproduced" }
-    );
+    assert!(c("5", "sack").t < 0.5 * c("5", "ref_tcp").t);
+    assert!(c("5", "enhanced").t < 0.5 * c("5", "ref_tcp").t);
+    // Row 8: Enhanced TCP is slower than SACK (paper 34.68 vs 30.56 s), its
+    // IW 4 + DAASS start overflowing the shared buffer harder.
+    assert!(c("8", "enhanced").t > c("8", "sack").t);
+    // Printed, not asserted (not reproduced; docs/validation.md):
+    let claim = |text: &str, holds: bool| eprintln!("paper: {text}: {}", if holds { "reproduced" } else { "not reproduced" });
+    claim("row 7 Enhanced slower than SACK (35.06 > 29.39 s)", c("7", "enhanced").t > c("7", "sack").t);
+    claim("Ref. TCP faster with 1.7 Mb/s CBR than with 0.8 (46.71 < 63.24 s)", c("7", "ref_tcp").t < c("5", "ref_tcp").t);
 }
 
 /// The paper's Fig. 5 (Ref. + RED, one flow, 50-packet buffer): the
