@@ -59,6 +59,7 @@ uint64_t g_size = 0;
 uint32_t g_done = 0;
 uint64_t g_queueDrops = 0; // gateway->client drop-tail drops
 uint64_t g_errorDrops = 0; // gateway->client packets lost to the error model
+std::FILE* g_cwndTrace = nullptr; // --cwndTrace: "time_s flow cwnd_bytes" lines
 
 void
 OnQueueDrop(Ptr<const Packet>)
@@ -111,12 +112,22 @@ OnCongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongS
     }
 }
 
+void
+OnCwnd(uint32_t i, uint32_t, uint32_t now)
+{
+    std::fprintf(g_cwndTrace, "%.6f %u %u\n", Simulator::Now().GetSeconds(), i, now);
+}
+
 // The BulkSendApplication creates its socket in StartApplication; hook the
 // traces right after.
 void
 HookSocket(uint32_t i, Ptr<BulkSendApplication> app)
 {
     Ptr<Socket> s = app->GetSocket();
+    if (g_cwndTrace)
+    {
+        s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
+    }
     s->TraceConnectWithoutContext("Retransmission", MakeBoundCallback(&OnRetransmission, i));
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
 }
@@ -176,6 +187,7 @@ main(int argc, char** argv)
     double hyblaRtt0 = 0.025;
     bool cubicHyStart = true;
     bool cubicFastConvergence = true;
+    std::string cwndTrace;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("variant", "NewReno, Vegas, WestwoodPlus, Hybla, Cubic or Bbr", variant);
@@ -212,7 +224,12 @@ main(int argc, char** argv)
     cmd.AddValue("hyblaRtt0", "TcpHybla RRTT, seconds", hyblaRtt0);
     cmd.AddValue("cubicHyStart", "TcpCubic HyStart", cubicHyStart);
     cmd.AddValue("cubicFastConvergence", "TcpCubic FastConvergence", cubicFastConvergence);
+    cmd.AddValue("cwndTrace", "file for every cwnd change: time_s flow cwnd_bytes", cwndTrace);
     cmd.Parse(argc, argv);
+    if (!cwndTrace.empty() && !(g_cwndTrace = std::fopen(cwndTrace.c_str(), "w")))
+    {
+        Fail("--cwndTrace=" + cwndTrace + ": cannot open");
+    }
 
     TypeId cc;
     if (variant == "NewReno")
@@ -380,6 +397,10 @@ main(int argc, char** argv)
     Simulator::Run();
     double end = Simulator::Now().GetSeconds();
     Simulator::Destroy();
+    if (g_cwndTrace)
+    {
+        std::fclose(g_cwndTrace);
+    }
 
     std::printf("{\"simulator\":\"ns-3.44\",\"variant\":\"%s\",\"sack\":\"%s\","
                 "\"recovery\":\"%s\",\"seed\":%u,\"sim_time_s\":%.9g,\"downlink_queue_drops\":%llu,"

@@ -69,9 +69,25 @@ VARIANTS: dict[str, tuple[dict[str, Any], str, str]] = {
     "vegas": ({"variant": "vegas", "recovery": "sack"}, "Vegas", "1"),
     "westwood": ({"variant": "westwood", "recovery": "sack"}, "WestwoodPlus", "1"),
     "hybla": ({"variant": "hybla", "recovery": "sack"}, "Hybla", "1"),
-    "cubic": ({"variant": "cubic", "recovery": "sack"}, "Cubic", "1"),
+    "cubic": ({"variant": "cubic", "recovery": "sack", "cubic_hystart": False, "abc_limit": 2},
+              "Cubic", "1"),
     "bbr": ({"variant": "bbr", "recovery": "sack"}, "Bbr", "1"),
 }
+
+
+# label -> further tcp_peer arguments, so that ns-3 runs the same algorithm
+# configuration as satcp (tcp_peer's other defaults already are satcp's:
+# Vegas 1/3/1, Hybla RTT0 25 ms, CUBIC fast convergence on). CUBIC: slow
+# start without HyStart on both sides, since ns-3's TcpCubic has the original
+# HyStart (ACK trains and delay increase, from 16 segments) and satcp has
+# HyStart++ (RFC 9406); different algorithms. ns-3's TcpCubic also grows
+# cwnd in slow start by every segment an ACK covers (byte counting, to stand
+# in for Linux's quick ACKs), so satcp's CUBIC gets abc_limit = 2: the same
+# growth for the ACKs of a delayed-ACK receiver (the initial slow starts are
+# then identical, cwnd trace in docs/validation.md); a larger limit lets
+# the stretch ACKs after an RTO blow satcp's window up to the receive
+# window, which ns-3 does not do.
+NS3_EXTRA: dict[str, list[str]] = {"cubic": ["--cubicHyStart=0"]}
 
 
 class Ns3Unavailable(RuntimeError):
@@ -163,6 +179,7 @@ def ns3_args(net: Network, case: Case) -> list[str]:
         f"--downRate={net.down_rate}", f"--upRate={net.up_rate}",
         f"--satDelay={net.sat_delay_s!r}", f"--queue={net.queue_packets}",
         f"--rwnd={net.rwnd_bytes}", f"--minRto={net.min_rto_s!r}",
+        *NS3_EXTRA.get(case.variant, []),
     ]
 
 

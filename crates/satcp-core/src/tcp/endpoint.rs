@@ -642,6 +642,7 @@ impl Endpoint {
 
     /// Tell the controller about this ACK (before recovery handles it).
     fn cc_on_ack(&mut self, now: Time, acked: u64, dupack: bool, rtt: Option<Time>, blocks: &[(u64, u64)]) {
+        let dupthresh = self.cfg.dupthresh;
         let s = &mut self.snd;
         let min_rtt = s.rtt.min_rtt;
         let una = s.una;
@@ -660,6 +661,7 @@ impl Endpoint {
             snd_max: s.max,
             flight: s.flight(),
             inflight: s.outstanding_below(s.max),
+            pipe: s.board.pipe(s.una, s.max, s.high_rxt, dupthresh, s.smss() as u32),
             recovering: s.in_recovery || una < s.recover,
             delivered,
             rate,

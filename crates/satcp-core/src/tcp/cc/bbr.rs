@@ -40,6 +40,12 @@
 //! * "Inflight" is bytes sent and neither cumulatively acknowledged nor
 //!   SACKed (no separate lost-segment accounting); the ProbeBW phase checks
 //!   use inflight after the ACK, and the 5/4 phase does not end on losses.
+//!   ProbeRTT's "inflight <= 4 SMSS" test uses the smaller of inflight and
+//!   RFC 6675's pipe (lost segments left out, as Linux's packets in flight
+//!   and ns-3's BytesInFlight do): with inflight alone, a burst of losses
+//!   (Startup's overshoot at PER 1e-2 in the ns-3 cross-check) kept
+//!   ProbeRTT's 4-segment window until every hole was repaired, 200 s,
+//!   while the bandwidth filter expired.
 //! * The send quantum is one segment (no TSO), so the cwnd quanta are 3 SMSS.
 //! * The controller first runs on the first ACK of data, so the initial
 //!   window leaves unpaced (Linux paces it from the handshake RTT).
@@ -297,7 +303,7 @@ impl Bbr {
 
     fn handle_probe_rtt(&mut self, w: &mut Window, a: &AckCtx) {
         match self.probe_rtt_done {
-            None if a.inflight <= MIN_CWND_SEGMENTS * w.smss => {
+            None if a.pipe.min(a.inflight) <= MIN_CWND_SEGMENTS * w.smss => {
                 self.probe_rtt_done = Some(a.now + self.probe_rtt_duration);
                 self.probe_rtt_round_done = false;
                 self.next_round_delivered = a.delivered;
@@ -404,6 +410,23 @@ mod tests {
         assert_eq!(f.max(), 7.0);
         f.expire(13);
         assert_eq!(f.max(), 2.0);
+    }
+
+    /// ProbeRTT with 500 segments un-SACKed but only 3 of them in the pipe
+    /// (the rest deemed lost by the scoreboard): the 4-segment condition
+    /// holds, so the 200 ms hold starts at once; with 10 segments in the
+    /// pipe it does not.
+    #[test]
+    fn probe_rtt_counts_the_pipe_not_lost_segments() {
+        let smss = 1000;
+        let mut w = Window::new(4 * smss, u64::MAX, smss);
+        for (pipe, starts) in [(3 * smss, true), (10 * smss, false)] {
+            let mut b = Bbr::new(2.0, 10_000_000_000, 200_000_000, Rng::new(1, 3));
+            b.mode = Mode::ProbeRtt;
+            let a = AckCtx { now: 5_000_000_000, inflight: 500 * smss, pipe, ..Default::default() };
+            b.handle_probe_rtt(&mut w, &a);
+            assert_eq!(b.probe_rtt_done, starts.then_some(5_200_000_000), "pipe {pipe}");
+        }
     }
 
     #[test]

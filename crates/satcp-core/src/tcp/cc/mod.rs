@@ -74,6 +74,9 @@ pub struct AckCtx {
     pub flight: u64,
     /// Bytes sent and neither acknowledged nor SACKed.
     pub inflight: u64,
+    /// RFC 6675's pipe: `inflight` less the segments the scoreboard deems
+    /// lost, plus retransmissions (equal to `inflight` without SACK blocks).
+    pub pipe: u64,
     /// In fast recovery or repairing after an RTO when the ACK arrived.
     pub recovering: bool,
     /// Bytes delivered so far (delivery-rate sampling only; else 0).
