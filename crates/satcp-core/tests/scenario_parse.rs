@@ -431,6 +431,9 @@ fn tcp_option_errors() {
     assert!(e.allowed.contains("boolean"), "{}", e.allowed);
     let e = err(tcp_with("frto = 1"));
     assert_eq!(e.path, "flows.download.tcp.frto");
+    let e = err(tcp_with("rearm_rto_on_retransmit = \"always\""));
+    assert_eq!(e.path, "flows.download.tcp.rearm_rto_on_retransmit");
+    assert!(e.allowed.contains("boolean"), "{}", e.allowed);
     let e = err(tcp_with("fack_rampdown = true"));
     assert_eq!((e.path.as_str(), e.value.as_str()), ("flows.download.tcp.fack_rampdown", "true"));
     assert!(e.allowed.contains("\"fack\""), "{}", e.allowed);

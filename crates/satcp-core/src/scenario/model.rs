@@ -341,6 +341,12 @@ pub struct TcpCfg {
     /// unSACKed segment per recovery. Optional in the RFC; off by default, as
     /// in ns-2's Sack1, ns-3 and Linux (which has tail loss probes instead).
     pub rescue_retransmission: bool,
+    /// Restart the retransmission timer whenever the segment at snd_una is
+    /// retransmitted (fast retransmit, partial-ACK retransmissions), as
+    /// Linux does. RFC 6298 restarts it only on ACKs of new data (5.3), so
+    /// off by default; with an RTO floor under two RTTs the RFC rule lets
+    /// the timer fire before a fast retransmission's ACK can return.
+    pub rearm_rto_on_retransmit: bool,
     /// DAASS (RFC 2760 "delayed ACKs after slow start", as TRANSAT used it):
     /// the receiver ACKs each of the first `daass_segments` data segments at
     /// once, then delays ACKs as usual. None = off.

@@ -761,7 +761,7 @@ const TCP_KEYS: &[&str] = &[
     "variant", "recovery", "cc", "sack", "mss", "initial_window", "rwnd", "window_scaling", "initial_ssthresh",
     "delayed_ack", "delayed_ack_timeout", "delayed_ack_segments", "dupthresh", "min_rto", "max_rto", "initial_rto",
     "clock_granularity", "rtt_sampling", "full_ack_cwnd", "abc_limit", "iss", "max_retransmissions",
-    "rescue_retransmission", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
+    "rescue_retransmission", "rearm_rto_on_retransmit", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
     "fack_overdamping", "fack_rampdown", "partial_ack_timer",
     // window-controller parameters (CC_PARAMS)
     "vegas_alpha", "vegas_beta", "vegas_gamma", "westwood_filter_gain", "hybla_rtt0", "hybla_rtt", "cubic_c",
@@ -868,6 +868,7 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     let iss = t.u32_in("iss", 0, u32::MAX)?.unwrap_or(0);
     let max_retransmissions = t.u32_in("max_retransmissions", 1, u32::MAX)?;
     let rescue_retransmission = t.bool("rescue_retransmission")?.unwrap_or(false);
+    let rearm_rto_on_retransmit = t.bool("rearm_rto_on_retransmit")?.unwrap_or(false);
     let daass = t.bool("daass")?.unwrap_or(enhanced);
     let daass_n = t.u32_in("daass_segments", 1, u32::MAX)?;
     if daass_n.is_some() && !daass {
@@ -916,6 +917,7 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         iss,
         max_retransmissions,
         rescue_retransmission,
+        rearm_rto_on_retransmit,
         daass_segments,
         limited_transmit,
         max_burst,

@@ -21,6 +21,9 @@
 //! * On an RTO, ssthresh is reduced only on the first expiry for a given
 //!   segment (RFC 5681 Eq. 4), cwnd drops to one segment, and sending goes
 //!   back to snd_una (go-back-N), skipping SACKed data.
+//! * The retransmission timer restarts on ACKs of new data only (RFC 6298
+//!   5.3); `rearm_rto_on_retransmit` also restarts it whenever the segment
+//!   at snd_una is resent, as Linux does.
 //! * A connection can be aborted after `max_retransmissions` consecutive
 //!   expiries (OPNET's "retransmission threshold").
 //! * Pacing (when the controller sets a rate, see docs/models/pacing.md):
@@ -269,8 +272,8 @@ impl Endpoint {
             self.snd.nxt = end;
         }
         self.snd.max = self.snd.max.max(end);
-        // RFC 6298 (5.1)
-        if !self.rto_timer.is_running() {
+        // RFC 6298 (5.1); optionally Linux's re-arm on resending the head
+        if !self.rto_timer.is_running() || (retx && start == self.snd.una && self.cfg.rearm_rto_on_retransmit) {
             let rto = self.snd.rtt.rto();
             self.rto_timer.set(ctx.now + rto, ctx.q, self.rto_event());
         }

@@ -524,3 +524,29 @@ fn frto_leaves_a_genuine_timeout_alone() {
     let st = h.eps[0].stats;
     assert_eq!((st.timeouts, st.spurious_rtos, st.retransmissions), (1, 0, 1));
 }
+
+/// A receiver-limited sender (rwnd = 10 segments) sends one burst of 10 per
+/// 100 ms round trip. After 50 clean samples RTTVAR has decayed, so the RTO
+/// sits at its 150 ms floor. Segment 51, the first of the sixth burst, is
+/// lost: the timer was last restarted at T0, when the ACK of segment 50
+/// released that burst; the duplicate ACKs arrive at T0 + 100 ms and the
+/// fast retransmission's ACK could be back at T0 + 200 ms. With RFC 6298's
+/// rule the timer fires at T0 + 150 ms, a spurious timeout; re-armed at the
+/// fast retransmission it would fire at T0 + 250 ms, after the ACK.
+#[test]
+fn rearming_the_timer_at_the_fast_retransmission_avoids_a_spurious_timeout() {
+    for (rearm, timeouts) in [(false, 1), (true, 0)] {
+        let mut c = cfg(Recovery::Sack);
+        c.rwnd_bytes = 10_000;
+        c.min_rto_ns = 150 * MS;
+        c.rearm_rto_on_retransmit = rearm;
+        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+        h.drop = drop_first_tx_of(&[51]);
+        h.transfer(100_000);
+        h.run_until(10_000 * MS);
+        assert_eq!(h.delivered(), 100_000);
+        let st = h.eps[0].stats;
+        assert_eq!(st.fast_recoveries, 1, "rearm = {rearm}");
+        assert_eq!(st.timeouts, timeouts, "rearm = {rearm}");
+    }
+}
