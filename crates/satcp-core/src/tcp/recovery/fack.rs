@@ -111,11 +111,7 @@ impl Endpoint {
         s.high_rxt = s.una;
         s.in_recovery = true;
         self.stats.fast_recoveries += 1;
-        let una = self.snd.una;
-        if let Some((len, fin)) = self.next_len_at(una) {
-            self.emit(ctx, una, len, fin);
-            self.snd.high_rxt = una + len + fin as u64;
-        }
+        self.retransmit_head_as_hole(ctx);
         let awnd = self.fack_awnd();
         let w = &mut self.snd.w;
         w.cwnd = if self.cfg.fack_rampdown { awnd.max(w.ssthresh) } else { w.ssthresh };

@@ -66,6 +66,12 @@ impl Endpoint {
         s.rescue_done = false;
         s.in_recovery = true;
         self.stats.fast_recoveries += 1;
+        self.retransmit_head_as_hole(ctx);
+    }
+
+    /// Resend the segment at snd_una on entering a SACK-based recovery and
+    /// count it in HighRxt (RFC 6675 step 4; FACK does the same).
+    pub(crate) fn retransmit_head_as_hole(&mut self, ctx: &mut Ctx) {
         let una = self.snd.una;
         if let Some((len, fin)) = self.next_len_at(una) {
             self.emit(ctx, una, len, fin);
