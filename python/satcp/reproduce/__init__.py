@@ -1,0 +1,15 @@
+"""Reproductions of published results: ``satcp reproduce NAME``.
+
+A reproduction is a catalogue of experiments (platform sweeps), the
+paper's published numbers and claims (``data/published/``), and a report
+that sets our measurements beside them with computed verdicts. Modules:
+``catalogue`` (experiments as sweeps), ``adalr`` (the TCP-ADaLR thesis'
+experiments and recipes), ``observations`` (metrics from the store),
+``published`` (the paper's numbers), ``claims`` (claims and verdicts),
+``compare`` (ours beside the paper's), ``figures``, ``report``, ``runner``
+and ``main`` (the command).
+"""
+
+from __future__ import annotations
+
+REPRODUCTIONS = ("adalr",)

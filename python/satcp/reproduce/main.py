@@ -1,0 +1,92 @@
+"""``satcp reproduce adalr [--quick] [--out DIR] [--store PATH] [--workers N]
+[--only EXPERIMENT ...]``: run the thesis' experiments through the
+platform, write the report, print ours beside the thesis' per table row and
+the claims' verdicts, and the total wall time.
+
+Exit status: 0 when every experiment ran and every run is ok; 1 when some
+arm could not run (missing scenario, a setting this build refuses) or some
+run failed (both are listed in the report); 2 for an unknown reproduction or
+experiment name (nothing ran).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+import pandas as pd
+
+from . import REPRODUCTIONS, adalr, claims, compare, published, report, runner
+
+EXIT_USAGE = 2
+
+
+def _err(msg: str) -> None:
+    print(f"error: {msg}", file=sys.stderr)
+
+
+def summary_text(tables: pd.DataFrame, claim_rows: pd.DataFrame) -> str:
+    from ..cli import format_table
+
+    rows = []
+    for _, r in tables.iterrows():
+        ci = "" if pd.isna(r["ci_half"]) else f"+-{report.fmt(r['ci_half'])}"
+        rows.append((r["table"], adalr.VARIANT_NAMES.get(r["variant"], r["variant"]),
+                     "on" if r["delayed_ack"] else "off",
+                     "" if pd.isna(r["x"]) else report.fmt(r["x"]), r["flow"], r["metric"],
+                     report.fmt(r["ours"]), ci, report.fmt(r["value"]), report.fmt(r["deviation_pct"])))
+    text = format_table(["table", "variant", "dack", "x", "flow", "metric", "satcp", "95% CI", "thesis", "dev %"],
+                        rows, "llllllrrrr")
+    if not claim_rows.empty:
+        counts = claim_rows["verdict"].value_counts()
+        text += ("\nclaims: " + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in
+                                           (claims.BORNE_OUT, claims.NOT_BORNE_OUT, claims.NOT_EVALUATED)))
+    return text
+
+
+def reproduce(name: str, *, quick: bool = False, out: str | Path | None = None, store: str | Path | None = None,
+              workers: int | None = None, only: list[str] | None = None, root: Path | None = None,
+              stdout: TextIO = sys.stdout) -> int:
+    t0 = time.perf_counter()
+    if name not in REPRODUCTIONS:
+        _err(f"reproduce {name!r}: unknown reproduction; allowed: {', '.join(REPRODUCTIONS)}")
+        return EXIT_USAGE
+    catalogue = adalr.experiments()
+    ids = [e.id for e in catalogue]
+    bad = [o for o in (only or []) if o not in ids]
+    if bad:
+        _err(f"--only {bad[0]}: unknown experiment; allowed: {', '.join(ids)}")
+        return EXIT_USAGE
+    chosen = [e for e in catalogue if not only or e.id in only]
+    root = Path(root) if root is not None else published.REPO_ROOT
+    out = Path(out) if out is not None else Path("out") / f"reproduce-{name}{'-quick' if quick else ''}"
+    store = Path(store) if store is not None else out / "results.duckdb"
+    out.mkdir(parents=True, exist_ok=True)
+    if workers is not None and workers < 1:
+        _err(f"--workers {workers}: expected a number of processes >= 1")
+        return EXIT_USAGE
+
+    outcome = runner.run(name, chosen, root, store, quick, workers)
+    pub = published.load_published()
+    pub = pub[pub["experiment"].isin([e.id for e in chosen])]
+    settings, claim_list = claims.load_claims(published.CLAIMS_TOML)
+    claim_list = [c for c in claim_list if c.experiment in {e.id for e in chosen}
+                  and (c.reference_experiment is None or c.reference_experiment in {e.id for e in chosen})]
+    verdicts = claims.evaluate_all(claim_list, outcome.observations, settings)
+    tables = compare.table_rows(outcome.observations, pub, settings.level)
+    claim_rows = compare.claim_rows(verdicts)
+    header = report.header_rows(name, quick, outcome.report, outcome.observations, time.perf_counter() - t0)
+    html_path, md_path = report.write(
+        out, experiments=chosen, obs=outcome.observations, runs=outcome.runs, tables=tables, claims=claim_rows,
+        published=pub, unavailable=outcome.plan.unavailable, header=header, level=settings.level,
+        title=f"satcp reproduction of the TCP-ADaLR thesis (Omueti 2007){' (quick)' if quick else ''}")
+    print(summary_text(tables, claim_rows), file=stdout)
+    for (e, a), why in outcome.plan.unavailable.items():
+        print(f"not run: {e} / {a}: {why}", file=stdout)
+    print(f"report: {html_path} and {md_path}; store: {store}", file=stdout)
+    print(f"runs: {outcome.report.total} ({outcome.report.ran} run now, {outcome.report.already_stored} already "
+          f"stored, {outcome.report.failed_in_store} failed); total wall time {time.perf_counter() - t0:.1f} s",
+          file=stdout)
+    return 1 if outcome.plan.unavailable or outcome.report.failed_in_store else 0
