@@ -1,4 +1,5 @@
-"""The ``satcp`` command line: ``satcp run``, ``validate``, ``demo``, ``sweep``, ``results``."""
+"""The ``satcp`` command line: ``satcp run``, ``validate``, ``demo``, ``sweep``, ``results``, ``report``,
+``reproduce``."""
 
 from __future__ import annotations
 
@@ -490,6 +491,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from .reproduce.main import reproduce
+
+    return reproduce(args.name, quick=args.quick, out=args.out, store=args.store, workers=args.workers,
+                     only=args.only)
+
+
 def build_parser() -> argparse.ArgumentParser:
     import satcp
 
@@ -582,6 +590,21 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--level", type=_level, default=0.95, help="confidence level (default 0.95; CETEN-R used 0.90)")
     h.add_argument("--title", help="page title")
     h.set_defaults(func=cmd_report)
+
+    rp = sub.add_parser("reproduce", help="reproduce a paper's tables and claims (adalr: the TCP-ADaLR thesis)",
+                        description="Run every experiment of a reproduced paper through the sweep platform "
+                                    "(store, resume), write DIR/index.html and DIR/report.md with our numbers "
+                                    "beside the paper's and a verdict per claim, and print a summary. "
+                                    "See docs/reproduce.md.")
+    rp.add_argument("name", metavar="NAME", help="the reproduction: adalr")
+    rp.add_argument("--quick", action="store_true",
+                    help="fewer seeds, BER levels and file sizes (same code path; minutes, for CI)")
+    rp.add_argument("--out", metavar="DIR", help="report directory (default out/reproduce-NAME[-quick])")
+    rp.add_argument("--store", metavar="PATH", help="results store (default DIR/results.duckdb)")
+    rp.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: CPU count)")
+    rp.add_argument("--only", action="append", metavar="EXPERIMENT",
+                    help="run only this experiment (repeatable; e.g. t7_5, ber_ftp)")
+    rp.set_defaults(func=cmd_reproduce)
     return p
 
 

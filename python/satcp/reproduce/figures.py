@@ -167,7 +167,7 @@ def time_series(traces: list[tuple[str, bool, pd.DataFrame, pd.DataFrame, float]
         return None
     plt = _plt()
     dacks = sorted({t[1] for t in traces}, reverse=True)
-    fig, axes = plt.subplots(2, len(dacks), figsize=(5.6 * len(dacks), 6.4), sharex="col", squeeze=False)
+    fig, axes = plt.subplots(2, len(dacks), figsize=(6.6 * len(dacks), 6.4), sharex="col", squeeze=False)
     for col, d in enumerate(dacks):
         ax_g, ax_l = axes[0, col], axes[1, col]
         rate_bps = None
@@ -193,6 +193,8 @@ def time_series(traces: list[tuple[str, bool, pd.DataFrame, pd.DataFrame, float]
                                                              lambda u, r=rate_bps: u * r / 100))
             right.set_ylabel("utilisation (%)")
         for a in (ax_g, ax_l):
+            a.set_ylim(bottom=0)
             a.grid(True, alpha=0.3)
-            a.legend(fontsize=7)
+            a.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
     return fig

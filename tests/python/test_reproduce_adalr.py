@@ -1,0 +1,314 @@
+"""`satcp reproduce adalr`: the thesis' published numbers and claims, the
+experiment catalogue, claim verdicts on hand-made data, and one end-to-end
+`--quick` reproduction (run once per module, then rerun to check resume)."""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from satcp import stats
+from satcp.reproduce import adalr, catalogue, claims, main, observations, published
+from satcp.reproduce.claims import BORNE_OUT, NOT_BORNE_OUT, NOT_EVALUATED, Claim, Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+TABLES = ["5.1", "7.5", "7.6", "7.7", "7.8", "7.9", "7.10", "7.11", "7.12", "7.13", "7.14", "7.15"]
+
+
+@pytest.fixture(scope="module")
+def pub() -> pd.DataFrame:
+    return published.load_published()
+
+
+# --------------------------------------------------------------------------
+# the published CSV
+
+
+def test_published_csv_has_every_row_of_every_table(pub):
+    # Rows per table, counted in spec 000 section 5: Table 5.1 has six RTTs;
+    # 7.5-7.10 four variants x delayed ACK on/off; 7.11, 7.12, 7.14 six
+    # connections; 7.13 Jain and max-min for two variants; 7.15 one mix.
+    expected = {"5.1": 6, "7.5": 8, "7.6": 8, "7.7": 8, "7.8": 8, "7.9": 8, "7.10": 8,
+                "7.11": 6, "7.12": 6, "7.13": 4, "7.14": 6, "7.15": 2}
+    assert pub.groupby("table").size().to_dict() == expected
+    assert published.table_order(pub["table"]) == TABLES
+    assert not pub.duplicated(["table", "variant", "delayed_ack", "x", "flow", "metric"]).any()
+
+
+def test_published_csv_says_whose_numbers_they_are():
+    head = published.PUBLISHED_CSV.read_text().splitlines()[:3]
+    assert any("published by the thesis, NOT measured by satcp" in line for line in head)
+
+
+@pytest.mark.parametrize("table,variant,dack,x,flow,metric,value", [
+    ("5.1", "sack", True, 250, "ftp", "response_s", 272.7),
+    ("5.1", "sack", True, 500, "ftp", "response_s", 470.1),
+    ("7.5", "adalr-sack", False, None, "ftp", "response_s", 333.4),
+    ("7.6", "sack", True, None, "ftp", "response_s", 533.5),
+    ("7.7", "adalr-newreno", False, None, "ftp", "response_s", 235.4),
+    ("7.8", "newreno", False, None, "http", "response_s", 4.3),
+    ("7.9", "adalr-newreno", True, None, "ftp", "response_s", 1228.0),
+    ("7.10", "newreno", True, None, "http", "response_s", 16.6),
+    ("7.11", "adalr-newreno", True, 300, "c300", "throughput_Bps", 195099.8),
+    ("7.12", "newreno", True, 500, "c500", "throughput_Bps", 109239.5),
+    ("7.13", "newreno", True, None, "all", "max_min", 0.3388),
+    ("7.14", "adalr-newreno", True, 400, "c400", "throughput_Bps", 188513.4),
+    ("7.15", "mixed", True, None, "all", "jain", 0.9859),
+])
+def test_published_values_match_the_spec(pub, table, variant, dack, x, flow, metric, value):
+    sel = pub[(pub["table"] == table) & (pub["variant"] == variant) & (pub["delayed_ack"] == dack)
+              & (pub["flow"] == flow) & (pub["metric"] == metric)]
+    if x is not None:
+        sel = sel[sel["x"] == x]
+    assert len(sel) == 1
+    assert sel["value"].iloc[0] == value
+
+
+@pytest.mark.parametrize("source,target,variant", [("7.11", "7.13", "adalr-newreno"),
+                                                   ("7.12", "7.13", "newreno"),
+                                                   ("7.14", "7.15", "mixed")])
+def test_fairness_indices_recomputed_from_the_throughput_tables(pub, source, target, variant):
+    # The spec's check: Jain (Eq. 7.4) and max-min (Eq. 7.5) of the per-
+    # connection throughputs reproduce Tables 7.13 and 7.15 to 3 decimals.
+    x = pub[pub["table"] == source]["value"]
+    t = pub[(pub["table"] == target) & (pub["variant"] == variant)].set_index("metric")["value"]
+    assert abs(stats.jain_index(x) - t["jain"]) < 5e-4
+    assert abs(stats.max_min_fairness(x) - t["max_min"]) < 5e-4
+
+
+def test_every_published_row_names_a_catalogued_experiment(pub):
+    ids = set(adalr.experiment_ids())
+    assert set(pub["experiment"]) <= ids
+    by_id = {e.id: e for e in adalr.experiments()}
+    for t, g in pub.groupby("table"):
+        assert all(t in by_id[e].tables for e in g["experiment"])
+
+
+# --------------------------------------------------------------------------
+# the claims file
+
+
+def test_claims_file_parses_and_names_existing_experiments_and_metrics():
+    settings, cl = claims.load_claims(published.CLAIMS_TOML)
+    assert settings.level == 0.95
+    assert len(cl) >= 60
+    exps = {e.id: e for e in adalr.experiments()}
+    for c in cl:
+        assert c.experiment in exps, c.id
+        assert c.reference_experiment is None or c.reference_experiment in exps, c.id
+        assert c.metric in observations.METRICS, c.id
+        for sel, exp in ((c.subject, c.experiment), (c.reference, c.reference_experiment or c.experiment)):
+            if "variant" in sel:
+                arms = exps[exp].arms
+                known = {a.label for a in arms} | {v for a in arms for v in a.flow_variants.values()}
+                assert sel["variant"] in known, c.id
+
+
+def test_claims_cover_every_figure_group():
+    _, cl = claims.load_claims(published.CLAIMS_TOML)
+    sources = " ".join(c.source for c in cl)
+    for fig in ("7.4", "7.8", "7.12", "7.16", "7.19", "7.20", "7.28", "7.38", "7.39", "7.40", "7.49", "7.50",
+                "7.51", "Table 7.13", "Table 7.15"):
+        assert fig in sources, fig
+
+
+@pytest.mark.parametrize("doc,message", [
+    ({"claim": [{"id": "a", "source": "s", "experiment": "t7_5", "metric": "response_s", "direction": "faster",
+                 "wording": "w", "reference": {"variant": "sack"}}]}, "direction = 'faster'"),
+    ({"claim": [{"id": "a", "source": "s", "experiment": "t7_5", "metric": "response_s", "direction": "lower",
+                 "wording": "w", "reference": {"variant": "sack"}, "pct": [30, 20]}]}, "claim[0].pct"),
+    ({"claim": [{"id": "a", "source": "s", "experiment": "t7_5", "metric": "response_s", "direction": "lower",
+                 "wording": "w"}]}, "claim[0].reference"),
+    ({"tolerance": 1}, "tolerance: unknown key"),
+])
+def test_bad_claims_are_refused_with_the_field(doc, message):
+    with pytest.raises(claims.ClaimError, match=re.escape(message)):
+        claims.parse_claims(doc)
+
+
+# --------------------------------------------------------------------------
+# claim verdicts on hand-made observations
+
+
+def _obs(cells: dict[tuple[str, float], list[float]], metric: str = "response_s") -> pd.DataFrame:
+    rows = []
+    for (variant, x), values in cells.items():
+        for r, v in enumerate(values):
+            rows.append(dict(experiment="e", arm=variant, variant=variant, delayed_ack=True, x=x, flow="ftp",
+                             replication=r, seed=r + 1, key=f"{variant}{x}{r}", status="ok", **{metric: v}))
+    return pd.DataFrame(rows)
+
+
+def _claim(**kw) -> Claim:
+    base = dict(id="c", source="s", experiment="e", metric="response_s", subject={"variant": "new"},
+                reference={"variant": "old"}, direction="lower", wording="w")
+    base.update(kw)
+    return Claim(**base)
+
+
+def test_overlapping_intervals_are_not_borne_out():
+    # new: 10, 12, 14 (mean 12); old: 11, 13, 15 (mean 13). The means are in
+    # the claimed order but the 95% intervals (+-4.97) overlap.
+    v = claims.evaluate(_claim(), _obs({("new", 1e-6): [10, 12, 14], ("old", 1e-6): [11, 13, 15]}))
+    assert v.verdict == NOT_BORNE_OUT
+    assert not v.cells["holds"].iloc[0]
+    assert v.cells["change_pct"].iloc[0] == pytest.approx(100 / 13)
+
+
+def test_a_clear_win_is_borne_out_with_its_percentage():
+    # new 9.9/10/10.1 against old 19.9/20/20.1: (20 - 10) / 20 = 50% shorter.
+    obs = _obs({("new", 1e-6): [9.9, 10.0, 10.1], ("old", 1e-6): [19.9, 20.0, 20.1]})
+    v = claims.evaluate(_claim(pct=(50.0, 50.0)), obs)
+    assert v.verdict == BORNE_OUT
+    assert v.measured_pct == pytest.approx((50.0, 50.0))
+
+
+def test_a_stated_range_is_checked_with_the_tolerance():
+    obs = _obs({("new", 1e-6): [9.9, 10.0, 10.1], ("old", 1e-6): [19.9, 20.0, 20.1]})
+    far = claims.evaluate(_claim(pct=(20.0, 30.0)), obs, Settings(pct_tolerance=5.0))
+    assert far.verdict == NOT_BORNE_OUT and "outside" in far.reason
+    near = claims.evaluate(_claim(pct=(20.0, 46.0)), obs, Settings(pct_tolerance=5.0))
+    assert near.verdict == BORNE_OUT and "within" in near.reason
+
+
+def test_scope_all_needs_every_cell_and_any_needs_one():
+    # x = 1: new clearly shorter (10 vs 20); x = 2: new clearly longer (30 vs 20).
+    obs = _obs({("new", 1): [9.9, 10.0, 10.1], ("old", 1): [19.9, 20.0, 20.1],
+                ("new", 2): [29.9, 30.0, 30.1], ("old", 2): [19.9, 20.0, 20.1]})
+    assert claims.evaluate(_claim(), obs).verdict == NOT_BORNE_OUT
+    up_to = claims.evaluate(_claim(scope="any", pct=(50.0, 50.0)), obs)
+    assert up_to.verdict == BORNE_OUT
+    only_x1 = claims.evaluate(_claim(condition={"x_max": 1}), obs)
+    assert only_x1.verdict == BORNE_OUT and len(only_x1.cells) == 1
+
+
+def test_comparable_and_value_claims():
+    # Single deterministic runs: 100 vs 103 is within comparable_pct = 5%, 100 vs 110 is not.
+    obs = _obs({("new", 1): [100.0], ("old", 1): [103.0], ("new", 2): [100.0], ("old", 2): [110.0]})
+    assert claims.evaluate(_claim(direction="comparable", condition={"x_max": 1}), obs).verdict == BORNE_OUT
+    assert claims.evaluate(_claim(direction="comparable"), obs).verdict == NOT_BORNE_OUT
+    value = _claim(direction="value", reference={}, value=(95.0, 95.0), condition={"x_max": 1})
+    assert claims.evaluate(value, obs, Settings(value_tolerance=0.10)).verdict == BORNE_OUT
+    assert claims.evaluate(value, obs, Settings(value_tolerance=0.01)).verdict == NOT_BORNE_OUT
+
+
+def test_a_claim_without_data_is_not_evaluated():
+    v = claims.evaluate(_claim(experiment="other"), _obs({("new", 1): [1.0], ("old", 1): [2.0]}))
+    assert v.verdict == NOT_EVALUATED
+
+
+def test_delayed_ack_claims_pair_on_the_variant():
+    # A subject/reference split on delayed_ack pairs the cells of each variant.
+    rows = []
+    for v, on, off in (("a", 12.0, 10.0), ("b", 22.0, 20.0)):
+        for d, val in ((True, on), (False, off)):
+            rows.append(dict(experiment="e", arm=v, variant=v, delayed_ack=d, x=math.nan, flow="ftp",
+                             replication=0, seed=1, key=f"{v}{d}", status="ok", response_s=val))
+    c = _claim(subject={"delayed_ack": False}, reference={"delayed_ack": True})
+    v = claims.evaluate(c, pd.DataFrame(rows))
+    assert v.verdict == BORNE_OUT and sorted(v.cells["variant"]) == ["a", "b"]
+
+
+# --------------------------------------------------------------------------
+# the catalogue
+
+
+def test_quick_form_is_a_subset_of_the_full_form():
+    exps = adalr.experiments()
+    for e in exps:
+        assert e.quick_replications <= e.replications
+        for f in e.factors:
+            assert set(f.quick) <= set(f.values), (e.id, f.column)
+    full = catalogue.plan(exps, ROOT, quick=False, validate=False)
+    quick = catalogue.plan(exps, ROOT, quick=True, validate=False)
+    assert {r.run.key for r in quick.runs} <= {r.run.key for r in full.runs}
+    assert len(quick.runs) < len(full.runs)
+
+
+def test_ber_experiments_follow_the_thesis_design():
+    e = {x.id: x for x in adalr.experiments()}["ber_ftp"]
+    assert [a.label for a in e.arms] == list(adalr.VARIANTS)
+    assert e.replications == 4
+    ber = e.factor("x")
+    assert ber.values == (1e-9, 1e-8, 1e-7, 1e-6, 1e-5)
+    assert ber.encode(1e-6) == {"ber": 1e-6, "bits": 12000}
+    assert e.factor("delayed_ack").values == (True, False)
+
+
+def test_rtt_recipe_gives_the_base_scenario_at_the_nominal_500_ms():
+    base = tomllib.loads((ROOT / adalr.FTP_BASE).read_text())
+    links = {link["name"]: link for link in base["links"]}
+    assert links["ethernet"]["delay"] == f"{adalr.ETHERNET_DELAY_MS:g}ms"
+    assert f"{adalr.satellite_delay_for_rtt(500):g}ms" == links["satellite"]["delay"]
+    assert adalr.BASE_PROPAGATION_RTT_MS == 2 * (10 + 268)
+    assert adalr.satellite_delay_for_rtt(25) > 0
+
+
+def test_unknown_names_exit_2_listing_the_allowed_ones(capsys, tmp_path):
+    assert main.reproduce("adalrr", out=tmp_path) == 2
+    assert "allowed: adalr" in capsys.readouterr().err
+    assert main.reproduce("adalr", only=["t7_55"], out=tmp_path) == 2
+    err = capsys.readouterr().err
+    assert "--only t7_55: unknown experiment" in err and "ber_http_cong" in err
+
+
+# --------------------------------------------------------------------------
+# end to end: one quick reproduction, then a rerun
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reproduce")
+    cmd = [sys.executable, "-m", "satcp", "reproduce", "adalr", "--quick", "--out", str(out), "--workers", "2"]
+    first = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=900)
+    second = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=900)
+    return out, first, second
+
+
+def test_quick_reproduction_writes_both_reports_with_every_table(quick_run):
+    out, first, _ = quick_run
+    expected_rc = 1 if catalogue.plan(adalr.experiments(), ROOT, quick=True).unavailable else 0
+    assert first.returncode == expected_rc, first.stderr[-2000:]
+    page = (out / "index.html").read_text()
+    md = (out / "report.md").read_text()
+    for t in TABLES:
+        assert f"Table {t}</h3>" in page, t
+        assert f"### Table {t}" in md, t
+    assert "<script" not in page and "http://" not in page and "https://" not in page
+    assert page.count('src="data:image/png;base64,') >= 10
+    _, cl = claims.load_claims(published.CLAIMS_TOML)
+    for c in cl:
+        assert f"| {c.id} |" in md, c.id
+    assert re.search(r"total wall time \d+\.\d s", first.stdout)
+
+
+def test_report_numbers_come_from_the_store(quick_run):
+    from satcp.reproduce.report import fmt
+    from satcp.store import Store
+
+    out, first, _ = quick_run
+    plan = catalogue.plan([e for e in adalr.experiments() if e.id == "t7_5"], ROOT, quick=True)
+    run = next(r for r in plan.runs if r.arm == "sack" and r.levels["delayed_ack"])
+    with Store(out / "results.duckdb", read_only=True) as st:
+        value = st.query("SELECT completion_s FROM flows WHERE key = ?", [run.run.key])["completion_s"].iloc[0]
+    row = next(line for line in (out / "report.md").read_text().splitlines()
+               if line.startswith("| TCP SACK | enabled |") and "| 470.1 |" in line)
+    assert f"| {fmt(float(value))} |" in row
+    assert any(line.startswith("7.5 ") and fmt(float(value)) in line for line in first.stdout.splitlines())
+
+
+def test_rerun_resumes_and_runs_nothing_new(quick_run):
+    _, first, second = quick_run
+    total = re.search(r"runs: (\d+) \((\d+) run now", first.stdout)
+    again = re.search(r"runs: (\d+) \((\d+) run now, (\d+) already stored", second.stdout)
+    assert total and again
+    assert int(total.group(2)) > 0
+    assert again.group(1) == total.group(1)
+    assert again.group(2) == "0" and again.group(3) == total.group(1)
