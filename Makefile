@@ -17,7 +17,7 @@ PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels 
 STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck clean
+.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck clean reproduce-adalr reproduce-adalr-quick
 
 help:
 	@echo "satcp make targets:"
@@ -26,6 +26,8 @@ help:
 	@echo "  make bench   build, then the engine benchmark (satcp-bench), sweep scaling (1 vs 2 workers), bench-ns3"
 	@echo "  make bench-ns3  satcp vs ns-3 3.44 side by side (bench/ns3, minutes)"
 	@echo "  make crosscheck satcp vs ns-3 3.44: goodput and completion per TCP variant, PER, delayed ACK"
+	@echo "  make reproduce-adalr  the TCP-ADaLR thesis, every table and claim (report in out/reproduce-adalr)"
+	@echo "  make reproduce-adalr-quick  the same in its --quick form (CI-sized)"
 	@echo "  make build   maturin develop --release into $(VENV) + Rust CLIs"
 	@echo "  make venv    create $(VENV) with the Python dependencies"
 	@echo "  make clean   remove build products, $(VENV) and out/"
@@ -78,6 +80,13 @@ bench-ns3: build
 # bench/ns3/tcp_peer.cc): table on stdout, CSV in bench-results/crosscheck/
 crosscheck: build
 	$(IN_VENV) python -m satcp.crosscheck
+
+# The TCP-ADaLR thesis reproduced (docs/reproduce.md): report, store and summary.
+reproduce-adalr: build
+	$(IN_VENV) satcp reproduce adalr --out out/reproduce-adalr
+
+reproduce-adalr-quick: build
+	$(IN_VENV) satcp reproduce adalr --quick --out out/reproduce-adalr-quick
 
 clean:
 	cargo clean

@@ -143,7 +143,7 @@ def experiments() -> list[Experiment]:
                    tables=("7.8",)),
         Experiment("t7_9", "FTP 50 MB, congestion losses (gateway buffer 25 packets)", FTP_BASE, "ftp",
                    _arms(ftp), (_dack(ftp),), settings=_queue(FTP_BUFFER_PACKETS),
-                   tables=("7.9",), figures=tuple(f"7.{i}" for i in range(20, 28))),
+                   tables=("7.9",), figures=tuple(f"7.{i}" for i in range(20, 28)), traces=True),
         Experiment("t7_10", "HTTP pages, congestion losses (gateway buffer 15 packets)", HTTP_BASE, "http",
                    _arms(http), (_dack(http),), settings=_queue(HTTP_BUFFER_PACKETS), tables=("7.10",)),
         Experiment("ber_ftp", "FTP 50 MB, error losses only, vs BER", FTP_BASE, "ftp", _arms(ftp),

@@ -201,7 +201,8 @@ def evaluate(claim: Claim, obs: pd.DataFrame, settings: Settings = Settings()) -
     ch = cells["change_pct"].to_numpy(dtype=float)
     measured = (float(np.nanmin(ch)), float(np.nanmax(ch))) if np.isfinite(ch).any() else None
     direction_ok = bool(cells["holds"].all()) if claim.scope == "all" else bool(cells["holds"].any())
-    reasons = [f"direction {'holds' if direction_ok else 'fails'} in {int(cells['holds'].sum())}/{len(cells)} cells"]
+    need = "every" if claim.scope == "all" else "at least one"
+    reasons = [f"direction holds in {int(cells['holds'].sum())} of {len(cells)} cells (needed: {need})"]
     magnitude_ok = True
     if claim.pct is not None and claim.direction != "comparable":
         lo, hi = claim.pct[0] - settings.pct_tolerance, claim.pct[1] + settings.pct_tolerance
