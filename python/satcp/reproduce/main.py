@@ -5,8 +5,9 @@ the claims' verdicts, and the total wall time.
 
 Exit status: 0 when every experiment ran and every run is ok; 1 when some
 arm could not run (missing scenario, a setting this build refuses) or some
-run failed (both are listed in the report); 2 for an unknown reproduction or
-experiment name (nothing ran).
+run failed (both are listed in the report), or the store is in use; 2 for
+an unknown reproduction or experiment name (nothing ran); 130 on Ctrl-C
+(finished runs are kept: rerun to resume).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TextIO
 
 import pandas as pd
 
+from ..store import StoreBusy
 from . import REPRODUCTIONS, adalr, claims, compare, published, report, runner
 
 EXIT_USAGE = 2
@@ -68,7 +70,14 @@ def reproduce(name: str, *, quick: bool = False, out: str | Path | None = None, 
         _err(f"--workers {workers}: expected a number of processes >= 1")
         return EXIT_USAGE
 
-    outcome = runner.run(name, chosen, root, store, quick, workers)
+    try:
+        outcome = runner.run(name, chosen, root, store, quick, workers)
+    except KeyboardInterrupt:
+        print(f"interrupted; finished runs are in {store}: run the same command to resume", file=sys.stderr)
+        return 130
+    except StoreBusy as e:
+        _err(str(e))
+        return 1
     pub = published.load_published()
     pub = pub[pub["experiment"].isin([e.id for e in chosen])]
     settings, claim_list = claims.load_claims(published.CLAIMS_TOML)

@@ -65,7 +65,10 @@ def run(name: str, experiments: list[Experiment], root: Path, store_path: Path, 
     try:
         for s in p.sweeps:
             store.register_sweep(s)
-        rep = execute_runs([r.run for r in p.runs], store, pool, CountProgress() if progress else None,
+        # A run two experiments share (Table 5.1's 500 ms row is Table 7.5's
+        # SACK run) is run and counted once.
+        unique = list({r.run.key: r.run for r in p.runs}.values())
+        rep = execute_runs(unique, store, pool, CountProgress() if progress else None,
                            sweep_name=f"reproduce {name}{' --quick' if quick else ''}")
         obs = observations.collect(store, p.runs, experiments)
         keys = sorted({r.run.key for r in p.runs})
