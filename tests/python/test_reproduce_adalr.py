@@ -312,3 +312,17 @@ def test_rerun_resumes_and_runs_nothing_new(quick_run):
     assert int(total.group(2)) > 0
     assert again.group(1) == total.group(1)
     assert again.group(2) == "0" and again.group(3) == total.group(1)
+
+
+def test_quick_report_renders_in_chromium(quick_run, tmp_path):
+    from test_report import render
+
+    out, _, _ = quick_run
+    page = out / "index.html"
+    html = page.read_text(encoding="utf-8")
+    res, log = render(page, tmp_path)
+    assert len(res["images"]) == html.count("<img ") >= 10
+    for im in res["images"]:
+        assert im["complete"] and im["w"] > 100 and im["h"] > 100, im
+    assert len(res["tables"]) == html.count("<table") and all(rows > 0 for rows in res["tables"])
+    assert res["errors"] == []
