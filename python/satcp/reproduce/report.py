@@ -111,7 +111,7 @@ class Doc:
         b64 = base64.b64encode(data).decode("ascii")
         self.html.append(f'<figure><img class="fig" alt="{html.escape(caption)}" src="data:image/png;base64,{b64}">'
                          f"<figcaption>{html.escape(caption)}</figcaption></figure>")
-        self.md.append(f"\n![{caption}](figures/{name}.png)\n\n*{caption}*\n")
+        self.md.append(f"\n![{name}](figures/{name}.png)\n\n*{caption}*\n")
         self.figure_count += 1
 
     def write(self, out_dir: Path, title: str) -> tuple[Path, Path]:
