@@ -92,7 +92,7 @@ fn app() -> impl Strategy<Value = AppSpec> {
 /// Every window controller, drawn independently of the recovery scheme,
 /// with or without window pacing.
 fn controller() -> impl Strategy<Value = (&'static str, bool)> {
-    (prop::sample::select(vec!["aimd", "vegas", "westwood", "hybla", "cubic", "bbr"]), any::<bool>())
+    (prop::sample::select(vec!["aimd", "vegas", "westwood", "hybla", "cubic", "bbr", "adalr"]), any::<bool>())
 }
 
 fn flow(n_nodes: usize) -> impl Strategy<Value = FlowSpec> {
@@ -157,6 +157,19 @@ fn toml(links: &[LinkSpec], flows: &[FlowSpec], seed: u64) -> String {
         }
         if o.slow_but_steady {
             extra += ", partial_ack_timer = \"slow_but_steady\"";
+        }
+        if f.cc == "adalr" {
+            // TCP-ADaLR's readings, drawn from the (random) ISS bits
+            let b = f.iss;
+            extra += &format!(
+                ", adalr_rwnd_boost = \"{}\", adalr_fr_guard = \"{}\", adalr_increments = \"{}\", adalr_rho_source = \"{}\", adalr_retx_limit = {}, accept_beyond_window = {}",
+                ["once", "cumulative"][(b & 1) as usize],
+                ["partial", "full"][(b >> 1 & 1) as usize],
+                ["fractional", "whole"][(b >> 2 & 1) as usize],
+                ["sample", "sample_ticks", "rto", "sample"][(b >> 3 & 3) as usize],
+                b >> 5 & 3,
+                b >> 7 & 1 == 1
+            );
         }
         if f.recovery == "fack" {
             extra += &format!(", fack_rampdown = {}, fack_overdamping = {}", o.fack_rampdown, o.fack_overdamping);

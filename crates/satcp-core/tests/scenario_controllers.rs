@@ -114,3 +114,88 @@ fn pacing_option() {
     assert_eq!(e.value, "\"on\"");
     assert!(e.allowed.contains("boolean"), "{}", e.allowed);
 }
+
+#[test]
+fn adalr_presets_and_readings() {
+    let s = tcp("variant = \"adalr-sack\"");
+    assert_eq!((s.recovery, s.sack), (Recovery::Sack, true));
+    // the thesis' IW of 2 SMSS and a receiver that keeps data beyond its window
+    assert_eq!(s.initial_window, InitialWindow::Segments(2));
+    assert!(s.accept_beyond_window);
+    let Controller::Adalr(a) = s.controller else { panic!("{:?}", s.controller) };
+    assert_eq!(
+        a,
+        AdalrCfg {
+            rtt_dev_gain: 0.25,
+            rho_break: 15.0,
+            initial_rho: AdalrInitialRho::Handshake,
+            rho_source: AdalrRhoSource::SampleTicks,
+            rwnd_boost: AdalrRwndBoost::Once,
+            boost_check_advertised: false,
+            increments: AdalrIncrements::Fractional,
+            ca_gate: AdalrCaGate::Literal,
+            fr_guard: AdalrFrGuard::Partial,
+            equal_is_slow_start: false,
+            rto_offset_ns: 200_000_000,
+            retx_limit: Some(3),
+        }
+    );
+    let n = tcp("variant = \"adalr-newreno\"");
+    assert_eq!((n.recovery, n.sack), (Recovery::NewReno, false));
+    // every other reading by its key
+    let o = tcp(
+        "variant = \"adalr-newreno\", adalr_initial_rho = 60, adalr_rho_source = \"rto\", adalr_rwnd_boost = \"cumulative\", \
+         adalr_boost_check = \"advertised\", adalr_increments = \"whole\", adalr_ca_gate = \"rho\", adalr_fr_guard = \"full\", \
+         adalr_at_ssthresh = \"slow_start\", adalr_rto_offset = \"0s\", adalr_retx_limit = 0, adalr_rtt_dev_gain = 4, \
+         adalr_rho_break = 30, accept_beyond_window = false",
+    );
+    assert!(!o.accept_beyond_window);
+    assert_eq!(
+        o.controller,
+        Controller::Adalr(AdalrCfg {
+            rtt_dev_gain: 4.0,
+            rho_break: 30.0,
+            initial_rho: AdalrInitialRho::Fixed(60.0),
+            rho_source: AdalrRhoSource::Rto,
+            rwnd_boost: AdalrRwndBoost::Cumulative,
+            boost_check_advertised: true,
+            increments: AdalrIncrements::Whole,
+            ca_gate: AdalrCaGate::Rho,
+            fr_guard: AdalrFrGuard::Full,
+            equal_is_slow_start: true,
+            rto_offset_ns: 0,
+            retx_limit: None,
+        })
+    );
+    // ADaLR on any recovery by parts; other presets keep the RFC receiver
+    assert_eq!(tcp("recovery = \"fack\", cc = \"adalr\"").recovery, Recovery::Fack);
+    assert!(!tcp("variant = \"sack\"").accept_beyond_window);
+}
+
+#[test]
+fn adalr_errors_name_the_key_and_what_is_allowed() {
+    let cases: &[(&str, &str, &str, &str)] = &[
+        ("variant = \"adalr-sack\", adalr_initial_rho = 0.5", "adalr_initial_rho", "0.5", "\"handshake\" or a number in [1, 60]"),
+        ("variant = \"adalr-sack\", adalr_initial_rho = \"first\"", "adalr_initial_rho", "\"first\"", "\"handshake\""),
+        ("variant = \"adalr-sack\", adalr_rho_source = \"srtt\"", "adalr_rho_source", "\"srtt\"", "\"sample_ticks\""),
+        ("variant = \"adalr-sack\", adalr_rwnd_boost = \"twice\"", "adalr_rwnd_boost", "\"twice\"", "\"cumulative\""),
+        ("variant = \"adalr-sack\", adalr_boost_check = \"none\"", "adalr_boost_check", "\"none\"", "\"advertised\""),
+        ("variant = \"adalr-sack\", adalr_increments = \"ceil\"", "adalr_increments", "\"ceil\"", "\"whole\""),
+        ("variant = \"adalr-sack\", adalr_ca_gate = \"none\"", "adalr_ca_gate", "\"none\"", "\"literal\""),
+        ("variant = \"adalr-sack\", adalr_fr_guard = \"both\"", "adalr_fr_guard", "\"both\"", "\"partial\""),
+        ("variant = \"adalr-sack\", adalr_at_ssthresh = \"either\"", "adalr_at_ssthresh", "\"either\"", "\"slow_start\""),
+        ("variant = \"adalr-sack\", adalr_rto_offset = \"soon\"", "adalr_rto_offset", "\"soon\"", "ms"),
+        ("variant = \"adalr-sack\", adalr_retx_limit = -1", "adalr_retx_limit", "-1", "0..="),
+        ("variant = \"adalr-sack\", adalr_rtt_dev_gain = -0.25", "adalr_rtt_dev_gain", "-0.25", "[0, 60]"),
+        ("variant = \"adalr-sack\", adalr_rho_break = 0", "adalr_rho_break", "0", "[1, 60]"),
+        ("variant = \"sack\", adalr_retx_limit = 3", "adalr_retx_limit", "3", "cc = \"adalr\""),
+        ("variant = \"adalr-sack\", accept_beyond_window = \"yes\"", "accept_beyond_window", "\"yes\"", "boolean"),
+        ("variant = \"adalr-vegas\"", "variant", "\"adalr-vegas\"", "\"adalr-newreno\""),
+    ];
+    for &(t, key, value, allowed) in cases {
+        let e = err(t);
+        assert_eq!(e.path, format!("flows.download.tcp.{key}"), "{t}");
+        assert_eq!(e.value, value, "{t}");
+        assert!(e.allowed.contains(allowed), "{t}: {}", e.allowed);
+    }
+}

@@ -264,6 +264,91 @@ pub enum Controller {
     Cubic { c: f64, beta: f64, fast_convergence: bool, hystart: bool },
     /// BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00).
     Bbr { cwnd_gain: f64, probe_rtt_interval_ns: u64, probe_rtt_duration_ns: u64 },
+    /// TCP-ADaLR (Omueti 2007), with the readings of the thesis' open points.
+    Adalr(AdalrCfg),
+}
+
+/// TCP-ADaLR's parameters and the reading chosen for each of the thesis'
+/// open points (spec 000 section 6; `tcp/cc/adalr.rs` explains each).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AdalrCfg {
+    /// "RTT deviation gain" of Algorithm 5.3 (Table 7.4's 0.25).
+    pub rtt_dev_gain: f64,
+    /// rho at and above which the adaptive increases apply (15 = 250 ms).
+    pub rho_break: f64,
+    pub initial_rho: AdalrInitialRho,
+    pub rho_source: AdalrRhoSource,
+    pub rwnd_boost: AdalrRwndBoost,
+    /// Algorithm 5.3's "flightsize > rwnd: do nothing" compares with the
+    /// advertised window (true) or with the increased one (false).
+    pub boost_check_advertised: bool,
+    pub increments: AdalrIncrements,
+    pub ca_gate: AdalrCaGate,
+    pub fr_guard: AdalrFrGuard,
+    /// cwnd == ssthresh counts as slow start (true) or congestion
+    /// avoidance (false).
+    pub equal_is_slow_start: bool,
+    /// Added to the retransmission timer re-armed by an expiry.
+    pub rto_offset_ns: u64,
+    /// Most segments retransmitted per send opportunity; None = no limit.
+    pub retx_limit: Option<u32>,
+}
+
+/// rho before the connection's first Karn-valid data RTT sample.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AdalrInitialRho {
+    /// From the handshake's RTT sample (OPNET's RTT update runs on it too).
+    Handshake,
+    Fixed(f64),
+}
+
+/// What Eq. 5.1's sampleRTT is taken to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdalrRhoSource {
+    /// The raw sample, exact.
+    Sample,
+    /// The raw sample measured in ticks of the TCP clock
+    /// (`clock_granularity`): rounded up to a whole number of ticks.
+    SampleTicks,
+    /// The RTO the same update computes (at least `min_rto`).
+    Rto,
+}
+
+/// How Algorithm 5.3's "rwnd += boost" persists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdalrRwndBoost {
+    /// Added to the latest advertised window at each send opportunity.
+    Once,
+    /// Added on every ACK that meets Algorithm 5.3's conditions to an
+    /// extra window that the advertisements do not reset.
+    Cumulative,
+}
+
+/// Whether sqrt(rho)/4 and sqrt(rho)/2 are used as they are or rounded to
+/// whole segments ("integral multiples of the SMSS").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdalrIncrements {
+    Fractional,
+    Whole,
+}
+
+/// Which congestion-avoidance ACKs get the sqrt(rho)/2 increase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdalrCaGate {
+    /// Algorithm 5.2 as printed: whenever flightsize < rwnd/2 (any rho).
+    Literal,
+    /// Only when rho >= rho_break (the stated intent of section 5.1).
+    Rho,
+}
+
+/// Which ACK Algorithm 5.4's "cwnd - acked + 2 SMSS" applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdalrFrGuard {
+    /// Partial ACKs during fast recovery (the prose's reading).
+    Partial,
+    /// The ACK that ends fast recovery (the printed guard snd_una >
+    /// snd_recover).
+    Full,
 }
 
 /// Which RTT Hybla's rho = RTT / RTT0 is computed from.
@@ -373,6 +458,10 @@ pub struct TcpCfg {
     /// pacing: 2 in slow start, 1.2 in congestion avoidance). BBR always
     /// paces at its own rate.
     pub pacing: bool,
+    /// The receiver keeps in-sequence and out-of-order data beyond the
+    /// right edge it advertised instead of trimming it (RFC 793 trims). TCP-ADaLR's
+    /// receive-window increase relies on it (spec 000 ambiguity 14).
+    pub accept_beyond_window: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

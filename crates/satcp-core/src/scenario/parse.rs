@@ -766,13 +766,17 @@ const TCP_KEYS: &[&str] = &[
     // window-controller parameters (CC_PARAMS)
     "vegas_alpha", "vegas_beta", "vegas_gamma", "westwood_filter_gain", "hybla_rtt0", "hybla_rtt", "cubic_c",
     "cubic_beta", "cubic_fast_convergence", "cubic_hystart", "bbr_cwnd_gain", "bbr_probe_rtt_interval",
-    "bbr_probe_rtt_duration", "pacing",
+    "bbr_probe_rtt_duration", "pacing", "accept_beyond_window", "adalr_rtt_dev_gain", "adalr_rho_break",
+    "adalr_initial_rho", "adalr_rho_source", "adalr_rwnd_boost", "adalr_boost_check", "adalr_increments", "adalr_ca_gate", "adalr_fr_guard",
+    "adalr_at_ssthresh", "adalr_rto_offset", "adalr_retx_limit",
 ];
 
 /// Preset names for `variant`. "enhanced" is TRANSAT's "Enhanced TCP" (spec
 /// 001 section 3.3): SACK + IW 4 + DAASS + Limited Transmit.
-const VARIANTS: &[&str] =
-    &["newreno", "sack", "tahoe", "reno", "fack", "enhanced", "vegas", "westwood", "hybla", "cubic", "bbr"];
+const VARIANTS: &[&str] = &[
+    "newreno", "sack", "tahoe", "reno", "fack", "enhanced", "vegas", "westwood", "hybla", "cubic", "bbr", "adalr-sack",
+    "adalr-newreno",
+];
 const RECOVERIES: &[&str] = &["newreno", "sack", "tahoe", "reno", "fack"];
 
 fn recovery_named(name: &str) -> Recovery {
@@ -792,9 +796,10 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     t.only(TCP_KEYS)?;
     let variant = t.choice("variant", VARIANTS)?.unwrap_or("newreno");
     let enhanced = variant == "enhanced";
+    let adalr_preset = variant.starts_with("adalr-");
     let (preset, preset_cc) = preset_parts(variant);
     let recovery = t.choice("recovery", RECOVERIES)?.map_or(preset, recovery_named);
-    let cc = t.choice("cc", &["aimd", "vegas", "westwood", "hybla", "cubic", "bbr"])?.unwrap_or(preset_cc);
+    let cc = t.choice("cc", &["aimd", "vegas", "westwood", "hybla", "cubic", "bbr", "adalr"])?.unwrap_or(preset_cc);
     let controller = parse_controller(&t, cc)?;
     let needs_sack = matches!(recovery, Recovery::Sack | Recovery::Fack);
     let sack = t.bool("sack")?.unwrap_or(needs_sack || matches!(preset, Recovery::Sack | Recovery::Fack));
@@ -808,6 +813,7 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     let mss = t.u32_in("mss", 64, 65495)?.unwrap_or(1460);
     let initial_window = match t.get("initial_window") {
         None if enhanced => InitialWindow::Segments(4),
+        None if adalr_preset => InitialWindow::Segments(2),
         None => InitialWindow::Rfc3390,
         Some(Value::String(s)) if s == "rfc3390" => InitialWindow::Rfc3390,
         Some(Value::Integer(i)) if (1..=i64::from(u32::MAX)).contains(i) => InitialWindow::Segments(*i as u32),
@@ -893,6 +899,7 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         _ => PartialAckTimer::Impatient,
     };
     let pacing = t.bool("pacing")?.unwrap_or(false);
+    let accept_beyond_window = t.bool("accept_beyond_window")?.unwrap_or(adalr_preset);
     Ok(TcpCfg {
         variant: variant.to_string(),
         recovery,
@@ -926,6 +933,7 @@ fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         fack_rampdown,
         partial_ack_timer,
         pacing,
+        accept_beyond_window,
     })
 }
 
@@ -944,6 +952,8 @@ fn preset_parts(variant: &str) -> (Recovery, &'static str) {
         "vegas" => (Recovery::NewReno, "vegas"),
         "westwood" => (Recovery::NewReno, "westwood"),
         "hybla" => (Recovery::NewReno, "hybla"),
+        "adalr-sack" => (Recovery::Sack, "adalr"),
+        "adalr-newreno" => (Recovery::NewReno, "adalr"),
         _ => (Recovery::NewReno, "aimd"),
     }
 }
@@ -963,6 +973,18 @@ const CC_PARAMS: &[(&str, &str)] = &[
     ("bbr_cwnd_gain", "bbr"),
     ("bbr_probe_rtt_interval", "bbr"),
     ("bbr_probe_rtt_duration", "bbr"),
+    ("adalr_rtt_dev_gain", "adalr"),
+    ("adalr_rho_break", "adalr"),
+    ("adalr_initial_rho", "adalr"),
+    ("adalr_rwnd_boost", "adalr"),
+    ("adalr_rho_source", "adalr"),
+    ("adalr_boost_check", "adalr"),
+    ("adalr_increments", "adalr"),
+    ("adalr_ca_gate", "adalr"),
+    ("adalr_fr_guard", "adalr"),
+    ("adalr_at_ssthresh", "adalr"),
+    ("adalr_rto_offset", "adalr"),
+    ("adalr_retx_limit", "adalr"),
 ];
 
 /// A number (integer or float) for which `ok` holds.
@@ -1029,7 +1051,55 @@ fn parse_controller(t: &Tbl, cc: &str) -> Res<Controller> {
                 probe_rtt_duration_ns: duration,
             }
         }
+        "adalr" => Controller::Adalr(parse_adalr(t)?),
         _ => Controller::Aimd,
+    })
+}
+
+/// TCP-ADaLR's parameters (`tcp/cc/adalr.rs` explains each reading).
+fn parse_adalr(t: &Tbl) -> Res<AdalrCfg> {
+    let initial_rho = match t.get("adalr_initial_rho") {
+        None => AdalrInitialRho::Handshake,
+        Some(Value::String(s)) if s == "handshake" => AdalrInitialRho::Handshake,
+        Some(_) => AdalrInitialRho::Fixed(
+            number(t, "adalr_initial_rho", |x| (1.0..=60.0).contains(&x), "\"handshake\" or a number in [1, 60]")?
+                .unwrap_or(1.0),
+        ),
+    };
+    Ok(AdalrCfg {
+        rtt_dev_gain: number(t, "adalr_rtt_dev_gain", |x| (0.0..=60.0).contains(&x), "a number in [0, 60], e.g. 0.25")?
+            .unwrap_or(0.25),
+        rho_break: number(t, "adalr_rho_break", |x| (1.0..=60.0).contains(&x), "a number in [1, 60], e.g. 15")?
+            .unwrap_or(15.0),
+        initial_rho,
+        rho_source: match t.choice("adalr_rho_source", &["sample", "sample_ticks", "rto"])? {
+            Some("sample") => AdalrRhoSource::Sample,
+            Some("rto") => AdalrRhoSource::Rto,
+            _ => AdalrRhoSource::SampleTicks,
+        },
+        rwnd_boost: match t.choice("adalr_rwnd_boost", &["once", "cumulative"])? {
+            Some("cumulative") => AdalrRwndBoost::Cumulative,
+            _ => AdalrRwndBoost::Once,
+        },
+        boost_check_advertised: t.choice("adalr_boost_check", &["increased", "advertised"])? == Some("advertised"),
+        increments: match t.choice("adalr_increments", &["fractional", "whole"])? {
+            Some("whole") => AdalrIncrements::Whole,
+            _ => AdalrIncrements::Fractional,
+        },
+        ca_gate: match t.choice("adalr_ca_gate", &["literal", "rho"])? {
+            Some("rho") => AdalrCaGate::Rho,
+            _ => AdalrCaGate::Literal,
+        },
+        fr_guard: match t.choice("adalr_fr_guard", &["partial", "full"])? {
+            Some("full") => AdalrFrGuard::Full,
+            _ => AdalrFrGuard::Partial,
+        },
+        equal_is_slow_start: t.choice("adalr_at_ssthresh", &["avoidance", "slow_start"])? == Some("slow_start"),
+        rto_offset_ns: t.duration("adalr_rto_offset")?.unwrap_or(200_000_000),
+        retx_limit: match t.u32_in("adalr_retx_limit", 0, u32::MAX)?.unwrap_or(3) {
+            0 => None,
+            n => Some(n),
+        },
     })
 }
 

@@ -322,9 +322,10 @@ impl Endpoint {
             return;
         }
         let mut budget = self.cfg.max_burst.unwrap_or(u32::MAX);
+        let mut retx_left = self.snd.retx_limit();
         if self.snd.in_recovery {
             match self.cfg.recovery {
-                Recovery::Sack => return self.sack_send(ctx, &mut budget),
+                Recovery::Sack => return self.sack_send(ctx, &mut budget, &mut retx_left),
                 Recovery::Fack => return self.fack_send(ctx, &mut budget),
                 _ => {}
             }
@@ -353,8 +354,12 @@ impl Endpoint {
                     let room_cwnd = s.w.cwnd.saturating_sub(outstanding);
                     // Limited Transmit only sends new data (RFC 3042)
                     let room_lt = if nxt >= s.max { (s.w.cwnd + lt_room).saturating_sub(outstanding) } else { 0 };
-                    let room_rwnd = (s.una + s.peer_wnd).saturating_sub(nxt);
+                    let room_rwnd = (s.una + s.send_window()).saturating_sub(nxt);
                     if len > 0 && ((len > room_cwnd && len > room_lt) || len > room_rwnd) {
+                        break;
+                    }
+                    let retx = nxt < s.max;
+                    if retx && retx_left == 0 {
                         break;
                     }
                     if !self.pacing_allows(ctx) {
@@ -365,6 +370,7 @@ impl Endpoint {
                     }
                     self.emit(ctx, nxt, len, fin);
                     budget -= 1;
+                    retx_left -= retx as u32;
                 }
                 None => break,
             }
@@ -527,7 +533,7 @@ impl Endpoint {
             self.stats.integrity_errors += 1;
         }
         let fin = h.has(FLAG_FIN);
-        let limit = self.adv_right_edge();
+        let limit = if self.cfg.accept_beyond_window { u64::MAX } else { self.adv_right_edge() };
         let a = self.rcv.on_segment(start, pkt.payload as u64, fin, limit);
         if a.delivered > 0 {
             ctx.notes.push(Note::Delivered { ep: self.id, total: self.rcv.bytes_delivered });
@@ -666,6 +672,9 @@ impl Endpoint {
             inflight: s.outstanding_below(s.max),
             pipe: s.board.pipe(s.una, s.max, s.high_rxt, dupthresh, s.smss() as u32),
             recovering: s.in_recovery || una < s.recover,
+            recover: s.recover,
+            peer_wnd: s.peer_wnd,
+            rto: s.rtt.rto(),
             delivered,
             rate,
         };
@@ -750,9 +759,11 @@ impl Endpoint {
                 s.nxt = s.una;
                 s.clear_timing();
                 self.send_data(ctx);
-                if !self.rto_timer.is_running() {
+                // TCP-ADaLR: the re-armed timer waits out a delayed ACK too
+                let offset = self.snd.cc.adalr().map_or(0, |a| a.cfg.rto_offset_ns);
+                if !self.rto_timer.is_running() || offset > 0 {
                     let rto = self.snd.rtt.rto();
-                    self.rto_timer.set(ctx.now + rto, ctx.q, self.rto_event());
+                    self.rto_timer.set(ctx.now + rto + offset, ctx.q, self.rto_event());
                 }
             }
             _ => {}

@@ -76,7 +76,7 @@ impl Sender {
     /// `rng` is the controller's random stream.
     pub fn new(cfg: &TcpCfg, rng: Rng) -> Self {
         let smss = cfg.mss as u64;
-        let cc = Cc::new(cfg.controller, cfg.abc_limit, rng);
+        let cc = Cc::new(cfg.controller, cfg.abc_limit, cfg.clock_granularity_ns, rng);
         Sender {
             una: 0,
             nxt: 0,
@@ -123,6 +123,18 @@ impl Sender {
     /// Bytes sent below `x` and neither acknowledged nor SACKed.
     pub fn outstanding_below(&self, x: u64) -> u64 {
         (x - self.una) - self.board.sacked_in(self.una, x)
+    }
+
+    /// The receive window the sender obeys: the peer's advertisement, plus
+    /// TCP-ADaLR's increase (Algorithm 5.3) when that controller runs.
+    pub fn send_window(&self) -> u64 {
+        self.peer_wnd + self.cc.rwnd_boost(&self.w, self.una, self.max, self.recover, self.peer_wnd)
+    }
+
+    /// Most segments to retransmit per send opportunity (TCP-ADaLR's
+    /// limit), or u32::MAX.
+    pub fn retx_limit(&self) -> u32 {
+        self.cc.adalr().and_then(|a| a.cfg.retx_limit).unwrap_or(u32::MAX)
     }
 
     /// End of the sequence space the sender will use (data, then FIN).

@@ -17,6 +17,7 @@
 //! What each controller sees is one `AckCtx` per ACK, built once by the
 //! endpoint; nothing is dispatched through trait objects.
 
+pub mod adalr;
 pub mod aimd;
 pub mod bbr;
 pub mod cubic;
@@ -79,6 +80,12 @@ pub struct AckCtx {
     pub pipe: u64,
     /// In fast recovery or repairing after an RTO when the ACK arrived.
     pub recovering: bool,
+    /// The sender's `recover` (0 until the first loss; see `Sender`).
+    pub recover: u64,
+    /// The peer's latest advertised window (bytes).
+    pub peer_wnd: u64,
+    /// The retransmission timeout after this ACK's RTT update (ns).
+    pub rto: Time,
     /// Bytes delivered so far (delivery-rate sampling only; else 0).
     pub delivered: u64,
     /// Delivery-rate sample from this ACK (delivery-rate sampling only).
@@ -94,12 +101,14 @@ pub enum Cc {
     Hybla(hybla::Hybla),
     Cubic(cubic::Cubic),
     Bbr(Box<bbr::Bbr>),
+    Adalr(adalr::Adalr),
 }
 
 impl Cc {
     /// `rng` is the stream of this endpoint's controller (BBR draws its
     /// initial ProbeBW phase from it).
-    pub fn new(kind: Controller, abc_limit: u32, rng: Rng) -> Self {
+    /// `tick_ns` is the TCP clock granularity (ADaLR may measure in ticks).
+    pub fn new(kind: Controller, abc_limit: u32, tick_ns: u64, rng: Rng) -> Self {
         let aimd = aimd::Aimd { abc_limit };
         match kind {
             Controller::Aimd => Cc::Aimd(aimd),
@@ -112,6 +121,7 @@ impl Cc {
             Controller::Bbr { cwnd_gain, probe_rtt_interval_ns, probe_rtt_duration_ns } => {
                 Cc::Bbr(Box::new(bbr::Bbr::new(cwnd_gain, probe_rtt_interval_ns, probe_rtt_duration_ns, rng)))
             }
+            Controller::Adalr(cfg) => Cc::Adalr(adalr::Adalr::new(cfg, abc_limit, tick_ns)),
         }
     }
 
@@ -133,6 +143,33 @@ impl Cc {
         matches!(self, Cc::Bbr(_))
     }
 
+    /// TCP-ADaLR's state, for the endpoint's ADaLR-specific sending,
+    /// recovery and timer rules.
+    #[inline]
+    pub fn adalr(&self) -> Option<&adalr::Adalr> {
+        match self {
+            Cc::Adalr(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    pub fn adalr_mut(&mut self) -> Option<&mut adalr::Adalr> {
+        match self {
+            Cc::Adalr(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// Bytes the sender may send beyond the peer's advertised window
+    /// (TCP-ADaLR's Algorithm 5.3; 0 for every other controller).
+    #[inline]
+    pub fn rwnd_boost(&self, w: &Window, una: u64, max: u64, recover: u64, peer_wnd: u64) -> u64 {
+        match self {
+            Cc::Adalr(a) => a.rwnd_boost(w, una, max, recover, peer_wnd),
+            _ => 0,
+        }
+    }
+
     /// Every ACK, before loss recovery handles it.
     #[inline]
     pub fn on_ack(&mut self, w: &mut Window, a: &AckCtx) {
@@ -142,6 +179,7 @@ impl Cc {
             Cc::Westwood(c) => c.on_ack(w, a),
             Cc::Cubic(c) => c.on_ack(a),
             Cc::Bbr(b) => b.on_ack(w, a),
+            Cc::Adalr(c) => c.on_ack(w, a),
         }
     }
 
@@ -155,6 +193,7 @@ impl Cc {
             Cc::Hybla(h) => h.grow(w, a),
             Cc::Cubic(c) => c.grow(w, a),
             Cc::Bbr(_) => {}
+            Cc::Adalr(c) => c.grow(w, a),
         }
     }
 
@@ -162,7 +201,7 @@ impl Cc {
     #[inline]
     pub fn ssthresh_after_loss(&mut self, w: &Window, flight: u64) -> u64 {
         match self {
-            Cc::Aimd(_) | Cc::Hybla(_) => aimd::Aimd::ssthresh_after_loss(w, flight),
+            Cc::Aimd(_) | Cc::Hybla(_) | Cc::Adalr(_) => aimd::Aimd::ssthresh_after_loss(w, flight),
             Cc::Vegas(_) => vegas::Vegas::ssthresh_after_loss(w, flight),
             Cc::Westwood(c) => c.ssthresh_after_loss(w, flight),
             Cc::Cubic(c) => c.ssthresh_after_loss(w, flight),
@@ -175,7 +214,7 @@ impl Cc {
     pub fn on_recovery_exit(&mut self, w: &mut Window) {
         match self {
             Cc::Bbr(b) => b.on_recovery_exit(w),
-            Cc::Aimd(_) | Cc::Vegas(_) | Cc::Westwood(_) | Cc::Hybla(_) | Cc::Cubic(_) => {}
+            Cc::Aimd(_) | Cc::Vegas(_) | Cc::Westwood(_) | Cc::Hybla(_) | Cc::Cubic(_) | Cc::Adalr(_) => {}
         }
     }
 
@@ -187,7 +226,7 @@ impl Cc {
             Cc::Westwood(c) => c.on_rto(w, flight, first),
             Cc::Cubic(c) => c.on_rto(w, flight, first),
             Cc::Bbr(b) => b.on_rto(w),
-            Cc::Aimd(_) | Cc::Vegas(_) | Cc::Hybla(_) => {
+            Cc::Aimd(_) | Cc::Vegas(_) | Cc::Hybla(_) | Cc::Adalr(_) => {
                 if first {
                     w.ssthresh = self.ssthresh_after_loss(w, flight);
                 }

@@ -13,8 +13,12 @@
 //! * Full ACK: leave recovery with cwnd = min(ssthresh, max(FlightSize,
 //!   SMSS) + SMSS) (RFC 6582 option 1, the recommended one) or cwnd =
 //!   ssthresh (`full_ack_cwnd = "ssthresh"`, ns-3's classic recovery).
+//! * TCP-ADaLR NewReno (`tcp/cc/adalr.rs`): a partial ACK sets cwnd =
+//!   cwnd - acked + 2 SMSS (2 SMSS if cwnd <= acked), or, with
+//!   `adalr_fr_guard = "full"`, the full ACK does.
 
-use crate::scenario::{FullAckCwnd, PartialAckTimer};
+use crate::scenario::{AdalrFrGuard, FullAckCwnd, PartialAckTimer};
+use crate::tcp::cc::adalr::Adalr;
 use crate::tcp::{Ctx, Endpoint};
 
 impl Endpoint {
@@ -25,22 +29,28 @@ impl Endpoint {
             self.grow_window(acked);
             return true;
         }
+        let adalr_guard = self.snd.cc.adalr().map(|a| a.cfg.fr_guard);
         if self.snd.una >= self.snd.recover {
             let s = &mut self.snd;
-            s.w.cwnd = match self.cfg.full_ack_cwnd {
-                FullAckCwnd::FlightSize => s.w.ssthresh.min(s.flight().max(smss) + smss),
-                FullAckCwnd::Ssthresh => s.w.ssthresh,
+            s.w.cwnd = match (adalr_guard, self.cfg.full_ack_cwnd) {
+                (Some(AdalrFrGuard::Full), _) => Adalr::deflate(&s.w, acked),
+                (_, FullAckCwnd::FlightSize) => s.w.ssthresh.min(s.flight().max(smss) + smss),
+                (_, FullAckCwnd::Ssthresh) => s.w.ssthresh,
             };
             s.in_recovery = false;
             s.dupacks = 0;
             return true;
         }
         let s = &mut self.snd;
-        s.w.cwnd = s.w.cwnd.saturating_sub(acked);
-        if acked >= smss {
-            s.w.cwnd += smss;
+        if adalr_guard == Some(AdalrFrGuard::Partial) {
+            s.w.cwnd = Adalr::deflate(&s.w, acked);
+        } else {
+            s.w.cwnd = s.w.cwnd.saturating_sub(acked);
+            if acked >= smss {
+                s.w.cwnd += smss;
+            }
+            s.w.cwnd = s.w.cwnd.max(smss);
         }
-        s.w.cwnd = s.w.cwnd.max(smss);
         s.partial_acks += 1;
         let restart = s.partial_acks == 1 || self.cfg.partial_ack_timer == PartialAckTimer::SlowButSteady;
         self.retransmit_head(ctx);

@@ -14,9 +14,15 @@
 //!   ssthresh.
 //! * A duplicate ACK here is one that SACKs new data (RFC 6675 section 2);
 //!   with SACK not negotiated the RFC 5681 definition applies.
+//! * TCP-ADaLR SACK (`tcp/cc/adalr.rs`): each partial ACK lets one
+//!   segment go beyond cwnd - pipe (the thesis' +2 instead of +1 SMSS);
+//!   with `adalr_fr_guard = "full"` the ACK ending recovery sets cwnd =
+//!   cwnd - acked + 2 SMSS (2 SMSS if cwnd <= acked) instead.
 //! * After an RTO the scoreboard is kept (RFC 6675 5.1) so go-back-N skips
 //!   SACKed data, and recovery is not re-entered before RecoveryPoint.
 
+use crate::scenario::AdalrFrGuard;
+use crate::tcp::cc::adalr::Adalr;
 use crate::tcp::{Ctx, Endpoint};
 
 /// Which NextSeg() rule produced a segment.
@@ -31,10 +37,21 @@ enum Rule {
 impl Endpoint {
     pub(crate) fn sack_new_ack(&mut self, _ctx: &mut Ctx, acked: u64) -> bool {
         let s = &mut self.snd;
+        let adalr_guard = s.cc.adalr().map(|a| a.cfg.fr_guard);
         if s.in_recovery {
             if s.una >= s.recover {
                 s.in_recovery = false;
                 s.dupacks = 0;
+                if adalr_guard == Some(AdalrFrGuard::Full) {
+                    s.w.cwnd = Adalr::deflate(&s.w, acked);
+                }
+                if let Some(a) = s.cc.adalr_mut() {
+                    a.sack_credit = 0;
+                }
+            } else if adalr_guard == Some(AdalrFrGuard::Partial) {
+                if let Some(a) = s.cc.adalr_mut() {
+                    a.sack_credit = 1;
+                }
             }
         } else {
             s.dupacks = 0;
@@ -81,20 +98,32 @@ impl Endpoint {
 
     /// RFC 6675 step (C): transmit while cwnd - pipe >= 1 SMSS (and the
     /// burst budget lasts).
-    pub(crate) fn sack_send(&mut self, ctx: &mut Ctx, budget: &mut u32) {
+    pub(crate) fn sack_send(&mut self, ctx: &mut Ctx, budget: &mut u32, retx_left: &mut u32) {
         while *budget > 0 {
             let s = &self.snd;
             let dt = self.cfg.dupthresh;
             let pipe = s.board.pipe(s.una, s.max, s.high_rxt, dt, s.smss() as u32);
-            if s.w.cwnd < pipe + s.smss() {
+            let credit = s.cc.adalr().map_or(0, |a| a.sack_credit);
+            let by_credit = s.w.cwnd < pipe + s.smss();
+            if by_credit && credit == 0 {
                 break;
             }
             let Some((start, len, fin, rule)) = self.next_seg() else { break };
+            let retx = start < self.snd.max;
+            if retx && *retx_left == 0 {
+                break;
+            }
             if !self.pacing_allows(ctx) {
                 break;
             }
             self.emit(ctx, start, len, fin);
             *budget -= 1;
+            *retx_left -= retx as u32;
+            if by_credit {
+                if let Some(a) = self.snd.cc.adalr_mut() {
+                    a.sack_credit -= 1;
+                }
+            }
             let end = start + len + fin as u64;
             match rule {
                 Rule::LostHole | Rule::OtherHole => self.snd.high_rxt = self.snd.high_rxt.max(end),
@@ -119,7 +148,7 @@ impl Endpoint {
         // (2) new data, if the receiver's window allows
         if s.max < s.seq_end() {
             if let Some((len, fin)) = self.next_len_at(s.max) {
-                if s.max + len <= s.una + s.peer_wnd || len == 0 {
+                if s.max + len <= s.una + s.send_window() || len == 0 {
                     return Some((s.max, len, fin, Rule::NewData));
                 }
             }

@@ -1,0 +1,481 @@
+//! TCP-ADaLR, "TCP with Adaptive Delay and Loss Response" (M. O. Omueti,
+//! M.A.Sc. thesis, Simon Fraser University, 2007, chapter 5; spec 000
+//! section 1). A sender-side change on top of TCP SACK or TCP NewReno
+//! recovery (`variant = "adalr-sack"` / `"adalr-newreno"`).
+//!
+//! * Scaling component (Eq. 5.1): rho = clamp(60 x sampleRTT [s], 1, 60)
+//!   from every Karn-valid raw RTT sample (not SRTT); breakpoint rho >= 15
+//!   (sampleRTT >= 250 ms, `adalr_rho_break`).
+//! * Slow start (Algorithms 5.1, 5.2): the four sub-phases reduce to one
+//!   condition, accel = (flightsize < rwnd/4 and cwnd <= ssthresh/2) or
+//!   (cwnd > ssthresh/4 and rwnd/4 <= flightsize < rwnd/2). While no loss has
+//!   happened (snd_recover == 0) and rho >= 15, an accelerated ACK adds
+//!   max(1, sqrt(rho)/4) SMSS; every other slow-start ACK adds the standard
+//!   min(acked, L x SMSS) (RFC 5681 with the flow's ABC limit L).
+//! * Congestion avoidance (Algorithm 5.2): the standard SMSS^2/cwnd per ACK
+//!   while "in fast recovery" (a loss has happened, snd_una has not passed
+//!   snd_recover, rho >= 15) or flightsize >= rwnd/2; otherwise
+//!   max(1, sqrt(rho)/2) x SMSS^2/cwnd.
+//! * Receive window (Algorithm 5.3, `Adalr::rwnd_boost`): with rho >= 15
+//!   and flightsize <= rwnd, the sender obeys rwnd + gain x rho x SMSS
+//!   (gain = `adalr_rtt_dev_gain`, 0.25) while no loss has happened, rwnd +
+//!   SMSS while snd_una has not passed snd_recover after one, else rwnd.
+//! * Loss recovery (Algorithm 5.4): on a NewReno partial ACK cwnd = cwnd -
+//!   acked + 2 SMSS, or 2 SMSS if cwnd <= acked (NewReno adds 1 SMSS); the
+//!   retransmission timer re-armed by an expiry gets `adalr_rto_offset`
+//!   (200 ms, the largest ACK delay) added; at most `adalr_retx_limit` (3)
+//!   segments are retransmitted per send opportunity (the endpoint applies
+//!   these three, see `tcp/endpoint.rs` and `tcp/recovery/`).
+//! * Everything else (fast retransmit at 3 duplicate ACKs, ssthresh =
+//!   max(FlightSize/2, 2 SMSS), cwnd = 1 SMSS after an RTO) is the base
+//!   variant's (spec ambiguity 18: the thesis names no other change).
+//!
+//! snd_recover: the sender's `recover` (RFC 6582 "recover", RFC 6675
+//! RecoveryPoint), an exclusive end that is 0 until the first fast recovery
+//! or RTO and never reset, so "snd_recover != 0" is "a loss has happened"
+//! and the thesis' inclusive "snd_una <= snd_recover" is `una < recover`.
+//! The SACK variant keeps the same variable (ambiguity 11), and an RTO sets
+//! it as RFC 6582 does.
+//!
+//! Readings of the thesis' open points (spec 000 section 6), each a
+//! parameter; the defaults are those that reproduce the thesis best (docs/
+//! validation.md, ADaLR section, has the measurements):
+//! * rho before the first data RTT sample (ambiguity 1, `adalr_initial_rho`):
+//!   from the handshake's sample ("handshake", the default: OPNET's RTT
+//!   update runs on it), or a fixed number in [1, 60].
+//! * Sample source (2): every Karn-valid sample the sender takes
+//!   (`rtt_sampling` decides how many).
+//! * Increments (4, `adalr_increments`): "fractional" (default; carried to
+//!   the next ACK so no growth is lost) or "whole" (sqrt(rho)/4 and
+//!   sqrt(rho)/2 rounded to the nearest whole SMSS, at least 1).
+//! * Congestion-avoidance gate (7, `adalr_ca_gate`): "literal" (default,
+//!   Algorithm 5.2 as printed: the scaled increase whenever flightsize <
+//!   rwnd/2, whatever rho) or "rho" (only when rho >= 15).
+//! * "Immediately after fast recovery" and flightsize timing (8, 10):
+//!   snd_una and flightsize after the ACK being processed.
+//! * cwnd == ssthresh (9, `adalr_at_ssthresh`): "avoidance" (default, as
+//!   RFC 5681 and the AIMD controller) or "slow_start"; the receive-window
+//!   rule follows the same choice.
+//! * rwnd boost persistence (13, `adalr_rwnd_boost`): "once" (default: the
+//!   latest advertised window plus the boost, recomputed at each send
+//!   opportunity) or "cumulative" (the boost is added on each ACK to an
+//!   extra window that advertisements do not reset).
+//! * Receiver acceptance beyond the advertised window (14): the receiver's
+//!   `accept_beyond_window` (a general TCP key; the ADaLR presets turn it
+//!   on, see docs/models/adalr.md).
+//! * Fast-recovery guard (15, `adalr_fr_guard`): "partial" (default, the
+//!   prose: NewReno's partial-ACK step with +2 SMSS) or "full" (the printed
+//!   guard: the formula applied to the ACK that ends recovery). For SACK
+//!   recovery, which sends by pipe and does not deflate cwnd (RFC 6675),
+//!   "partial" lets each partial ACK send one segment beyond cwnd - pipe:
+//!   the same one extra segment that +2 instead of +1 SMSS gives NewReno.
+//! * RTO offset (16): added to every timer re-armed by an expiry, after the
+//!   backoff and its 64 s cap.
+//! * Retransmission limit (17): per send opportunity (each ACK or timer),
+//!   counting go-back-N and SACK hole retransmissions.
+
+use super::{AckCtx, Window};
+use crate::scenario::{AdalrCaGate, AdalrCfg, AdalrIncrements, AdalrInitialRho, AdalrRhoSource, AdalrRwndBoost};
+
+pub const RHO_MIN: f64 = 1.0;
+pub const RHO_MAX: f64 = 60.0;
+
+#[derive(Clone, Debug)]
+pub struct Adalr {
+    pub cfg: AdalrCfg,
+    abc_limit: u32,
+    /// Latest rho; None before any RTT sample (handshake included).
+    rho: Option<f64>,
+    /// Fraction of a byte of cwnd growth carried between ACKs, in [0, 1).
+    carry: f64,
+    /// The "cumulative" reading's extra receive window (bytes).
+    extra_wnd: u64,
+    /// SACK recovery: segments a partial ACK lets out beyond cwnd - pipe.
+    pub sack_credit: u32,
+    /// The TCP clock tick (`clock_granularity`, at least 1 ns).
+    pub tick_ns: u64,
+}
+
+/// Eq. 5.1: rho from one RTT sample in ns.
+pub fn rho_of(rtt_ns: f64) -> f64 {
+    (60.0 * rtt_ns / 1e9).clamp(RHO_MIN, RHO_MAX)
+}
+
+/// Whether slow start's accelerated increase may apply to this state
+/// (the union of the four sub-phases of Algorithms 5.1 and 5.2).
+pub fn in_sub_phase(cwnd: u64, ssthresh: u64, flight: u64, rwnd: u64) -> bool {
+    let (c, s, f, r) = (cwnd as f64, ssthresh as f64, flight as f64, rwnd as f64);
+    (f < r / 4.0 && c <= s / 2.0) || (c > s / 4.0 && f >= r / 4.0 && f < r / 2.0)
+}
+
+impl Adalr {
+    pub fn new(cfg: AdalrCfg, abc_limit: u32, tick_ns: u64) -> Self {
+        Adalr { cfg, abc_limit, rho: None, carry: 0.0, extra_wnd: 0, sack_credit: 0, tick_ns: tick_ns.max(1) }
+    }
+
+    /// The rho in force now.
+    pub fn rho(&self) -> f64 {
+        match (self.rho, self.cfg.initial_rho) {
+            (Some(r), _) => r,
+            (None, AdalrInitialRho::Fixed(r)) => r,
+            (None, AdalrInitialRho::Handshake) => RHO_MIN,
+        }
+    }
+
+    fn fast(&self) -> bool {
+        self.rho() >= self.cfg.rho_break
+    }
+
+    fn factor(&self, x: f64) -> f64 {
+        let x = match self.cfg.increments {
+            AdalrIncrements::Fractional => x,
+            AdalrIncrements::Whole => x.round(),
+        };
+        x.max(1.0)
+    }
+
+    /// max(1, sqrt(rho)/4): slow start's accelerated increment in SMSS.
+    pub fn ss_factor(&self) -> f64 {
+        self.factor(self.rho().sqrt() / 4.0)
+    }
+
+    /// max(1, sqrt(rho)/2): congestion avoidance's scale.
+    pub fn ca_factor(&self) -> f64 {
+        self.factor(self.rho().sqrt() / 2.0)
+    }
+
+    fn slow_start(&self, w: &Window) -> bool {
+        w.cwnd < w.ssthresh || (w.cwnd == w.ssthresh && self.cfg.equal_is_slow_start)
+    }
+
+    /// Every ACK: rho from its RTT sample; the cumulative boost grows.
+    pub fn on_ack(&mut self, w: &Window, a: &AckCtx) {
+        if self.rho.is_none() && self.cfg.initial_rho == AdalrInitialRho::Handshake {
+            self.rho = a.min_rtt.map(|r| rho_of(r as f64));
+        }
+        if let Some(r) = a.rtt {
+            let x = match self.cfg.rho_source {
+                AdalrRhoSource::Sample => r,
+                AdalrRhoSource::SampleTicks => r.div_ceil(self.tick_ns).max(1) * self.tick_ns,
+                AdalrRhoSource::Rto => a.rto,
+            };
+            self.rho = Some(rho_of(x as f64));
+        }
+        if self.cfg.rwnd_boost == AdalrRwndBoost::Cumulative && a.acked > 0 {
+            let b = self.boost(w, a.una, a.snd_max, a.recover, a.peer_wnd + self.extra_wnd);
+            self.extra_wnd += b;
+        }
+    }
+
+    /// Algorithm 5.3's increase for this state; `rwnd` is the window it
+    /// is added to.
+    fn boost(&self, w: &Window, una: u64, max: u64, recover: u64, rwnd: u64) -> u64 {
+        if !self.fast() {
+            return 0;
+        }
+        let b = self.raw_boost(w, una, recover);
+        let limit = if self.cfg.boost_check_advertised { rwnd } else { rwnd + b };
+        if max - una > limit {
+            0
+        } else {
+            b
+        }
+    }
+
+    fn raw_boost(&self, w: &Window, una: u64, recover: u64) -> u64 {
+        if w.cwnd == w.ssthresh && !self.cfg.equal_is_slow_start {
+            // literal Algorithm 5.3: neither slow start nor avoidance
+            return 0;
+        }
+        if recover == 0 {
+            (self.cfg.rtt_dev_gain * self.rho() * w.smss as f64) as u64
+        } else if una < recover {
+            w.smss
+        } else {
+            0
+        }
+    }
+
+    /// Bytes the sender may send beyond the advertised window `peer_wnd`.
+    pub fn rwnd_boost(&self, w: &Window, una: u64, max: u64, recover: u64, peer_wnd: u64) -> u64 {
+        match self.cfg.rwnd_boost {
+            AdalrRwndBoost::Once => self.boost(w, una, max, recover, peer_wnd),
+            AdalrRwndBoost::Cumulative => self.extra_wnd,
+        }
+    }
+
+    fn add(&mut self, w: &mut Window, bytes: f64) {
+        let total = bytes + self.carry;
+        let whole = total.floor();
+        self.carry = total - whole;
+        w.cwnd += whole as u64;
+    }
+
+    /// The recovery scheme lets the window grow on this ACK.
+    pub fn grow(&mut self, w: &mut Window, a: &AckCtx) {
+        if a.acked == 0 {
+            return;
+        }
+        let smss = w.smss as f64;
+        let flight = a.flight as f64;
+        let rwnd = a.peer_wnd as f64;
+        if self.slow_start(w) {
+            let accel = a.recover == 0 && self.fast() && in_sub_phase(w.cwnd, w.ssthresh, a.flight, a.peer_wnd);
+            if accel {
+                let inc = self.ss_factor() * smss;
+                self.add(w, inc);
+            } else {
+                w.cwnd += a.acked.min(self.abc_limit as u64 * w.smss);
+            }
+            return;
+        }
+        let std = smss * smss / w.cwnd as f64;
+        let in_recovery_phase = a.recover != 0 && a.una < a.recover && self.fast();
+        let gated = self.cfg.ca_gate == AdalrCaGate::Rho && !self.fast();
+        let inc = if in_recovery_phase || flight >= rwnd / 2.0 || gated { std } else { self.ca_factor() * std };
+        self.add(w, inc.max(1.0));
+    }
+
+    /// Algorithm 5.4: cwnd after an ACK of `acked` bytes in fast recovery.
+    pub fn deflate(w: &Window, acked: u64) -> u64 {
+        if w.cwnd <= acked {
+            2 * w.smss
+        } else {
+            w.cwnd - acked + 2 * w.smss
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{AdalrCaGate, AdalrFrGuard};
+
+    const SMSS: u64 = 1460;
+
+    fn cfg() -> AdalrCfg {
+        AdalrCfg {
+            rtt_dev_gain: 0.25,
+            rho_break: 15.0,
+            initial_rho: AdalrInitialRho::Handshake,
+            rho_source: AdalrRhoSource::Sample,
+            rwnd_boost: AdalrRwndBoost::Once,
+            boost_check_advertised: false,
+            increments: AdalrIncrements::Fractional,
+            ca_gate: AdalrCaGate::Literal,
+            fr_guard: AdalrFrGuard::Partial,
+            equal_is_slow_start: false,
+            rto_offset_ns: 200_000_000,
+            retx_limit: Some(3),
+        }
+    }
+
+    fn with_rtt(c: AdalrCfg, rtt_ms: u64) -> Adalr {
+        let mut a = Adalr::new(c, 1, 500_000_000);
+        let w = Window::new(2 * SMSS, 65535, SMSS);
+        a.on_ack(&w, &AckCtx { rtt: Some(rtt_ms * 1_000_000), ..Default::default() });
+        a
+    }
+
+    fn ack(acked: u64, flight: u64, recover: u64, una: u64) -> AckCtx {
+        AckCtx { acked, flight, recover, una, snd_max: una + flight, peer_wnd: 65535, ..Default::default() }
+    }
+
+    #[test]
+    fn rho_from_raw_samples_clamped_to_1_and_60() {
+        // Eq. 5.1: 60 x RTT[s]
+        assert_eq!(rho_of(10e6), 1.0); // 10 ms -> 0.6 -> 1
+        assert_eq!(rho_of(250e6), 15.0);
+        assert!((rho_of(556e6) - 33.36).abs() < 1e-9);
+        assert_eq!(rho_of(1e9), 60.0);
+        assert_eq!(rho_of(3e9), 60.0);
+        // the spec's table: sqrt(rho)/4 and sqrt(rho)/2 at 500 ms and 1 s
+        let a = with_rtt(cfg(), 500);
+        assert!((a.ss_factor() - 30f64.sqrt() / 4.0).abs() < 1e-12); // 1.369
+        assert!((a.ca_factor() - 30f64.sqrt() / 2.0).abs() < 1e-12); // 2.739
+        let b = with_rtt(cfg(), 100); // rho 6: sqrt(6)/4 = 0.61 -> 1
+        assert_eq!(b.ss_factor(), 1.0);
+        assert!((b.ca_factor() - 6f64.sqrt() / 2.0).abs() < 1e-12); // 1.22
+        // every sample replaces rho (raw, not smoothed)
+        let mut c = with_rtt(cfg(), 600);
+        let w = Window::new(2 * SMSS, 65535, SMSS);
+        c.on_ack(&w, &AckCtx { rtt: Some(300_000_000), ..Default::default() });
+        assert_eq!(c.rho(), 18.0);
+    }
+
+    #[test]
+    fn rho_before_the_first_sample() {
+        let w = Window::new(2 * SMSS, 65535, SMSS);
+        // handshake reading: the SYN's RTT sample (min_rtt) sets rho
+        let mut a = Adalr::new(cfg(), 1, 500_000_000);
+        assert_eq!(a.rho(), 1.0);
+        a.on_ack(&w, &AckCtx { min_rtt: Some(556_000_000), ..Default::default() });
+        assert!((a.rho() - 33.36).abs() < 1e-9);
+        // fixed reading
+        let b = Adalr::new(AdalrCfg { initial_rho: AdalrInitialRho::Fixed(60.0), ..cfg() }, 1, 500_000_000);
+        assert_eq!(b.rho(), 60.0);
+    }
+
+    #[test]
+    fn sub_phases_of_algorithms_5_1_and_5_2() {
+        // ssthresh 65535, rwnd 65535: ssthresh/4 = 16383.75, /2 = 32767.5
+        let s = 65535;
+        // SS-1: cwnd <= ssthresh/4, flight < rwnd/4
+        assert!(in_sub_phase(8 * SMSS, s, 4 * SMSS, 65535));
+        // SS-2: ssthresh/4 < cwnd <= ssthresh/2, flight < rwnd/4
+        assert!(in_sub_phase(20 * SMSS, s, 10 * SMSS, 65535));
+        // SS-3/4: cwnd > ssthresh/4, rwnd/4 <= flight < rwnd/2
+        assert!(in_sub_phase(20 * SMSS, s, 12 * SMSS, 65535));
+        assert!(in_sub_phase(40 * SMSS, s, 20 * SMSS, 65535));
+        // uncovered: cwnd <= ssthresh/4 with flight >= rwnd/4
+        assert!(!in_sub_phase(11 * SMSS, s, 12 * SMSS, 65535));
+        // uncovered: cwnd > ssthresh/2 with flight < rwnd/4
+        assert!(!in_sub_phase(23 * SMSS, s, 10 * SMSS, 65535));
+        // uncovered: flight >= rwnd/2
+        assert!(!in_sub_phase(40 * SMSS, s, 23 * SMSS, 65535));
+    }
+
+    #[test]
+    fn slow_start_accelerates_only_loss_free_with_rho_at_least_15() {
+        // RTT 600 ms: rho 36, sqrt(36)/4 = 1.5 SMSS = 2190 bytes
+        let mut a = with_rtt(cfg(), 600);
+        let mut w = Window::new(4 * SMSS, 65535, SMSS);
+        a.grow(&mut w, &ack(2 * SMSS, 2 * SMSS, 0, 1));
+        assert_eq!(w.cwnd, 4 * SMSS + 2190);
+        // outside the sub-phases (flight >= rwnd/2): the standard SMSS
+        let mut w = Window::new(30 * SMSS, 65535, SMSS);
+        a.grow(&mut w, &ack(2 * SMSS, 25 * SMSS, 0, 1));
+        assert_eq!(w.cwnd, 31 * SMSS);
+        // after a loss (snd_recover != 0): standard
+        let mut w = Window::new(4 * SMSS, 65535, SMSS);
+        a.grow(&mut w, &ack(2 * SMSS, 2 * SMSS, 5000, 9000));
+        assert_eq!(w.cwnd, 5 * SMSS);
+        // rho < 15 (RTT 200 ms, rho 12): standard
+        let mut b = with_rtt(cfg(), 200);
+        let mut w = Window::new(4 * SMSS, 65535, SMSS);
+        b.grow(&mut w, &ack(2 * SMSS, 2 * SMSS, 0, 1));
+        assert_eq!(w.cwnd, 5 * SMSS);
+    }
+
+    #[test]
+    fn fractional_increments_carry_and_whole_ones_round() {
+        // rho 33.36 (556 ms): sqrt/4 = 1.4440 SMSS = 2108.2 bytes
+        let mut a = with_rtt(cfg(), 556);
+        let mut w = Window::new(4 * SMSS, 65535, SMSS);
+        for _ in 0..5 {
+            a.grow(&mut w, &ack(SMSS, 2 * SMSS, 0, 1));
+        }
+        let exact = 5.0 * (33.36f64).sqrt() / 4.0 * 1460.0;
+        assert_eq!(w.cwnd, 4 * SMSS + exact.floor() as u64);
+        let mut b = with_rtt(AdalrCfg { increments: AdalrIncrements::Whole, ..cfg() }, 556);
+        assert_eq!(b.ss_factor(), 1.0); // 1.444 rounds to 1
+        assert_eq!(b.ca_factor(), 3.0); // 2.888 rounds to 3
+        let mut w = Window::new(4 * SMSS, 65535, SMSS);
+        b.grow(&mut w, &ack(SMSS, 2 * SMSS, 0, 1));
+        assert_eq!(w.cwnd, 5 * SMSS);
+    }
+
+    #[test]
+    fn congestion_avoidance_scaled_below_half_rwnd() {
+        // rho 36: sqrt(36)/2 = 3; cwnd 20 SMSS: standard SMSS^2/cwnd = 73 bytes
+        let mut a = with_rtt(cfg(), 600);
+        let mut w = Window::new(20 * SMSS, 10 * SMSS, SMSS);
+        a.grow(&mut w, &ack(SMSS, 10 * SMSS, 0, 1));
+        assert_eq!(w.cwnd, 20 * SMSS + 219); // 3 x 73
+        // flight >= rwnd/2: standard
+        let mut w = Window::new(20 * SMSS, 10 * SMSS, SMSS);
+        a.grow(&mut w, &ack(SMSS, 23 * SMSS, 0, 1));
+        assert_eq!(w.cwnd, 20 * SMSS + 73);
+        // after a loss, snd_una not past snd_recover, rho >= 15: standard
+        let mut w = Window::new(20 * SMSS, 10 * SMSS, SMSS);
+        a.grow(&mut w, &ack(SMSS, 10 * SMSS, 50_000, 40_000));
+        assert_eq!(w.cwnd, 20 * SMSS + 73);
+        // ... and past it: scaled again (no snd_recover == 0 gate in CA)
+        let mut w = Window::new(20 * SMSS, 10 * SMSS, SMSS);
+        a.grow(&mut w, &ack(SMSS, 10 * SMSS, 50_000, 60_000));
+        assert_eq!(w.cwnd, 20 * SMSS + 219);
+    }
+
+    #[test]
+    fn congestion_avoidance_gate_literal_versus_rho() {
+        // RTT 100 ms: rho 6, sqrt(6)/2 = 1.2247; literal scales anyway
+        let mut a = with_rtt(cfg(), 100);
+        let mut w = Window::new(20 * SMSS, 10 * SMSS, SMSS);
+        a.grow(&mut w, &ack(SMSS, 10 * SMSS, 0, 1));
+        assert_eq!(w.cwnd, 20 * SMSS + (6f64.sqrt() / 2.0 * 73.0) as u64);
+        let mut b = with_rtt(AdalrCfg { ca_gate: AdalrCaGate::Rho, ..cfg() }, 100);
+        let mut w = Window::new(20 * SMSS, 10 * SMSS, SMSS);
+        b.grow(&mut w, &ack(SMSS, 10 * SMSS, 0, 1));
+        assert_eq!(w.cwnd, 20 * SMSS + 73);
+    }
+
+    #[test]
+    fn cwnd_equal_to_ssthresh() {
+        let mut a = with_rtt(cfg(), 600);
+        let mut w = Window::new(20 * SMSS, 20 * SMSS, SMSS);
+        a.grow(&mut w, &ack(SMSS, 10 * SMSS, 0, 1));
+        assert_eq!(w.cwnd, 20 * SMSS + 219); // avoidance by default
+        let mut b = with_rtt(AdalrCfg { equal_is_slow_start: true, ..cfg() }, 600);
+        let mut w = Window::new(20 * SMSS, 20 * SMSS, SMSS);
+        b.grow(&mut w, &ack(SMSS, 12 * SMSS, 0, 1));
+        assert_eq!(w.cwnd, 20 * SMSS + 2190); // slow start, sub-phase SS-3
+        // the receive-window rule does nothing at equality by default
+        assert_eq!(a.rwnd_boost(&w_eq(), 1, 1 + 10 * SMSS, 0, 65535), 0);
+        assert_eq!(b.rwnd_boost(&w_eq(), 1, 1 + 10 * SMSS, 0, 65535), 13140);
+    }
+
+    fn w_eq() -> Window {
+        Window::new(20 * SMSS, 20 * SMSS, SMSS)
+    }
+
+    #[test]
+    fn receive_window_boost_of_algorithm_5_3() {
+        let w = Window::new(50 * SMSS, 65535, SMSS); // avoidance
+        // rho 36, loss-free: 0.25 x 36 x 1460 = 13140 bytes
+        let a = with_rtt(cfg(), 600);
+        assert_eq!(a.rwnd_boost(&w, 1, 1 + 40 * SMSS, 0, 65535), 13140);
+        // flightsize above the increased window: nothing
+        assert_eq!(a.rwnd_boost(&w, 1, 1 + 65535 + 13140, 0, 65535), 13140);
+        assert_eq!(a.rwnd_boost(&w, 1, 1 + 65535 + 13141, 0, 65535), 0);
+        // compared with the advertised window instead, the boost stops as
+        // soon as it has been used
+        let adv = with_rtt(AdalrCfg { boost_check_advertised: true, ..cfg() }, 600);
+        assert_eq!(adv.rwnd_boost(&w, 1, 1 + 65535, 0, 65535), 13140);
+        assert_eq!(adv.rwnd_boost(&w, 1, 1 + 65536, 0, 65535), 0);
+        // after a loss, snd_una not past snd_recover: one SMSS
+        assert_eq!(a.rwnd_boost(&w, 40_000, 80_000, 50_000, 65535), SMSS);
+        // past it: nothing
+        assert_eq!(a.rwnd_boost(&w, 60_000, 100_000, 50_000, 65535), 0);
+        // rho < 15: nothing
+        let b = with_rtt(cfg(), 200);
+        assert_eq!(b.rwnd_boost(&w, 1, 1 + 40 * SMSS, 0, 65535), 0);
+        // slow start, loss-free: the same boost
+        let ws = Window::new(10 * SMSS, 65535, SMSS);
+        assert_eq!(a.rwnd_boost(&ws, 1, 1 + 5 * SMSS, 0, 65535), 13140);
+    }
+
+    #[test]
+    fn cumulative_boost_accumulates_per_ack() {
+        let mut a = with_rtt(AdalrCfg { rwnd_boost: AdalrRwndBoost::Cumulative, ..cfg() }, 600);
+        let w = Window::new(50 * SMSS, 65535, SMSS);
+        let mut c = ack(2 * SMSS, 40 * SMSS, 0, 1);
+        c.rtt = Some(600_000_000);
+        a.on_ack(&w, &c);
+        assert_eq!(a.rwnd_boost(&w, 1, 1 + 40 * SMSS, 0, 65535), 13140);
+        a.on_ack(&w, &c);
+        assert_eq!(a.rwnd_boost(&w, 1, 1 + 40 * SMSS, 0, 65535), 26280);
+        // duplicate ACKs (acked 0) add nothing
+        a.on_ack(&w, &AckCtx { acked: 0, ..c });
+        assert_eq!(a.rwnd_boost(&w, 1, 1 + 40 * SMSS, 0, 65535), 26280);
+    }
+
+    #[test]
+    fn fast_recovery_deflation_plus_two_smss_floor_two_smss() {
+        // cwnd 30000, 8760 acked: 30000 - 8760 + 2920
+        let w = Window::new(30_000, 20_000, SMSS);
+        assert_eq!(Adalr::deflate(&w, 8760), 24_160);
+        // acked >= cwnd: 2 SMSS, never less
+        assert_eq!(Adalr::deflate(&w, 30_000), 2920);
+        assert_eq!(Adalr::deflate(&w, 40_000), 2920);
+    }
+}
