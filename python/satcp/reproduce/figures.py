@@ -94,12 +94,13 @@ def published_vs_ours_bars(obs: pd.DataFrame, published: pd.DataFrame, title: st
     if not np.isfinite(ours).any():
         return None
     idx = np.arange(len(flows))
-    fig, ax = plt.subplots(figsize=(7, 3.6))
+    fig, ax = plt.subplots(figsize=(8, 3.6))
     ax.bar(idx - 0.2, published["value"], 0.4, label="thesis", color="#bbbbbb")
-    ax.bar(idx + 0.2, ours, 0.4, yerr=half, capsize=3, label="satcp", color="#4a7ab5")
+    ax.bar(idx + 0.2, ours, 0.4, yerr=half if any(h > 0 for h in half) else None, capsize=3, label="satcp",
+           color="#4a7ab5")
     ax.set_xticks(idx)
-    ax.set_xticklabels([f"{f}\n{VARIANT_NAMES.get(v, v)}" for f, v in zip(flows, published["variant"])],
-                       fontsize=7)
+    short = [VARIANT_NAMES.get(v, v).replace("TCP-", "").replace("TCP ", "") for v in published["variant"]]
+    ax.set_xticklabels([f"{f}\n{v}" for f, v in zip(flows, short)], fontsize=7)
     ax.set_ylabel(LABELS["throughput_Bps"])
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
