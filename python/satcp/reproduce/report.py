@@ -160,10 +160,18 @@ def _claims_frame(rows: pd.DataFrame) -> pd.DataFrame:
             return ""
         return f"{lo:.1f}" if np.isclose(lo, hi) else f"{lo:.1f} to {hi:.1f}"
 
+    def points(r):
+        if not (np.isfinite(r["stated_low"]) and np.isfinite(r["measured_min"])):
+            return ""
+        if r["stated_low"] == r["stated_high"] and np.isclose(r["measured_min"], r["measured_max"]):
+            return f"{r['measured_min'] - r['stated_low']:+.1f}"
+        return f"{r['points_low']:+.1f} / {r['points_high']:+.1f}"
+
     return pd.DataFrame({
         "claim": rows["id"], "source": rows["source"], "thesis says": rows["wording"],
         "metric": rows["metric"], "stated %": [pct(a, b) for a, b in zip(rows["stated_low"], rows["stated_high"])],
         "satcp %": [meas(a, b) for a, b in zip(rows["measured_min"], rows["measured_max"])],
+        "satcp - thesis (points)": [points(r) for _, r in rows.iterrows()],
         "verdict": rows["verdict"], "why": rows["reason"],
     })
 
