@@ -105,6 +105,7 @@ app = { kind = "ftp", size = "50MB" }"#,
             embedded_object_bytes: 7_758,
             request_bytes: 350,
             pipelining: false,
+            first_page_ns: 0,
         })
     );
 }
