@@ -165,14 +165,15 @@ fn table_7_8_delayed_ack_penalty_matches() {
 }
 
 /// Tables 7.9 and 7.10 (congestion: gateway buffer of 25 packets for FTP and
-/// 15 for HTTP, spec ambiguity 28; 15/25 also checked) are NOT reproduced:
-/// this single window-limited flow (at most 45 segments in flight against a
+/// 15 for HTTP, spec ambiguity 28; 15/25 also checked) are NOT reproduced
+/// with the buffer on the 2,048 kb/s link alone (the gateway-service reading
+/// below does reproduce Table 7.9): this single window-limited flow (at most 45 segments in flight against a
 /// path that holds about 80) never fills such a buffer with delayed ACK (the
 /// queue peaks at 9 packets) and only just fills 15 without it (peak 15-17),
 /// so it loses 0-4 packets where the thesis' 2.6-fold slowdown needs hundreds.
 /// Printed: ours vs thesis; asserted: what the mechanism says.
 #[test]
-fn tables_7_9_and_7_10_congestion_not_reproduced_and_why() {
+fn tables_7_9_and_7_10_buffer_on_the_2_mbps_link_not_reproduced_and_why() {
     for (variant, preset) in PRESETS {
         for (col, dack) in DACK {
             for (file, flow, table, case, buffer) in [
@@ -211,6 +212,72 @@ fn tables_7_9_and_7_10_congestion_not_reproduced_and_why() {
                 }
                 // far from the thesis' congested times (2.6x lossless for FTP)
                 assert!(ours < 0.6 * theirs, "{ours} vs {theirs}");
+            }
+        }
+    }
+}
+
+/// Table 7.9 under the gateway-service reading (scenarios/adalr/ftp_congestion.toml:
+/// 360 kb/s of IP bytes behind a drop-tail buffer of 25 packets, or 15 as
+/// section 7.3 says): within 5% in all eight cells, losses in every run, and
+/// our four times per buffer within 5% of each other, as the thesis' are
+/// (its spread is 1.6%), because the bottleneck stays busy through recovery.
+#[test]
+fn table_7_9_gateway_service_reading_within_5_percent() {
+    for buffer in [25u32, 15] {
+        let mut times = vec![];
+        for (variant, preset) in PRESETS {
+            for (col, dack) in DACK {
+                let mut sets = variant_sets("ftp", preset, dack);
+                sets.push(format!("links.satellite.queue_ab={{packets={buffer}}}"));
+                let out = run_sets("adalr/ftp_congestion.toml", &sets);
+                let f = &out.summary.flows[0];
+                let sat = &out.summary.links[2];
+                assert!(f.completed && f.fin_done_at_s.is_some());
+                assert!(sat.drops.queue >= 10, "{} drops", sat.drops.queue);
+                assert!(sat.utilization > 0.9, "bottleneck busy: {}", sat.utilization);
+                let ours = f.completion_s.unwrap();
+                let theirs = baseline("7.9", "ftp_congestion", variant, col);
+                eprintln!(
+                    "ADaLR Table 7.9 (360 kb/s gateway) buffer {buffer} {variant} {col}: ours {ours:.1} s ({} drops, {} timeouts, {} fast recoveries), thesis {theirs:.1} s, {:+.2}%",
+                    sat.drops.queue, f.timeouts, f.fast_recoveries, 100.0 * (ours - theirs) / theirs
+                );
+                assert!(rel_err(ours, theirs) < 0.05, "Table 7.9 buffer {buffer} {variant} {col}: {ours} vs {theirs}");
+                times.push(ours);
+            }
+        }
+        let (lo, hi) = times.iter().fold((f64::MAX, 0.0f64), |(l, h), &t| (l.min(t), h.max(t)));
+        assert!(hi / lo < 1.05, "spread {lo}..{hi}");
+    }
+}
+
+/// Table 7.10 (HTTP, buffer 15) under the same 360 kb/s gateway: NOT
+/// reproduced. With delayed ACK the page's slow start queues at most 14
+/// packets, so nothing is lost (thesis 13.8 / 16.6 s); without it the queue
+/// overflows once, 13 packets are lost and one timeout follows (thesis 11.7 s).
+#[test]
+fn table_7_10_under_the_gateway_service_reading_not_reproduced() {
+    for (variant, preset) in PRESETS {
+        for (col, dack) in DACK {
+            let mut sets = variant_sets("http", preset, dack);
+            sets.extend(["links.satellite.rate_ab=360kbps".to_string(), "links.satellite.overhead_ab=0".to_string()]);
+            let (lossless, _) = http_page(&sets);
+            sets.push("links.satellite.queue_ab={packets=15}".into());
+            let (ours, out) = http_page(&sets);
+            let f = &out.summary.flows[0];
+            let sat = &out.summary.links[2];
+            let theirs = baseline("7.10", "http_congestion", variant, col);
+            eprintln!(
+                "ADaLR Table 7.10 (360 kb/s gateway) {variant} {col}: ours {ours:.2} s (lossless {lossless:.2} s; {} drops, {} timeouts, {} fast recoveries, queue peak {}), thesis {theirs:.1} s",
+                sat.drops.queue, f.timeouts, f.fast_recoveries, sat.max_queue_packets
+            );
+            if dack == "true" {
+                assert_eq!(sat.drops.queue, 0);
+                assert_eq!(ours, lossless);
+                assert!(ours < 0.5 * theirs);
+            } else {
+                assert!(sat.drops.queue > 0 && f.timeouts >= 1);
+                assert!(ours > lossless + 2.0 && ours < theirs);
             }
         }
     }
