@@ -105,6 +105,7 @@ app = { kind = "ftp", size = "50MB" }"#,
             embedded_object_bytes: 7_758,
             request_bytes: 350,
             pipelining: false,
+            first_page_ns: 0,
         })
     );
 }
@@ -442,4 +443,21 @@ fn tcp_option_errors() {
     let e = err(tcp_with("partial_ack_timer = \"lazy\""));
     assert_eq!(e.path, "flows.download.tcp.partial_ack_timer");
     assert!(e.allowed.contains("\"slow_but_steady\""), "{}", e.allowed);
+}
+
+#[test]
+fn http_first_page_parsed_and_checked() {
+    let app = "app = { kind = \"ftp\", size = \"50MB\" }";
+    let s = edited(app, "app = { kind = \"http\", pages = 1, first_page = \"1s\" }").unwrap();
+    match &s.flows[0].app {
+        AppCfg::Http(h) => assert_eq!((h.first_page_ns, h.pages), (1_000_000_000, Some(1))),
+        other => panic!("{other:?}"),
+    }
+    let e = err(edited(app, "app = { kind = \"http\", first_page = \"-1s\" }"));
+    assert_eq!(e.path, "flows.download.app.first_page");
+    assert_eq!(e.value, "\"-1s\"");
+    assert!(e.allowed.contains("duration"), "{}", e.allowed);
+    let e = err(edited(app, "app = { kind = \"http\", first_page = true }"));
+    assert_eq!(e.path, "flows.download.app.first_page");
+    assert!(e.allowed.contains("boolean"), "{}", e.allowed);
 }

@@ -522,6 +522,10 @@ pub struct HttpCfg {
     /// Send all embedded-object requests at once (pipelining) instead of
     /// one after another.
     pub pipelining: bool,
+    /// Time from `start` (the client opens the connection) to the first
+    /// page; 0 = the first request is written at once and waits for the
+    /// handshake, so its response time includes the connection set-up.
+    pub first_page_ns: u64,
 }
 
 /// Which instant a captured packet is stamped with.

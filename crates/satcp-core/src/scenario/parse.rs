@@ -1128,7 +1128,7 @@ fn parse_app(mut t: Tbl) -> Res<AppCfg> {
     } else {
         t.only(&[
             "kind", "start", "page_interval", "pages", "main_object", "embedded_objects", "embedded_object",
-            "request", "pipelining",
+            "request", "pipelining", "first_page",
         ])?;
         Ok(AppCfg::Http(HttpCfg {
             start_ns: t.duration("start")?.unwrap_or(0),
@@ -1139,6 +1139,7 @@ fn parse_app(mut t: Tbl) -> Res<AppCfg> {
             embedded_object_bytes: t.size_pos("embedded_object")?.unwrap_or(7_758),
             request_bytes: t.size_pos("request")?.unwrap_or(350),
             pipelining: t.bool("pipelining")?.unwrap_or(false),
+            first_page_ns: t.duration("first_page")?.unwrap_or(0),
         }))
     }
 }

@@ -59,7 +59,9 @@
 //! * rwnd boost persistence (13, `adalr_rwnd_boost`): "once" (default: the
 //!   latest advertised window plus the boost, recomputed at each send
 //!   opportunity) or "cumulative" (the boost is added on each ACK to an
-//!   extra window that advertisements do not reset).
+//!   extra window that advertisements do not reset). `adalr_boost_check`
+//!   says which window "flightsize > rwnd" compares with, in both readings:
+//!   the increased one (default) or the advertised one.
 //! * Receiver acceptance beyond the advertised window (14): the receiver's
 //!   `accept_beyond_window` (a general TCP key; the ADaLR presets turn it
 //!   on, see docs/models/adalr.md).
@@ -162,7 +164,10 @@ impl Adalr {
             self.rho = Some(rho_of(x as f64));
         }
         if self.cfg.rwnd_boost == AdalrRwndBoost::Cumulative && a.acked > 0 {
-            let b = self.boost(w, a.una, a.snd_max, a.recover, a.peer_wnd + self.extra_wnd);
+            // the window "flightsize > rwnd" compares with: the advertised
+            // one, or the advertised one with what has been added so far
+            let rwnd = if self.cfg.boost_check_advertised { a.peer_wnd } else { a.peer_wnd + self.extra_wnd };
+            let b = self.boost(w, a.una, a.snd_max, a.recover, rwnd);
             self.extra_wnd += b;
         }
     }
