@@ -248,7 +248,22 @@ def test_rtt_recipe_gives_the_base_scenario_at_the_nominal_500_ms():
     assert links["ethernet"]["delay"] == f"{adalr.ETHERNET_DELAY_MS:g}ms"
     assert f"{adalr.satellite_delay_for_rtt(500):g}ms" == links["satellite"]["delay"]
     assert adalr.BASE_PROPAGATION_RTT_MS == 2 * (10 + 268)
-    assert adalr.satellite_delay_for_rtt(25) > 0
+    # RTT / 2 + 18 ms: 30.5 ms at 25 ms, 143 ms at 250 ms.
+    assert adalr.satellite_delay_for_rtt(25) == pytest.approx(30.5)
+    assert adalr.satellite_delay_for_rtt(250) == pytest.approx(143.0)
+
+
+def test_http_congestion_uses_the_ftp_congestion_scenarios_reading():
+    # ftp_congestion.toml is adalr_geo.toml with the gateway-service reading
+    # and a 25-packet buffer; the HTTP congestion settings must be the same
+    # reading (360 kb/s, no framing) with 15 packets.
+    cong = tomllib.loads((ROOT / adalr.FTP_CONGESTION_BASE).read_text())
+    sat = next(link for link in cong["links"] if link["name"] == "satellite")
+    assert sat["rate_ab"] == adalr.GATEWAY_SERVICE["links.satellite.rate_ab"]
+    assert sat.get("overhead_ab", 0) == adalr.GATEWAY_SERVICE["links.satellite.overhead_ab"]
+    assert sat["queue_ab"] == {"packets": 25}
+    t710 = {x.id: x for x in adalr.experiments()}["t7_10"]
+    assert t710.settings["links.satellite.queue_ab"] == {"packets": adalr.HTTP_BUFFER_PACKETS} == {"packets": 15}
 
 
 def test_unknown_names_exit_2_listing_the_allowed_ones(capsys, tmp_path):
