@@ -161,8 +161,8 @@ def _windowed_rate(t: np.ndarray, cum_bytes: np.ndarray) -> np.ndarray:
 
 def time_series(traces: list[tuple[str, bool, pd.DataFrame, pd.DataFrame, float]]):
     """Per delayed-ACK setting a column: TCP goodput (bytes delivered to the
-    receiver's application) and satellite downlink throughput (bytes sent on
-    the link; lossless runs, so every byte sent is received) with
+    receiver's application) and satellite downlink throughput (bytes that
+    have left the link; without bit errors every one is received) with
     utilisation on the right axis, over time, one line per variant."""
     if not traces:
         return None
@@ -182,8 +182,11 @@ def time_series(traces: list[tuple[str, bool, pd.DataFrame, pd.DataFrame, float]
                 ax_g.plot(t, _windowed_rate(t, g["delivered_bytes"].to_numpy(dtype=float)), color=color, ls=ls,
                           lw=1, label=name)
             t = link_series["time_s"].to_numpy()
-            ax_l.plot(t, _windowed_rate(t, link_series["bytes_tx"].to_numpy(dtype=float)), color=color, ls=ls,
-                      lw=1, label=name)
+            # bytes_tx counts a packet when the link accepts it; minus the
+            # bytes still waiting it is what has left the link (to within the
+            # packet in service).
+            sent = (link_series["bytes_tx"] - link_series["queue_bytes"]).to_numpy(dtype=float)
+            ax_l.plot(t, _windowed_rate(t, sent), color=color, ls=ls, lw=1, label=name)
             rate_bps = rate
         ax_g.set_title(_dack_label(d), fontsize=9)
         ax_g.set_ylabel("TCP goodput (b/s)")
