@@ -6,9 +6,16 @@
 mod common;
 use common::*;
 
-fn paper(table: &str, eth: &str, variant: &str, col: &str) -> f64 {
-    let rows = published("adalr_table7_5.csv");
-    rows.iter().find(|r| r["table"] == table && r["ethernet_delay"] == eth && r["variant"] == variant).unwrap()[col].parse().unwrap()
+/// The thesis' baseline value for a variant name and a delayed-ACK column
+/// (`x`: Table 5.1's RTT in ms, else empty).
+fn thesis_baseline(table: &str, x: &str, variant: &str, col: &str) -> f64 {
+    let preset = if variant == "TCP SACK" { "sack" } else { "newreno" };
+    let dack = if col == "delayed_ack_enabled_s" { "true" } else { "false" };
+    adalr_thesis(table, &[("variant", preset), ("delayed_ack", dack), ("x", x)])
+}
+
+fn paper(table: &str, _eth: &str, variant: &str, col: &str) -> f64 {
+    thesis_baseline(table, "", variant, col)
 }
 
 fn check(table: &str, eth: &str, extra: &[&str]) {
@@ -50,15 +57,14 @@ fn delayed_ack_costs_about_one_percent_as_the_thesis_says() {
     assert!(diff > 0.0 && diff < 0.03, "{diff}");
 }
 
-// ----- baselines of the other tables (data/published/adalr_baselines.csv) --
+// ----- baselines of the other tables (data/published/adalr_thesis.csv) --
 
 const PRESETS: [(&str, &str); 2] = [("TCP SACK", "sack"), ("TCP NewReno", "newreno")];
 const DACK: [(&str, &str); 2] = [("delayed_ack_enabled_s", "true"), ("delayed_ack_disabled_s", "false")];
 
 fn baseline(table: &str, case: &str, variant: &str, col: &str) -> f64 {
-    let rows = published("adalr_baselines.csv");
-    let row = rows.iter().find(|r| r["table"] == table && r["case"] == case && r["variant"] == variant).unwrap();
-    row[col].parse().unwrap()
+    let x = case.strip_prefix("rtt").and_then(|c| c.strip_suffix("ms")).unwrap_or("");
+    thesis_baseline(table, x, variant, col)
 }
 
 /// Overrides selecting a variant preset and the delayed-ACK setting for flow `flow`.

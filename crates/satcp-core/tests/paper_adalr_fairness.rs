@@ -1,5 +1,5 @@
-//! ADaLR thesis section 7.5.5 (Fig. 7.52), the TCP NewReno baseline of
-//! Tables 7.12 / 7.13: six lossless FTP downloads with RTTs 25-500 ms share
+//! ADaLR thesis section 7.5.5 (Fig. 7.52): the TCP NewReno baseline of
+//! Tables 7.12 / 7.13, ADaLR NewReno (7.11) and the mix (7.14 / 7.15): six lossless FTP downloads with RTTs 25-500 ms share
 //! one 10 Mb/s link (`scenarios/adalr/fairness.toml`). Each connection's
 //! average throughput is over its own lifetime; Jain's index (7.4) and
 //! max-min fairness (7.5) are computed here from the six averages. The
@@ -31,14 +31,7 @@ fn max_min(t: &[f64]) -> f64 {
 
 /// The thesis' average throughputs (bytes/s) of one table, by RTT.
 fn thesis(table: &str) -> Vec<f64> {
-    let rows = published("adalr_fairness.csv");
-    RTTS_MS
-        .iter()
-        .map(|rtt| {
-            let r = rows.iter().find(|r| r["table"] == table && r["rtt_ms"] == rtt.to_string()).unwrap();
-            r["avg_throughput_Bps"].parse().unwrap()
-        })
-        .collect()
+    RTTS_MS.iter().map(|rtt| adalr_thesis(table, &[("flow", &format!("c{rtt}")), ("metric", "throughput_Bps")])).collect()
 }
 
 /// Each connection's average throughput (bytes/s) over its own lifetime,
@@ -169,19 +162,45 @@ fn table_7_12_with_the_table_7_5_path_offset() {
     assert!((max_min(&ours) - 0.3388).abs() < 0.02, "max-min {}", max_min(&ours));
 }
 
-/// Table 7.14's mix is three overrides of the variant. Until the ADaLR
-/// presets exist, `sack` stands in: lossless SACK behaves as NewReno (the
-/// thesis says so, and so does satcp), so the averages are those of the
-/// NewReno run; the only difference is the SYN's SACK-permitted option
-/// (a few bytes, microseconds of serialisation).
-#[test]
-fn table_7_14_mix_is_expressible_by_overrides() {
-    let base = averages(&run_file(FILE, &[]));
-    let mix = ["flows.c300.tcp.variant=sack", "flows.c400.tcp.variant=sack", "flows.c500.tcp.variant=sack"];
-    let out = run_file(FILE, &mix);
+/// Averages with ADaLR NewReno on the connections named.
+fn adalr_on(conns: &[u32]) -> Vec<f64> {
+    let sets: Vec<String> = conns.iter().map(|rtt| format!("flows.c{rtt}.tcp.variant=adalr-newreno")).collect();
+    let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+    let out = run_file(FILE, &sets);
     let variants: Vec<&str> = out.summary.flows.iter().map(|f| f.variant.as_str()).collect();
-    assert_eq!(variants, ["newreno", "newreno", "newreno", "sack", "sack", "sack"]);
-    for (b, m) in base.iter().zip(averages(&out)) {
-        assert!(rel_err(m, *b) < 1e-6, "{m} vs {b}");
+    assert_eq!(variants.iter().filter(|v| **v == "adalr-newreno").count(), conns.len());
+    averages(&out)
+}
+
+/// Tables 7.11 and 7.13: six ADaLR NewReno connections share more fairly
+/// than six NewReno ones (Jain and max-min both higher); the 500 ms
+/// connection gains and the 25 ms one loses, as in the thesis (+47% and
+/// -12% there; ours smaller, docs/validation.md "TCP-ADaLR itself").
+#[test]
+fn tables_7_11_and_7_13_adalr_fairer_than_newreno() {
+    let a = adalr_on(&RTTS_MS);
+    let n = averages(&run_file(FILE, &[]));
+    report("Table 7.11 (ADaLR NewReno)", &a, &thesis("7.11"));
+    eprintln!("500 ms: {:+.1}% vs NewReno (thesis +47%); 25 ms: {:+.1}% (thesis -12%)", 100.0 * (a[5] / n[5] - 1.0), 100.0 * (a[0] / n[0] - 1.0));
+    assert!(jain(&a) > jain(&n) + 0.03 && max_min(&a) > max_min(&n) + 0.08);
+    assert!(a[5] > 1.15 * n[5], "500 ms: {} vs {}", a[5], n[5]);
+    assert!(a[0] < 0.95 * n[0], "25 ms: {} vs {}", a[0], n[0]);
+    for w in a.windows(2) {
+        assert!(w[0] > w[1], "throughput still falls with RTT: {a:?}");
+    }
+}
+
+/// Tables 7.14 and 7.15: NewReno on 25-100 ms, ADaLR NewReno on 300-500 ms.
+/// The mix is fairer than six NewReno connections (the direction of the
+/// thesis' friendliness, Jain 0.9859 there) and each ADaLR connection gets
+/// more than it would as NewReno.
+#[test]
+fn tables_7_14_and_7_15_friendliness_mix_fairer_than_newreno_alone() {
+    let m = adalr_on(&[300, 400, 500]);
+    let n = averages(&run_file(FILE, &[]));
+    report("Table 7.14 (mix)", &m, &thesis("7.14"));
+    assert!(jain(&m) > jain(&n) && max_min(&m) > max_min(&n));
+    for i in 3..6 {
+        assert!(m[i] > n[i], "{} ms: ADaLR {} vs NewReno {}", RTTS_MS[i], m[i], n[i]);
     }
 }

@@ -31,6 +31,16 @@ pub fn published(file: &str) -> Vec<std::collections::BTreeMap<String, String>> 
     lines.map(|l| header.iter().cloned().zip(l.split(',').map(str::to_string)).collect()).collect()
 }
 
+/// The ADaLR thesis' published value (`data/published/adalr_thesis.csv`)
+/// in the one row whose columns equal `want`.
+#[allow(dead_code)]
+pub fn adalr_thesis(table: &str, want: &[(&str, &str)]) -> f64 {
+    let rows = published("adalr_thesis.csv");
+    let hits: Vec<_> = rows.iter().filter(|r| r["table"] == table && want.iter().all(|(k, v)| r[*k] == *v)).collect();
+    assert_eq!(hits.len(), 1, "thesis Table {table} {want:?}: {} rows", hits.len());
+    hits[0]["value"].parse().unwrap()
+}
+
 pub fn rel_err(ours: f64, theirs: f64) -> f64 {
     (ours - theirs).abs() / theirs
 }
