@@ -495,7 +495,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from .reproduce.main import reproduce
 
     return reproduce(args.name, quick=args.quick, out=args.out, store=args.store, workers=args.workers,
-                     only=args.only)
+                     only=args.only, seeds=args.seeds)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -604,6 +604,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: CPU count)")
     rp.add_argument("--only", action="append", metavar="EXPERIMENT",
                     help="run only this experiment (repeatable; e.g. t7_5, ber_ftp)")
+    rp.add_argument("--seeds", type=int, metavar="N",
+                    help="seeds per cell of the BER experiments (default: the thesis' 4; 2 with --quick)")
     rp.set_defaults(func=cmd_reproduce)
     return p
 

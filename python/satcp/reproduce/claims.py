@@ -21,17 +21,19 @@ selector fixes. Per cell, from the means and 95% Student-t intervals
   improvement when ADaLR is the subject); ``comparable``: |s - r| / r;
 * whether the direction holds: ``higher``/``lower`` need the inequality of
   the means and, where both sides are replicated (n >= 2), intervals that
-  do not overlap; ``comparable`` needs overlapping intervals where
-  replicated, else a change within ``comparable_pct`` (the file's
-  setting); ``value`` needs the subject mean within ``value`` widened by
+  do not overlap; ``comparable`` needs overlapping intervals or a change
+  within ``comparable_pct`` (the file's setting); ``value`` needs the subject mean within ``value`` widened by
   ``value_tolerance`` (relative).
 
 A claim is **borne out** when the direction holds in every cell
 (``scope = "all"``) or in at least one (``"any"``: "up to x%"), and, when a
 percentage is stated, the measured change lies within ``pct`` widened by
-``pct_tolerance`` percentage points: every holding cell's for ``all``, the
-largest for ``any``. Otherwise **not borne out**; with no measured cell
-(an experiment that could not run) **not evaluated**.
+``pct_tolerance`` percentage points: every cell's for ``all``, the
+largest holding cell's for ``any``. When the direction holds but the size
+does not, the verdict is **direction only**. Otherwise it is **not borne
+out**, and the reason says in how many cells the means were in the other
+order and in how many the intervals overlapped. With no measured cell (an
+experiment that could not run) it is **not evaluated**.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ CONDITION_KEYS = {"delayed_ack", "ber_min", "ber_max", "x_min", "x_max"}
 SELECTOR_KEYS = {"variant", "delayed_ack", "flow"}
 
 BORNE_OUT = "borne out"
+DIRECTION_ONLY = "direction only"
 NOT_BORNE_OUT = "not borne out"
 NOT_EVALUATED = "not evaluated"
 
@@ -203,6 +206,11 @@ def evaluate(claim: Claim, obs: pd.DataFrame, settings: Settings = Settings()) -
     direction_ok = bool(cells["holds"].all()) if claim.scope == "all" else bool(cells["holds"].any())
     need = "every" if claim.scope == "all" else "at least one"
     reasons = [f"direction holds in {int(cells['holds'].sum())} of {len(cells)} cells (needed: {need})"]
+    if claim.direction in ("higher", "lower"):
+        wrong = int(sum(c < 0 for c in cells["change_pct"] if np.isfinite(c)))
+        overlap = int(((~cells["holds"]) & (cells["change_pct"] > 0)).sum())
+        if wrong or overlap:
+            reasons.append(f"means in the other order in {wrong}, intervals overlapping in {overlap}")
     magnitude_ok = True
     if claim.pct is not None and claim.direction != "comparable":
         lo, hi = claim.pct[0] - settings.pct_tolerance, claim.pct[1] + settings.pct_tolerance
@@ -214,7 +222,7 @@ def evaluate(claim: Claim, obs: pd.DataFrame, settings: Settings = Settings()) -
         magnitude_ok = vals.size > 0 and bool(((vals >= lo) & (vals <= hi)).all())
         reasons.append(f"measured {_pct_text(vals)} vs stated {_stated(claim.pct)} "
                        f"(+-{settings.pct_tolerance:g} points): {'within' if magnitude_ok else 'outside'}")
-    verdict = BORNE_OUT if direction_ok and magnitude_ok else NOT_BORNE_OUT
+    verdict = (BORNE_OUT if magnitude_ok else DIRECTION_ONLY) if direction_ok else NOT_BORNE_OUT
     return Verdict(claim, verdict, "; ".join(reasons), cells, measured)
 
 
@@ -257,9 +265,9 @@ def _holds(direction: str, row: pd.Series, settings: Settings) -> bool:
         return bool(s > r and not overlap)
     if direction == "lower":
         return bool(s < r and not overlap)
-    if rep:
-        return bool(overlap)
-    return bool(abs(_change("comparable", s, r)) <= settings.comparable_pct)
+    # comparable: intervals that overlap, or means within comparable_pct
+    # (many seeds make intervals narrow enough to separate a 1% difference)
+    return bool(overlap or abs(_change("comparable", s, r)) <= settings.comparable_pct)
 
 
 def _stated(rng: tuple[float, float], unit: str = "%") -> str:

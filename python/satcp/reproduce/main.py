@@ -44,18 +44,22 @@ def summary_text(tables: pd.DataFrame, claim_rows: pd.DataFrame) -> str:
     if not claim_rows.empty:
         counts = claim_rows["verdict"].value_counts()
         text += ("\nclaims: " + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in
-                                           (claims.BORNE_OUT, claims.NOT_BORNE_OUT, claims.NOT_EVALUATED)))
+                                           (claims.BORNE_OUT, claims.DIRECTION_ONLY, claims.NOT_BORNE_OUT, claims.NOT_EVALUATED)))
     return text
 
 
 def reproduce(name: str, *, quick: bool = False, out: str | Path | None = None, store: str | Path | None = None,
-              workers: int | None = None, only: list[str] | None = None, root: Path | None = None,
+              workers: int | None = None, only: list[str] | None = None, seeds: int | None = None,
+              root: Path | None = None,
               stdout: TextIO = sys.stdout) -> int:
     t0 = time.perf_counter()
     if name not in REPRODUCTIONS:
         _err(f"reproduce {name!r}: unknown reproduction; allowed: {', '.join(REPRODUCTIONS)}")
         return EXIT_USAGE
-    catalogue = adalr.experiments()
+    if seeds is not None and seeds < 2:
+        _err(f"--seeds {seeds}: expected a number of seeds >= 2 (a confidence interval needs two runs)")
+        return EXIT_USAGE
+    catalogue = adalr.experiments(seeds)
     ids = [e.id for e in catalogue]
     bad = [o for o in (only or []) if o not in ids]
     if bad:

@@ -25,7 +25,7 @@ from .. import __version__
 from . import figures
 from .adalr import VARIANT_NAMES
 from .catalogue import Experiment
-from .claims import BORNE_OUT, NOT_BORNE_OUT, NOT_EVALUATED
+from .claims import BORNE_OUT, DIRECTION_ONLY, NOT_BORNE_OUT, NOT_EVALUATED
 
 _CSS = """
 body { font-family: sans-serif; margin: 2em; max-width: 1250px; color: #222; }
@@ -35,13 +35,13 @@ table.data { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em
 table.data th, table.data td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }
 table.data th { background: #f0f0f0; }
 table.data td.l, table.data th.l { text-align: left; }
-td.ok { background: #dff0d8; } td.bad { background: #f6d6d6; } td.none { background: #eee; }
+td.ok { background: #dff0d8; } td.part { background: #fcf3cf; } td.bad { background: #f6d6d6; } td.none { background: #eee; }
 figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }
 img.fig { max-width: 100%; height: auto; border: 1px solid #eee; }
 p.note { color: #555; font-size: 0.9em; }
 """
 
-_VERDICT_CLASS = {BORNE_OUT: "ok", NOT_BORNE_OUT: "bad", NOT_EVALUATED: "none"}
+_VERDICT_CLASS = {BORNE_OUT: "ok", DIRECTION_ONLY: "part", NOT_BORNE_OUT: "bad", NOT_EVALUATED: "none"}
 
 
 def fmt(v: Any, digits: int = 6) -> str:
@@ -273,7 +273,7 @@ def write(out_dir: Path, *, experiments: list[Experiment], obs: pd.DataFrame, ru
              "by satcp.reproduce.claims (see docs/reproduce.md).", note=True)
     doc.table(pd.DataFrame(header, columns=["", "value"]), left=("", "value"))
     counts = claims["verdict"].value_counts() if not claims.empty else pd.Series(dtype=int)
-    doc.table(pd.DataFrame([(v, int(counts.get(v, 0))) for v in (BORNE_OUT, NOT_BORNE_OUT, NOT_EVALUATED)],
+    doc.table(pd.DataFrame([(v, int(counts.get(v, 0))) for v in (BORNE_OUT, DIRECTION_ONLY, NOT_BORNE_OUT, NOT_EVALUATED)],
                            columns=["claims", "count"]), left=("claims",))
     if unavailable:
         doc.heading(2, "Not run")
