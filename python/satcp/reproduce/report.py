@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
+from .. import report as sweep_report
 from . import figures
 from .adalr import VARIANT_NAMES
 from .catalogue import Experiment
@@ -45,19 +46,14 @@ _VERDICT_CLASS = {BORNE_OUT: "ok", DIRECTION_ONLY: "part", NOT_BORNE_OUT: "bad",
 
 
 def fmt(v: Any, digits: int = 6) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, (bool, np.bool_)):
-        return "yes" if v else "no"
-    if isinstance(v, (int, np.integer)):
-        return str(int(v))
+    """Like the sweep report's cells, but floats to 3 decimals and NaN as '-'."""
     if isinstance(v, (float, np.floating)):
         if math.isnan(v):
             return "-"
         if v != 0 and (abs(v) >= 1e7 or abs(v) < 1e-3):
             return f"{v:.{digits}g}"
         return f"{round(v, 3):.10g}"
-    return str(v)
+    return sweep_report._fmt(v)
 
 
 class Doc:

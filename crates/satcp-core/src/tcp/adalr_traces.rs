@@ -2,21 +2,17 @@
 //! timer and retransmission changes of section 5.2.3) against the same run
 //! with the base recovery scheme alone.
 
-use super::harness::{tcp_cfg, DropRule, Harness};
+use super::harness::{DropRule, Harness};
+use super::tests::{cfg as base_cfg, drop_first_tx_of, seg};
 use crate::scenario::{parse_toml, Controller, InitialWindow, Recovery, TcpCfg};
 
 const MS: u64 = 1_000_000;
 
-/// MSS 1000, IW 10, no delayed ACK, 100 Mb/s, 50 ms one way (RTT 100 ms:
-/// rho 6, so none of the rho >= 15 increases interferes).
+/// tests.rs's set-up (MSS 1000, IW 10, no delayed ACK, 100 Mb/s, 50 ms one
+/// way; RTT 100 ms gives rho 6, so none of the rho >= 15 increases
+/// interferes), with or without ADaLR's controller.
 fn cfg(recovery: Recovery, adalr: bool) -> TcpCfg {
-    let mut c = tcp_cfg();
-    c.mss = 1000;
-    c.initial_window = InitialWindow::Segments(10);
-    c.delayed_ack = false;
-    c.rwnd_bytes = 1 << 20;
-    c.recovery = recovery;
-    c.sack = recovery == Recovery::Sack;
+    let mut c = base_cfg(recovery);
     if adalr {
         c.controller = adalr_controller();
     }
@@ -31,14 +27,6 @@ fn adalr_controller() -> Controller {
     )
     .unwrap();
     s.flows[0].tcp.controller
-}
-
-fn seg(k: u64) -> u64 {
-    1 + (k - 1) * 1000
-}
-
-fn drop_first_tx_of(segs: &'static [u64]) -> DropRule {
-    Box::new(move |p, from| from == 0 && p.payload > 0 && !p.retx && segs.iter().any(|&k| seg(k) == p.stream_off))
 }
 
 fn run(c: &TcpCfg, drop: DropRule, bytes: u64) -> Harness {
@@ -92,31 +80,17 @@ fn sack_partial_ack_sends_one_more_segment() {
 fn rto_after_an_expiry_waits_200_ms_longer() {
     // One 1000-byte segment, lost three times: expiries at RTO, then the
     // backed-off RTO. ADaLR adds 200 ms to every timer an expiry re-arms.
-    let lose3: DropRule = {
+    let lose3 = || -> DropRule {
         let mut n = 0;
         Box::new(move |p, from| {
-            if from == 0 && p.payload > 0 {
-                n += 1;
-                n <= 3
-            } else {
-                false
-            }
-        })
-    };
-    let lose3b: DropRule = {
-        let mut n = 0;
-        Box::new(move |p, from| {
-            if from == 0 && p.payload > 0 {
-                n += 1;
-                n <= 3
-            } else {
-                false
-            }
+            let data = from == 0 && p.payload > 0;
+            n += data as u32;
+            data && n <= 3
         })
     };
     let times = |h: &Harness| h.data_sent().into_iter().map(|d| d.0).collect::<Vec<_>>();
-    let b = times(&run(&cfg(Recovery::NewReno, false), lose3, 1000));
-    let a = times(&run(&cfg(Recovery::NewReno, true), lose3b, 1000));
+    let b = times(&run(&cfg(Recovery::NewReno, false), lose3(), 1000));
+    let a = times(&run(&cfg(Recovery::NewReno, true), lose3(), 1000));
     assert_eq!((b.len(), a.len()), (4, 4));
     // first expiry: same RTO
     assert_eq!(a[1] - a[0], b[1] - b[0]);
@@ -147,10 +121,9 @@ fn at_most_three_retransmissions_per_send_opportunity() {
         }
         best
     };
-    let all_first: DropRule = Box::new(|p, from| from == 0 && p.payload > 0 && !p.retx);
-    let all_first_b: DropRule = Box::new(|p, from| from == 0 && p.payload > 0 && !p.retx);
-    let base = run(&mk(false), all_first, 40_000);
-    let ad = run(&mk(true), all_first_b, 40_000);
+    let all_first = || -> DropRule { Box::new(|p, from| from == 0 && p.payload > 0 && !p.retx) };
+    let base = run(&mk(false), all_first(), 40_000);
+    let ad = run(&mk(true), all_first(), 40_000);
     assert_eq!(most_at_once(&base), 4);
     assert_eq!(most_at_once(&ad), 3);
 }

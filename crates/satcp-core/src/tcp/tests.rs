@@ -6,7 +6,7 @@ use crate::scenario::{InitialWindow, Recovery, TcpCfg};
 const MS: u64 = 1_000_000;
 
 /// MSS 1000, IW 10, no delayed ACK, fast link (100 Mb/s), 50 ms one way.
-fn cfg(recovery: Recovery) -> TcpCfg {
+pub(super) fn cfg(recovery: Recovery) -> TcpCfg {
     let mut c = tcp_cfg();
     c.mss = 1000;
     c.initial_window = InitialWindow::Segments(10);
@@ -18,11 +18,11 @@ fn cfg(recovery: Recovery) -> TcpCfg {
 }
 
 /// Absolute offset of 1000-byte segment k (1-based): 1 + (k-1)*1000.
-fn seg(k: u64) -> u64 {
+pub(super) fn seg(k: u64) -> u64 {
     1 + (k - 1) * 1000
 }
 
-fn drop_first_tx_of(segs: &'static [u64]) -> DropRule {
+pub(super) fn drop_first_tx_of(segs: &'static [u64]) -> DropRule {
     Box::new(move |p, from| from == 0 && p.payload > 0 && !p.retx && segs.iter().any(|&k| seg(k) == p.stream_off))
 }
 
