@@ -104,7 +104,9 @@ pub struct LinkSummary {
     pub rate_bps: u64,
     pub delay_s: f64,
     pub packets_tx: u64,
-    /// IP bytes put on the wire (including corrupted packets).
+    /// IP bytes accepted for transmission (including corrupted packets).
+    /// A packet counts when the link accepts it, before it waits in the
+    /// queue, so a run that stops early includes what was still queued.
     pub bytes_tx: u64,
     /// IP bytes that arrived intact at the far end.
     pub bytes_ok: u64,
@@ -151,7 +153,9 @@ pub struct LinkSeries {
     pub link: Vec<u32>,
     pub queue_packets: Vec<f64>,
     pub queue_bytes: Vec<f64>,
-    /// Cumulative IP bytes transmitted.
+    /// Cumulative IP bytes accepted for transmission, counted when a packet
+    /// is accepted (queued or sent at once); minus `queue_bytes` it is what
+    /// has started to leave.
     pub bytes_tx: Vec<f64>,
     /// RED's average queue in packets as of the last arrival (NaN when the
     /// queue is not RED).
