@@ -70,6 +70,9 @@ def metric_vs_x(obs: pd.DataFrame, metric: str, x_label: str, log_x: bool, level
                 ax.plot(p["x"] * scale, p["value"], "kx", ms=8, label="thesis")
         if log_x:
             ax.set_xscale("log")
+            if metric == "response_s":
+                # response times span 30x over the BER range
+                ax.set_yscale("log")
         ax.set_xlabel(x_label)
         ax.set_ylabel(LABELS.get(metric, metric))
         ax.set_title(_dack_label(d), fontsize=9)
