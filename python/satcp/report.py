@@ -59,18 +59,20 @@ _LABELS = {
     "timeouts": "timeouts",
 }
 
-_CSS = """
-body { font-family: sans-serif; margin: 2em; max-width: 1200px; color: #222; }
+#: Page style shared with the reproduction reports (satcp.reproduce.report).
+CSS_COMMON = """
+body { font-family: sans-serif; margin: 2em; max-width: 1250px; color: #222; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.3em; margin-top: 2em; border-bottom: 1px solid #ccc; }
 h3 { font-size: 1.1em; }
 table.data { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em 0; }
 table.data th, table.data td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }
 table.data th { background: #f0f0f0; }
-table.data td:first-child, table.data th:first-child { text-align: left; }
 figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }
 img.fig { max-width: 100%; height: auto; border: 1px solid #eee; }
 p.note { color: #555; font-size: 0.9em; }
 """
+
+_CSS = CSS_COMMON + "table.data td:first-child, table.data th:first-child { text-align: left; }\n"
 
 
 # --------------------------------------------------------------------------

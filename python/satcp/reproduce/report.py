@@ -28,18 +28,9 @@ from .adalr import VARIANT_NAMES
 from .catalogue import Experiment
 from .claims import BORNE_OUT, DIRECTION_ONLY, NOT_BORNE_OUT, NOT_EVALUATED
 
-_CSS = """
-body { font-family: sans-serif; margin: 2em; max-width: 1250px; color: #222; }
-h1 { font-size: 1.6em; } h2 { font-size: 1.3em; margin-top: 2em; border-bottom: 1px solid #ccc; }
-h3 { font-size: 1.1em; }
-table.data { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em 0; }
-table.data th, table.data td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }
-table.data th { background: #f0f0f0; }
+_CSS = sweep_report.CSS_COMMON + """
 table.data td.l, table.data th.l { text-align: left; }
 td.ok { background: #dff0d8; } td.part { background: #fcf3cf; } td.bad { background: #f6d6d6; } td.none { background: #eee; }
-figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }
-img.fig { max-width: 100%; height: auto; border: 1px solid #eee; }
-p.note { color: #555; font-size: 0.9em; }
 """
 
 _VERDICT_CLASS = {BORNE_OUT: "ok", DIRECTION_ONLY: "part", NOT_BORNE_OUT: "bad", NOT_EVALUATED: "none"}

@@ -44,7 +44,14 @@
 //!   from the handshake's sample ("handshake", the default: OPNET's RTT
 //!   update runs on it), or a fixed number in [1, 60].
 //! * Sample source (2): every Karn-valid sample the sender takes
-//!   (`rtt_sampling` decides how many).
+//!   (`rtt_sampling` decides how many), and what "sampleRTT" is
+//!   (`adalr_rho_source`): "sample_ticks" (default) measures it in ticks of
+//!   the TCP clock (`clock_granularity`, 0.5 s in the thesis' Table 7.4),
+//!   rounded up, as a coarse-timer TCP counts it; "sample" takes it exact;
+//!   "rto" uses the RTO the same update computes. On the thesis' 556 ms path
+//!   the tick reading gives rho = 60 and reproduces Table 7.5 (the exact
+//!   sample gives rho = 33, 16% slow); with a 1 ms clock the first two
+//!   differ by under 1 ms.
 //! * Increments (4, `adalr_increments`): "fractional" (default; carried to
 //!   the next ACK so no growth is lost) or "whole" (sqrt(rho)/4 and
 //!   sqrt(rho)/2 rounded to the nearest whole SMSS, at least 1).
@@ -306,6 +313,34 @@ mod tests {
         let w = Window::new(2 * SMSS, 65535, SMSS);
         c.on_ack(&w, &AckCtx { rtt: Some(300_000_000), ..Default::default() });
         assert_eq!(c.rho(), 18.0);
+    }
+
+    #[test]
+    fn rho_sources_ticks_and_rto() {
+        let w = Window::new(2 * SMSS, 65535, SMSS);
+        let ack = |rtt_ms: u64, rto_ms: u64| AckCtx { rtt: Some(rtt_ms * 1_000_000), rto: rto_ms * 1_000_000, ..Default::default() };
+        // 0.5 s ticks: 556 ms counts as 2 ticks = 1 s (rho 60), 200 ms as
+        // 1 tick = 0.5 s (rho 30), 500 ms as exactly 1 tick
+        let mut t = Adalr::new(AdalrCfg { rho_source: AdalrRhoSource::SampleTicks, ..cfg() }, 1, 500_000_000);
+        t.on_ack(&w, &ack(556, 3000));
+        assert_eq!(t.rho(), 60.0);
+        t.on_ack(&w, &ack(200, 3000));
+        assert_eq!(t.rho(), 30.0);
+        t.on_ack(&w, &ack(500, 3000));
+        assert_eq!(t.rho(), 30.0);
+        // a 1 ms clock: the sample itself, to the millisecond
+        let mut f = Adalr::new(AdalrCfg { rho_source: AdalrRhoSource::SampleTicks, ..cfg() }, 1, 1_000_000);
+        f.on_ack(&w, &ack(200, 3000));
+        assert_eq!(f.rho(), 12.0);
+        // the RTO of the same update (1.2 s -> 60; 0.2 s -> 12)
+        let mut r = Adalr::new(AdalrCfg { rho_source: AdalrRhoSource::Rto, ..cfg() }, 1, 500_000_000);
+        r.on_ack(&w, &ack(100, 1200));
+        assert_eq!(r.rho(), 60.0);
+        r.on_ack(&w, &ack(100, 200));
+        assert_eq!(r.rho(), 12.0);
+        // no sample on this ACK (Karn): rho stays
+        r.on_ack(&w, &AckCtx { rto: 3_000_000_000, ..Default::default() });
+        assert_eq!(r.rho(), 12.0);
     }
 
     #[test]
