@@ -10,7 +10,7 @@
 use crate::app::{Action, App, AppNote, Side};
 use crate::net::capture::Capture;
 use crate::net::routing::{self, Routes};
-use crate::net::{Enqueued, LinkDir, Packet, PacketPool};
+use crate::net::{Enqueued, Kind, LinkDir, Packet, PacketPool};
 use crate::scenario::{AppCfg, Scenario};
 use crate::sim::{secs, Event, EventQueue, Rng, Time};
 use crate::stats::output::*;
@@ -180,7 +180,7 @@ impl World {
     }
 
     fn at_node(&mut self, node: u32, p: Packet) {
-        if p.dst_node == node && p.udp {
+        if p.dst_node == node && p.kind == Kind::Udp {
             if let Some(u) = self.apps[p.to_ep as usize].udp() {
                 u.received(p.ip_bytes);
             }
@@ -215,7 +215,7 @@ impl World {
                 dir.push_late(at, id);
                 self.q.push(at, Event::ArriveLate { dir: d });
             }
-            _ if p.udp => {
+            _ if p.kind == Kind::Udp => {
                 if let Some(u) = self.apps[p.to_ep as usize].udp() {
                     u.packets_lost += 1;
                 }

@@ -13,4 +13,4 @@ pub mod red;
 pub mod routing;
 
 pub use link::{Enqueued, LinkDir};
-pub use packet::{Packet, PacketPool, TcpHeader};
+pub use packet::{Kind, Packet, PacketPool, TcpHeader};

@@ -20,7 +20,10 @@
 //!   [`SERVER_PORT`], its client `CLIENT_PORT_BASE + flow % 16384`, so
 //!   connections are distinct for up to 16384 flows between one node pair.
 //! * IPv4: DF set, identification 0 (RFC 6864 allows any value in atomic
-//!   datagrams), TTL 64 on every hop (satcp does not count hops), DSCP/ECN 0.
+//!   datagrams), the packet's TTL (64 at the source, one less per router),
+//!   DSCP 0, except for low-priority dummy segments and their ACKs (TCP
+//!   Peach's probes), which carry DSCP 1, "Lower Effort" (RFC 8622), so a
+//!   capture tells them apart (`ip.dsfield.dscp == 1` in Wireshark); ECN 0.
 //! * TCP: no PSH, no urgent data, no timestamps option (the TCP model does
 //!   not use timestamps, so none are invented). Payload bytes are zeros,
 //!   which leaves the checksum as if the payload were absent, but the
@@ -30,11 +33,19 @@
 //!   checksum computed over the zero payload.
 //! * Options are laid out in the order and padding
 //!   [`TcpHeader::options_len`] counts: MSS; NOP, window scale; NOP, NOP,
-//!   SACK-permitted; NOP, NOP, SACK blocks.
+//!   SACK-permitted; a research option as an RFC 6994 shared experimental
+//!   option (kind 253, length, 16-bit experiment id, the data words
+//!   big-endian, zeros up to its length); NOP, NOP, SACK blocks.
+//! * Link-layer frames and link-layer ACKs (a link protocol's own packets)
+//!   are written as Ethernet frames of EtherType 0x88B5 (IEEE 802 local
+//!   experimental): one byte of type (1 frame, 2 ACK), three zero bytes, the
+//!   link sequence number and the acknowledged link sequence number (32
+//!   bits each, from `tcp.seq` and `tcp.ack`), zeros up to the packet's
+//!   length.
 
 use std::io::{self, Write};
 
-use super::packet::{Packet, TcpHeader, IPV4_HEADER, TCP_HEADER};
+use super::packet::{Kind, Packet, TcpHeader, IPV4_HEADER, TCP_HEADER};
 
 /// Ethernet II header bytes.
 pub const ETHERNET_HEADER: u32 = 14;
@@ -48,6 +59,13 @@ pub const CLIENT_PORT_BASE: u16 = 49152;
 pub const UDP_PORT_BASE: u16 = 20000;
 /// UDP destination port (discard).
 pub const UDP_SINK_PORT: u16 = 9;
+
+/// EtherType of link-layer frames and ACKs (IEEE 802 local experimental).
+pub const ETHERTYPE_LINK: u16 = 0x88B5;
+/// TCP option kind of the research option (RFC 6994 shared experimental).
+pub const OPT_EXPERIMENTAL: u8 = 253;
+/// The IPv4 TOS byte of low-priority packets: DSCP 1, Lower Effort (RFC 8622).
+pub const TOS_LOWER_EFFORT: u8 = 1 << 2;
 
 const MAGIC_NS: u32 = 0xA1B2_3C4D;
 const LINKTYPE_ETHERNET: u32 = 1;
@@ -106,9 +124,19 @@ fn put_options(b: &mut Vec<u8>, t: &TcpHeader) {
     if t.opt_sack_perm {
         b.extend_from_slice(&[NOP, NOP, 4, 2]);
     }
-    if t.nsack > 0 {
-        b.extend_from_slice(&[NOP, NOP, 5, 2 + 8 * t.nsack]);
-        for &(left, right) in &t.sack[..t.nsack as usize] {
+    if let Some(r) = t.research() {
+        let at = b.len();
+        b.extend_from_slice(&[OPT_EXPERIMENTAL, r.wire_len]);
+        b.extend_from_slice(&r.exid.to_be_bytes());
+        for w in &r.words[..super::packet::ResearchOption::capacity(r.wire_len)] {
+            b.extend_from_slice(&w.to_be_bytes());
+        }
+        b.resize(at + r.wire_len as usize, 0);
+    }
+    let sack = t.sack();
+    if !sack.is_empty() {
+        b.extend_from_slice(&[NOP, NOP, 5, 2 + 8 * sack.len() as u8]);
+        for &(left, right) in sack {
             b.extend_from_slice(&left.to_be_bytes());
             b.extend_from_slice(&right.to_be_bytes());
         }
@@ -122,19 +150,30 @@ pub fn encode_headers(b: &mut Vec<u8>, p: &Packet, hop_from: u32, hop_to: u32) -
     // Ethernet II
     b.extend_from_slice(&node_mac(hop_to));
     b.extend_from_slice(&node_mac(hop_from));
+    if matches!(p.kind, Kind::LinkFrame | Kind::LinkAck) {
+        b.extend_from_slice(&ETHERTYPE_LINK.to_be_bytes());
+        let at = b.len();
+        b.extend_from_slice(&[if p.kind == Kind::LinkFrame { 1 } else { 2 }, 0, 0, 0]);
+        b.extend_from_slice(&p.tcp.seq.to_be_bytes());
+        b.extend_from_slice(&p.tcp.ack.to_be_bytes());
+        b.resize(at + (p.ip_bytes as usize).max(12), 0);
+        return ETHERNET_HEADER + p.ip_bytes.max(12);
+    }
     b.extend_from_slice(&0x0800u16.to_be_bytes());
     // IPv4
     let ip_at = b.len();
     let (src, dst) = (node_ip(p.src_node), node_ip(p.dst_node));
-    b.extend_from_slice(&[0x45, 0]);
+    let tos = if p.kind.low_priority() { TOS_LOWER_EFFORT } else { 0 };
+    b.extend_from_slice(&[0x45, tos]);
     b.extend_from_slice(&(p.ip_bytes as u16).to_be_bytes());
-    let proto = if p.udp { 17 } else { 6 };
-    b.extend_from_slice(&[0, 0, 0x40, 0, 64, proto, 0, 0]); // id 0, DF, TTL 64, protocol, checksum
+    let udp = p.kind == Kind::Udp;
+    let proto = if udp { 17 } else { 6 };
+    b.extend_from_slice(&[0, 0, 0x40, 0, p.ttl, proto, 0, 0]); // id 0, DF, TTL, protocol, checksum
     b.extend_from_slice(&src);
     b.extend_from_slice(&dst);
     let ip_sum = checksum(sum16(&b[ip_at..ip_at + IPV4_HEADER as usize], 0));
     b[ip_at + 10..ip_at + 12].copy_from_slice(&ip_sum.to_be_bytes());
-    if p.udp {
+    if udp {
         let udp_at = b.len();
         let udp_len = p.ip_bytes - IPV4_HEADER;
         b.extend_from_slice(&(UDP_PORT_BASE + (p.to_ep % 16384) as u16).to_be_bytes());
@@ -300,9 +339,8 @@ mod tests {
 
     #[test]
     fn sack_blocks_and_payload_lengths() {
-        let mut h = TcpHeader { seq: 7, ack: 1000, flags: FLAG_ACK, wnd: 512, nsack: 2, ..Default::default() };
-        h.sack[0] = (2000, 3000);
-        h.sack[1] = (4000, 5000);
+        let mut h = TcpHeader { seq: 7, ack: 1000, flags: FLAG_ACK, wnd: 512, ..Default::default() };
+        h.set_sack(&[(2000, 3000), (4000, 5000)]);
         let p = Packet::tcp(2, 0, 0, h, 0, 0, false);
         let mut b = Vec::new();
         assert_eq!(encode_headers(&mut b, &p, 2, 1), 14 + 20 + 20 + 20);
@@ -316,6 +354,36 @@ mod tests {
         b.clear();
         assert_eq!(encode_headers(&mut b, &d, 0, 1), 1514);
         assert_eq!(b.len(), 54);
+    }
+
+    #[test]
+    fn research_option_dummy_marking_and_ttl() {
+        let mut h = TcpHeader { flags: FLAG_ACK, ..Default::default() };
+        assert!(h.set_research(0xCE7E, 24, &[0x0A0B_0C0D, 7]));
+        h.set_sack(&[(2000, 3000)]);
+        let mut p = Packet::tcp(0, 2, 1, h, 100, 0, false).with_kind(Kind::Dummy);
+        p.ttl = 61;
+        let mut b = Vec::new();
+        assert_eq!(encode_headers(&mut b, &p, 1, 2), 14 + 20 + 20 + 24 + 12 + 100);
+        assert_eq!(b[15], TOS_LOWER_EFFORT, "dummies carry DSCP 1 (Lower Effort)");
+        assert_eq!(b[14 + 8], 61, "the packet's TTL");
+        let opts = &b[54..54 + 36];
+        assert_eq!(&opts[0..4], &[OPT_EXPERIMENTAL, 24, 0xCE, 0x7E]);
+        assert_eq!(&opts[4..12], &[0x0A, 0x0B, 0x0C, 0x0D, 0, 0, 0, 7]);
+        assert!(opts[12..24].iter().all(|&x| x == 0), "padded with zeros to its length");
+        assert_eq!(&opts[24..28], &[1, 1, 5, 10], "then the SACK block that fits");
+        assert_eq!(checksum(sum16(&b[14..34], 0)), 0, "IP header checksum with the TOS byte");
+    }
+
+    #[test]
+    fn link_layer_packets_have_their_own_ethertype() {
+        let mut p = Packet::udp(0, 1, 0, 100).with_kind(Kind::LinkAck);
+        p.tcp.seq = 5;
+        p.tcp.ack = 9;
+        let mut b = Vec::new();
+        assert_eq!(encode_headers(&mut b, &p, 0, 1), 14 + 100);
+        assert_eq!(&b[12..14], &ETHERTYPE_LINK.to_be_bytes());
+        assert_eq!(&b[14..26], &[2, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 9]);
     }
 
     #[test]

@@ -282,11 +282,12 @@ impl Endpoint {
 
     fn fill_sack(&self, h: &mut TcpHeader) {
         if self.sack_ok && self.rcv.has_ooo() {
-            let (blocks, n) = self.rcv.sack_blocks(MAX_SACK_BLOCKS);
-            for (i, &(s, e)) in blocks[..n].iter().enumerate() {
-                h.sack[i] = (seq::wire(self.irs, s), seq::wire(self.irs, e));
+            let (blocks, n) = self.rcv.sack_blocks(h.sack_room());
+            let mut wire = [(0u32, 0u32); MAX_SACK_BLOCKS];
+            for (w, &(s, e)) in wire.iter_mut().zip(&blocks[..n]) {
+                *w = (seq::wire(self.irs, s), seq::wire(self.irs, e));
             }
-            h.nsack = n as u8;
+            h.set_sack(&wire[..n]);
         }
     }
 
@@ -570,7 +571,7 @@ impl Endpoint {
         let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
         let mut nblocks = 0;
         if self.sack_ok {
-            for &(s, e) in &h.sack[..h.nsack as usize] {
+            for &(s, e) in h.sack() {
                 let s = seq::unwrap(self.iss, self.snd.una, s);
                 let e = seq::unwrap(self.iss, self.snd.una, e);
                 newly_sacked += self.snd.board.insert(ack.max(self.snd.una), self.snd.max, s, e);

@@ -327,7 +327,7 @@ fn fack_enters_on_forward_most_sack_and_resends_holes_below_it() {
     let st = h.eps[0].stats;
     assert_eq!((st.fast_recoveries, st.timeouts), (1, 0));
     assert_eq!(retx_segs(&h), vec![3, 4, 5]);
-    let first_sack_ack = h.log.iter().find(|s| s.from == 1 && s.pkt.tcp.nsack > 0).unwrap().t;
+    let first_sack_ack = h.log.iter().find(|s| s.from == 1 && !s.pkt.tcp.sack().is_empty()).unwrap().t;
     let sent = h.data_sent();
     let rx = |k: u64| sent.iter().find(|d| d.2 && d.1 == seg(k)).unwrap().0;
     // resent when that ACK arrives (50 ms and 4 us of serialisation later),
