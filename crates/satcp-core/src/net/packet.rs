@@ -207,7 +207,7 @@ impl TcpHeader {
     /// that length, or the other options leave no room for it (a SYN
     /// carries MSS, window scale and SACK-permitted: 12 bytes).
     pub fn set_research(&mut self, exid: u16, wire_len: u8, words: &[u32]) -> bool {
-        let ok_len = wire_len % 4 == 0 && (8..=MAX_RESEARCH_BYTES).contains(&wire_len);
+        let ok_len = wire_len.is_multiple_of(4) && (8..=MAX_RESEARCH_BYTES).contains(&wire_len);
         if !ok_len || words.len() > ResearchOption::capacity(wire_len) || self.space.nsack > 0 {
             return false;
         }

@@ -1,0 +1,313 @@
+//! `[[links]]`: rate, delay, queue, errors, framing overhead and reordering
+//! per direction.
+
+use super::*;
+const LINK_KEYS: &[&str] = &[
+    "name", "a", "b", "rate", "rate_ab", "rate_ba", "delay", "delay_ab", "delay_ba", "queue", "queue_ab",
+    "queue_ba", "errors", "errors_ab", "errors_ba", "overhead", "overhead_ab", "overhead_ba", "reorder",
+    "reorder_ab", "reorder_ba",
+];
+
+
+/// `base` (both directions), `base_ab` and `base_ba`: the value for each
+/// direction, the specific key winning. All present keys are validated.
+fn per_direction<T: Clone>(
+    t: &Tbl,
+    base: &str,
+    read: impl Fn(&Tbl, &str) -> Res<Option<T>>,
+) -> Res<[(Option<T>, String); 2]> {
+    let both = read(t, base)?;
+    let mut out = Vec::with_capacity(2);
+    for dir in ["ab", "ba"] {
+        let key = format!("{}_{}", base, dir);
+        out.push((read(t, &key)?.or_else(|| both.clone()), key));
+    }
+    let ba = out.pop().unwrap();
+    let ab = out.pop().unwrap();
+    Ok([ab, ba])
+}
+
+/// Like [`per_direction`], but every direction must end up with a value.
+fn per_direction_required<T: Copy>(
+    t: &Tbl,
+    base: &str,
+    expected: &str,
+    read: impl Fn(&Tbl, &str) -> Res<Option<T>>,
+) -> Res<[T; 2]> {
+    let [ab, ba] = per_direction(t, base, read)?;
+    let need = |(v, key): (Option<T>, String)| {
+        v.ok_or_else(|| {
+            missing(&t.at(&key), &format!("{} (set {} for both directions or {} for this one)", expected, base, key))
+        })
+    };
+    Ok([need(ab)?, need(ba)?])
+}
+
+pub(super) fn parse_links(root: &Tbl, nodes: &[NodeCfg], base_dir: Option<&Path>) -> Res<Vec<LinkCfg>> {
+    let arr = array(root, "links", "an array of at least one link table ([[links]])")?;
+    let mut links = Vec::new();
+    let mut names: Vec<&str> = Vec::new();
+    for (i, lv) in arr.iter().enumerate() {
+        let mut t = Tbl::new(format!("links.{}", i), lv, "a link table ([[links]])")?;
+        t.only(LINK_KEYS)?;
+        if let Some(name) = t.str("name")? {
+            check_name(&t, "name", name)?;
+            if names.contains(&name) {
+                return Err(t.bad("name", "a name not used by another link"));
+            }
+            names.push(name);
+        }
+        let a = node_ref(&t, "a", nodes)?;
+        let b = node_ref(&t, "b", nodes)?;
+        if a == b {
+            return Err(t.bad("b", format!("a node other than a (\"{}\"): a link joins two different nodes", nodes[a].name)));
+        }
+        let rate = per_direction_required(&t, "rate", units::RATE_ALLOWED, |t, k| t.rate(k))?;
+        let delay = per_direction_required(&t, "delay", units::DURATION_ALLOWED, |t, k| t.duration(k))?;
+        let queue = per_direction(&t, "queue", parse_queue)?;
+        let errors = per_direction(&t, "errors", |t, k| parse_errors(t, k, base_dir))?;
+        let overhead = per_direction(&t, "overhead", |t, k| t.u32_in(k, 0, u32::MAX))?;
+        let reorder = per_direction(&t, "reorder", parse_reorder)?;
+        let dir = |d: usize| LinkDirCfg {
+            rate_bps: rate[d],
+            delay_ns: delay[d],
+            queue: queue[d].0.unwrap_or(QueueCfg::DropTail { limit: QueueLimit::Unlimited }),
+            errors: errors[d].0.clone().unwrap_or(ErrorCfg::None),
+            overhead_bytes: overhead[d].0.unwrap_or(0),
+            reorder: reorder[d].0,
+        };
+        for (d, (q, key)) in queue.iter().enumerate() {
+            if let Some(QueueCfg::Red(r)) = q {
+                check_red(&t, key, r, rate[d], delay[d])?;
+            }
+        }
+        links.push(LinkCfg { a, b, dirs: [dir(0), dir(1)] });
+    }
+    Ok(links)
+}
+
+const QUEUE_EXPECTED: &str =
+    "an inline table: { kind = \"droptail\", packets = N } or { kind = \"droptail\", bytes = \"64KB\" } or { kind = \"droptail\" } (unlimited) or { kind = \"red\", packets = N, ... }";
+
+const RED_KEYS: &[&str] = &[
+    "kind", "packets", "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "mean_pktsize", "byte_mode",
+    "target_delay",
+];
+
+fn parse_queue(link: &Tbl, key: &str) -> Res<Option<QueueCfg>> {
+    let Some(mut t) = link.table(key, QUEUE_EXPECTED)? else { return Ok(None) };
+    t.allowed = &["kind"];
+    if t.choice("kind", &["droptail", "red"])? == Some("red") {
+        t.only(RED_KEYS)?;
+        return Ok(Some(QueueCfg::Red(parse_red(&t)?)));
+    }
+    t.only(&["kind", "packets", "bytes"])?;
+    let packets = t.u32_in("packets", 1, u32::MAX)?;
+    let bytes = t.size_pos("bytes")?;
+    let limit = match (packets, bytes) {
+        (Some(_), Some(_)) => {
+            return Err(link.bad(key, "a queue limit in packets or in bytes, not both"));
+        }
+        (Some(p), None) => QueueLimit::Packets(p),
+        (None, Some(b)) => QueueLimit::Bytes(b),
+        (None, None) => QueueLimit::Unlimited,
+    };
+    Ok(Some(QueueCfg::DropTail { limit }))
+}
+
+const ERRORS_EXPECTED: &str =
+    "an inline table: { per = x } or { ber = x } or { ber = x, bits = N }, with x in [0, 1), or { model = \"dsn_burst\" | \"gilbert_elliott\" | \"trace\", ... }";
+
+fn parse_errors(link: &Tbl, key: &str, base_dir: Option<&Path>) -> Res<Option<ErrorCfg>> {
+    let Some(mut t) = link.table(key, ERRORS_EXPECTED)? else { return Ok(None) };
+    if t.map.contains_key("model") {
+        t.allowed = &["model"];
+        let model = t.choice("model", &["dsn_burst", "gilbert_elliott", "trace"])?;
+        return Ok(Some(match model {
+            Some("dsn_burst") => {
+                t.only(DSN_KEYS)?;
+                ErrorCfg::DsnBurst(parse_dsn_burst(&t)?)
+            }
+            Some("gilbert_elliott") => {
+                t.only(GE_KEYS)?;
+                ErrorCfg::GilbertElliott(parse_gilbert_elliott(&t)?)
+            }
+            _ => {
+                t.only(&["model", "file", "clock"])?;
+                ErrorCfg::Trace(parse_error_trace(&t, base_dir)?)
+            }
+        }));
+    }
+    t.only(&["per", "ber", "bits"])?;
+    let per = t.prob("per")?;
+    let ber = t.prob("ber")?;
+    let bits = t.u32_in("bits", 1, u32::MAX)?;
+    match (per, ber, bits) {
+        (Some(_), Some(_), _) => Err(link.bad(key, format!("either per or ber, not both: {}", ERRORS_EXPECTED))),
+        (Some(_), None, Some(_)) => Err(t.bad("bits", "bits only goes with ber (a fixed number of bits per packet)")),
+        (Some(p), None, None) => Ok(Some(ErrorCfg::Per(p))),
+        (None, Some(b), fixed_bits) => Ok(Some(ErrorCfg::Ber { ber: b, fixed_bits })),
+        (None, None, _) => Err(link.bad(key, ERRORS_EXPECTED)),
+    }
+}
+
+fn parse_red(t: &Tbl) -> Res<RedCfg> {
+    use crate::net::red::{DEFAULT_MAX_P, DEFAULT_MEAN_PKTSIZE, DEFAULT_TARGET_DELAY_NS};
+    let th = |k: &str| t.number(k, |x| x > 0.0, "a number of packets > 0 (leave out for ns-2's automatic setting)");
+    Ok(RedCfg {
+        limit_packets: t.u32_in("packets", 1, u32::MAX)?,
+        min_th: th("min_th")?,
+        max_th: th("max_th")?,
+        max_p: t.number("max_p", |x| x > 0.0 && x <= 1.0, "a number in (0, 1]")?.unwrap_or(DEFAULT_MAX_P),
+        w_q: t.number("w_q", |x| x > 0.0 && x <= 1.0, "a number in (0, 1] (leave out for ns-2's automatic setting)")?,
+        gentle: t.bool("gentle")?.unwrap_or(true),
+        wait: t.bool("wait")?.unwrap_or(true),
+        mean_pktsize: t.u32_in("mean_pktsize", 1, u32::MAX)?.unwrap_or(DEFAULT_MEAN_PKTSIZE),
+        byte_mode: t.bool("byte_mode")?.unwrap_or(false),
+        target_delay_ns: t.duration_pos("target_delay")?.unwrap_or(DEFAULT_TARGET_DELAY_NS),
+    })
+}
+
+/// min_th < max_th once the automatic values are worked out for this
+/// direction's rate and delay.
+fn check_red(link: &Tbl, key: &str, r: &RedCfg, rate: u64, delay: u64) -> Res<()> {
+    let p = crate::net::red::RedParams::resolve(r, rate, delay);
+    if p.min_th < p.max_th {
+        return Ok(());
+    }
+    let base = key.trim_end_matches("_ab").trim_end_matches("_ba");
+    let written = if link.map.contains_key(key) { key } else { base };
+    let which = if r.max_th.is_some() { "max_th" } else { "min_th" };
+    Err(ScenarioError::new(
+        format!("{}.{}", link.at(written), which),
+        format!("{}", if which == "max_th" { p.max_th } else { p.min_th }),
+        format!("min_th < max_th (here min_th = {}, max_th = {}, after ns-2's automatic settings)", p.min_th, p.max_th),
+    ))
+}
+
+const DSN_KEYS: &[&str] = &[
+    "model", "burst_mean", "burst_min", "burst_max", "gap_mean", "gap_min", "gap_max", "bounding", "gap_from",
+    "per_burst", "per_good", "clock", "burst_delay", "burst_delay_order",
+];
+
+fn parse_clock(t: &Tbl) -> Res<ErrorClock> {
+    Ok(match t.choice("clock", &["tx_start", "arrival"])? {
+        Some("arrival") => ErrorClock::Arrival,
+        _ => ErrorClock::TxStart,
+    })
+}
+
+/// `<name>_mean`, `<name>_min`, `<name>_max` with defaults (ns).
+fn bounded_exp(t: &Tbl, name: &str, def: (u64, u64, u64), bounding: Bounding) -> Res<BoundedExp> {
+    let k = |s: &str| format!("{}_{}", name, s);
+    let mean_ns = t.duration_pos(&k("mean"))?.unwrap_or(def.0);
+    let min_ns = t.duration(&k("min"))?.unwrap_or(def.1);
+    let max_ns = t.duration_pos(&k("max"))?.unwrap_or(def.2);
+    if min_ns > max_ns {
+        let key = if t.map.contains_key(&k("max")) { k("max") } else { k("min") };
+        return Err(t.bad(&key, format!("{} <= {} ({} ns vs {} ns)", k("min"), k("max"), min_ns, max_ns)));
+    }
+    Ok(BoundedExp { mean_ns, min_ns, max_ns, bounding })
+}
+
+fn parse_dsn_burst(t: &Tbl) -> Res<DsnBurstCfg> {
+    let bounding = match t.choice("bounding", &["truncate", "clamp"])? {
+        Some("clamp") => Bounding::Clamp,
+        _ => Bounding::Truncate,
+    };
+    let burst = bounded_exp(t, "burst", (300_000_000, 100_000_000, 500_000_000), bounding)?;
+    let gap = bounded_exp(t, "gap", (5_500_000_000, 1_000_000_000, 10_000_000_000), bounding)?;
+    let gap_from = match t.choice("gap_from", &["start", "end"])? {
+        Some("end") => GapFrom::End,
+        _ => GapFrom::Start,
+    };
+    if gap_from == GapFrom::Start && gap.min_ns < burst.max_ns {
+        return Err(t.bad(
+            "gap_min",
+            format!(
+                "a duration >= burst_max ({} ns) when gaps run start to start (bursts would overlap), or set gap_from = \"end\"",
+                burst.max_ns
+            ),
+        ));
+    }
+    if gap.max_ns == 0 {
+        return Err(t.bad("gap_max", "a duration > 0"));
+    }
+    let burst_delay_order = match t.choice("burst_delay_order", &["in_order", "overtake"])? {
+        Some("overtake") => DelayOrder::Overtake,
+        _ => DelayOrder::InOrder,
+    };
+    Ok(DsnBurstCfg {
+        burst,
+        gap,
+        gap_from,
+        per_burst: t.prob_closed("per_burst")?.unwrap_or(1.0),
+        per_good: t.prob_closed("per_good")?.unwrap_or(0.0),
+        clock: parse_clock(t)?,
+        burst_delay_ns: t.duration("burst_delay")?.unwrap_or(0),
+        burst_delay_order,
+    })
+}
+
+const GE_KEYS: &[&str] =
+    &["model", "p_gb", "p_bg", "mean_good", "mean_bad", "per_good", "per_bad", "initial", "clock"];
+
+fn parse_gilbert_elliott(t: &Tbl) -> Res<GilbertElliottCfg> {
+    let p = |k: &str| t.number(k, |x| x > 0.0 && x <= 1.0, "a transition probability in (0, 1]");
+    let (p_gb, p_bg) = (p("p_gb")?, p("p_bg")?);
+    let (mg, mb) = (t.duration_pos("mean_good")?, t.duration_pos("mean_bad")?);
+    const BOTH: &str = "either p_gb and p_bg (per-packet transitions) or mean_good and mean_bad (time-driven), not both";
+    let transitions = match (p_gb, p_bg, mg, mb) {
+        (Some(p_gb), Some(p_bg), None, None) => GeTransitions::PerPacket { p_gb, p_bg },
+        (None, None, Some(mean_good_ns), Some(mean_bad_ns)) => GeTransitions::Time { mean_good_ns, mean_bad_ns },
+        (Some(_), Some(_), _, _) => return Err(t.bad(if mg.is_some() { "mean_good" } else { "mean_bad" }, BOTH)),
+        _ => {
+            let missing_key = [("p_gb", p_gb.is_none() && p_bg.is_some()), ("p_bg", p_bg.is_none() && p_gb.is_some()),
+                ("mean_good", mg.is_none() && mb.is_some()), ("mean_bad", mb.is_none() && mg.is_some())]
+                .iter()
+                .find(|(_, m)| *m)
+                .map_or("p_gb", |(k, _)| *k);
+            return Err(missing(&t.at(missing_key), BOTH));
+        }
+    };
+    let initial = match t.choice("initial", &["good", "bad", "stationary"])? {
+        Some("bad") => GeInitial::Bad,
+        Some("stationary") => GeInitial::Stationary,
+        _ => GeInitial::Good,
+    };
+    Ok(GilbertElliottCfg {
+        transitions,
+        per_good: t.prob_closed("per_good")?.unwrap_or(0.0),
+        per_bad: t.prob_closed("per_bad")?.unwrap_or(1.0),
+        initial,
+        clock: parse_clock(t)?,
+    })
+}
+
+fn parse_error_trace(t: &Tbl, base_dir: Option<&Path>) -> Res<ErrorTraceCfg> {
+    const FILE: &str = "a path to a CSV file of error intervals start,end[,per] in seconds";
+    let file = t.require("file", t.str("file")?, FILE)?;
+    let path = Path::new(file);
+    let full = match base_dir {
+        Some(b) if path.is_relative() => b.join(path),
+        _ => path.to_path_buf(),
+    };
+    let text = std::fs::read_to_string(&full)
+        .map_err(|e| t.bad("file", format!("{} (cannot read {}: {})", FILE, full.display(), e)))?;
+    let intervals = crate::net::error_trace::parse_intervals(&text).map_err(|e| t.bad("file", format!("{}: {}", full.display(), e)))?;
+    Ok(ErrorTraceCfg { file: file.to_string(), intervals: intervals.into(), clock: parse_clock(t)? })
+}
+
+const REORDER_EXPECTED: &str = "an inline table { probability = p, extra_delay = \"20ms\" } with p in (0, 1]";
+
+fn parse_reorder(link: &Tbl, key: &str) -> Res<Option<ReorderCfg>> {
+    let Some(mut t) = link.table(key, REORDER_EXPECTED)? else { return Ok(None) };
+    t.only(&["probability", "extra_delay"])?;
+    let probability = t.number("probability", |x| x > 0.0 && x <= 1.0, "a number in (0, 1]")?;
+    let extra = t.duration_pos("extra_delay")?;
+    Ok(Some(ReorderCfg {
+        probability: t.require("probability", probability, REORDER_EXPECTED)?,
+        extra_delay_ns: t.require("extra_delay", extra, REORDER_EXPECTED)?,
+    }))
+}
+

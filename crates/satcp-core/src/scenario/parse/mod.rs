@@ -1,0 +1,384 @@
+//! Scenario text (TOML, or JSON) -> `--set` overrides -> validated [`Scenario`].
+//!
+//! Every error names the dotted path of the offending field in the syntax
+//! `--set` uses (`links.1.rate_ab`, `flows.download.tcp.variant`; links are
+//! addressed by 0-based index, flows by name, or by index when unnamed), the
+//! value as written, and what would be accepted.
+//!
+//! Choices made here:
+//! * Fields are read through [`Tbl`], a view of one TOML table that knows its
+//!   dotted path. A table's keys are checked against the allowed list when it
+//!   is opened (in file order), so a misspelt key is reported as an unknown
+//!   key rather than as a confusing "missing" error for the key it was meant
+//!   to be.
+//! * Validation is sequential (run, nodes, links in order, flows in order,
+//!   then cross-checks); the first error is returned and nothing is clamped.
+//! * Link fields come in three spellings: `rate` (both directions), `rate_ab`
+//!   and `rate_ba`. Writing `rate` together with `rate_ab` is allowed: the
+//!   specific one wins for its direction (the general one is still validated).
+//! * `tcp.sack` defaults to true when the variant is "sack" or the recovery is
+//!   SACK, so `recovery = "sack"` alone does not trip the sack/recovery check.
+//! * Flow and link names must be non-empty, not all digits and free of `.`
+//!   and `=`, so that they can be used as `--set` path segments.
+//! * JSON is read with key order preserved (node index = order in the file),
+//!   and a JSON `null` anywhere is an error naming its path.
+
+use super::model::*;
+use super::units;
+use super::{apply_override, ScenarioError};
+use std::path::Path;
+use toml::Value;
+
+mod apps;
+mod captures;
+mod flows;
+mod json;
+mod links;
+mod tcp;
+
+use captures::parse_captures;
+use flows::parse_flows;
+use links::parse_links;
+
+pub(crate) type Res<T> = Result<T, ScenarioError>;
+
+/// Parse TOML text, apply `overrides` (`dotted.path=value`, in order) and
+/// validate.
+pub fn parse_toml(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    parse_toml_in(text, overrides, None)
+}
+
+/// [`parse_toml`] for a scenario file in `base_dir`: relative paths in it
+/// (error traces) are resolved against that directory.
+pub fn parse_toml_in(text: &str, overrides: &[String], base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
+    let table: toml::Table = toml::from_str(text)
+        .map_err(|e| ScenarioError::new("<toml>", "", format!("malformed TOML: {}", e.to_string().trim_end())))?;
+    let mut root = Value::Table(table);
+    for spec in overrides {
+        apply_override(&mut root, spec)?;
+    }
+    from_value_in(root, base_dir)
+}
+
+/// Parse JSON text (same schema as the TOML form), apply `overrides` and
+/// validate. A JSON `null` is an error naming its path.
+pub fn parse_json(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    parse_json_in(text, overrides, None)
+}
+
+/// [`parse_json`] with relative paths resolved against `base_dir`.
+pub fn parse_json_in(text: &str, overrides: &[String], base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
+    let json: json::Json = serde_json::from_str(text)
+        .map_err(|e| ScenarioError::new("<json>", "", format!("malformed JSON: {}", e)))?;
+    let mut root = json.into_toml("")?;
+    for spec in overrides {
+        apply_override(&mut root, spec)?;
+    }
+    from_value_in(root, base_dir)
+}
+
+/// Validate a raw scenario tree (as parsed from TOML, JSON or a Python dict).
+pub fn from_value(v: Value) -> Result<Scenario, ScenarioError> {
+    from_value_in(v, None)
+}
+
+/// [`from_value`] with relative file paths resolved against `base_dir`.
+pub fn from_value_in(v: Value, base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
+    let mut root = Tbl::new(String::new(), &v, "a table with [run], [nodes], [[links]] and [[flows]]")?;
+    root.only(&["run", "nodes", "links", "flows", "captures"])?;
+    let run = parse_run(&root)?;
+    let nodes = parse_nodes(&root)?;
+    let links = parse_links(&root, &nodes, base_dir)?;
+    let flows = parse_flows(&root, &nodes, &links)?;
+    let captures = parse_captures(&root)?;
+    let finite = flows.iter().any(|f| match &f.app {
+        AppCfg::Ftp(a) => a.size_bytes.is_some(),
+        AppCfg::Http(a) => a.pages.is_some(),
+        AppCfg::Cbr(_) | AppCfg::OnOff(_) => false,
+    });
+    // Only UDP sources, each with a stop: the run ends once they drain.
+    let udp_bounded = flows.iter().all(|f| match &f.app {
+        AppCfg::Cbr(a) => a.stop_ns.is_some() || a.max_packets.is_some(),
+        AppCfg::OnOff(a) => a.stop_ns.is_some(),
+        _ => false,
+    });
+    if run.stop_ns.is_none() && !finite && !udp_bounded {
+        return Err(ScenarioError::new(
+            "run.stop",
+            "",
+            "required when every flow is unlimited (set run.stop, an ftp app's size or an http app's pages)",
+        ));
+    }
+    Ok(Scenario { run, nodes, links, flows, captures })
+}
+
+// ---------------------------------------------------------------------------
+// The table walker.
+
+/// `path.key`, or `key` at the root.
+pub(crate) fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{}.{}", path, key)
+    }
+}
+
+pub(crate) use units::show;
+
+pub(crate) fn type_error(path: &str, v: &Value, expected: &str) -> ScenarioError {
+    ScenarioError::new(path, show(v), format!("expected {} (got {})", expected, units::a_type(v)))
+}
+
+pub(crate) fn missing(path: &str, expected: &str) -> ScenarioError {
+    ScenarioError::new(path, "", format!("missing; expected {}", expected))
+}
+
+/// `> 0` variants of the unit descriptions.
+pub(crate) fn positive(allowed: &str) -> String {
+    allowed.replacen(">= 0", "> 0", 1)
+}
+
+pub(crate) fn quoted_list(options: &[&str]) -> String {
+    let q: Vec<String> = options.iter().map(|o| format!("\"{}\"", o)).collect();
+    q.join(", ")
+}
+
+/// One TOML table and its dotted path. Keys not in the allowed list (set
+/// with [`Tbl::only`]) are "unknown key" errors.
+pub(crate) struct Tbl<'a> {
+    pub(crate) path: String,
+    pub(crate) map: &'a toml::Table,
+    pub(crate) allowed: &'static [&'static str],
+}
+
+impl<'a> Tbl<'a> {
+    /// `v` must be a table; `what` describes the expected table in errors.
+    pub(crate) fn new(path: String, v: &'a Value, what: &str) -> Res<Self> {
+        match v {
+            Value::Table(map) => Ok(Tbl { path, map, allowed: &[] }),
+            other => Err(type_error(&path, other, what)),
+        }
+    }
+
+    /// Declare the allowed keys and reject any other key (first in file
+    /// order).
+    pub(crate) fn only(&mut self, allowed: &'static [&'static str]) -> Res<()> {
+        self.allowed = allowed;
+        for (k, v) in self.map {
+            if !allowed.contains(&k.as_str()) {
+                let list = if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") };
+                return Err(ScenarioError::new(
+                    self.at(k),
+                    show(v),
+                    format!("unknown key {:?}; allowed keys here: {}", k, list),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn at(&self, key: &str) -> String {
+        join(&self.path, key)
+    }
+
+    pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
+        debug_assert!(self.allowed.contains(&key), "{} read without being allowed", key);
+        self.map.get(key)
+    }
+
+    /// Error for `key` whose value is out of range.
+    pub(crate) fn bad(&self, key: &str, allowed: impl Into<String>) -> ScenarioError {
+        let value = self.map.get(key).map(show).unwrap_or_default();
+        ScenarioError::new(self.at(key), value, allowed)
+    }
+
+    pub(crate) fn require<T>(&self, key: &str, v: Option<T>, expected: &str) -> Res<T> {
+        v.ok_or_else(|| missing(&self.at(key), expected))
+    }
+
+    pub(crate) fn str(&self, key: &str) -> Res<Option<&'a str>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(v) => Err(type_error(&self.at(key), v, "a string")),
+        }
+    }
+
+    pub(crate) fn bool(&self, key: &str) -> Res<Option<bool>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Boolean(b)) => Ok(Some(*b)),
+            Some(v) => Err(type_error(&self.at(key), v, "a boolean (true or false)")),
+        }
+    }
+
+    /// An integer in `lo..=hi`.
+    pub(crate) fn int(&self, key: &str, lo: i64, hi: i64) -> Res<Option<i64>> {
+        let expected = if hi == i64::MAX {
+            format!("an integer >= {}", lo)
+        } else {
+            format!("an integer in {}..={}", lo, hi)
+        };
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Integer(i)) if (lo..=hi).contains(i) => Ok(Some(*i)),
+            Some(Value::Integer(_)) => Err(self.bad(key, expected)),
+            Some(v) => Err(type_error(&self.at(key), v, &expected)),
+        }
+    }
+
+    pub(crate) fn u32_in(&self, key: &str, lo: u32, hi: u32) -> Res<Option<u32>> {
+        Ok(self.int(key, lo.into(), hi.into())?.map(|i| i as u32))
+    }
+
+    /// One of `options`.
+    pub(crate) fn choice(&self, key: &str, options: &[&str]) -> Res<Option<&'a str>> {
+        let expected = format!("one of {}", quoted_list(options));
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) if options.contains(&s.as_str()) => Ok(Some(s)),
+            Some(Value::String(_)) => Err(self.bad(key, expected)),
+            Some(v) => Err(type_error(&self.at(key), v, &expected)),
+        }
+    }
+
+    /// A probability in [0, 1).
+    pub(crate) fn prob(&self, key: &str) -> Res<Option<f64>> {
+        let expected = "a number in [0, 1), e.g. 1e-7";
+        let x = match self.get(key) {
+            None => return Ok(None),
+            Some(Value::Float(x)) => *x,
+            Some(Value::Integer(i)) => *i as f64,
+            Some(v) => return Err(type_error(&self.at(key), v, expected)),
+        };
+        if x.is_finite() && (0.0..1.0).contains(&x) {
+            Ok(Some(x))
+        } else {
+            Err(self.bad(key, expected))
+        }
+    }
+
+    /// A finite number (integer or float) accepted by `ok`.
+    pub(crate) fn number(&self, key: &str, ok: impl Fn(f64) -> bool, expected: &str) -> Res<Option<f64>> {
+        let x = match self.get(key) {
+            None => return Ok(None),
+            Some(Value::Float(x)) => *x,
+            Some(Value::Integer(i)) => *i as f64,
+            Some(v) => return Err(type_error(&self.at(key), v, expected)),
+        };
+        if x.is_finite() && ok(x) {
+            Ok(Some(x))
+        } else {
+            Err(self.bad(key, expected))
+        }
+    }
+
+    /// A probability in [0, 1] (a channel state may lose every packet).
+    pub(crate) fn prob_closed(&self, key: &str) -> Res<Option<f64>> {
+        self.number(key, |x| (0.0..=1.0).contains(&x), "a number in [0, 1]")
+    }
+
+    pub(crate) fn rate(&self, key: &str) -> Res<Option<u64>> {
+        self.get(key).map(|v| units::rate_bps(&self.at(key), v)).transpose()
+    }
+
+    pub(crate) fn duration(&self, key: &str) -> Res<Option<u64>> {
+        self.get(key).map(|v| units::duration_ns(&self.at(key), v)).transpose()
+    }
+
+    /// A duration that must be > 0.
+    pub(crate) fn duration_pos(&self, key: &str) -> Res<Option<u64>> {
+        match self.duration(key)? {
+            Some(0) => Err(self.bad(key, positive(units::DURATION_ALLOWED))),
+            d => Ok(d),
+        }
+    }
+
+    pub(crate) fn size(&self, key: &str) -> Res<Option<u64>> {
+        self.get(key).map(|v| units::size_bytes(&self.at(key), v)).transpose()
+    }
+
+    /// A size that must be > 0.
+    pub(crate) fn size_pos(&self, key: &str) -> Res<Option<u64>> {
+        match self.size(key)? {
+            Some(0) => Err(self.bad(key, positive(units::SIZE_ALLOWED))),
+            s => Ok(s),
+        }
+    }
+
+    /// A sub-table (None if absent).
+    pub(crate) fn table(&self, key: &str, what: &str) -> Res<Option<Tbl<'a>>> {
+        self.get(key).map(|v| Tbl::new(self.at(key), v, what)).transpose()
+    }
+}
+
+/// The non-empty array at `root[key]`.
+pub(crate) fn array<'a>(root: &Tbl<'a>, key: &str, what: &str) -> Res<&'a Vec<Value>> {
+    match root.get(key) {
+        None => Err(missing(key, what)),
+        Some(Value::Array(a)) if a.is_empty() => Err(ScenarioError::new(key, "[]", what)),
+        Some(Value::Array(a)) => Ok(a),
+        Some(v) => Err(type_error(key, v, what)),
+    }
+}
+
+/// A name usable as a `--set` path segment.
+pub(crate) fn check_name(t: &Tbl, key: &str, name: &str) -> Res<()> {
+    let ok = !name.is_empty()
+        && !name.bytes().all(|b| b.is_ascii_digit())
+        && !name.contains('.')
+        && !name.contains('=');
+    if ok {
+        Ok(())
+    } else {
+        Err(t.bad(key, "a non-empty name that is not all digits and contains no '.' or '='"))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// [run]
+
+fn parse_run(root: &Tbl) -> Res<RunCfg> {
+    let Some(mut t) = root.table("run", "a table ([run]) with seed, stop and sample_interval")? else {
+        return Ok(RunCfg { seed: 1, stop_ns: None, sample_interval_ns: None });
+    };
+    t.only(&["seed", "stop", "sample_interval"])?;
+    Ok(RunCfg {
+        seed: t.int("seed", 0, i64::MAX)?.map_or(1, |s| s as u64),
+        stop_ns: t.duration_pos("stop")?,
+        sample_interval_ns: t.duration_pos("sample_interval")?,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// [nodes]
+
+const NODES_EXPECTED: &str = "a table of nodes ([nodes] with lines such as server = {}) with at least 2 nodes";
+
+fn parse_nodes(root: &Tbl) -> Res<Vec<NodeCfg>> {
+    let v = root.get("nodes").ok_or_else(|| missing("nodes", NODES_EXPECTED))?;
+    let t = Tbl::new("nodes".into(), v, NODES_EXPECTED)?;
+    let mut nodes = Vec::new();
+    for (name, nv) in t.map {
+        let mut n = Tbl::new(t.at(name), nv, "an empty inline table: a node is written `name = {}`")?;
+        n.only(&[])?;
+        if name.is_empty() {
+            return Err(ScenarioError::new("nodes", show(v), "node names must be non-empty"));
+        }
+        nodes.push(NodeCfg { name: name.clone() });
+    }
+    if nodes.len() < 2 {
+        return Err(ScenarioError::new("nodes", show(v), NODES_EXPECTED));
+    }
+    Ok(nodes)
+}
+
+/// The index of the node named by `t[key]` (required).
+pub(crate) fn node_ref(t: &Tbl, key: &str, nodes: &[NodeCfg]) -> Res<usize> {
+    let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
+    let expected = format!("the name of a node: {}", quoted_list(&names));
+    let name = t.require(key, t.str(key)?, &expected)?;
+    names.iter().position(|n| *n == name).ok_or_else(|| t.bad(key, expected))
+}
+
