@@ -12,6 +12,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .plotting import legend_or_note, pyplot, save_png
+from .tables import format_table, num
+
 VARIANTS = ("newreno", "sack", "hybla", "cubic", "bbr")
 BERS = (0.0, 1e-7, 1e-6, 1e-5)
 TRACE_BER = 1e-6  # cwnd traces are drawn for this BER
@@ -91,16 +94,11 @@ def aggregate(rows):
 
 
 def table(agg) -> str:
-    from .cli import format_table
-
-    def f(v, spec):
-        return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
-
     rows = [
         (
             r.variant, _ber_label(r.ber), f"{int(r.completed)}/{int(r.runs)}",
-            f(r.completion_mean, ".2f"), f(r.goodput_mean / 1e3, ".1f"),
-            f(r.retransmissions, ".1f"), f(r.timeouts, ".1f"),
+            num(r.completion_mean, ".2f"), num(r.goodput_mean / 1e3, ".1f"),
+            num(r.retransmissions, ".1f"), num(r.timeouts, ".1f"),
         )
         for r in agg.itertuples()
     ]
@@ -112,9 +110,7 @@ def table(agg) -> str:
 
 
 def plot(agg, traces, out: Path, size_label: str) -> list[Path]:
-    from .cli import _pyplot
-
-    plt = _pyplot()
+    plt = pyplot()
     written = []
     # BER 0 cannot sit on a log axis: draw it one decade left of the smallest BER.
     nonzero = [b for b in BERS if b > 0]
@@ -140,11 +136,7 @@ def plot(agg, traces, out: Path, size_label: str) -> list[Path]:
     ax.set_title(f"GEO FTP download of {size_label}: mean over seeds, bars = min/max")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    p = out / "completion_vs_ber.png"
-    fig.savefig(p, dpi=120)
-    plt.close(fig)
-    written.append(p)
+    written.append(save_png(fig, out / "completion_vs_ber.png"))
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for variant in VARIANTS:
@@ -155,15 +147,8 @@ def plot(agg, traces, out: Path, size_label: str) -> list[Path]:
     ax.set_ylabel("congestion window (kB)")
     ax.set_title(f"cwnd, BER {_ber_label(TRACE_BER)}, seed 1")
     ax.grid(True, alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend()
-    else:
-        ax.text(0.5, 0.5, "no samples recorded", ha="center", va="center", transform=ax.transAxes)
-    fig.tight_layout()
-    p = out / "cwnd_ber1e-6.png"
-    fig.savefig(p, dpi=120)
-    plt.close(fig)
-    written.append(p)
+    legend_or_note(ax)
+    written.append(save_png(fig, out / "cwnd_ber1e-6.png"))
     return written
 
 
