@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 
-def _columns(cols: list[tuple[str, str, bytes]]) -> pd.DataFrame:
+def columns_frame(cols: list[tuple[str, str, bytes]]) -> pd.DataFrame:
     """Columnar triples (name, numpy dtype, little-endian bytes) -> DataFrame."""
     data = {name: np.frombuffer(buf, dtype=np.dtype(dtype)) for name, dtype, buf in cols}
     return pd.DataFrame(data)
@@ -101,19 +101,19 @@ class Result:
 
     @cached_property
     def series(self) -> pd.DataFrame:
-        df = _columns(self._raw["flow_series"])
+        df = columns_frame(self._raw["flow_series"])
         df["flow_name"] = df["flow"].map(self._flow_names()).astype(object)
         return df
 
     @cached_property
     def link_series(self) -> pd.DataFrame:
-        df = _columns(self._raw["link_series"])
+        df = columns_frame(self._raw["link_series"])
         df["link_name"] = df["link"].map(self._link_names()).astype(object)
         return df
 
     @cached_property
     def pages(self) -> pd.DataFrame:
-        df = _columns(self._raw["pages"])
+        df = columns_frame(self._raw["pages"])
         df["flow_name"] = df["flow"].map(self._flow_names()).astype(object)
         return df
 
