@@ -113,11 +113,15 @@ def summary_text(summary: dict[str, Any]) -> str:
         )
         for f in summary["flows"]
     ]
+    # "drops down" (the link was down) only when some link had such drops:
+    # most scenarios have no outages, and older summaries lack the key.
+    down = any((l.get("drops") or {}).get("down", 0) for l in summary["links"])
+    link_headers = ["from->to", "utilization %", "drops queue", "drops errors"] + (["drops down"] if down else [])
     links = [
         (
             f'{l["from"]}->{l["to"]}', num(l["utilization"], ".1f", 100.0),
             l["drops"]["queue"], l["drops"]["errors"],
-        )
+        ) + ((l["drops"].get("down", 0),) if down else ())
         for l in summary["links"]
     ]
     parts = [
@@ -133,7 +137,7 @@ def summary_text(summary: dict[str, Any]) -> str:
         ),
         "",
         "links",
-        format_table(["from->to", "utilization %", "drops queue", "drops errors"], links, "lrrr"),
+        format_table(link_headers, links),
     ]
     return "\n".join(parts)
 

@@ -45,6 +45,10 @@ def test_summary_text():
     t = summary_text(s)
     assert "dl" in t and "sack" in t and "1.500" in t and "2.000" in t
     assert "gw->cl" in t and "25.0" in t
+    assert "drops down" not in t  # no outage (and an older summary without the key)
+    s["links"][0]["drops"].update(down=7, pushed_out=0)
+    t = summary_text(s)
+    assert "drops down" in t and t.splitlines()[-1].endswith("  7")
 
 
 def test_missing_numbers_read_as_a_dash():
