@@ -496,7 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "BER 0, 1e-7, 1e-6, 1e-5; print a table and write figures.")
     d.add_argument("--out", metavar="DIR", default="out/demo", help="figure directory (default out/demo)")
     d.add_argument("--quick", action="store_true", help="1 MB file and 2 seeds instead of 5 MB and 4")
-    d.add_argument("--jobs", type=int, default=None, help="parallel runs (default: CPU count)")
+    d.add_argument("--jobs", type=int, default=None, help="worker processes, as sweep --workers (default: CPU count)")
     d.set_defaults(func=cmd_demo)
 
     w = sub.add_parser("sweep", help="run a sweep file (factors x levels x replications) into a store",
