@@ -13,6 +13,17 @@ import tomllib
 from pathlib import Path
 from typing import Any, Sequence
 
+from . import _core
+from . import sweep as sw
+from .engine import ScenarioError, run, validate
+from .plotting import legend_or_note, pyplot, save_png
+from .progress import RunProgress, make_progress
+from .tables import cell, format_table, num
+
+# Imported by the subcommand that needs them, so that `satcp --help` does not
+# wait for DuckDB, SciPy or matplotlib: store, execute, results, report, demo,
+# reproduce.
+
 EXIT_SCENARIO = 2  # scenario error or missing file: nothing ran
 
 # At most this many samples per flow when `--out` turns sampling on.
@@ -91,42 +102,26 @@ def scenario_stop_s(text: str, overrides: Sequence[str], fmt: str = "toml") -> f
 
 
 # --------------------------------------------------------------------------
-# plain-text tables
-
-def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: str | None = None) -> str:
-    """Fixed-width table; `align` is one char per column, 'l' or 'r'."""
-    cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    align = align or "l" + "r" * (len(headers) - 1)
-
-    def line(r: Sequence[str]) -> str:
-        return "  ".join(c.ljust(w) if a == "l" else c.rjust(w) for c, w, a in zip(r, widths, align)).rstrip()
-
-    out = [line(cells[0]), "  ".join("-" * w for w in widths)]
-    out += [line(r) for r in cells[1:]]
-    return "\n".join(out)
-
-
-def _f(v: Any, fmt: str, scale: float = 1.0) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "-"
-    return format(v * scale, fmt)
-
+# plain-text summary
 
 def summary_text(summary: dict[str, Any]) -> str:
     flows = [
         (
             f["name"], f["variant"], "yes" if f["completed"] else "no",
-            _f(f["completion_s"], ".3f"), _f(f["goodput_bps"], ".3f", 1e-6),
-            _f(f["throughput_bps"], ".3f", 1e-6), f["retransmissions"], f["timeouts"],
+            num(f["completion_s"], ".3f"), num(f["goodput_bps"], ".3f", 1e-6),
+            num(f["throughput_bps"], ".3f", 1e-6), f["retransmissions"], f["timeouts"],
         )
         for f in summary["flows"]
     ]
+    # "drops down" (the link was down) only when some link had such drops:
+    # most scenarios have no outages, and older summaries lack the key.
+    down = any((l.get("drops") or {}).get("down", 0) for l in summary["links"])
+    link_headers = ["from->to", "utilization %", "drops queue", "drops errors"] + (["drops down"] if down else [])
     links = [
         (
-            f'{l["from"]}->{l["to"]}', _f(l["utilization"], ".1f", 100.0),
+            f'{l["from"]}->{l["to"]}', num(l["utilization"], ".1f", 100.0),
             l["drops"]["queue"], l["drops"]["errors"],
-        )
+        ) + ((l["drops"].get("down", 0),) if down else ())
         for l in summary["links"]
     ]
     parts = [
@@ -142,22 +137,13 @@ def summary_text(summary: dict[str, Any]) -> str:
         ),
         "",
         "links",
-        format_table(["from->to", "utilization %", "drops queue", "drops errors"], links, "lrrr"),
+        format_table(link_headers, links),
     ]
     return "\n".join(parts)
 
 
 # --------------------------------------------------------------------------
 # files and plots
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
 
 def write_tables(res, out: Path, fmt: str) -> list[Path]:
     tables = {
@@ -179,7 +165,7 @@ def write_tables(res, out: Path, fmt: str) -> list[Path]:
 
 
 def plot_run(res, out: Path) -> list[Path]:
-    plt = _pyplot()
+    plt = pyplot()
     s = res.series
     names = [f["name"] for f in res.summary["flows"]]
     written = []
@@ -209,14 +195,8 @@ def plot_run(res, out: Path) -> list[Path]:
 def _save(fig, ax, empty: bool, path: Path) -> Path:
     """Grid, legend (or a note that nothing was sampled), write the PNG."""
     ax.grid(True, alpha=0.3)
-    if empty:
-        ax.text(0.5, 0.5, "no samples recorded", ha="center", va="center", transform=ax.transAxes)
-    elif ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="best", fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    _pyplot().close(fig)
-    return path
+    legend_or_note(ax, empty, loc="best", fontsize="small")
+    return save_png(fig, path)
 
 
 # --------------------------------------------------------------------------
@@ -231,8 +211,6 @@ def _read_scenario(path: str) -> str | None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    import satcp
-
     text = _read_scenario(args.file)
     if text is None:
         return EXIT_SCENARIO
@@ -242,17 +220,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         extra = sample_interval_override(text, overrides, fmt)
         if extra is not None:
             overrides.append(extra)
-    progress = None
-    if args.progress:
-        from .progress import RunProgress
-
-        progress = RunProgress(scenario_stop_s(text, overrides, fmt))
+    progress = RunProgress(scenario_stop_s(text, overrides, fmt)) if args.progress else None
     try:
-        res = satcp.Result(satcp._core.run(text, fmt, overrides, str(Path(args.file).resolve().parent), progress))
+        res = run(args.file, set=overrides, progress=progress)
         if progress is not None:
             progress(res.sim_time_s)
-    except satcp._core.ScenarioError as e:
-        _err(str(e.args[0]) if e.args else str(e))
+    except ScenarioError as e:
+        _err(str(e))
         return EXIT_SCENARIO
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -275,16 +249,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    import satcp
-
-    text = _read_scenario(args.file)
-    if text is None:
+    if _read_scenario(args.file) is None:
         return EXIT_SCENARIO
-    fmt = "json" if args.file.lower().endswith(".json") else "toml"
     try:
-        satcp._core.validate(text, fmt, list(args.set or []), str(Path(args.file).resolve().parent))
-    except satcp._core.ScenarioError as e:
-        _err(str(e.args[0]) if e.args else str(e))
+        validate(args.file, set=list(args.set or []))
+    except ScenarioError as e:
+        _err(str(e))
         return EXIT_SCENARIO
     print(f"{args.file}: ok")
     return 0
@@ -305,9 +275,7 @@ def _print_runs(runs, stored: dict[str, str]) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from . import sweep as sw
     from .execute import DaskPool, LocalPool, run_sweep
-    from .progress import make_progress
     from .store import Store, StoreBusy
 
     try:
@@ -374,19 +342,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 1 if report.failed_in_store else 0
 
 
-def _num(v: Any) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "-"
-    if isinstance(v, float):
-        return format(v, ".6g")
-    return str(v)
-
-
 def _print_df(df, fmt: str) -> None:
     if fmt == "csv":
         df.to_csv(sys.stdout, index=False)
         return
-    rows = [[_num(v) for v in r] for r in df.itertuples(index=False, name=None)]
+    rows = [[cell(v) for v in r] for r in df.itertuples(index=False, name=None)]
     num = ["r" if df[c].dtype.kind in "iuf" else "l" for c in df.columns]
     print(format_table([str(c) for c in df.columns], rows, "".join(num)))
 
@@ -499,13 +459,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    import satcp
-
     p = argparse.ArgumentParser(
         prog="satcp",
         description="Packet-level simulation of TCP over satellite networks.",
     )
-    p.add_argument("--version", action="version", version=f"satcp {satcp.__version__}")
+    p.add_argument("--version", action="version", version=f"satcp {_core.version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -538,7 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "BER 0, 1e-7, 1e-6, 1e-5; print a table and write figures.")
     d.add_argument("--out", metavar="DIR", default="out/demo", help="figure directory (default out/demo)")
     d.add_argument("--quick", action="store_true", help="1 MB file and 2 seeds instead of 5 MB and 4")
-    d.add_argument("--jobs", type=int, default=None, help="parallel runs (default: CPU count)")
+    d.add_argument("--jobs", type=int, default=None, help="worker processes, as sweep --workers (default: CPU count)")
     d.set_defaults(func=cmd_demo)
 
     w = sub.add_parser("sweep", help="run a sweep file (factors x levels x replications) into a store",

@@ -59,6 +59,9 @@ from typing import Any, Optional
 
 import satcp
 
+from . import tables
+from .tables import num
+
 REPO = Path(__file__).resolve().parents[2]
 BUILD_SCRIPT = REPO / "bench" / "ns3" / "build.sh"
 
@@ -317,29 +320,24 @@ def write_csv(out: Path, runs: list[dict[str, Any]], rows: list[CaseRow]) -> Non
 
 
 def format_table(rows: list[CaseRow]) -> str:
-    def f(v: Optional[float], fmt: str, width: int) -> str:
-        return f"{'-':>{width}}" if v is None else format(v, f">{width}{fmt}")
+    def pct(v: Optional[float]) -> str:
+        return num(v, "+.1f", 100, "%")
 
-    def pct(v: Optional[float], width: int) -> str:
-        return f"{'-':>{width}}" if v is None else f"{v * 100:>+{width - 1}.1f}%"
-
-    hdr = (f"{'variant':<9} {'delack':>6} {'PER':>6} {'n':>2} {'satcp s':>8} {'ns-3 s':>8} "
-           f"{'diff':>7} {'satcp Mb/s':>10} {'ns-3 Mb/s':>9} {'diff':>7} "
-           f"{'rse satcp':>9} {'rse ns-3':>8} {'rtx satcp':>9} {'rtx ns-3':>8} {'rto satcp':>9} "
-           f"{'rto ns-3':>8}")
-    lines = [hdr, "-" * len(hdr)]
+    cells = []
     for row in rows:
         s = summary(row)
-        head = (f"{row.variant:<9} {'on' if row.delayed_ack else 'off':>6} {row.per:>6g} "
-                f"{row.seeds:>2} ")
-        lines.append(
-            head + f"{f(s['satcp_completion_s'], '.2f', 8)} {f(s['ns3_completion_s'], '.2f', 8)} "
-            f"{pct(s['completion_diff'], 7)} {f(s['satcp_goodput_mbps'], '.3f', 10)} "
-            f"{f(s['ns3_goodput_mbps'], '.3f', 9)} {pct(s['goodput_diff'], 7)} "
-            f"{pct(s['satcp_rse'], 9)} {pct(s['ns3_rse'], 8)} "
-            f"{f(s['satcp_retransmissions'], '.1f', 9)} {f(s['ns3_retransmissions'], '.1f', 8)} "
-            f"{f(s['satcp_timeouts'], '.1f', 9)} {f(s['ns3_timeouts'], '.1f', 8)}"
-            + ("  not in satcp" if row.satcp_error else ""))
+        cells.append((
+            row.variant, "on" if row.delayed_ack else "off", f"{row.per:g}", row.seeds,
+            num(s["satcp_completion_s"], ".2f"), num(s["ns3_completion_s"], ".2f"), pct(s["completion_diff"]),
+            num(s["satcp_goodput_mbps"], ".3f"), num(s["ns3_goodput_mbps"], ".3f"), pct(s["goodput_diff"]),
+            pct(s["satcp_rse"]), pct(s["ns3_rse"]),
+            num(s["satcp_retransmissions"], ".1f"), num(s["ns3_retransmissions"], ".1f"),
+            num(s["satcp_timeouts"], ".1f"), num(s["ns3_timeouts"], ".1f"),
+            "not in satcp" if row.satcp_error else "",
+        ))
+    headers = ["variant", "delack", "PER", "n", "satcp s", "ns-3 s", "diff", "satcp Mb/s", "ns-3 Mb/s", "diff",
+               "rse satcp", "rse ns-3", "rtx satcp", "rtx ns-3", "rto satcp", "rto ns-3", "note"]
+    lines = [tables.format_table(headers, cells, "l" + "r" * 15 + "l")]
     for v, err in dict.fromkeys((r.variant, r.satcp_error) for r in rows if r.satcp_error):
         lines.append(f"not in satcp: {v}: {err}")
     lines.append("(completion time and goodput: means over seeds; diff = satcp/ns-3 - 1; "

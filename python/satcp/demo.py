@@ -1,16 +1,27 @@
 """``satcp demo``: NewReno, SACK, Hybla, CUBIC and BBR over a GEO bent pipe
-at several bit error rates. Runs the packaged scenario ``scenarios/geo_demo.toml`` with overrides."""
+at several bit error rates. Runs the packaged scenario ``scenarios/geo_demo.toml``
+with overrides, on the executor sweeps use (:class:`satcp.execute.LocalPool`,
+one worker process per CPU by default)."""
 
 from __future__ import annotations
 
+import json
 import math
-import os
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+import tomllib
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
+
+from . import _core
+from .engine import ScenarioError, apply_overrides, validate
+from .execute import LocalPool, Outcome, Task
+from .plotting import legend_or_note, pyplot, save_png
+from .result import columns_frame
+from .tables import format_table, num
 
 VARIANTS = ("newreno", "sack", "hybla", "cubic", "bbr")
 BERS = (0.0, 1e-7, 1e-6, 1e-5)
@@ -36,12 +47,26 @@ def _ber_label(ber: float) -> str:
     return "0" if ber == 0 else f"{ber:.0e}".replace("e-0", "e-")
 
 
-def _one(text: str, variant: str, ber: float, seed: int, quick: bool) -> dict[str, Any]:
-    import satcp
+def _tasks(quick: bool) -> tuple[list[tuple[str, float, int]], list[Task]]:
+    """The grid (variant, BER, seed) and one executor task per point: the
+    scenario with its overrides applied. Raises ScenarioError before
+    anything runs if a point is invalid."""
+    base = tomllib.loads(scenario_text())
+    seeds = range(1, (2 if quick else 4) + 1)
+    grid = [(v, b, s) for v in VARIANTS for b in BERS for s in seeds]
+    tasks = []
+    for i, (v, b, s) in enumerate(grid):
+        scenario = apply_overrides(base, overrides(v, b, s, quick))
+        validate(scenario)
+        tasks.append({"key": str(i), "scenario_json": json.dumps(scenario),
+                      "flow_series": b == TRACE_BER and s == 1})
+    return grid, tasks
 
-    res = satcp.run(text, set=overrides(variant, ber, seed, quick))
-    f = res.summary["flows"][0]
-    row = {
+
+def _row(variant: str, ber: float, seed: int, out: Outcome) -> dict[str, Any]:
+    summary = json.loads(out["summary_json"])
+    f = summary["flows"][0]
+    return {
         "variant": variant,
         "ber": ber,
         "seed": seed,
@@ -50,29 +75,31 @@ def _one(text: str, variant: str, ber: float, seed: int, quick: bool) -> dict[st
         "goodput_bps": f["goodput_bps"],
         "retransmissions": f["retransmissions"],
         "timeouts": f["timeouts"],
-        "events": res.events,
-        "wall_s": res.wall_s,
+        "events": summary["events"],
+        "wall_s": summary["wall_s"],
     }
-    trace = None
-    if ber == TRACE_BER and seed == 1:
-        s = res.series
-        trace = s[s["flow"] == 0][["time_s", "cwnd_bytes"]].reset_index(drop=True)
-    return {"row": row, "trace": trace}
 
 
 def run_all(quick: bool, jobs: int | None = None):
-    import pandas as pd
-
-    text = scenario_text()
-    seeds = range(1, (2 if quick else 4) + 1)
-    jobs_list = [(v, b, s) for v in VARIANTS for b in BERS for s in seeds]
-    workers = max(1, jobs or os.cpu_count() or 1)
-    # The engine releases the GIL, so threads run in parallel.
-    with ThreadPoolExecutor(max_workers=workers) as ex:
-        outs = list(ex.map(lambda a: _one(text, *a, quick), jobs_list))
-    rows = pd.DataFrame([o["row"] for o in outs])
-    traces = {v: o["trace"] for (v, _, _), o in zip(jobs_list, outs) if o["trace"] is not None}
-    return rows, traces
+    """Every run of the demo, ``jobs`` worker processes (default: CPU
+    count): the rows (one per run) and the cwnd trace of each variant.
+    Raises RuntimeError naming a run that failed."""
+    grid, tasks = _tasks(quick)
+    pool = LocalPool(jobs)
+    try:
+        outs = {o["key"]: o for o in pool.results(tasks)}
+    finally:
+        pool.close()
+    rows, traces = [], {}
+    for task, (variant, ber, seed) in zip(tasks, grid):
+        out = outs[task["key"]]
+        if out["status"] != "ok":
+            raise RuntimeError(f"{variant} at BER {_ber_label(ber)}, seed {seed}: {out['error']}")
+        rows.append(_row(variant, ber, seed, out))
+        if task["flow_series"]:
+            s = columns_frame(out["flow_series"])
+            traces[variant] = s[s["flow"] == 0][["time_s", "cwnd_bytes"]].reset_index(drop=True)
+    return pd.DataFrame(rows), traces
 
 
 def aggregate(rows):
@@ -91,16 +118,11 @@ def aggregate(rows):
 
 
 def table(agg) -> str:
-    from .cli import format_table
-
-    def f(v, spec):
-        return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
-
     rows = [
         (
             r.variant, _ber_label(r.ber), f"{int(r.completed)}/{int(r.runs)}",
-            f(r.completion_mean, ".2f"), f(r.goodput_mean / 1e3, ".1f"),
-            f(r.retransmissions, ".1f"), f(r.timeouts, ".1f"),
+            num(r.completion_mean, ".2f"), num(r.goodput_mean / 1e3, ".1f"),
+            num(r.retransmissions, ".1f"), num(r.timeouts, ".1f"),
         )
         for r in agg.itertuples()
     ]
@@ -112,9 +134,7 @@ def table(agg) -> str:
 
 
 def plot(agg, traces, out: Path, size_label: str) -> list[Path]:
-    from .cli import _pyplot
-
-    plt = _pyplot()
+    plt = pyplot()
     written = []
     # BER 0 cannot sit on a log axis: draw it one decade left of the smallest BER.
     nonzero = [b for b in BERS if b > 0]
@@ -140,11 +160,7 @@ def plot(agg, traces, out: Path, size_label: str) -> list[Path]:
     ax.set_title(f"GEO FTP download of {size_label}: mean over seeds, bars = min/max")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    p = out / "completion_vs_ber.png"
-    fig.savefig(p, dpi=120)
-    plt.close(fig)
-    written.append(p)
+    written.append(save_png(fig, out / "completion_vs_ber.png"))
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for variant in VARIANTS:
@@ -155,25 +171,16 @@ def plot(agg, traces, out: Path, size_label: str) -> list[Path]:
     ax.set_ylabel("congestion window (kB)")
     ax.set_title(f"cwnd, BER {_ber_label(TRACE_BER)}, seed 1")
     ax.grid(True, alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend()
-    else:
-        ax.text(0.5, 0.5, "no samples recorded", ha="center", va="center", transform=ax.transAxes)
-    fig.tight_layout()
-    p = out / "cwnd_ber1e-6.png"
-    fig.savefig(p, dpi=120)
-    plt.close(fig)
-    written.append(p)
+    legend_or_note(ax)
+    written.append(save_png(fig, out / "cwnd_ber1e-6.png"))
     return written
 
 
 def main(out: Path, quick: bool = False, jobs: int | None = None) -> int:
-    import satcp
-
     size_label = "1 MB" if quick else "5 MB"
     n_seeds = 2 if quick else 4
     print(
-        f"satcp {satcp.__version__} demo: FTP {size_label} over GEO "
+        f"satcp {_core.version()} demo: FTP {size_label} over GEO "
         f"(2048 kb/s down / 256 kb/s up, 250 ms), {len(VARIANTS)} variants x "
         f"{len(BERS)} BERs x {n_seeds} seeds",
         flush=True,
@@ -181,9 +188,12 @@ def main(out: Path, quick: bool = False, jobs: int | None = None) -> int:
     t0 = time.perf_counter()
     try:
         rows, traces = run_all(quick, jobs)
-    except satcp.ScenarioError as e:
+    except ScenarioError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except RuntimeError as e:
+        print(f"error: run failed: {e}", file=sys.stderr)
+        return 1
     agg = aggregate(rows)
     print(table(agg))
     out.mkdir(parents=True, exist_ok=True)

@@ -48,13 +48,17 @@ WORKER_DIED = ("the worker process died while running this run "
 
 def run_task(task: Task) -> Outcome:
     """Run one scenario (in a worker). Never raises for a failing run: the
-    error comes back as ``status = 'failed'`` with its message."""
+    error comes back as ``status = 'failed'`` with its message. A task with
+    ``flow_series`` true also gets the flow time-series columns back (the
+    demo draws cwnd traces from its runs instead of running them twice)."""
     t0 = time.perf_counter()
     out: Outcome = {"key": task["key"], "status": "ok", "error": None, "summary_json": None,
                     "satcp_version": _core.version()}
     try:
         raw = _core.run(task["scenario_json"], "json", [])
         out["summary_json"] = raw["summary"]
+        if task.get("flow_series"):
+            out["flow_series"] = raw["flow_series"]
     except _core.ScenarioError as e:
         out["status"], out["error"] = "failed", f"ScenarioError: {e.args[0] if e.args else e}"
     except (KeyboardInterrupt, SystemExit):

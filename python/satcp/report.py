@@ -31,7 +31,6 @@ from __future__ import annotations
 import base64
 import copy
 import html
-import io
 import json
 import math
 from pathlib import Path
@@ -40,7 +39,9 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from . import stats
+from . import engine, stats
+from .plotting import png_bytes, pyplot
+from .tables import is_missing
 
 __all__ = ["write_report", "DEFAULT_METRICS"]
 
@@ -80,15 +81,14 @@ _CSS = CSS_COMMON + "table.data td:first-child, table.data th:first-child { text
 
 
 def _fmt(v: Any) -> str:
-    if v is None:
+    """A report cell; a missing value is left blank."""
+    if is_missing(v):
         return ""
     if isinstance(v, (bool, np.bool_)):
         return "yes" if v else "no"
     if isinstance(v, (int, np.integer)):
         return str(int(v))
     if isinstance(v, (float, np.floating)):
-        if math.isnan(v):
-            return ""
         if v != 0 and (abs(v) >= 1e6 or abs(v) < 1e-3):
             return f"{v:.4g}"
         return f"{v:.6g}"
@@ -106,17 +106,8 @@ def _table(df: pd.DataFrame, columns: dict[str, str] | None = None) -> str:
     return f'<table class="data"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
 
 
-def _png(fig) -> str:
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
-    plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode("ascii")
-
-
 def _figure(fig, caption: str) -> str:
-    data = _png(fig)
+    data = base64.b64encode(png_bytes(fig, dpi=100)).decode("ascii")
     return (f'<figure><img class="fig" alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
             f"<figcaption>{html.escape(caption)}</figcaption></figure>")
 
@@ -193,8 +184,7 @@ def _overview(flows: pd.DataFrame, ok: pd.DataFrame, runs: pd.DataFrame | None, 
 
 def _metric_figure(desc: pd.DataFrame, metric: str, x: str | None, group: str | None,
                    facets: list[str], level: float) -> str:
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     panels = [((), desc)] if not facets else list(desc.groupby(facets, sort=True, dropna=False))
     shown = panels[:9]
     ncols = min(3, len(shown))
@@ -320,8 +310,7 @@ def _anova_section(ok: pd.DataFrame, metrics: list[str], factors: list[str], flo
 
 
 def _fairness_section(ok: pd.DataFrame, factors: list[str], flow_col: str | None, level: float) -> str:
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     if flow_col is None or ok.groupby("key")[flow_col].nunique().max() < 2:
         return ""
     metric = "throughput_bps" if "throughput_bps" in ok.columns else "goodput_bps"
@@ -367,19 +356,16 @@ def _pick_trace_runs(ok: pd.DataFrame, runs: pd.DataFrame, x: str | None, group:
 
 
 def _rerun(scenario_json: str, interval_s: float):
-    import satcp
-
     d = json.loads(scenario_json) if isinstance(scenario_json, str) else copy.deepcopy(scenario_json)
     d.pop("captures", None)  # do not overwrite the run's capture files
     d.setdefault("run", {})["sample_interval"] = f"{interval_s * 1e3:.6g}ms"
-    return satcp.run(d)
+    return engine.run(d)
 
 
 def _traces_section(ok: pd.DataFrame, runs: pd.DataFrame | None, factors: list[str], x: str | None,
                     group: str | None, trace_runs: Sequence[str] | None, max_traces: int,
                     sample_interval: float | None) -> str:
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     head = "<h2>Time series of chosen runs</h2>"
     if runs is None or "scenario_json" not in runs.columns:
         return head + '<p class="note">No runs table with scenario_json: no traces.</p>'
@@ -481,9 +467,6 @@ def write_report(
     ``max_traces``); ``sample_interval`` in seconds (default: the longest
     chosen run's simulated time / 400).
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
     stats._check_level(level)
     flows = flows.reset_index(drop=True)
     factors = list(factors) if factors is not None else stats.factor_columns(flows)

@@ -11,7 +11,11 @@ import numpy as np
 import pandas as pd
 
 
-def _columns(cols: list[tuple[str, str, bytes]]) -> pd.DataFrame:
+#: Drop causes every summary has had; older summaries may lack some keys.
+DROP_CAUSES = ("queue", "errors", "red_early", "red_forced")
+
+
+def columns_frame(cols: list[tuple[str, str, bytes]]) -> pd.DataFrame:
     """Columnar triples (name, numpy dtype, little-endian bytes) -> DataFrame."""
     data = {name: np.frombuffer(buf, dtype=np.dtype(dtype)) for name, dtype, buf in cols}
     return pd.DataFrame(data)
@@ -24,15 +28,24 @@ class Result:
     ----------
     summary : dict
         The run summary (``satcp_version``, ``seed``, ``sim_time_s``,
-        ``ended_by``, ``events``, ``wall_s``, ``flows``, ``links``).
+        ``ended_by``, ``events``, ``wall_s``, ``flows``, ``links`` and, from
+        engines that report it, ``nodes``).
     flows : DataFrame
         One row per flow, the fields of ``summary["flows"]``; the ``udp``
         counters of cross-traffic flows flattened into ``udp_packets_sent``,
         ``udp_bytes_sent``, ``udp_packets_received``, ``udp_bytes_received``
         and ``udp_packets_lost`` (NaN for TCP flows).
     links : DataFrame
-        One row per link direction; ``drops`` flattened into ``drops_queue``,
-        ``drops_errors``, ``drops_red_early`` and ``drops_red_forced``.
+        One row per link direction; every key of ``drops`` flattened into a
+        ``drops_<cause>`` column: ``drops_queue``, ``drops_errors``,
+        ``drops_red_early`` and ``drops_red_forced`` always (0 when the
+        summary lacks them), plus any cause the engine reports, e.g.
+        ``drops_down`` (the link was down) and ``drops_pushed_out`` (pushed
+        out of a priority queue); a cause missing on some links is 0 there.
+    nodes : DataFrame
+        One row per node: ``name``, ``drops_no_route`` (packets dropped for
+        want of a route) and any other per-node field of ``summary["nodes"]``;
+        empty, with those two columns, when the summary has no ``nodes``.
     series : DataFrame
         Per-flow time series (one row per sample time and flow) plus
         ``flow_name``. Empty unless ``run.sample_interval`` is set.
@@ -82,16 +95,29 @@ class Result:
 
     @cached_property
     def links(self) -> pd.DataFrame:
+        links = self.summary["links"]
+        # Generic, so a drop cause the engine adds gets its column unasked;
+        # every link gets every cause (0 where absent) so no column has NaN.
+        causes = dict.fromkeys(DROP_CAUSES)
+        for link in links:
+            causes.update(dict.fromkeys(link.get("drops") or {}))
         rows = []
-        for link in self.summary["links"]:
+        for link in links:
             row = {k: v for k, v in link.items() if k != "drops"}
             drops = link.get("drops") or {}
-            row["drops_queue"] = drops.get("queue", 0)
-            row["drops_errors"] = drops.get("errors", 0)
-            row["drops_red_early"] = drops.get("red_early", 0)
-            row["drops_red_forced"] = drops.get("red_forced", 0)
+            row.update({f"drops_{c}": drops.get(c, 0) for c in causes})
             rows.append(row)
         return pd.DataFrame(rows)
+
+    @cached_property
+    def nodes(self) -> pd.DataFrame:
+        nodes = self.summary.get("nodes") or []
+        if not nodes:
+            return pd.DataFrame({"name": pd.Series(dtype=object), "drops_no_route": pd.Series(dtype="int64")})
+        df = pd.DataFrame(nodes)
+        if "drops_no_route" not in df.columns:
+            df["drops_no_route"] = 0
+        return df
 
     def _flow_names(self) -> dict[int, str]:
         return {i: f["name"] for i, f in enumerate(self.summary["flows"])}
@@ -101,19 +127,19 @@ class Result:
 
     @cached_property
     def series(self) -> pd.DataFrame:
-        df = _columns(self._raw["flow_series"])
+        df = columns_frame(self._raw["flow_series"])
         df["flow_name"] = df["flow"].map(self._flow_names()).astype(object)
         return df
 
     @cached_property
     def link_series(self) -> pd.DataFrame:
-        df = _columns(self._raw["link_series"])
+        df = columns_frame(self._raw["link_series"])
         df["link_name"] = df["link"].map(self._link_names()).astype(object)
         return df
 
     @cached_property
     def pages(self) -> pd.DataFrame:
-        df = _columns(self._raw["pages"])
+        df = columns_frame(self._raw["pages"])
         df["flow_name"] = df["flow"].map(self._flow_names()).astype(object)
         return df
 

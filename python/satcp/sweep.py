@@ -15,10 +15,11 @@ A sweep file is TOML::
 
 Expansion is the full factorial: every combination of levels (a *cell*),
 each run ``replications`` times. A factor path uses the `--set` syntax of
-``satcp run``: on an array a numeric segment is a 0-based index and any other
-segment selects the element whose ``name`` is that segment; missing table
-keys are created (so a misspelt key reaches validation and is reported
-there). Levels keep their TOML type, so ``[1e-7, 1e-6]`` are floats and
+``satcp run``, applied by the engine itself (``satcp._core.apply_overrides``):
+on an array a numeric segment is a 0-based index and any other segment
+selects the element whose ``name`` is that segment; missing table keys are
+created (so a misspelt key reaches validation and is reported there).
+Levels keep their TOML type, so ``[1e-7, 1e-6]`` are floats and
 ``[{ ber = 1e-7 }]`` are tables.
 
 Seeds. Replication ``r`` (0-based) of a cell runs with ``run.seed`` =
@@ -53,6 +54,9 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from . import _core
+from .engine import ScenarioError, apply_overrides, validate
 
 SWEEP_KEYS = ("base", "factors", "replications", "seed", "common_random_numbers", "metrics", "label")
 SEED_MAX = 2**63 - 1  # run.seed is an i64 >= 0 in the engine
@@ -229,6 +233,8 @@ def _check_json_values(v: Any, path: str) -> None:
             _check_json_values(x, f"{path}.{i}")
     elif isinstance(v, float) and not math.isfinite(v):
         raise SweepError(path, repr(v), "a finite number")
+    elif isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**63:
+        raise SweepError(path, repr(v), "an integer that fits in 64 bits")
     elif not isinstance(v, (str, int, float, bool)):
         raise SweepError(path, repr(v), "a string, number, boolean, array or table (no dates)")
 
@@ -251,8 +257,8 @@ def _factors(v: Any) -> list[Factor]:
     factors = []
     for path, levels in flat:
         where = f"factors.{path}"
-        if any(not s for s in path.split(".")):
-            raise SweepError(where, _show(levels), "a dotted path of non-empty keys")
+        if any(not s for s in path.split(".")) or "=" in path:
+            raise SweepError(where, _show(levels), "a dotted path of non-empty keys (no '=')")
         if not isinstance(levels, list):
             raise SweepError(where, _show(levels), "a list of levels, e.g. [1e-7, 1e-6]")
         if not levels:
@@ -274,59 +280,68 @@ def _factors(v: Any) -> list[Factor]:
 # --------------------------------------------------------------------------
 # resolving levels into a scenario tree
 
-def set_path(tree: dict[str, Any], path: str, value: Any) -> None:
-    """Set ``path`` (``--set`` syntax) in ``tree`` to ``value``. Raises
-    ``LookupError`` with a message naming what exists when an array element
-    is missing, or a field lies under a value that is not a table."""
-    segs = path.split(".")
-    node: Any = tree
-    for i, seg in enumerate(segs):
-        last = i + 1 == len(segs)
-        here = ".".join(segs[: i + 1])
-        if isinstance(node, dict):
-            if last:
-                node[seg] = value
-                return
-            node = node.setdefault(seg, {})
-        elif isinstance(node, list):
-            k = _element(node, seg)
-            if k is None:
-                names = [json.dumps(x["name"]) for x in node if isinstance(x, dict) and isinstance(x.get("name"), str)]
-                by_index = f"an index 0..={len(node) - 1}" if node else "the array is empty"
-                by_name = f"or a name: {', '.join(names)}" if names else "no element has a name"
-                raise LookupError(f"{here}: no such element; expected {by_index} {by_name}")
-            if last:
-                node[k] = value
-                return
-            node = node[k]
+def toml_value(v: Any) -> str:
+    """A JSON value written as the TOML literal a ``--set`` value is read as
+    (``"sack"``, ``1e-07``, ``{ "ber" = 1e-07 }``), so that the engine reads
+    back exactly ``v``: strings always quoted, never left to the
+    not-TOML-so-a-string fallback."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        if not -(2**63) <= v < 2**63:
+            raise ValueError(f"{v}: TOML integers are 64-bit")
+        return str(v)
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, str):
+        return _toml_string(v)
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_toml_string(k)} = {toml_value(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    raise TypeError(f"no TOML form for {type(v).__name__}: {v!r}")
+
+
+def _toml_string(s: str) -> str:
+    # TOML basic string: escape the quote, the backslash and control characters.
+    out = []
+    for ch in s:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
         else:
-            parent = ".".join(segs[:i])
-            raise LookupError(f"{here}: {parent} is {_show(node)}, which has no fields to set")
+            out.append(ch)
+    return '"' + "".join(out) + '"'
 
 
-def _element(items: list[Any], seg: str) -> int | None:
-    if seg.isdigit():
-        k = int(seg)
-        return k if k < len(items) else None
-    for k, x in enumerate(items):
-        if isinstance(x, dict) and x.get("name") == seg:
-            return k
-    return None
+def set_levels(tree: dict[str, Any], levels: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``tree`` with each level at its dotted path, placed by the
+    engine's ``--set`` rules (one implementation: the Rust one). Raises
+    :class:`satcp.ScenarioError` for a path that does not resolve."""
+    return apply_overrides(tree, [f"{path}={toml_value(v)}" for path, v in levels.items()])
 
 
 def resolve(sweep: Sweep, cell: dict[str, Any], seed: int) -> dict[str, Any]:
     """The base scenario with ``cell``'s levels and ``run.seed = seed``."""
-    tree = json.loads(canonical_json(sweep.base))  # deep copy, JSON types only
-    for path, level in cell.items():
-        try:
-            set_path(tree, path, json.loads(canonical_json(level)))
-        except LookupError as e:
-            raise SweepError(f"factors.{path}", _show(level), str(e)) from None
-    run = tree.setdefault("run", {})
+    run = sweep.base.get("run", {})
     if not isinstance(run, dict):
         raise SweepError("base.run", _show(run), "a table (the sweep sets run.seed)")
-    run["seed"] = seed
-    return tree
+    try:
+        return set_levels(sweep.base, {**cell, "run.seed": seed})
+    except ScenarioError:
+        raise _unresolved(sweep, cell) from None
+
+
+def _unresolved(sweep: Sweep, cell: dict[str, Any]) -> SweepError:
+    """The first factor whose path does not resolve in the base."""
+    for path, level in cell.items():
+        try:
+            set_levels(sweep.base, {path: level})
+        except ScenarioError as e:
+            return SweepError(f"factors.{path}", _show(level), f"{e.path}: {e.allowed}")
+    # each resolves alone, so together one resolves into another's level
+    return SweepError("factors", canonical_json(cell), "these levels do not resolve together")
 
 
 def run_seed(sweep: Sweep, cell: dict[str, Any], replication: int) -> int:
@@ -343,7 +358,7 @@ def run_key(scenario_json: str, seed: int, version: str) -> str:
 def expand(sweep: Sweep, version: str | None = None) -> list[Run]:
     """Every run of the sweep: cells in factorial order, replications inside."""
     if version is None:
-        from . import __version__ as version
+        version = _core.version()
     runs = []
     for cell in sweep.cells:
         for r in range(sweep.replications):
@@ -357,16 +372,14 @@ def check(sweep: Sweep) -> None:
     """Validate the base scenario and every cell with satcp before anything
     runs. A problem in a cell is reported with the factor whose level caused
     it (or every level of the cell when the engine's path names none)."""
-    import satcp
-
     try:
-        satcp.validate(resolve(sweep, {}, sweep.seed))
-    except satcp.ScenarioError as e:
+        validate(resolve(sweep, {}, sweep.seed))
+    except ScenarioError as e:
         raise SweepError("base", "", f"the base scenario is invalid: {e}") from None
     for cell in sweep.cells:
         try:
-            satcp.validate(resolve(sweep, cell, sweep.seed))
-        except satcp.ScenarioError as e:
+            validate(resolve(sweep, cell, sweep.seed))
+        except ScenarioError as e:
             raise _blame(sweep, cell, e) from None
 
 
@@ -374,15 +387,13 @@ def _blame(sweep: Sweep, cell: dict[str, Any], e: Any) -> SweepError:
     """The factor whose level made ``cell`` invalid: the one the engine's
     error path names, else the first whose level alone makes the base
     invalid, else the combination."""
-    import satcp
-
     err_path = e.path or ""
     for fpath, level in cell.items():
         if err_path == fpath or err_path.startswith(fpath + ".") or fpath.startswith(err_path + "."):
             return SweepError(f"factors.{fpath}", _show(level), str(e))
     for fpath, level in cell.items():
         try:
-            satcp.validate(resolve(sweep, {fpath: level}, sweep.seed))
-        except satcp.ScenarioError as alone:
+            validate(resolve(sweep, {fpath: level}, sweep.seed))
+        except ScenarioError as alone:
             return SweepError(f"factors.{fpath}", _show(level), str(alone))
     return SweepError("factors", canonical_json(cell), f"this combination of levels is invalid: {e}")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import satcp
-from satcp.cli import build_parser, format_table, sample_interval_override, summary_text
+from satcp.cli import build_parser, sample_interval_override, summary_text
+from satcp.tables import cell, format_table, num
 from conftest import GEO
 
 
@@ -44,6 +45,16 @@ def test_summary_text():
     t = summary_text(s)
     assert "dl" in t and "sack" in t and "1.500" in t and "2.000" in t
     assert "gw->cl" in t and "25.0" in t
+    assert "drops down" not in t  # no outage (and an older summary without the key)
+    s["links"][0]["drops"].update(down=7, pushed_out=0)
+    t = summary_text(s)
+    assert "drops down" in t and t.splitlines()[-1].endswith("  7")
+
+
+def test_missing_numbers_read_as_a_dash():
+    assert num(None, ".2f") == num(float("nan"), ".2f") == cell(None) == cell(float("nan")) == "-"
+    assert num(1.5e6, ".3f", 1e-6) == "1.500" and num(0.123, "+.1f", 100, "%") == "+12.3%"
+    assert cell(0.1 + 0.2) == "0.3" and cell(3) == "3" and cell("x") == "x"
 
 
 def test_parser_has_subcommands():

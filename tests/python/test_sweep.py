@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 import satcp
-from satcp.sweep import (SEED_MAX, SweepError, check, expand, from_dict, load_sweep, run_key,
-                         set_path)
+from satcp.sweep import SEED_MAX, SweepError, check, expand, from_dict, load_sweep, run_key, set_levels
 from conftest import GEO, REPO, run_cli
 
 VARIANT = "flows.download.tcp.variant"
@@ -198,16 +197,22 @@ def test_bad_base_scenario(tmp_path):
     assert ei.value.path == "base" and "links.0.rate" in str(ei.value)
 
 
-def test_set_path_semantics_match_overrides():
+def test_levels_are_placed_by_the_set_rules():
+    # the engine's own rules (test_overrides.py has the rest)
     tree = {"links": [{"a": "x"}, {"name": "sat"}], "flows": [{"name": "dl", "tcp": {}}]}
-    set_path(tree, "links.sat.delay", 0.25)
-    set_path(tree, "flows.dl.tcp.variant", "sack")
-    set_path(tree, "run.stop", "10s")
+    tree = set_levels(tree, {"links.sat.delay": 0.25, "flows.dl.tcp.variant": "sack", "run.stop": "10s"})
     assert tree["links"][1]["delay"] == 0.25
     assert tree["flows"][0]["tcp"]["variant"] == "sack"
     assert tree["run"] == {"stop": "10s"}
-    with pytest.raises(LookupError, match="links.0.a.x: links.0.a is"):
-        set_path(tree, "links.0.a.x", 1)
+    with pytest.raises(satcp.ScenarioError, match="links.0.a is"):
+        set_levels(tree, {"links.0.a.x": 1})
+
+
+def test_factor_level_under_a_value_names_the_factor():
+    with pytest.raises(SweepError) as ei:
+        check(from_dict(geo_sweep(factors={"links.0.rate.x": [1]})))
+    assert ei.value.path == "factors.links.0.rate.x" and ei.value.value == "1"
+    assert "links.0.rate is a string" in str(ei.value)
 
 
 # -- the command line ----------------------------------------------------------

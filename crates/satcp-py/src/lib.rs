@@ -11,7 +11,7 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-use satcp_core::scenario::{parse_json_in, parse_toml_in};
+use satcp_core::scenario::{apply_override, parse_json_in, parse_toml_in};
 use satcp_core::stats::output::{FlowSeries, LinkSeries, PageTable};
 use satcp_core::{RunOutput, Scenario, ScenarioError as CoreError};
 
@@ -136,6 +136,42 @@ fn validate(py: Python<'_>, text: String, fmt: String, overrides: Vec<String>, b
         .map_err(to_py_err)
 }
 
+/// Apply `--set` overrides (`dotted.path=value`, in order) to a scenario
+/// tree given as JSON and return the edited tree as JSON, without
+/// validating it. The rules are the engine's own (`apply_override`), so a
+/// sweep's factor levels land exactly where `satcp run --set` puts them.
+/// Key order is kept both ways (toml's `preserve_order`): the order of
+/// `[nodes]` is their index. Raises ScenarioError (path, value, allowed).
+#[pyfunction]
+fn apply_overrides(tree_json: &str, overrides: Vec<String>) -> PyResult<String> {
+    edit_tree(tree_json, &overrides).map_err(to_py_err)
+}
+
+fn edit_tree(tree_json: &str, overrides: &[String]) -> Result<String, CoreError> {
+    let mut root: toml::Value = serde_json::from_str(tree_json)
+        .map_err(|e| CoreError::new("<json>", "", format!("malformed JSON: {}", e)))?;
+    for spec in overrides {
+        apply_override(&mut root, spec)?;
+    }
+    check_json_safe(&root, "")?;
+    serde_json::to_string(&root).map_err(|e| CoreError::new("<json>", "", e.to_string()))
+}
+
+/// An override can write what JSON cannot hold (`x=nan`, `x=1979-05-27`);
+/// serde_json would turn NaN into null and a date into an object, so refuse.
+fn check_json_safe(v: &toml::Value, path: &str) -> Result<(), CoreError> {
+    let join = |k: &str| if path.is_empty() { k.to_string() } else { format!("{}.{}", path, k) };
+    match v {
+        toml::Value::Float(f) if !f.is_finite() => Err(CoreError::new(path, f.to_string(), "a finite number")),
+        toml::Value::Datetime(d) => Err(CoreError::new(path, d.to_string(), "a string, number, boolean, array or table (no dates)")),
+        toml::Value::Array(items) => {
+            items.iter().enumerate().try_for_each(|(i, x)| check_json_safe(x, &join(&i.to_string())))
+        }
+        toml::Value::Table(t) => t.iter().try_for_each(|(k, x)| check_json_safe(x, &join(k))),
+        _ => Ok(()),
+    }
+}
+
 /// Events between two calls of a run's `progress` callback (about 10 ms of
 /// engine time at 6 million events per second).
 const PROGRESS_EVERY: u64 = 1 << 16;
@@ -198,6 +234,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(apply_overrides, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", satcp_core::VERSION)?;
     Ok(())

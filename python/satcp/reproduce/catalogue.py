@@ -23,7 +23,6 @@ Choices:
 
 from __future__ import annotations
 
-import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,9 +116,7 @@ def load_base(root: Path, exp: Experiment) -> dict[str, Any]:
 
 
 def build_sweep(exp: Experiment, arm: Arm, base: dict[str, Any], quick: bool) -> sw.Sweep:
-    tree = json.loads(json.dumps(base))
-    for path, value in {**exp.settings, **arm.settings}.items():
-        sw.set_path(tree, path, value)
+    tree = sw.set_levels(base, {**exp.settings, **arm.settings})
     doc = {
         "base": tree,
         "factors": {f.path: [f.encode(v) for v in f.levels(quick)] for f in exp.factors},

@@ -13,7 +13,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from .. import stats
+from .. import engine, stats
+from ..plotting import pyplot
 from .adalr import VARIANT_NAMES
 from .observations import LABELS
 
@@ -25,15 +26,6 @@ TRACE_WINDOW_S = 5.0
 _ORDER = ("adalr-sack", "adalr-newreno", "sack", "newreno", "mixed")
 _STYLE = {"adalr-sack": ("tab:red", "-"), "adalr-newreno": ("tab:orange", "--"),
           "sack": ("tab:blue", "-"), "newreno": ("tab:cyan", "--"), "mixed": ("tab:gray", "-")}
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def _variants(df: pd.DataFrame) -> list[str]:
@@ -53,7 +45,7 @@ def metric_vs_x(obs: pd.DataFrame, metric: str, x_label: str, log_x: bool, level
     ok = obs[(obs["status"] == "ok") & obs[metric].notna() & obs["x"].notna()]
     if ok.empty:
         return None
-    plt = _plt()
+    plt = pyplot()
     dacks = sorted(ok["delayed_ack"].unique(), reverse=True)
     fig, axes = plt.subplots(1, len(dacks), figsize=(5.4 * len(dacks), 3.8), squeeze=False)
     for ax, d in zip(axes[0], dacks):
@@ -86,7 +78,7 @@ def published_vs_ours_bars(obs: pd.DataFrame, published: pd.DataFrame, title: st
     thesis', one group of bars per connection."""
     if published.empty:
         return None
-    plt = _plt()
+    plt = pyplot()
     flows = list(published["flow"])
     ours, half = [], []
     for _, row in published.iterrows():
@@ -117,7 +109,7 @@ def stated_vs_measured(rows: pd.DataFrame):
     rows = rows.dropna(subset=["measured_min"])
     if rows.empty:
         return None
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(max(6.0, 0.25 * len(rows) + 2), 4.2))
     idx = np.arange(len(rows))
     ax.vlines(idx - 0.12, rows["stated_low"], rows["stated_high"], color="k", lw=4, label="thesis (stated)")
@@ -140,12 +132,10 @@ def stated_vs_measured(rows: pd.DataFrame):
 def rerun_series(scenario_json: str, link_name: str):
     """Re-run a stored scenario with sampling on: (flow series, link series
     of the named link's a->b direction, its rate in b/s)."""
-    import satcp
-
     d = json.loads(scenario_json) if isinstance(scenario_json, str) else copy.deepcopy(scenario_json)
     d.pop("captures", None)
     d.setdefault("run", {})["sample_interval"] = f"{TRACE_SAMPLE_S * 1e3:g}ms"
-    res = satcp.run(d)
+    res = engine.run(d)
     link = next(x for x in d["links"] if x.get("name") == link_name)
     ab = f"{link['a']}->{link['b']}"
     ls = res.link_series[res.link_series["link_name"] == ab]
@@ -169,7 +159,7 @@ def time_series(traces: list[tuple[str, bool, pd.DataFrame, pd.DataFrame, float]
     utilisation on the right axis, over time, one line per variant."""
     if not traces:
         return None
-    plt = _plt()
+    plt = pyplot()
     dacks = sorted({t[1] for t in traces}, reverse=True)
     fig, axes = plt.subplots(2, len(dacks), figsize=(6.6 * len(dacks), 6.4), sharex="col", squeeze=False)
     for col, d in enumerate(dacks):

@@ -20,6 +20,7 @@ from typing import TextIO
 import pandas as pd
 
 from ..store import StoreBusy
+from ..tables import format_table
 from . import REPRODUCTIONS, adalr, claims, compare, published, report, runner
 
 EXIT_USAGE = 2
@@ -30,8 +31,6 @@ def _err(msg: str) -> None:
 
 
 def summary_text(tables: pd.DataFrame, claim_rows: pd.DataFrame) -> str:
-    from ..cli import format_table
-
     rows = []
     for _, r in tables.iterrows():
         ci = "" if pd.isna(r["ci_half"]) else f"+-{report.fmt(r['ci_half'])}"

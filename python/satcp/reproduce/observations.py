@@ -33,6 +33,7 @@ import pandas as pd
 
 from .. import stats
 from ..store import Store
+from .adalr import flow_rtt_ms
 from .catalogue import Experiment, PlannedRun
 
 METRICS = ("response_s", "goodput_bps", "throughput_bps", "throughput_Bps", "link_throughput_bps",
@@ -93,7 +94,6 @@ def collect(store: Store, runs: list[PlannedRun], experiments: list[Experiment])
             name = f["flow"]
             x = p.levels.get("x", math.nan)
             if exp.app == "fairness":
-                from .adalr import flow_rtt_ms
                 x = flow_rtt_ms(name) or math.nan
             row = dict(ident, variant=arm.flow_variants.get(name, p.arm), x=x, flow=name)
             row.update(_flow_metrics(f, exp.app, link, float(info["sim_time_s"])))

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import base64
 import html
-import io
-import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .. import __version__
+from .. import _core
 from .. import report as sweep_report
+from ..plotting import png_bytes
+from ..tables import MISSING, is_missing
 from . import figures
 from .adalr import VARIANT_NAMES
 from .catalogue import Experiment
@@ -39,8 +39,8 @@ _VERDICT_CLASS = {BORNE_OUT: "ok", DIRECTION_ONLY: "part", NOT_BORNE_OUT: "bad",
 def fmt(v: Any, digits: int = 6) -> str:
     """Like the sweep report's cells, but floats to 3 decimals and NaN as '-'."""
     if isinstance(v, (float, np.floating)):
-        if math.isnan(v):
-            return "-"
+        if is_missing(v):
+            return MISSING
         if v != 0 and (abs(v) >= 1e7 or abs(v) < 1e-3):
             return f"{v:.{digits}g}"
         return f"{round(v, 3):.10g}"
@@ -88,12 +88,7 @@ class Doc:
         if fig is None:
             self.para(f"(no data for: {caption})", note=True)
             return
-        import matplotlib.pyplot as plt
-
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-        plt.close(fig)
-        data = buf.getvalue()
+        data = png_bytes(fig, dpi=90)
         (self.fig_dir / f"{name}.png").write_bytes(data)
         b64 = base64.b64encode(data).decode("ascii")
         self.html.append(f'<figure><img class="fig" alt="{html.escape(caption)}" src="data:image/png;base64,{b64}">'
@@ -299,7 +294,7 @@ def write(out_dir: Path, *, experiments: list[Experiment], obs: pd.DataFrame, ru
 
 
 def header_rows(name: str, quick: bool, report, obs: pd.DataFrame, wall_s: float) -> list[tuple[str, str]]:
-    return [("reproduction", name + (" --quick" if quick else "")), ("satcp version", __version__),
+    return [("reproduction", name + (" --quick" if quick else "")), ("satcp version", _core.version()),
             ("runs", str(report.total)), ("run now", str(report.ran)),
             ("already in the store", str(report.already_stored)), ("failed (in store)", str(report.failed_in_store)),
             ("run wall time (s)", f"{report.wall_s:.1f}"), ("observations", str(len(obs))),

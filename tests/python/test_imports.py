@@ -1,0 +1,122 @@
+"""Every satcp module imports, and the satcp modules import one another
+without a cycle. Imports inside functions count: a cycle held off by a
+function-local import comes back the day someone moves it to the top."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import satcp
+
+PKG = Path(satcp.__file__).parent
+
+
+def modules() -> dict[str, Path]:
+    """Dotted name -> source file of every module of the package."""
+    out = {}
+    for p in sorted(PKG.rglob("*.py")):
+        parts = p.relative_to(PKG.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = p
+    return out
+
+
+def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
+    """The satcp modules ``name`` imports, anywhere in its source."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{base}.{node.module}" if node.module else base
+            else:
+                base = node.module
+            subs = [f"{base}.{a.name}" for a in node.names]
+            found.update(s for s in subs if is_module(s))
+            # `from .x import y` runs x; `from . import sweep` only needs the
+            # package's module sweep, `from . import __version__` the package
+            if node.module or not all(is_module(s) for s in subs):
+                found.add(base)
+    return {m for m in found if m in known and m != name}
+
+
+def is_module(dotted: str) -> bool:
+    """A module of its own (source or extension, like satcp._core)."""
+    try:
+        return importlib.util.find_spec(dotted) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def graph() -> dict[str, set[str]]:
+    mods = modules()
+    return {name: imports_of(name, path, set(mods)) for name, path in mods.items()}
+
+
+def find_cycle(g: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    path: list[str] = []
+
+    def visit(m: str) -> list[str] | None:
+        state[m] = 1
+        path.append(m)
+        for n in sorted(g[m]):
+            if state.get(n) == 1:
+                return path[path.index(n):] + [n]
+            if n not in state and (c := visit(n)):
+                return c
+        state[m] = 2
+        path.pop()
+        return None
+
+    for m in sorted(g):
+        if m not in state and (c := visit(m)):
+            return c
+    return None
+
+
+@pytest.mark.parametrize("name", [m for m in modules() if m != "satcp.__main__"])
+def test_every_module_imports(name):
+    importlib.import_module(name)
+
+
+def test_no_import_cycle():
+    g = graph()
+    assert "satcp.demo" in g["satcp.cli"]  # the walk sees imports inside functions
+    cycle = find_cycle(g)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_walk_finds_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+
+
+def test_only_main_imports_the_cli():
+    g = graph()
+    assert {m for m, deps in g.items() if "satcp.cli" in deps} == {"satcp.__main__"}
+
+
+def test_help_loads_no_heavy_library():
+    # `satcp --help` stays fast: DuckDB, SciPy, matplotlib, Dask load with
+    # the subcommand that needs them.
+    code = ("import sys, satcp.cli\n"
+            "print(sorted(m for m in ('duckdb', 'scipy', 'statsmodels', 'matplotlib', 'distributed', 'rich')"
+            " if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout.strip() == "[]"
+
+
+def test_python_dash_m_satcp():
+    r = subprocess.run([sys.executable, "-m", "satcp", "--version"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.startswith("satcp ")
