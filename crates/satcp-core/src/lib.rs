@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod net;
+pub mod router;
 pub mod scenario;
 pub mod sim;
 pub mod stats;

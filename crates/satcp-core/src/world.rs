@@ -1,17 +1,23 @@
 //! The world: every model of one run in arenas, and the event loop that
 //! drives them.
 //!
-//! One event per packet per hop: a packet accepted by a link direction is
-//! scheduled straight to its arrival at the far end. A node that is not the
-//! packet's destination forwards it on the next-hop link of the static
-//! routing table. Endpoints and applications talk through small buffers
-//! (`out`, `notes`, `actions`) that are reused for the whole run.
+//! One event per packet per hop: a packet accepted by a FIFO link direction
+//! is scheduled straight to its arrival at the far end (a transmitter that
+//! holds packets adds its transmission-complete event). A node that is not
+//! the packet's destination decrements its TTL and forwards it on the
+//! next-hop link of the routing table, through the node's router agents.
+//! Scheduled link changes (rate, delay, down, up) are events; a change of
+//! delay or state marks the routes for recomputation before the next packet
+//! is routed. Endpoints and applications talk through small buffers (`out`,
+//! `notes`, `actions`) that are reused for the whole run.
 
 use crate::app::{Action, App, AppNote, Side};
 use crate::net::capture::Capture;
 use crate::net::routing::{self, Routes};
-use crate::net::{Enqueued, Kind, LinkDir, Packet, PacketPool};
-use crate::scenario::{AppCfg, Scenario};
+use crate::net::schedule::DirSchedule;
+use crate::net::{Enqueued, Kind, LinkDir, Offered, Packet, PacketPool};
+use crate::router::{Agents, RouterAgent};
+use crate::scenario::{AgentKind, AppCfg, Scenario};
 use crate::sim::{secs, Event, EventQueue, Rng, Time};
 use crate::stats::output::*;
 use crate::tcp::sender::SSTHRESH_INFINITE;
@@ -25,6 +31,15 @@ struct FlowRun {
     done: bool,
 }
 
+/// Per-node drop counters.
+#[derive(Clone, Copy, Debug, Default)]
+struct NodeStats {
+    /// No route to the packet's destination (links down).
+    drops_no_route: u64,
+    /// The TTL ran out (a routing loop).
+    drops_ttl: u64,
+}
+
 pub struct World {
     scn: Scenario,
     now: Time,
@@ -32,6 +47,16 @@ pub struct World {
     pkts: PacketPool,
     dirs: Vec<LinkDir>,
     routes: Routes,
+    /// A link's delay or state changed since the routes were computed.
+    routes_dirty: bool,
+    /// For each link, the index of its next scheduled change.
+    next_change: Vec<usize>,
+    nodes: Vec<NodeStats>,
+    agents: Agents,
+    /// Some node has a router agent (else forwarding skips the lookup).
+    has_agents: bool,
+    /// Pool indices of packets a transmitter gave up (reused buffer).
+    lost: Vec<u32>,
     /// Endpoint 2f is flow f's server, 2f + 1 its client.
     eps: Vec<Endpoint>,
     apps: Vec<App>,
@@ -59,22 +84,32 @@ impl World {
     pub fn build(scn: &Scenario) -> Self {
         let seed = scn.run.seed;
         let mut dirs = Vec::with_capacity(2 * scn.links.len());
-        for (i, l) in scn.links.iter().enumerate() {
-            let (a, b) = (l.a as u32, l.b as u32);
-            for (d, (from, to)) in [(a, b), (b, a)].into_iter().enumerate() {
-                let idx = (2 * i + d) as u64;
-                dirs.push(LinkDir::new(from, to, &l.dirs[d], Rng::new(seed, STREAM_LINK_ERRORS + idx)));
-            }
-        }
-        let edges: Vec<(u32, u32, u64)> = dirs.iter().map(|d| (d.from, d.to, d.delay_ns)).collect();
-        let routes = routing::compute(scn.nodes.len(), &edges);
-        let mut eps = Vec::with_capacity(2 * scn.flows.len());
-        let mut apps = Vec::with_capacity(scn.flows.len());
-        let mut flows = Vec::with_capacity(scn.flows.len());
         let mut q = EventQueue::new();
         if let Some(stop) = scn.run.stop_ns {
             q.push(stop, Event::Stop);
         }
+        for (i, l) in scn.links.iter().enumerate() {
+            let (a, b) = (l.a as u32, l.b as u32);
+            for (d, (from, to)) in [(a, b), (b, a)].into_iter().enumerate() {
+                let idx = (2 * i + d) as u64;
+                let c = &l.dirs[d];
+                let changes: Vec<_> = l.changes.iter().map(|ch| (ch.at_ns, ch.dirs[d], ch.up)).collect();
+                let schedule = DirSchedule::new(c.rate_bps, c.delay_ns, &changes);
+                dirs.push(LinkDir::with_schedule(from, to, c, schedule, Rng::new(seed, STREAM_LINK_ERRORS + idx)));
+            }
+            for ch in &l.changes {
+                q.push(ch.at_ns, Event::LinkChange { link: i as u32 });
+            }
+        }
+        let ends: Vec<(u32, u32)> = dirs.iter().map(|d| (d.from, d.to)).collect();
+        let agents = Agents::build(scn, &ends);
+        for (i, d) in dirs.iter_mut().enumerate() {
+            d.deliver_corrupted = agents.wants_corrupted(i as u32);
+        }
+        let routes = routing::compute(scn.nodes.len(), &edges_of(&dirs));
+        let mut eps = Vec::with_capacity(2 * scn.flows.len());
+        let mut apps = Vec::with_capacity(scn.flows.len());
+        let mut flows = Vec::with_capacity(scn.flows.len());
         for (f, fc) in scn.flows.iter().enumerate() {
             let (s, c) = ((2 * f) as u32, (2 * f + 1) as u32);
             for (me, peer, node, peer_node) in [(s, c, fc.src, fc.dst), (c, s, fc.dst, fc.src)] {
@@ -98,6 +133,12 @@ impl World {
             pkts: PacketPool::default(),
             dirs,
             routes,
+            routes_dirty: false,
+            next_change: vec![0; scn.links.len()],
+            nodes: vec![NodeStats::default(); scn.nodes.len()],
+            has_agents: !scn.agents.is_empty(),
+            agents,
+            lost: Vec::new(),
             eps,
             apps,
             flows,
@@ -142,7 +183,13 @@ impl World {
                         self.q.push(at, Event::Arrive { dir });
                     }
                     let p = self.pkts.remove(pkt);
-                    self.at_node(node, p);
+                    if p.corrupted {
+                        // seen by the node's agents, then discarded
+                        self.agents.corrupted(t, dir, &p);
+                        self.lose(&p);
+                    } else {
+                        self.at_node(node, p);
+                    }
                 }
                 Event::Timer { ep, kind } => {
                     let mut ctx = Ctx { now: t, q: &mut self.q, out: &mut self.out, notes: &mut self.notes };
@@ -170,6 +217,13 @@ impl World {
                     let p = self.pkts.remove(pkt);
                     self.at_node(node, p);
                 }
+                Event::TxDone { dir } => {
+                    if let Some((id, fate)) = self.dirs[dir as usize].finish(t) {
+                        self.on_wire(dir, id, fate);
+                    }
+                    self.start_tx(dir);
+                }
+                Event::LinkChange { link } => self.link_change(link as usize),
             }
             if has_finite && self.finite_left == 0 {
                 self.ended_by = "completed";
@@ -193,34 +247,187 @@ impl World {
         }
     }
 
-    fn forward(&mut self, node: u32, p: Packet) {
+    /// Send `p` from `node` towards its destination: TTL, routing, the
+    /// node's agents, then the link's transmitter. The common case (a FIFO
+    /// link that accepts the packet) stays in this function; everything
+    /// rarer is out of line.
+    fn forward(&mut self, node: u32, mut p: Packet) {
+        if self.routes_dirty {
+            self.recompute_routes();
+        }
+        if node != p.src_node {
+            if p.ttl <= 1 {
+                return self.drop_at_node(node, &p, false);
+            }
+            p.ttl -= 1;
+        }
         let d = self.routes.next_dir(node, p.dst_node);
-        debug_assert_ne!(d, routing::NO_ROUTE, "validation guarantees a route");
+        if d == routing::NO_ROUTE {
+            return self.drop_at_node(node, &p, true);
+        }
+        if self.has_agents && self.agents.on(d) {
+            self.agents.forward(self.now, d, &mut p);
+        }
         let dir = &mut self.dirs[d as usize];
+        if dir.holds_packets() {
+            return self.offer_held(d, p);
+        }
         let fate = dir.enqueue(self.now, p.ip_bytes);
         if let Some(c) = self.capture.as_deref_mut() {
-            if !matches!(fate, Enqueued::DroppedQueue | Enqueued::DroppedRed) {
-                c.on_accept(d, self.now, dir.busy_until() - dir.tx_time(p.ip_bytes), &p);
+            if !matches!(fate, Enqueued::DroppedQueue | Enqueued::DroppedRed | Enqueued::Down { sent: false }) {
+                c.on_accept(d, self.now, dir.last_tx_start(), &p);
             }
         }
+        if let Enqueued::Arrives(at) = fate {
+            let id = self.pkts.insert(p);
+            if dir.push_in_flight(at, id) {
+                self.q.push(at, Event::Arrive { dir: d });
+            }
+        } else {
+            self.not_arriving(d, p, fate);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn recompute_routes(&mut self) {
+        self.routes = routing::compute(self.nodes.len(), &edges_of(&self.dirs));
+        self.routes_dirty = false;
+    }
+
+    /// `node` cannot send `p` on: no route, or its TTL ran out.
+    #[cold]
+    #[inline(never)]
+    fn drop_at_node(&mut self, node: u32, p: &Packet, no_route: bool) {
+        let n = &mut self.nodes[node as usize];
+        if no_route {
+            n.drops_no_route += 1;
+        } else {
+            n.drops_ttl += 1;
+        }
+        self.lose(p);
+    }
+
+    /// The FIFO of direction `d` gave `p` any fate but an intact, in-order
+    /// arrival.
+    #[inline(never)]
+    fn not_arriving(&mut self, d: u32, p: Packet, fate: Enqueued) {
+        match fate {
+            Enqueued::Arrives(_) | Enqueued::ArrivesLate(_) | Enqueued::CorruptedArrives(_) => {
+                let id = self.pkts.insert(p);
+                self.on_wire(d, id, fate);
+            }
+            Enqueued::DroppedQueue | Enqueued::DroppedRed => {
+                if self.has_agents {
+                    self.agents.queue_drop(self.now, d, &p);
+                }
+                self.lose(&p);
+            }
+            Enqueued::Corrupted | Enqueued::Down { .. } => self.lose(&p),
+        }
+    }
+
+    /// Packet `id` (in the pool) has been sent on direction `d` with this
+    /// fate: schedule its arrival, or free it.
+    fn on_wire(&mut self, d: u32, id: u32, fate: Enqueued) {
+        let dir = &mut self.dirs[d as usize];
         match fate {
             Enqueued::Arrives(at) => {
-                let id = self.pkts.insert(p);
+                if dir.push_in_flight(at, id) {
+                    self.q.push(at, Event::Arrive { dir: d });
+                }
+            }
+            Enqueued::CorruptedArrives(at) => {
+                self.pkts.get_mut(id).corrupted = true;
                 if dir.push_in_flight(at, id) {
                     self.q.push(at, Event::Arrive { dir: d });
                 }
             }
             Enqueued::ArrivesLate(at) => {
-                let id = self.pkts.insert(p);
                 dir.push_late(at, id);
                 self.q.push(at, Event::ArriveLate { dir: d });
             }
-            _ if p.kind == Kind::Udp => {
-                if let Some(u) = self.apps[p.to_ep as usize].udp() {
-                    u.packets_lost += 1;
-                }
+            Enqueued::Corrupted | Enqueued::Down { .. } | Enqueued::DroppedQueue | Enqueued::DroppedRed => {
+                let p = self.pkts.remove(id);
+                self.lose(&p);
             }
-            _ => {}
+        }
+    }
+
+    /// Offer `p` to direction `d`'s holding transmitter.
+    #[inline(never)]
+    fn offer_held(&mut self, d: u32, p: Packet) {
+        let id = self.pkts.insert(p);
+        let dir = &mut self.dirs[d as usize];
+        match dir.offer(self.now, id, &p) {
+            Offered::Queued => {
+                dir.take_pushed_out(&mut self.lost);
+                for k in 0..self.lost.len() {
+                    let v = self.pkts.remove(self.lost[k]);
+                    if self.has_agents {
+                        self.agents.queue_drop(self.now, d, &v);
+                    }
+                    self.lose(&v);
+                }
+                self.lost.clear();
+                self.start_tx(d);
+            }
+            Offered::DroppedQueue => {
+                self.pkts.remove(id);
+                if self.has_agents {
+                    self.agents.queue_drop(self.now, d, &p);
+                }
+                self.lose(&p);
+            }
+            Offered::DroppedDown => {
+                self.pkts.remove(id);
+                self.lose(&p);
+            }
+        }
+    }
+
+    /// Start the next transmission of a holding transmitter, if it is idle
+    /// and a packet waits. Captures record it now: a queued packet may
+    /// still be pushed out, so acceptance is not transmission.
+    fn start_tx(&mut self, d: u32) {
+        let dir = &mut self.dirs[d as usize];
+        if let Some(s) = dir.start_next(self.now) {
+            self.q.push(s.end, Event::TxDone { dir: d });
+            if let Some(c) = self.capture.as_deref_mut() {
+                c.on_accept(d, self.now, s.start, self.pkts.get(s.id));
+            }
+        }
+    }
+
+    /// Link `link`'s next scheduled change happens now.
+    fn link_change(&mut self, link: usize) {
+        let ch = self.scn.links[link].changes[self.next_change[link]];
+        self.next_change[link] += 1;
+        for d in [2 * link, 2 * link + 1] {
+            let dir = &mut self.dirs[d];
+            dir.on_change(self.now);
+            match ch.up {
+                Some(false) => dir.go_down(self.now, &mut self.lost),
+                Some(true) => dir.go_up(),
+                None => {}
+            }
+        }
+        for k in 0..self.lost.len() {
+            let p = self.pkts.remove(self.lost[k]);
+            self.lose(&p);
+        }
+        self.lost.clear();
+        if ch.up.is_some() || ch.dirs.iter().any(|c| c.delay_ns.is_some()) {
+            self.routes_dirty = true;
+        }
+    }
+
+    /// A packet is lost (dropped, corrupted, no route): UDP sources count it.
+    fn lose(&mut self, p: &Packet) {
+        if p.kind == Kind::Udp {
+            if let Some(u) = self.apps[p.to_ep as usize].udp() {
+                u.packets_lost += 1;
+            }
         }
     }
 
@@ -325,6 +532,7 @@ impl World {
             ls.link.push(i as u32);
             ls.queue_packets.push(d.queue_packets(self.now) as f64);
             ls.queue_bytes.push(d.queue_bytes(self.now) as f64);
+            ls.rate_bps.push(if d.up { d.rate_bps as f64 } else { 0.0 });
             ls.bytes_tx.push(d.stats.bytes_tx as f64);
             ls.red_avg_packets.push(d.red_avg().unwrap_or(f64::NAN));
         }
@@ -399,24 +607,47 @@ impl World {
                 direction: if i % 2 == 0 { "ab" } else { "ba" }.to_string(),
                 from: node(d.from as usize),
                 to: node(d.to as usize),
-                rate_bps: d.rate_bps,
-                delay_s: secs(d.delay_ns),
+                rate_bps: l.dirs[i % 2].rate_bps,
+                delay_s: secs(l.dirs[i % 2].delay_ns),
                 packets_tx: d.stats.packets_tx,
                 bytes_tx: d.stats.bytes_tx,
                 bytes_ok: d.stats.bytes_ok,
                 utilization: d.utilization(end),
-                utilization_ok: if end == 0 { 0.0 } else { used / (d.rate_bps as f64 * secs(end)) },
+                utilization_ok: if end == 0 { 0.0 } else { used / d.capacity_bits(end) },
                 drops: Drops {
                     queue: d.stats.drops_queue,
                     errors: d.stats.drops_errors,
                     red_early: d.stats.drops_red_early,
                     red_forced: d.stats.drops_red_forced,
+                    down: d.stats.drops_down,
+                    pushed_out: d.stats.drops_pushed_out,
                 },
                 reordered: d.stats.reordered,
                 burst_delayed: d.stats.burst_delayed,
                 max_queue_packets: d.stats.max_queue_packets,
             });
         }
+        let nodes = scn
+            .nodes
+            .iter()
+            .zip(&self.nodes)
+            .map(|(n, s)| NodeSummary { name: n.name.clone(), drops_no_route: s.drops_no_route, drops_ttl: s.drops_ttl })
+            .collect();
+        let agents = scn
+            .agents
+            .iter()
+            .zip(&self.agents.list)
+            .map(|(c, a)| AgentSummary {
+                node: node(c.node),
+                link: c.link,
+                kind: match c.kind {
+                    AgentKind::RwndClamp { .. } => "rwnd_clamp",
+                    AgentKind::Monitor => "monitor",
+                }
+                .to_string(),
+                counters: a.counters(),
+            })
+            .collect();
         RunOutput {
             summary: Summary {
                 satcp_version: crate::VERSION.to_string(),
@@ -427,12 +658,19 @@ impl World {
                 wall_s: 0.0,
                 flows,
                 links,
+                nodes,
+                agents,
             },
             flow_series: self.flow_series,
             link_series: self.link_series,
             pages,
         }
     }
+}
+
+/// The routing graph: (from, to, delay now, up) of every link direction.
+fn edges_of(dirs: &[LinkDir]) -> Vec<(u32, u32, u64, bool)> {
+    dirs.iter().map(|d| (d.from, d.to, d.delay_ns, d.up)).collect()
 }
 
 fn side_of(ep: u32) -> Side {

@@ -70,7 +70,7 @@ impl ErrorModel {
     /// The fate of a packet of `ip_bytes` whose transmission starts at
     /// `tx_start` and which would arrive at `arrival`. Times are
     /// non-decreasing from call to call on one link direction.
-    #[inline]
+    #[inline(always)]
     pub fn judge(&mut self, ip_bytes: u32, tx_start: Time, arrival: Time) -> Fate {
         let at = |clock: ErrorClock| if clock == ErrorClock::TxStart { tx_start } else { arrival };
         let lost = match (&mut self.channel, &self.cfg) {

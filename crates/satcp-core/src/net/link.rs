@@ -1,62 +1,134 @@
-//! One direction of a full-duplex point-to-point link: a FIFO transmitter with
-//! a rate, a propagation delay, a drop-tail queue and an error model.
+//! One direction of a full-duplex point-to-point link: a transmitter with a
+//! rate, a queue discipline, a propagation delay and an error model, whose
+//! rate, delay and up/down state may follow a schedule (`net/schedule.rs`).
 //!
-//! Because the queue is FIFO, a packet's departure time is known the moment it
-//! is accepted (`max(now, busy_until) + framed_bits / rate`), so the arrival
-//! at the far end is scheduled then: one event per packet per hop. Queue
-//! occupancy at any instant follows from the committed transmission start
-//! times (`waiting`), which is all drop-tail needs.
+//! Two transmitters:
+//! * **FIFO, the fast path** (drop-tail and RED). Because the queue is FIFO,
+//!   a packet's departure time is known the moment it is accepted
+//!   (`max(now, busy_until) + framed_bits / rate`), so the arrival at the far
+//!   end is scheduled then: one event per packet per hop. Queue occupancy at
+//!   any instant follows from the committed transmission start times
+//!   (`waiting`), which is all drop-tail needs. A schedule of changes is
+//!   looked up at acceptance (the rate when the transmission starts, the
+//!   delay when it ends, an outage before arrival), so links that change
+//!   keep this path and its exactness.
+//! * **Holding** (`Holding`): packets wait in the queue as pool indices and
+//!   the transmitter schedules its own transmission-complete event
+//!   (`Event::TxDone`), one more event per packet. Used only where a
+//!   discipline must reorder or drop packets after accepting them: the
+//!   priority queue that pushes dummy segments out (`net/priority.rs`), and
+//!   the base for a link-layer ARQ. The world offers it packets with
+//!   [`LinkDir::offer`], starts transmissions with [`LinkDir::start_next`]
+//!   and finishes them with [`LinkDir::finish`].
 //!
-//! Packets accepted and not yet arrived are kept here in arrival order
-//! (`in_flight`, pool indices), so the event queue needs one entry per busy
-//! direction rather than one per packet.
+//! Packets on the wire (accepted and not yet arrived) are kept here in
+//! arrival order (`in_flight`, pool indices), so the event queue needs one
+//! entry per busy direction rather than one per packet.
 //!
 //! Queue semantics (a choice; ns-2's): the limit counts packets (or IP bytes)
 //! waiting for the transmitter, not the one being transmitted. A packet that
 //! finds the transmitter idle is never dropped by the queue. RED
 //! (`net/red.rs`) decides on arrival too, so it fits the same scheme.
 //!
+//! Outages (`changes = [{ at, down = true }]`): a packet queued, being sent
+//! or on the wire when the link goes down is lost, and one offered while it
+//! is down is refused; both count as `drops_down`. The FIFO knows at
+//! acceptance which packets an outage will take (the schedule is known);
+//! when the outage begins, [`LinkDir::go_down`] forgets the queue and frees
+//! the transmitter, and the holding transmitter hands back what it held.
+//!
 //! Reordering (`reorder = { probability, extra_delay }`) and the TRANSAT
 //! S-LACP delay in "overtake" mode hold a packet back after its
-//! serialisation: the FIFO transmitter and queue are unchanged, only the
+//! serialisation: the transmitter and queue are unchanged, only the
 //! packet's propagation is longer, so later packets overtake it. Such packets
 //! leave the in-order FIFO and go to `late` (a small heap; one event each),
 //! which keeps the common path as it was. The S-LACP delay in "in order"
 //! mode stays in the FIFO: later packets arrive no earlier than it.
+//!
+//! Corrupted packets are discarded by the far end; when a router agent there
+//! wants to see them (`deliver_corrupted`), they travel the wire like any
+//! other packet and arrive marked corrupted, so the agent sees them before
+//! the node discards them.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 use super::error_model::{sub_stream, ErrorModel, Fate};
+use super::priority::{Admit, Held, PriorityQueue};
 use super::red::{Red, RedParams, RedVerdict};
+use super::schedule::DirSchedule;
+use super::Packet;
 use crate::scenario::{DelayOrder, LinkDirCfg, QueueCfg, QueueLimit, ReorderCfg};
 use crate::sim::{Rng, Time, NS_PER_S};
 
-/// The queue discipline in front of the transmitter.
+/// The queue discipline in front of the FIFO transmitter.
 enum Discipline {
     DropTail(QueueLimit),
     Red(Box<Red>),
 }
 
-pub struct LinkDir {
-    pub from: u32,
-    pub to: u32,
-    pub rate_bps: u64,
-    pub delay_ns: u64,
-    pub overhead_bytes: u32,
+/// The FIFO transmitter's state: committed departure times only.
+struct Fifo {
     discipline: Discipline,
-    errors: ErrorModel,
-    reorder: Option<(ReorderCfg, Rng)>,
-    /// Arrival time of the last packet put in `in_flight`.
-    last_arrival: Time,
-    /// Packets overtaken by later ones: (arrival, tie-break seq, pool index).
-    late: BinaryHeap<Reverse<(Time, u64, u32)>>,
-    late_seq: u64,
     /// When the transmitter finishes everything accepted so far.
     busy_until: Time,
     /// (transmission start, IP bytes) of accepted packets not yet started.
     waiting: VecDeque<(Time, u32)>,
     waiting_bytes: u64,
+}
+
+/// A packet being sent by the holding transmitter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sending {
+    /// Pool index.
+    pub id: u32,
+    pub bytes: u32,
+    pub accepted_at: Time,
+    pub start: Time,
+    pub end: Time,
+}
+
+/// The holding transmitter: the queue holds the packets themselves.
+struct Holding {
+    queue: PriorityQueue,
+    sending: Option<Sending>,
+    /// Transmission-complete events of transmissions an outage aborted,
+    /// still in the event queue: they are ignored when they pop (they always
+    /// pop before a live event at the same instant, being older).
+    stale: Vec<Time>,
+    /// Packets pushed out by the last [`LinkDir::offer`].
+    pushed_out: Vec<Held>,
+}
+
+enum Tx {
+    Fifo(Fifo),
+    Holding(Box<Holding>),
+}
+
+pub struct LinkDir {
+    pub from: u32,
+    pub to: u32,
+    /// The rate and propagation delay in force now (the schedule's values;
+    /// for reports).
+    pub rate_bps: u64,
+    pub delay_ns: u64,
+    /// The link is up now.
+    pub up: bool,
+    pub overhead_bytes: u32,
+    tx: Tx,
+    schedule: DirSchedule,
+    errors: ErrorModel,
+    reorder: Option<(ReorderCfg, Rng)>,
+    /// Corrupted packets travel to the far end, marked, for a router agent
+    /// there; otherwise they vanish at once.
+    pub deliver_corrupted: bool,
+    /// Arrival time of the last packet put in `in_flight`.
+    last_arrival: Time,
+    /// Transmission start of the last packet the FIFO accepted.
+    last_start: Time,
+    /// Packets overtaken by later ones: (arrival, tie-break seq, pool index).
+    late: BinaryHeap<Reverse<(Time, u64, u32)>>,
+    late_seq: u64,
     /// (arrival time at the far end, packet pool index), in arrival order.
     in_flight: VecDeque<(Time, u32)>,
     pub stats: LinkStats,
@@ -64,10 +136,15 @@ pub struct LinkDir {
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LinkStats {
+    /// Packets accepted for transmission (FIFO: counted on acceptance, so
+    /// the count runs ahead of the wire by the queue; holding transmitter:
+    /// counted when the transmission starts, since a queued packet may
+    /// still be pushed out).
     pub packets_tx: u64,
     pub bytes_tx: u64,
     pub bytes_ok: u64,
-    /// Sum of transmission times of every accepted packet.
+    /// Sum of transmission times of every packet sent (cut short by an
+    /// outage where one interrupted it).
     pub busy_ns: u64,
     pub drops_queue: u64,
     pub drops_errors: u64,
@@ -75,6 +152,12 @@ pub struct LinkStats {
     pub drops_red_early: u64,
     /// RED forced drops: average queue at or above max_th (2 max_th gentle).
     pub drops_red_forced: u64,
+    /// Lost because the link was down: queued, being sent or on the wire
+    /// when it went down, or offered while it was down.
+    pub drops_down: u64,
+    /// Accepted, then pushed out of a priority queue by a higher-priority
+    /// packet.
+    pub drops_pushed_out: u64,
     pub max_queue_packets: u64,
     /// Packets delivered out of order by the reordering model or the
     /// overtakable burst delay.
@@ -83,7 +166,8 @@ pub struct LinkStats {
     pub burst_delayed: u64,
 }
 
-/// What became of a packet offered to the link.
+/// What became of a packet offered to the link (FIFO), or of a packet the
+/// holding transmitter finished sending.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Enqueued {
     /// It will arrive intact at the far end at this time.
@@ -97,47 +181,79 @@ pub enum Enqueued {
     ArrivesLate(Time),
     /// It is transmitted but corrupted; the far end discards it.
     Corrupted,
+    /// It is transmitted, corrupted, and arrives marked at this time for a
+    /// router agent at the far end (`deliver_corrupted`).
+    CorruptedArrives(Time),
+    /// The link is down: refused, or lost to an outage that begins before
+    /// it arrives. `sent`: its transmission had begun by then.
+    Down { sent: bool },
+}
+
+/// What became of a packet offered to the holding transmitter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offered {
+    /// Queued (pushed-out packets, if any, in [`LinkDir::take_pushed_out`]).
+    Queued,
+    DroppedQueue,
+    DroppedDown,
 }
 
 impl LinkDir {
-    /// `rng` is the direction's error stream; RED and reordering derive
-    /// their own streams from it without drawing from it.
+    /// A direction that never changes. `rng` is the direction's error
+    /// stream; RED and reordering derive their own streams from it without
+    /// drawing from it.
     pub fn new(from: u32, to: u32, cfg: &LinkDirCfg, rng: Rng) -> Self {
-        let discipline = match cfg.queue {
-            QueueCfg::DropTail { limit } => Discipline::DropTail(limit),
-            QueueCfg::Red(r) => Discipline::Red(Box::new(Red::new(
+        Self::with_schedule(from, to, cfg, DirSchedule::fixed(cfg.rate_bps, cfg.delay_ns), rng)
+    }
+
+    /// A direction whose rate, delay and state follow `schedule` (its values
+    /// at time 0 are `cfg`'s).
+    pub fn with_schedule(from: u32, to: u32, cfg: &LinkDirCfg, schedule: DirSchedule, rng: Rng) -> Self {
+        let fifo = |discipline| Tx::Fifo(Fifo { discipline, busy_until: 0, waiting: VecDeque::new(), waiting_bytes: 0 });
+        let tx = match cfg.queue {
+            QueueCfg::DropTail { limit } => fifo(Discipline::DropTail(limit)),
+            QueueCfg::Red(r) => fifo(Discipline::Red(Box::new(Red::new(
                 RedParams::resolve(&r, cfg.rate_bps, cfg.delay_ns),
                 sub_stream(&rng, 2),
-            ))),
+            )))),
+            QueueCfg::Priority { limit } => Tx::Holding(Box::new(Holding {
+                queue: PriorityQueue::new(limit),
+                sending: None,
+                stale: Vec::new(),
+                pushed_out: Vec::new(),
+            })),
         };
         LinkDir {
             from,
             to,
             rate_bps: cfg.rate_bps,
             delay_ns: cfg.delay_ns,
+            up: true,
             overhead_bytes: cfg.overhead_bytes,
-            discipline,
+            tx,
+            schedule,
             reorder: cfg.reorder.map(|r| (r, sub_stream(&rng, 3))),
             errors: ErrorModel::new(cfg.errors.clone(), rng),
+            deliver_corrupted: false,
             last_arrival: 0,
+            last_start: 0,
             late: BinaryHeap::new(),
             late_seq: 0,
-            busy_until: 0,
-            waiting: VecDeque::new(),
-            waiting_bytes: 0,
             in_flight: VecDeque::new(),
             stats: LinkStats::default(),
         }
     }
 
-    /// Serialisation time of a packet of `ip_bytes`, rounded up to a whole ns.
+    /// Serialisation time of a packet of `ip_bytes` at the current rate.
     #[inline]
     pub fn tx_time(&self, ip_bytes: u32) -> u64 {
-        let bits = 8 * (ip_bytes as u64 + self.overhead_bytes as u64);
-        match bits.checked_mul(NS_PER_S) {
-            Some(n) => n.div_ceil(self.rate_bps),
-            None => ((bits as u128 * NS_PER_S as u128).div_ceil(self.rate_bps as u128)) as u64,
-        }
+        serialisation_ns(ip_bytes, self.overhead_bytes, self.rate_bps)
+    }
+
+    /// The transmitter holds packets (schedules its own completions).
+    #[inline]
+    pub fn holds_packets(&self) -> bool {
+        matches!(self.tx, Tx::Holding(_))
     }
 
     /// Record that packet `pkt` will arrive at `at`. Returns true if it is
@@ -163,9 +279,9 @@ impl LinkDir {
 
     /// RED's average queue (packets), if the discipline is RED.
     pub fn red_avg(&self) -> Option<f64> {
-        match &self.discipline {
-            Discipline::Red(r) => Some(r.avg()),
-            Discipline::DropTail(_) => None,
+        match &self.tx {
+            Tx::Fifo(Fifo { discipline: Discipline::Red(r), .. }) => Some(r.avg()),
+            _ => None,
         }
     }
 
@@ -176,40 +292,71 @@ impl LinkDir {
         (pkt, self.in_flight.front().map(|&(t, _)| t))
     }
 
-    /// Forget accepted packets whose transmission has started by `now`.
-    #[inline]
-    fn advance(&mut self, now: Time) {
-        while let Some(&(start, bytes)) = self.waiting.front() {
-            if start > now {
-                break;
+    /// Packets waiting (not in transmission) at `now`.
+    pub fn queue_packets(&mut self, now: Time) -> usize {
+        match &mut self.tx {
+            Tx::Fifo(f) => {
+                f.advance(now);
+                f.waiting.len()
             }
-            self.waiting.pop_front();
-            self.waiting_bytes -= bytes as u64;
+            Tx::Holding(h) => h.queue.len(),
         }
     }
 
-    /// Packets waiting (not in transmission) at `now`.
-    pub fn queue_packets(&mut self, now: Time) -> usize {
-        self.advance(now);
-        self.waiting.len()
-    }
-
     pub fn queue_bytes(&mut self, now: Time) -> u64 {
-        self.advance(now);
-        self.waiting_bytes
+        match &mut self.tx {
+            Tx::Fifo(f) => {
+                f.advance(now);
+                f.waiting_bytes
+            }
+            Tx::Holding(h) => h.queue.bytes(),
+        }
     }
 
+    /// When the transmitter finishes everything it has accepted.
     pub fn busy_until(&self) -> Time {
-        self.busy_until
+        match &self.tx {
+            Tx::Fifo(f) => f.busy_until,
+            Tx::Holding(h) => h.sending.map_or(0, |s| s.end),
+        }
     }
 
-    /// Offer a packet at `now`.
+    /// Transmission start of the last packet the FIFO accepted.
+    pub fn last_tx_start(&self) -> Time {
+        self.last_start
+    }
+
+    /// Offer a packet at `now` to the FIFO transmitter.
+    #[inline]
     pub fn enqueue(&mut self, now: Time, ip_bytes: u32) -> Enqueued {
-        self.advance(now);
-        let start = self.busy_until.max(now);
-        if let Discipline::Red(red) = &mut self.discipline {
-            let idle_since = (start == now).then_some(self.busy_until);
-            match red.on_arrival(now, self.waiting.len(), idle_since, ip_bytes) {
+        if self.schedule.is_fixed() {
+            self.fifo_enqueue::<true>(now, ip_bytes)
+        } else {
+            self.enqueue_scheduled(now, ip_bytes)
+        }
+    }
+
+    /// [`LinkDir::enqueue`] on a direction whose schedule changes: kept out
+    /// of line so that fixed links pay nothing for it.
+    #[inline(never)]
+    fn enqueue_scheduled(&mut self, now: Time, ip_bytes: u32) -> Enqueued {
+        if self.schedule.down_at(now) {
+            self.stats.drops_down += 1;
+            return Enqueued::Down { sent: false };
+        }
+        self.fifo_enqueue::<false>(now, ip_bytes)
+    }
+
+    /// The FIFO's admission and departure; `FIXED`: the rate and delay never
+    /// change (the fast path, compiled without the schedule lookups).
+    #[inline(always)]
+    fn fifo_enqueue<const FIXED: bool>(&mut self, now: Time, ip_bytes: u32) -> Enqueued {
+        let Tx::Fifo(f) = &mut self.tx else { unreachable!("the world offers held packets with offer()") };
+        f.advance(now);
+        let start = f.busy_until.max(now);
+        if let Discipline::Red(red) = &mut f.discipline {
+            let idle_since = (start == now).then_some(f.busy_until);
+            match red.on_arrival(now, f.waiting.len(), idle_since, ip_bytes) {
                 RedVerdict::Accept => {}
                 RedVerdict::Overflow => {
                     self.stats.drops_queue += 1;
@@ -226,29 +373,59 @@ impl LinkDir {
             }
         }
         if start > now {
-            let full = match self.discipline {
+            let full = match f.discipline {
                 Discipline::DropTail(QueueLimit::Unlimited) | Discipline::Red(_) => false,
-                Discipline::DropTail(QueueLimit::Packets(n)) => self.waiting.len() >= n as usize,
-                Discipline::DropTail(QueueLimit::Bytes(b)) => self.waiting_bytes + ip_bytes as u64 > b,
+                Discipline::DropTail(QueueLimit::Packets(n)) => f.waiting.len() >= n as usize,
+                Discipline::DropTail(QueueLimit::Bytes(b)) => f.waiting_bytes + ip_bytes as u64 > b,
             };
             if full {
                 self.stats.drops_queue += 1;
                 return Enqueued::DroppedQueue;
             }
-            self.waiting.push_back((start, ip_bytes));
-            self.waiting_bytes += ip_bytes as u64;
-            self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.waiting.len() as u64);
+            f.waiting.push_back((start, ip_bytes));
+            f.waiting_bytes += ip_bytes as u64;
+            self.stats.max_queue_packets = self.stats.max_queue_packets.max(f.waiting.len() as u64);
         }
-        let tx = self.tx_time(ip_bytes);
-        self.busy_until = start + tx;
+        let rate = if FIXED { self.rate_bps } else { self.schedule.rate_at(start) };
+        let tx = serialisation_ns(ip_bytes, self.overhead_bytes, rate);
+        f.busy_until = start + tx;
+        let end = f.busy_until;
+        self.last_start = start;
+        self.count_tx(start, end, ip_bytes);
+        self.launch::<FIXED>(now, start, end, ip_bytes)
+    }
+
+    /// A transmission of [start, end) is committed.
+    #[inline(always)]
+    fn count_tx(&mut self, start: Time, end: Time, ip_bytes: u32) {
         self.stats.packets_tx += 1;
         self.stats.bytes_tx += ip_bytes as u64;
-        self.stats.busy_ns += tx;
-        let arrival = self.busy_until + self.delay_ns;
+        self.stats.busy_ns += end - start;
+    }
+
+    /// Decide a sent packet's fate on the wire: arrival time, corruption,
+    /// reordering, or loss to an outage that begins at or after `since`
+    /// (acceptance for the FIFO, the end of the transmission for the
+    /// holding transmitter) and before it arrives.
+    #[inline(always)]
+    fn launch<const FIXED: bool>(&mut self, since: Time, start: Time, end: Time, ip_bytes: u32) -> Enqueued {
+        let delay = if FIXED { self.delay_ns } else { self.schedule.delay_at(end) };
+        let arrival = end + delay;
+        if !FIXED {
+            if let Some(d) = self.schedule.next_down_from(since).filter(|&d| d < arrival) {
+                self.stats.drops_down += 1;
+                return Enqueued::Down { sent: start < d };
+            }
+        }
         let fate = self.errors.judge(ip_bytes, start, arrival);
         if fate == Fate::Lost {
             self.stats.drops_errors += 1;
-            return Enqueued::Corrupted;
+            if !self.deliver_corrupted {
+                return Enqueued::Corrupted;
+            }
+            let at = arrival.max(self.last_arrival);
+            self.last_arrival = at;
+            return Enqueued::CorruptedArrives(at);
         }
         self.stats.bytes_ok += ip_bytes as u64;
         let mut at = arrival;
@@ -276,13 +453,161 @@ impl LinkDir {
         Enqueued::Arrives(at)
     }
 
+    // ----- the holding transmitter -------------------------------------------
+
+    /// Offer packet `p`, already in the pool as `id`, to the holding
+    /// transmitter. Afterwards call [`LinkDir::take_pushed_out`] (packets
+    /// the arrival pushed out, to be freed) and [`LinkDir::start_next`].
+    pub fn offer(&mut self, now: Time, id: u32, p: &Packet) -> Offered {
+        let Tx::Holding(h) = &mut self.tx else { unreachable!("the FIFO takes packets with enqueue()") };
+        if self.schedule.down_at(now) {
+            self.stats.drops_down += 1;
+            return Offered::DroppedDown;
+        }
+        let held = Held { id, bytes: p.ip_bytes, accepted_at: now };
+        if h.sending.is_none() && h.queue.is_empty() {
+            // an idle transmitter takes it at once: never dropped by the queue
+            h.queue.push(held, p.kind.low_priority());
+            return Offered::Queued;
+        }
+        match h.queue.offer(held, p.kind.low_priority(), &mut h.pushed_out) {
+            Admit::Accepted => {
+                self.stats.drops_pushed_out += h.pushed_out.len() as u64;
+                self.stats.max_queue_packets = self.stats.max_queue_packets.max(h.queue.len() as u64);
+                Offered::Queued
+            }
+            Admit::Refused => {
+                self.stats.drops_queue += 1;
+                Offered::DroppedQueue
+            }
+        }
+    }
+
+    /// Pool indices of packets the last offer pushed out of the queue.
+    pub fn take_pushed_out(&mut self, out: &mut Vec<u32>) {
+        if let Tx::Holding(h) = &mut self.tx {
+            out.extend(h.pushed_out.drain(..).map(|v| v.id));
+        }
+    }
+
+    /// If the transmitter is idle and a packet waits, start sending it at
+    /// `now` and return it; the caller schedules `Event::TxDone` at its end.
+    pub fn start_next(&mut self, now: Time) -> Option<Sending> {
+        let rate = self.schedule.rate_at(now);
+        let overhead = self.overhead_bytes;
+        let Tx::Holding(h) = &mut self.tx else { return None };
+        if h.sending.is_some() {
+            return None;
+        }
+        let next = h.queue.pop()?;
+        let end = now + serialisation_ns(next.bytes, overhead, rate);
+        let s = Sending { id: next.id, bytes: next.bytes, accepted_at: next.accepted_at, start: now, end };
+        h.sending = Some(s);
+        self.count_tx(now, end, next.bytes);
+        Some(s)
+    }
+
+    /// The transmission-complete event at `now`: the packet sent (pool
+    /// index) and its fate on the wire, or None for an event an outage
+    /// made stale.
+    pub fn finish(&mut self, now: Time) -> Option<(u32, Enqueued)> {
+        let Tx::Holding(h) = &mut self.tx else { unreachable!("only the holding transmitter schedules TxDone") };
+        if let Some(k) = h.stale.iter().position(|&t| t == now) {
+            h.stale.swap_remove(k);
+            return None;
+        }
+        let s = h.sending.take().expect("a transmission was under way");
+        debug_assert_eq!(s.end, now);
+        Some((s.id, self.launch::<false>(now, s.start, s.end, s.bytes)))
+    }
+
+    // ----- changes ----------------------------------------------------------
+
+    /// The scheduled change at `now` happened: take the new rate and delay
+    /// from the schedule.
+    pub fn on_change(&mut self, now: Time) {
+        self.rate_bps = self.schedule.rate_at(now);
+        self.delay_ns = self.schedule.delay_at(now);
+    }
+
+    /// The link goes down at `now`: the queue is lost, and so is a packet
+    /// being sent. The FIFO counted its losses when it accepted them (it
+    /// knew the outage was coming); the holding transmitter appends the
+    /// pool indices of what it held to `lost` (counted here) for the caller
+    /// to free.
+    pub fn go_down(&mut self, now: Time, lost: &mut Vec<u32>) {
+        self.up = false;
+        match &mut self.tx {
+            Tx::Fifo(f) => {
+                f.advance(now);
+                f.waiting.clear();
+                f.waiting_bytes = 0;
+                if f.busy_until > now {
+                    self.stats.busy_ns -= f.busy_until - now;
+                    f.busy_until = now;
+                }
+            }
+            Tx::Holding(h) => {
+                let before = lost.len();
+                if let Some(s) = h.sending.take() {
+                    lost.push(s.id);
+                    h.stale.push(s.end);
+                    self.stats.busy_ns -= s.end - now;
+                }
+                let mut held = Vec::new();
+                h.queue.drain_into(&mut held);
+                lost.extend(held.into_iter().map(|x| x.id));
+                self.stats.drops_down += (lost.len() - before) as u64;
+            }
+        }
+    }
+
+    /// The link comes back up at `now`.
+    pub fn go_up(&mut self) {
+        self.up = true;
+    }
+
+    /// Bits the direction could carry in [0, end]: its rate schedule
+    /// integrated over the time it was up.
+    pub fn capacity_bits(&self, end: Time) -> f64 {
+        if self.schedule.is_fixed() {
+            return self.rate_bps as f64 * crate::sim::secs(end);
+        }
+        self.schedule.capacity_bits(end)
+    }
+
     /// Fraction of [0, end] the transmitter was busy.
     pub fn utilization(&self, end: Time) -> f64 {
         if end == 0 {
             return 0.0;
         }
-        let beyond = self.busy_until.saturating_sub(end);
+        let beyond = self.busy_until().saturating_sub(end);
         (self.stats.busy_ns.saturating_sub(beyond)) as f64 / end as f64
+    }
+}
+
+/// Serialisation time of a packet of `ip_bytes` plus `overhead` framing
+/// bytes at `rate_bps`, rounded up to a whole ns.
+#[inline]
+fn serialisation_ns(ip_bytes: u32, overhead: u32, rate_bps: u64) -> u64 {
+    let bits = 8 * (ip_bytes as u64 + overhead as u64);
+    match bits.checked_mul(NS_PER_S) {
+        Some(n) => n.div_ceil(rate_bps),
+        None => ((bits as u128 * NS_PER_S as u128).div_ceil(rate_bps as u128)) as u64,
+    }
+}
+
+impl Fifo {
+    /// Forget accepted packets whose transmission has started by `now`.
+    #[inline]
+    fn advance(&mut self, now: Time) {
+        while let Some(&(start, bytes)) = self.waiting.front() {
+            if start > now {
+                break;
+            }
+            self.waiting.pop_front();
+            self.waiting_bytes -= bytes as u64;
+        }
     }
 }
 

@@ -1,5 +1,5 @@
-//! Network models: packets, link directions with their queues and error
-//! models, and static routing.
+//! Network models: packets, link directions with their transmitters, queues,
+//! error models and schedules of changes, and routing.
 
 pub mod capture;
 pub mod dsn_burst;
@@ -9,8 +9,10 @@ pub mod gilbert_elliott;
 pub mod link;
 pub mod packet;
 pub mod pcap;
+pub mod priority;
 pub mod red;
 pub mod routing;
+pub mod schedule;
 
-pub use link::{Enqueued, LinkDir};
+pub use link::{Enqueued, LinkDir, Offered, Sending};
 pub use packet::{Kind, Packet, PacketPool, TcpHeader};

@@ -340,6 +340,10 @@ impl PacketPool {
         &self.slots[i as usize]
     }
 
+    pub fn get_mut(&mut self, i: u32) -> &mut Packet {
+        &mut self.slots[i as usize]
+    }
+
     pub fn remove(&mut self, i: u32) -> Packet {
         self.free.push(i);
         self.slots[i as usize]

@@ -1,10 +1,12 @@
-//! Static shortest-path routing over any topology.
+//! Shortest-path routing over any topology.
 //!
 //! Path cost is the sum of one-way propagation delays of the link directions
 //! used; ties break on hop count, then on the lower link-direction index, so
-//! routes never depend on hash order. Computed once per run (Dijkstra from
-//! every destination over reversed edges), stored as a dense
-//! next-hop table: `next[node][dst]` = link direction to take.
+//! routes never depend on hash order. Computed at the start of a run and
+//! again whenever a link goes down, comes back or changes its delay
+//! (Dijkstra from every destination over reversed edges, over the
+//! directions that are up), stored as a dense next-hop table:
+//! `next[node][dst]` = link direction to take, or [`NO_ROUTE`].
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -16,13 +18,16 @@ pub struct Routes {
     next: Vec<u32>,
 }
 
-/// `dirs[i]` = (from, to, delay_ns) of link direction i.
-pub fn compute(n_nodes: usize, dirs: &[(u32, u32, u64)]) -> Routes {
+/// `dirs[i]` = (from, to, delay_ns, up) of link direction i; directions
+/// that are down carry nothing.
+pub fn compute(n_nodes: usize, dirs: &[(u32, u32, u64, bool)]) -> Routes {
     let mut next = vec![NO_ROUTE; n_nodes * n_nodes];
     // incoming edges per node: (from, dir index)
     let mut incoming: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n_nodes];
-    for (i, &(from, to, _)) in dirs.iter().enumerate() {
-        incoming[to as usize].push((from, i as u32));
+    for (i, &(from, to, _, up)) in dirs.iter().enumerate() {
+        if up {
+            incoming[to as usize].push((from, i as u32));
+        }
     }
     for dst in 0..n_nodes {
         // cost from each node to dst: (delay, hops, first dir index)
@@ -64,7 +69,7 @@ impl Routes {
     }
 
     /// Link directions from `src` to `dst`, or None if unreachable.
-    pub fn path(&self, src: u32, dst: u32, dirs: &[(u32, u32, u64)]) -> Option<Vec<u32>> {
+    pub fn path(&self, src: u32, dst: u32, dirs: &[(u32, u32, u64, bool)]) -> Option<Vec<u32>> {
         let mut out = vec![];
         let mut at = src;
         while at != dst {
@@ -83,8 +88,8 @@ impl Routes {
 mod tests {
     use super::*;
 
-    fn duplex(links: &[(u32, u32, u64)]) -> Vec<(u32, u32, u64)> {
-        links.iter().flat_map(|&(a, b, d)| [(a, b, d), (b, a, d)]).collect()
+    fn duplex(links: &[(u32, u32, u64)]) -> Vec<(u32, u32, u64, bool)> {
+        links.iter().flat_map(|&(a, b, d)| [(a, b, d, true), (b, a, d, true)]).collect()
     }
 
     #[test]
@@ -109,6 +114,22 @@ mod tests {
         let r = compute(4, &dirs);
         // direct link has 1 hop at the same delay
         assert_eq!(r.path(0, 3, &dirs), Some(vec![8]));
+    }
+
+    #[test]
+    fn a_link_down_reroutes_or_leaves_no_route() {
+        // 0-3 direct at 100; 0-1-2-3 at 10 each; the short path's middle link down
+        let mut dirs = duplex(&[(0, 3, 100), (0, 1, 10), (1, 2, 10), (2, 3, 10)]);
+        dirs[4].3 = false;
+        dirs[5].3 = false;
+        let r = compute(4, &dirs);
+        assert_eq!(r.path(0, 3, &dirs), Some(vec![0]));
+        assert_eq!(r.path(1, 2, &dirs), Some(vec![3, 0, 7]), "around through 0 and 3");
+        dirs[0].3 = false;
+        dirs[1].3 = false;
+        let r = compute(4, &dirs);
+        assert_eq!(r.next_dir(0, 3), NO_ROUTE);
+        assert_eq!(r.path(2, 3, &dirs), Some(vec![6]));
     }
 
     #[test]

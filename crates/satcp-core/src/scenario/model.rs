@@ -13,6 +13,8 @@ pub struct Scenario {
     pub flows: Vec<FlowCfg>,
     /// Packet captures to write (none by default).
     pub captures: Vec<CaptureCfg>,
+    /// Router agents on nodes' forwarding paths (none by default).
+    pub agents: Vec<AgentCfg>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -37,6 +39,26 @@ pub struct LinkCfg {
     pub a: usize,
     pub b: usize,
     pub dirs: [LinkDirCfg; 2],
+    /// Scheduled changes, in increasing time.
+    pub changes: Vec<LinkChange>,
+}
+
+/// What changes on a link at one instant (None = unchanged).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkChange {
+    pub at_ns: u64,
+    /// Some(false): the link goes down (both directions): everything queued
+    /// or in flight on it is lost, and it accepts nothing until it comes
+    /// back up. Some(true): it comes back up.
+    pub up: Option<bool>,
+    /// [a->b, b->a]: new rate and propagation delay.
+    pub dirs: [DirChange; 2],
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DirChange {
+    pub rate_bps: Option<u64>,
+    pub delay_ns: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -61,6 +83,10 @@ pub enum QueueCfg {
     /// Random Early Detection (Floyd & Jacobson 1993) as ns-2 implements it;
     /// see `net/red.rs`.
     Red(RedCfg),
+    /// Two-class strict priority with push-out: low-priority packets (dummy
+    /// segments and their ACKs) are sent last and dropped first; see
+    /// `net/priority.rs`. Served by the transmitter that holds packets.
+    Priority { limit: QueueLimit },
 }
 
 /// RED parameters as written; `None` means ns-2's automatic setting, which
@@ -589,4 +615,27 @@ pub struct OnOffCfg {
     pub mean_off_ns: u64,
     pub start_ns: u64,
     pub stop_ns: Option<u64>,
+}
+
+/// A router agent attached to a node: it sees every packet the node sends
+/// or forwards (on one interface, or on all), and packets that arrive
+/// corrupted before they are discarded (see `router/`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentCfg {
+    pub node: usize,
+    /// Only the interface on this link (index into `links`); None = every
+    /// interface of the node.
+    pub link: Option<usize>,
+    pub kind: AgentKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AgentKind {
+    /// Lowers the receive window advertised in passing TCP segments to at
+    /// most `bytes` (never raises it), in the window scale each connection
+    /// negotiated in its SYNs.
+    RwndClamp { bytes: u64 },
+    /// Counts what passes (packets and bytes by kind) and what arrives
+    /// corrupted, per interface.
+    Monitor,
 }

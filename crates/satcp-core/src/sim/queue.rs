@@ -24,6 +24,13 @@ pub enum Event {
     /// A packet held back on link direction `dir` (reordering, overtakable
     /// burst delay) arrives: one entry per such packet, in time order.
     ArriveLate { dir: u32 },
+    /// The transmitter of link direction `dir`, one that holds packets
+    /// (priority queue), finishes sending its current packet.
+    TxDone { dir: u32 },
+    /// Link `link`'s next scheduled change (rate, delay, down, up) happens.
+    /// All of them are queued when the run is built, so at any instant a
+    /// change comes before the packets that meet it.
+    LinkChange { link: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -22,6 +22,30 @@ pub struct Summary {
     pub wall_s: f64,
     pub flows: Vec<FlowSummary>,
     pub links: Vec<LinkSummary>,
+    /// One per node, in the order of `[nodes]`.
+    pub nodes: Vec<NodeSummary>,
+    /// One per `[[agents]]` entry, in order.
+    pub agents: Vec<AgentSummary>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct NodeSummary {
+    pub name: String,
+    /// Packets the node could not route (every path to the destination was
+    /// down).
+    pub drops_no_route: u64,
+    /// Packets whose TTL ran out at the node.
+    pub drops_ttl: u64,
+}
+
+/// What a router agent counted (its own counters, by name).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct AgentSummary {
+    pub node: String,
+    /// The link whose interface it watches, or None for all of the node's.
+    pub link: Option<usize>,
+    pub kind: String,
+    pub counters: std::collections::BTreeMap<String, u64>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -90,6 +114,11 @@ pub struct Drops {
     /// RED forced drops (average queue at or above max_th, or 2 max_th when
     /// gentle). RED's hard-limit overflows count in `queue`.
     pub red_forced: u64,
+    /// Lost because the link was down: queued, being sent or on the wire
+    /// when it went down, or offered while it was down.
+    pub down: u64,
+    /// Pushed out of a priority queue by a higher-priority arrival.
+    pub pushed_out: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -101,6 +130,8 @@ pub struct LinkSummary {
     pub direction: String,
     pub from: String,
     pub to: String,
+    /// The configured rate and delay (at the start of the run; scheduled
+    /// `changes` may alter them).
     pub rate_bps: u64,
     pub delay_s: f64,
     pub packets_tx: u64,
@@ -113,8 +144,10 @@ pub struct LinkSummary {
     /// Fraction of the run's time the transmitter was busy (all framed bits
     /// sent / (rate x run time)); never above 1.
     pub utilization: f64,
-    /// Intact IP bits received / (rate x run time): the ADaLR thesis'
-    /// "bits correctly transmitted over the satellite link".
+    /// Intact IP bits received / the bits the link could carry in the run
+    /// (rate x run time, or the rate schedule integrated over the time the
+    /// link was up): the ADaLR thesis' "bits correctly transmitted over the
+    /// satellite link".
     pub utilization_ok: f64,
     pub drops: Drops,
     pub max_queue_packets: u64,
@@ -153,6 +186,8 @@ pub struct LinkSeries {
     pub link: Vec<u32>,
     pub queue_packets: Vec<f64>,
     pub queue_bytes: Vec<f64>,
+    /// The rate in force (0 while the link is down).
+    pub rate_bps: Vec<f64>,
     /// Cumulative IP bytes accepted for transmission, counted when a packet
     /// is accepted (queued or sent at once); minus `queue_bytes` it is what
     /// has started to leave.

@@ -1,12 +1,24 @@
 //! `[[links]]`: rate, delay, queue, errors, framing overhead and reordering
-//! per direction.
+//! per direction, and the link's scheduled `changes`.
+//!
+//! `changes` is an array of inline tables in increasing time, each with `at`
+//! and at least one of `down` (true: the link goes down, false: it comes
+//! back), `rate`/`rate_ab`/`rate_ba` and `delay`/`delay_ab`/`delay_ba` (the
+//! same spellings as the link's own keys). Going down or up applies to both
+//! directions. Two changes at the same instant are refused (write them as
+//! one).
 
 use super::*;
 const LINK_KEYS: &[&str] = &[
     "name", "a", "b", "rate", "rate_ab", "rate_ba", "delay", "delay_ab", "delay_ba", "queue", "queue_ab",
     "queue_ba", "errors", "errors_ab", "errors_ba", "overhead", "overhead_ab", "overhead_ba", "reorder",
-    "reorder_ab", "reorder_ba",
+    "reorder_ab", "reorder_ba", "changes",
 ];
+
+const CHANGE_KEYS: &[&str] = &["at", "down", "rate", "rate_ab", "rate_ba", "delay", "delay_ab", "delay_ba"];
+
+const CHANGES_EXPECTED: &str =
+    "an array of inline tables in increasing time, e.g. [{ at = \"20s\", down = true }, { at = \"22s\", down = false }, { at = \"40s\", rate_ab = \"1Mbps\" }]";
 
 
 /// `base` (both directions), `base_ab` and `base_ba`: the value for each
@@ -81,13 +93,44 @@ pub(super) fn parse_links(root: &Tbl, nodes: &[NodeCfg], base_dir: Option<&Path>
                 check_red(&t, key, r, rate[d], delay[d])?;
             }
         }
-        links.push(LinkCfg { a, b, dirs: [dir(0), dir(1)] });
+        let changes = parse_changes(&t)?;
+        links.push(LinkCfg { a, b, dirs: [dir(0), dir(1)], changes });
     }
     Ok(links)
 }
 
+/// `changes`: the link's scheduled changes, checked in order.
+fn parse_changes(link: &Tbl) -> Res<Vec<LinkChange>> {
+    let Some(v) = link.get("changes") else { return Ok(Vec::new()) };
+    let Value::Array(items) = v else { return Err(type_error(&link.at("changes"), v, CHANGES_EXPECTED)) };
+    let mut out: Vec<LinkChange> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let mut t = Tbl::new(format!("{}.{}", link.at("changes"), i), item, CHANGES_EXPECTED)?;
+        t.only(CHANGE_KEYS)?;
+        let at = t.require("at", t.duration("at")?, units::DURATION_ALLOWED)?;
+        if let Some(prev) = out.last() {
+            if at <= prev.at_ns {
+                return Err(t.bad("at", format!("a time after the previous change's ({} ns): changes are listed in increasing time, one entry per instant", prev.at_ns)));
+            }
+        }
+        let up = t.bool("down")?.map(|down| !down);
+        let rate = per_direction(&t, "rate", |t, k| t.rate(k))?;
+        let delay = per_direction(&t, "delay", |t, k| t.duration(k))?;
+        let dirs = [0, 1].map(|d| DirChange { rate_bps: rate[d].0, delay_ns: delay[d].0 });
+        if up.is_none() && dirs.iter().all(|c| c.rate_bps.is_none() && c.delay_ns.is_none()) {
+            return Err(ScenarioError::new(
+                t.path.clone(),
+                show(item),
+                "a change with at least one of down, rate, rate_ab, rate_ba, delay, delay_ab, delay_ba besides at",
+            ));
+        }
+        out.push(LinkChange { at_ns: at, up, dirs });
+    }
+    Ok(out)
+}
+
 const QUEUE_EXPECTED: &str =
-    "an inline table: { kind = \"droptail\", packets = N } or { kind = \"droptail\", bytes = \"64KB\" } or { kind = \"droptail\" } (unlimited) or { kind = \"red\", packets = N, ... }";
+    "an inline table: { kind = \"droptail\", packets = N } or { kind = \"droptail\", bytes = \"64KB\" } or { kind = \"droptail\" } (unlimited) or { kind = \"red\", packets = N, ... } or { kind = \"priority\", packets = N } (dummy segments last and dropped first)";
 
 const RED_KEYS: &[&str] = &[
     "kind", "packets", "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "mean_pktsize", "byte_mode",
@@ -97,7 +140,8 @@ const RED_KEYS: &[&str] = &[
 fn parse_queue(link: &Tbl, key: &str) -> Res<Option<QueueCfg>> {
     let Some(mut t) = link.table(key, QUEUE_EXPECTED)? else { return Ok(None) };
     t.allowed = &["kind"];
-    if t.choice("kind", &["droptail", "red"])? == Some("red") {
+    let kind = t.choice("kind", &["droptail", "red", "priority"])?;
+    if kind == Some("red") {
         t.only(RED_KEYS)?;
         return Ok(Some(QueueCfg::Red(parse_red(&t)?)));
     }
@@ -112,6 +156,9 @@ fn parse_queue(link: &Tbl, key: &str) -> Res<Option<QueueCfg>> {
         (None, Some(b)) => QueueLimit::Bytes(b),
         (None, None) => QueueLimit::Unlimited,
     };
+    if kind == Some("priority") {
+        return Ok(Some(QueueCfg::Priority { limit }));
+    }
     Ok(Some(QueueCfg::DropTail { limit }))
 }
 

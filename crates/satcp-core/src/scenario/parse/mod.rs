@@ -29,6 +29,7 @@ use super::{apply_override, ScenarioError};
 use std::path::Path;
 use toml::Value;
 
+mod agents;
 mod apps;
 mod captures;
 mod flows;
@@ -36,6 +37,7 @@ mod json;
 mod links;
 mod tcp;
 
+use agents::parse_agents;
 use captures::parse_captures;
 use flows::parse_flows;
 use links::parse_links;
@@ -85,12 +87,13 @@ pub fn from_value(v: Value) -> Result<Scenario, ScenarioError> {
 /// [`from_value`] with relative file paths resolved against `base_dir`.
 pub fn from_value_in(v: Value, base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
     let mut root = Tbl::new(String::new(), &v, "a table with [run], [nodes], [[links]] and [[flows]]")?;
-    root.only(&["run", "nodes", "links", "flows", "captures"])?;
+    root.only(&["run", "nodes", "links", "flows", "captures", "agents"])?;
     let run = parse_run(&root)?;
     let nodes = parse_nodes(&root)?;
     let links = parse_links(&root, &nodes, base_dir)?;
     let flows = parse_flows(&root, &nodes, &links)?;
     let captures = parse_captures(&root)?;
+    let agents = parse_agents(&root, &nodes, &links, &flows)?;
     let finite = flows.iter().any(|f| match &f.app {
         AppCfg::Ftp(a) => a.size_bytes.is_some(),
         AppCfg::Http(a) => a.pages.is_some(),
@@ -109,7 +112,7 @@ pub fn from_value_in(v: Value, base_dir: Option<&Path>) -> Result<Scenario, Scen
             "required when every flow is unlimited (set run.stop, an ftp app's size or an http app's pages)",
         ));
     }
-    Ok(Scenario { run, nodes, links, flows, captures })
+    Ok(Scenario { run, nodes, links, flows, captures, agents })
 }
 
 // ---------------------------------------------------------------------------
@@ -321,6 +324,42 @@ pub(crate) fn array<'a>(root: &Tbl<'a>, key: &str, what: &str) -> Res<&'a Vec<Va
         Some(Value::Array(a)) => Ok(a),
         Some(v) => Err(type_error(key, v, what)),
     }
+}
+
+/// Link names as written (links are validated before anything refers to
+/// them).
+fn link_names<'a>(root: &Tbl<'a>) -> Vec<Option<&'a str>> {
+    match root.get("links") {
+        Some(Value::Array(ls)) => ls.iter().map(|l| l.get("name").and_then(Value::as_str)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// What a reference to a link may be.
+pub(crate) fn links_expected(root: &Tbl) -> String {
+    let names = link_names(root);
+    let n = names.len();
+    let named: Vec<String> = names.iter().flatten().map(|s| format!("\"{}\"", s)).collect();
+    if named.is_empty() {
+        format!("a link index 0..={}", n - 1)
+    } else {
+        format!("a link index 0..={} or a link name: {}", n - 1, named.join(", "))
+    }
+}
+
+/// The link `t[key]` names, by index or by name (None if absent).
+pub(crate) fn link_ref(root: &Tbl, t: &Tbl, key: &str) -> Res<Option<usize>> {
+    let names = link_names(root);
+    let n = names.len();
+    Ok(Some(match t.get(key) {
+        None => return Ok(None),
+        Some(Value::Integer(k)) if (0..n as i64).contains(k) => *k as usize,
+        Some(Value::String(s)) => {
+            names.iter().position(|l| *l == Some(s.as_str())).ok_or_else(|| t.bad(key, links_expected(root)))?
+        }
+        Some(Value::Integer(_)) => return Err(t.bad(key, links_expected(root))),
+        Some(other) => return Err(type_error(&t.at(key), other, &links_expected(root))),
+    }))
 }
 
 /// A name usable as a `--set` path segment.

@@ -1,0 +1,146 @@
+//! Router agents: models that sit on a node's forwarding path and read or
+//! rewrite the packets it sends, forwards, drops or receives corrupted
+//! (XFWA's window rewriting, CETEN-R's corruption estimates, monitors).
+//!
+//! Hooks, each called for the agents attached to the node (on every
+//! interface, or on one link's interface only):
+//! * `on_forward`: every packet the node sends or forwards over an
+//!   interface, including packets leaving their source, after routing and
+//!   before the link's queue and any capture (so a capture shows the
+//!   rewritten packet). The agent may rewrite it.
+//! * `on_queue_drop`: the interface's queue dropped a packet the node
+//!   offered (full drop-tail queue, RED, a priority queue's refusal).
+//! * `on_corrupted`: a packet arrived at the node over an interface with bit
+//!   errors, before the node discards it. Links deliver corrupted packets
+//!   (one event each) only towards nodes with an agent that asks for them.
+//!
+//! Agents are a closed enum dispatched by `match`, as window controllers
+//! are: no virtual call, and a node without agents costs one empty-list
+//! test per packet.
+
+pub mod monitor;
+pub mod rwnd_clamp;
+
+use std::collections::BTreeMap;
+
+use crate::net::Packet;
+use crate::scenario::{AgentCfg, AgentKind, Scenario};
+use crate::sim::Time;
+
+/// The hooks an agent may implement; every one defaults to doing nothing.
+pub trait RouterAgent {
+    /// `p` leaves the node over link direction `dir`.
+    fn on_forward(&mut self, _now: Time, _dir: u32, _p: &mut Packet) {}
+    /// The queue of link direction `dir` dropped `p`.
+    fn on_queue_drop(&mut self, _now: Time, _dir: u32, _p: &Packet) {}
+    /// `p` arrived corrupted over link direction `dir`.
+    fn on_corrupted(&mut self, _now: Time, _dir: u32, _p: &Packet) {}
+    /// Whether the agent wants `on_corrupted` calls.
+    fn wants_corrupted(&self) -> bool {
+        false
+    }
+    /// What it counted, for the run summary.
+    fn counters(&self) -> BTreeMap<String, u64>;
+}
+
+/// Every kind of agent.
+pub enum Agent {
+    RwndClamp(rwnd_clamp::RwndClamp),
+    Monitor(monitor::Monitor),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $a:ident => $e:expr) => {
+        match $self {
+            Agent::RwndClamp($a) => $e,
+            Agent::Monitor($a) => $e,
+        }
+    };
+}
+
+impl RouterAgent for Agent {
+    #[inline]
+    fn on_forward(&mut self, now: Time, dir: u32, p: &mut Packet) {
+        dispatch!(self, a => a.on_forward(now, dir, p))
+    }
+    fn on_queue_drop(&mut self, now: Time, dir: u32, p: &Packet) {
+        dispatch!(self, a => a.on_queue_drop(now, dir, p))
+    }
+    fn on_corrupted(&mut self, now: Time, dir: u32, p: &Packet) {
+        dispatch!(self, a => a.on_corrupted(now, dir, p))
+    }
+    fn wants_corrupted(&self) -> bool {
+        dispatch!(self, a => a.wants_corrupted())
+    }
+    fn counters(&self) -> BTreeMap<String, u64> {
+        dispatch!(self, a => a.counters())
+    }
+}
+
+/// The agents of a run and which link directions they watch.
+pub struct Agents {
+    pub list: Vec<Agent>,
+    pub cfgs: Vec<AgentCfg>,
+    /// For each link direction, the agents of its sending node that watch
+    /// it (forwarding and queue drops).
+    out: Vec<Vec<u32>>,
+    /// For each link direction, the agents of its receiving node that watch
+    /// it and want corrupted packets.
+    corrupted_in: Vec<Vec<u32>>,
+}
+
+impl Agents {
+    /// `ends[d]` = (from, to) node of link direction d (2 x link + 0 for
+    /// a->b, + 1 for b->a).
+    pub fn build(scn: &Scenario, ends: &[(u32, u32)]) -> Self {
+        let mut list = Vec::with_capacity(scn.agents.len());
+        let mut out = vec![Vec::new(); ends.len()];
+        let mut corrupted_in = vec![Vec::new(); ends.len()];
+        for (k, cfg) in scn.agents.iter().enumerate() {
+            let agent = match cfg.kind {
+                AgentKind::RwndClamp { bytes } => Agent::RwndClamp(rwnd_clamp::RwndClamp::new(bytes, scn.flows.len())),
+                AgentKind::Monitor => Agent::Monitor(monitor::Monitor::default()),
+            };
+            for (d, &(from, to)) in ends.iter().enumerate() {
+                let on_link = cfg.link.is_none_or(|l| l == d / 2);
+                if on_link && from as usize == cfg.node {
+                    out[d].push(k as u32);
+                }
+                if on_link && to as usize == cfg.node && agent.wants_corrupted() {
+                    corrupted_in[d].push(k as u32);
+                }
+            }
+            list.push(agent);
+        }
+        Agents { list, cfgs: scn.agents.clone(), out, corrupted_in }
+    }
+
+    /// Whether some agent watches packets leaving over `dir`.
+    #[inline]
+    pub fn on(&self, dir: u32) -> bool {
+        !self.out[dir as usize].is_empty()
+    }
+
+    /// Whether corrupted packets arriving over `dir` must be delivered.
+    pub fn wants_corrupted(&self, dir: u32) -> bool {
+        !self.corrupted_in[dir as usize].is_empty()
+    }
+
+    pub fn forward(&mut self, now: Time, dir: u32, p: &mut Packet) {
+        for &k in &self.out[dir as usize] {
+            self.list[k as usize].on_forward(now, dir, p);
+        }
+    }
+
+    pub fn queue_drop(&mut self, now: Time, dir: u32, p: &Packet) {
+        for &k in &self.out[dir as usize] {
+            self.list[k as usize].on_queue_drop(now, dir, p);
+        }
+    }
+
+    pub fn corrupted(&mut self, now: Time, dir: u32, p: &Packet) {
+        for &k in &self.corrupted_in[dir as usize] {
+            self.list[k as usize].on_corrupted(now, dir, p);
+        }
+    }
+}
