@@ -5,7 +5,11 @@
 //! against the offset it was sent with, and in-order delivery), and nothing
 //! is delivered twice. Every recovery scheme (Tahoe, Reno, NewReno, SACK,
 //! FACK) and option (Limited Transmit, DAASS, max burst, F-RTO, NewReno's
-//! partial-ACK timer, FACK rampdown and overdamping) is drawn.
+//! partial-ACK timer, FACK rampdown and overdamping) is drawn. So are links
+//! that change during the run (outages, rate and delay changes), a bypass
+//! link that makes routes change when the chain's links go down or slow
+//! down, priority queues (the transmitter that holds packets), and router
+//! agents (a receive-window clamp, a monitor) at random nodes.
 
 mod common;
 use common::*;
@@ -68,17 +72,76 @@ struct LinkSpec {
     rate_kbps: [u32; 2],
     delay_ms: u32,
     queue: Option<u32>,
+    /// A priority queue (holding transmitter) instead of drop-tail.
+    priority: bool,
     per: [f64; 2],
+    changes: Vec<ChangeSpec>,
+}
+
+/// A scheduled change: at `at_ms` (after the previous one), an outage of
+/// `down_ms`, or a new rate on one direction, or a new delay.
+#[derive(Debug, Clone)]
+enum ChangeSpec {
+    Outage { at_ms: u32, down_ms: u32 },
+    Rate { at_ms: u32, dir: &'static str, kbps: u32 },
+    Delay { at_ms: u32, ms: u32 },
+}
+
+fn change() -> impl Strategy<Value = ChangeSpec> {
+    prop_oneof![
+        (1u32..8_000, 1u32..5_000).prop_map(|(at_ms, down_ms)| ChangeSpec::Outage { at_ms, down_ms }),
+        (1u32..20_000, prop::sample::select(vec!["ab", "ba"]), 64u32..20_000).prop_map(|(at_ms, dir, kbps)| ChangeSpec::Rate { at_ms, dir, kbps }),
+        (1u32..20_000, 0u32..400).prop_map(|(at_ms, ms)| ChangeSpec::Delay { at_ms, ms }),
+    ]
 }
 
 fn link() -> impl Strategy<Value = LinkSpec> {
     (
         [64u32..20_000, 64u32..20_000],
         0u32..300,
-        prop::option::of(2u32..150),
+        (prop::option::of(2u32..150), any::<bool>()),
         [prop_oneof![Just(0.0), 0.0..0.15f64], prop_oneof![Just(0.0), 0.0..0.10f64]],
+        prop_oneof![2 => Just(vec![]), 1 => prop::collection::vec(change(), 1..4)],
     )
-        .prop_map(|(rate_kbps, delay_ms, queue, per)| LinkSpec { rate_kbps, delay_ms, queue, per })
+        .prop_map(|(rate_kbps, delay_ms, (queue, priority), per, changes)| LinkSpec { rate_kbps, delay_ms, queue, priority, per, changes })
+}
+
+/// The link's `changes` array: each change after the previous one (an
+/// outage ends before the next change).
+fn changes_toml(changes: &[ChangeSpec]) -> String {
+    let mut t = 0u64;
+    let mut items = vec![];
+    for c in changes {
+        match *c {
+            ChangeSpec::Outage { at_ms, down_ms } => {
+                t += at_ms as u64;
+                items.push(format!("{{ at = \"{t}ms\", down = true }}"));
+                t += down_ms as u64;
+                items.push(format!("{{ at = \"{t}ms\", down = false }}"));
+            }
+            ChangeSpec::Rate { at_ms, dir, kbps } => {
+                t += at_ms as u64;
+                items.push(format!("{{ at = \"{t}ms\", rate_{dir} = \"{kbps}kbps\" }}"));
+            }
+            ChangeSpec::Delay { at_ms, ms } => {
+                t += at_ms as u64;
+                items.push(format!("{{ at = \"{t}ms\", delay = \"{ms}ms\" }}"));
+            }
+        }
+    }
+    format!("changes = [{}]\n", items.join(", "))
+}
+
+/// Router agents: a receive-window clamp (at least every flow's MSS) and a
+/// monitor, each at a random node (by index, modulo the node count).
+#[derive(Debug, Clone)]
+struct AgentSpec {
+    clamp: Option<(usize, u32)>,
+    monitor: Option<usize>,
+}
+
+fn agents() -> impl Strategy<Value = AgentSpec> {
+    (prop::option::of((0usize..8, 1460u32..200_000)), prop::option::of(0usize..8)).prop_map(|(clamp, monitor)| AgentSpec { clamp, monitor })
 }
 
 fn app() -> impl Strategy<Value = AppSpec> {
@@ -119,31 +182,41 @@ fn flow_options(n_nodes: usize) -> impl Strategy<Value = FlowSpec> {
         })
 }
 
-fn scenario() -> impl Strategy<Value = (Vec<LinkSpec>, Vec<FlowSpec>, u64)> {
-    (1usize..4).prop_flat_map(|n_links| (prop::collection::vec(link(), n_links), prop::collection::vec(flow(n_links + 1), 1..4), 0u64..(1u64 << 62)))
+/// A chain of 1 to 3 links, and with two or more, sometimes a bypass link
+/// from the first node to the last (the last entry of the link list), so
+/// that routes change when chain links go down or change their delay.
+fn scenario() -> impl Strategy<Value = (usize, Vec<LinkSpec>, Vec<FlowSpec>, u64, AgentSpec)> {
+    (1usize..4, any::<bool>()).prop_flat_map(|(n_chain, bypass)| {
+        let n_links = n_chain + (bypass && n_chain >= 2) as usize;
+        (Just(n_chain + 1), prop::collection::vec(link(), n_links), prop::collection::vec(flow(n_chain + 1), 1..4), 0u64..(1u64 << 62), agents())
+    })
 }
 
-fn toml(links: &[LinkSpec], flows: &[FlowSpec], seed: u64) -> String {
+fn toml(n_nodes: usize, links: &[LinkSpec], flows: &[FlowSpec], seed: u64, agents: &AgentSpec) -> String {
     let mut s = format!("[run]\nseed = {seed}\nstop = \"100000s\"\n[nodes]\n");
-    for i in 0..=links.len() {
+    for i in 0..n_nodes {
         s += &format!("n{i} = {{}}\n");
     }
     for (i, l) in links.iter().enumerate() {
+        // the chain n0 - n1 - ...; a link beyond it bypasses the chain
+        let (a, b) = if i + 1 < n_nodes { (i, i + 1) } else { (0, n_nodes - 1) };
         s += &format!(
-            "[[links]]\na = \"n{}\"\nb = \"n{}\"\nrate_ab = \"{}kbps\"\nrate_ba = \"{}kbps\"\ndelay = \"{}ms\"\n",
-            i,
-            i + 1,
-            l.rate_kbps[0],
-            l.rate_kbps[1],
-            l.delay_ms
+            "[[links]]\na = \"n{a}\"\nb = \"n{b}\"\nrate_ab = \"{}kbps\"\nrate_ba = \"{}kbps\"\ndelay = \"{}ms\"\n",
+            l.rate_kbps[0], l.rate_kbps[1], l.delay_ms
         );
-        if let Some(q) = l.queue {
-            s += &format!("queue = {{ kind = \"droptail\", packets = {q} }}\n");
+        match (l.queue, l.priority) {
+            (Some(q), false) => s += &format!("queue = {{ kind = \"droptail\", packets = {q} }}\n"),
+            (Some(q), true) => s += &format!("queue = {{ kind = \"priority\", packets = {q} }}\n"),
+            (None, true) => s += "queue = { kind = \"priority\" }\n",
+            (None, false) => {}
         }
         for (d, per) in ["ab", "ba"].iter().zip(l.per) {
             if per > 0.0 {
                 s += &format!("errors_{d} = {{ per = {per} }}\n");
             }
+        }
+        if !l.changes.is_empty() {
+            s += &changes_toml(&l.changes);
         }
     }
     for (i, f) in flows.iter().enumerate() {
@@ -190,6 +263,13 @@ fn toml(links: &[LinkSpec], flows: &[FlowSpec], seed: u64) -> String {
             ),
         };
     }
+    if let Some((node, bytes)) = agents.clamp {
+        let mss = flows.iter().map(|f| f.mss).max().unwrap();
+        s += &format!("[[agents]]\nnode = \"n{}\"\nkind = \"rwnd_clamp\"\nbytes = {}\n", node % n_nodes, bytes.max(mss));
+    }
+    if let Some(node) = agents.monitor {
+        s += &format!("[[agents]]\nnode = \"n{}\"\nkind = \"monitor\"\n", node % n_nodes);
+    }
     s
 }
 
@@ -204,8 +284,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, .. ProptestConfig::default() })]
 
     #[test]
-    fn every_byte_is_delivered_exactly_once_in_order((links, flows, seed) in scenario()) {
-        let text = toml(&links, &flows, seed);
+    fn every_byte_is_delivered_exactly_once_in_order((n_nodes, links, flows, seed, agents) in scenario()) {
+        let text = toml(n_nodes, &links, &flows, seed, &agents);
         let out = run_text(&text, &[]);
         prop_assert_eq!(out.summary.ended_by.as_str(), "completed", "{}", text);
         for (f, spec) in out.summary.flows.iter().zip(&flows) {

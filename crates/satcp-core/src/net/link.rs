@@ -783,4 +783,137 @@ mod tests {
         assert!((l.utilization(200_000_000) - 0.5).abs() < 1e-12);
         assert!((l.utilization(50_000_000) - 1.0).abs() < 1e-12);
     }
+
+    /// 8 kb/s, 10-byte packets: 10 ms each; 5 ms propagation.
+    fn changing(limit: QueueLimit, changes: &[(Time, crate::scenario::DirChange, Option<bool>)]) -> LinkDir {
+        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 5_000_000, queue: QueueCfg::DropTail { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None };
+        LinkDir::with_schedule(0, 1, &cfg, DirSchedule::new(8_000, 5_000_000, changes), Rng::new(1, 1))
+    }
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn fifo_outage_loses_what_is_queued_or_on_the_wire_and_refuses_while_down() {
+        use crate::scenario::DirChange;
+        let none = DirChange::default();
+        // down at 32 ms, up at 60 ms
+        let mut l = changing(QueueLimit::Unlimited, &[(32 * MS, none, Some(false)), (60 * MS, none, Some(true))]);
+        // five packets at 0: sent [0,10) [10,20) [20,30) [30,40) [40,50),
+        // arriving 15, 25, 35, 45, 55 ms
+        let fates: Vec<Enqueued> = (0..5).map(|_| l.enqueue(0, 10)).collect();
+        assert_eq!(fates[0], Enqueued::Arrives(15 * MS));
+        assert_eq!(fates[1], Enqueued::Arrives(25 * MS));
+        // the third is on the wire at 32 ms (arrives 35): lost, as are the
+        // fourth (being sent) and the fifth (still queued)
+        assert_eq!(fates[2], Enqueued::Down { sent: true });
+        assert_eq!(fates[3], Enqueued::Down { sent: true });
+        assert_eq!(fates[4], Enqueued::Down { sent: false });
+        assert_eq!(l.stats.drops_down, 3);
+        l.go_down(32 * MS, &mut vec![]);
+        assert_eq!((l.queue_packets(32 * MS), l.busy_until()), (0, 32 * MS), "the queue is gone, the transmitter free");
+        assert_eq!(l.stats.busy_ns, 32 * MS, "busy until the outage only");
+        assert_eq!(l.enqueue(40 * MS, 10), Enqueued::Down { sent: false }, "refused while down");
+        assert_eq!(l.stats.drops_down, 4);
+        l.go_up();
+        assert_eq!(l.enqueue(60 * MS, 10), Enqueued::Arrives(75 * MS), "an idle link after the outage");
+    }
+
+    #[test]
+    fn fifo_rate_and_delay_changes_apply_from_their_times_in_order() {
+        use crate::scenario::DirChange;
+        let half = DirChange { rate_bps: Some(4_000), delay_ns: None };
+        let short = DirChange { rate_bps: None, delay_ns: Some(1_000_000) };
+        let mut l = changing(QueueLimit::Unlimited, &[(15 * MS, half, None), (30 * MS, short, None)]);
+        // [0,10) at 8 kb/s; [10,20) started before the change keeps it; the
+        // third starts at 20 ms, after the change: 20 ms long, ends at 40 ms,
+        // under the shorter delay: 41 ms
+        assert_eq!(l.enqueue(0, 10), Enqueued::Arrives(15 * MS));
+        assert_eq!(l.enqueue(0, 10), Enqueued::Arrives(25 * MS));
+        assert_eq!(l.enqueue(0, 10), Enqueued::Arrives(41 * MS));
+        // a packet sent at 29 ms ends at 49 ms: after the shrink of the delay
+        // it would arrive at 50 ms; one sent in [40, 60) arrives at 61 ms
+        l.on_change(30 * MS);
+        assert_eq!((l.rate_bps, l.delay_ns), (4_000, 1_000_000));
+        assert_eq!(l.enqueue(40 * MS, 10), Enqueued::Arrives(61 * MS));
+    }
+
+    #[test]
+    fn a_shorter_delay_never_reorders_the_fifo() {
+        use crate::scenario::DirChange;
+        let short = DirChange { rate_bps: None, delay_ns: Some(0) };
+        let mut l = changing(QueueLimit::Unlimited, &[(15 * MS, short, None)]);
+        // the first leaves at 10 ms under 5 ms; the second at 20 ms under 0:
+        // 20 ms, after the first
+        assert_eq!(l.enqueue(0, 10), Enqueued::Arrives(15 * MS));
+        assert_eq!(l.enqueue(0, 10), Enqueued::Arrives(20 * MS));
+        // with a drop to 0 right as the first arrives, a packet sent in
+        // [10, 11) would beat it; the FIFO holds it back
+        let short_at_10 = DirChange { rate_bps: None, delay_ns: Some(0) };
+        let mut l = changing(QueueLimit::Unlimited, &[(11 * MS, short_at_10, None)]);
+        let cfg_small = 1; // 1-byte packets: 1 ms each
+        assert_eq!(l.enqueue(0, 10), Enqueued::Arrives(15 * MS));
+        assert_eq!(l.enqueue(10 * MS, cfg_small), Enqueued::Arrives(15 * MS), "waits behind the first (it would arrive at 11 ms)");
+    }
+
+    fn priority_dir(limit: QueueLimit, changes: &[(Time, crate::scenario::DirChange, Option<bool>)]) -> LinkDir {
+        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 5_000_000, queue: QueueCfg::Priority { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None };
+        LinkDir::with_schedule(0, 1, &cfg, DirSchedule::new(8_000, 5_000_000, changes), Rng::new(1, 1))
+    }
+
+    fn pkt(kind: super::super::Kind) -> Packet {
+        Packet::udp(0, 1, 0, 30).with_kind(kind)
+    }
+
+    #[test]
+    fn holding_priority_queue_sends_data_first_and_pushes_dummies_out() {
+        use super::super::Kind;
+        let mut l = priority_dir(QueueLimit::Packets(2), &[]);
+        assert!(l.holds_packets());
+        // a dummy finds the transmitter idle: it is sent at once
+        assert_eq!(l.offer(0, 1, &pkt(Kind::Dummy)), Offered::Queued);
+        let s = l.start_next(0).unwrap();
+        assert_eq!((s.id, s.start, s.end), (1, 0, 30 * MS));
+        assert_eq!(l.start_next(0), None, "one at a time");
+        // queue: dummy 2, data 3; data 4 pushes dummy 2 out; dummy 5 is refused
+        assert_eq!(l.offer(1, 2, &pkt(Kind::Dummy)), Offered::Queued);
+        assert_eq!(l.offer(2, 3, &pkt(Kind::Data)), Offered::Queued);
+        assert_eq!(l.offer(3, 4, &pkt(Kind::Data)), Offered::Queued);
+        let mut out = vec![];
+        l.take_pushed_out(&mut out);
+        assert_eq!(out, vec![2]);
+        assert_eq!(l.offer(4, 5, &pkt(Kind::Dummy)), Offered::DroppedQueue);
+        assert_eq!((l.stats.drops_pushed_out, l.stats.drops_queue, l.queue_packets(4)), (1, 1, 2));
+        // completions: dummy 1 arrives at 35 ms; then data 3, data 4
+        assert_eq!(l.finish(30 * MS), Some((1, Enqueued::Arrives(35 * MS))));
+        assert_eq!(l.start_next(30 * MS).map(|s| s.id), Some(3));
+        assert_eq!(l.finish(60 * MS), Some((3, Enqueued::Arrives(65 * MS))));
+        assert_eq!(l.start_next(60 * MS).map(|s| s.id), Some(4));
+        assert_eq!(l.stats.packets_tx, 3, "counted when sent, not when queued");
+    }
+
+    #[test]
+    fn holding_outage_hands_back_what_it_held_and_stale_completions_are_ignored() {
+        use super::super::Kind;
+        use crate::scenario::DirChange;
+        let none = DirChange::default();
+        let mut l = priority_dir(QueueLimit::Unlimited, &[(40 * MS, none, Some(false)), (45 * MS, none, Some(true))]);
+        for id in 1..=3 {
+            l.offer(0, id, &pkt(Kind::Data));
+        }
+        let s = l.start_next(0).unwrap();
+        assert_eq!(l.finish(s.end), Some((1, Enqueued::Arrives(35 * MS))));
+        let s2 = l.start_next(30 * MS).unwrap(); // [30, 60): cut by the outage
+        let mut lost = vec![];
+        l.go_down(40 * MS, &mut lost);
+        assert_eq!(lost, vec![2, 3], "the packet being sent, then the queue");
+        assert_eq!(l.stats.drops_down, 2);
+        assert_eq!(l.stats.busy_ns, 40 * MS);
+        assert_eq!(l.offer(42 * MS, 4, &pkt(Kind::Data)), Offered::DroppedDown);
+        l.go_up();
+        // a new packet at 45 ms ends at 75 ms; the aborted one's event (60 ms) is stale
+        assert_eq!(l.offer(45 * MS, 5, &pkt(Kind::Data)), Offered::Queued);
+        assert_eq!(l.start_next(45 * MS).unwrap().end, 75 * MS);
+        assert_eq!(l.finish(s2.end), None);
+        assert_eq!(l.finish(75 * MS), Some((5, Enqueued::Arrives(80 * MS))));
+    }
 }

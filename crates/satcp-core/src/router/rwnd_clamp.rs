@@ -9,9 +9,11 @@
 //!   the clamp learns both shifts from the connection's SYN and SYN-ACK as
 //!   they pass. Scaling is in force once a SYN-ACK with a window-scale
 //!   option has passed (a SYN-ACK carries one only when the SYN did).
-//! * A non-SYN segment's field becomes min(field, max(1, N >> s)): with a
-//!   shift, the window is N rounded down to a multiple of 2^s (at least one
-//!   unit). A SYN's field is never scaled: min(field, N, 65535).
+//! * A non-SYN segment's field becomes min(field, ceil(N / 2^s)): with a
+//!   shift the field cannot say N exactly, and the window is N rounded up to
+//!   a multiple of 2^s (rounding down could leave less than one segment,
+//!   and a sender that sends only full segments would stall). A SYN's field
+//!   is never scaled: min(field, N, 65535).
 //! * A connection is identified by its flow (satcp's 4-tuple); a segment
 //!   whose handshake the clamp never saw is read unscaled.
 //! * `bytes` is at least every flow's MSS (checked with the scenario): a
@@ -69,7 +71,7 @@ impl RouterAgent for RwndClamp {
             self.bytes.min(65_535)
         } else {
             let s = if c.scaled { c.shift[side].unwrap_or(0) } else { 0 };
-            (self.bytes >> s).clamp(1, 65_535)
+            self.bytes.div_ceil(1 << s).clamp(1, 65_535)
         };
         if (p.tcp.wnd as u64) > limit {
             p.tcp.wnd = limit as u16;
@@ -118,6 +120,16 @@ mod tests {
         assert_eq!(other.tcp.wnd, 32_000);
         let n = c.counters();
         assert_eq!((n["segments_seen"], n["segments_clamped"]), (5, 4));
+    }
+
+    #[test]
+    fn a_clamp_between_two_units_rounds_up() {
+        let mut c = RwndClamp::new(1460, 1);
+        c.on_forward(0, 0, &mut seg(1, FLAG_SYN, 65_535, Some(3)));
+        c.on_forward(0, 0, &mut seg(0, FLAG_SYN | FLAG_ACK, 65_535, Some(3)));
+        let mut ack = seg(1, FLAG_ACK, 65_535, None);
+        c.on_forward(0, 0, &mut ack);
+        assert_eq!(ack.tcp.wnd, 183, "183 x 8 = 1464 >= 1460: one segment still fits");
     }
 
     #[test]
