@@ -1,0 +1,142 @@
+//! Scenario keys of the engine seams: a link's scheduled `changes`, the
+//! priority queue, and `[[agents]]`: what they resolve to, and an error
+//! naming the dotted path, the value and what is allowed for each mistake.
+
+use satcp_core::scenario::*;
+
+fn scenario(link_extra: &str, rest: &str) -> String {
+    format!(
+        r#"
+[nodes]
+a = {{}}
+g = {{}}
+b = {{}}
+[[links]]
+a = "a"
+b = "g"
+rate = "10Mbps"
+delay = "5ms"
+[[links]]
+name = "sat"
+a = "g"
+b = "b"
+rate = "2Mbps"
+delay = "250ms"
+{link_extra}
+[[flows]]
+name = "f"
+src = "a"
+dst = "b"
+tcp = {{ mss = 1000 }}
+app = {{ kind = "ftp", size = 1000 }}
+{rest}
+"#
+    )
+}
+
+fn ok(link_extra: &str, rest: &str) -> Scenario {
+    parse_toml(&scenario(link_extra, rest), &[]).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn err(link_extra: &str, rest: &str) -> ScenarioError {
+    parse_toml(&scenario(link_extra, rest), &[]).expect_err("must be refused")
+}
+
+#[test]
+fn changes_resolve_per_direction_in_time_order() {
+    let s = ok(
+        r#"changes = [{ at = "20s", down = true }, { at = "22s", down = false }, { at = "40s", rate_ab = "1Mbps" }, { at = "60s", delay = "300ms", rate = "4Mbps", rate_ba = "128kbps" }]"#,
+        "",
+    );
+    let c = &s.links[1].changes;
+    assert_eq!(c.len(), 4);
+    assert_eq!((c[0].at_ns, c[0].up), (20_000_000_000, Some(false)));
+    assert_eq!(c[1].up, Some(true));
+    assert_eq!(c[2].dirs, [DirChange { rate_bps: Some(1_000_000), delay_ns: None }, DirChange::default()]);
+    assert_eq!(c[3].dirs[0], DirChange { rate_bps: Some(4_000_000), delay_ns: Some(300_000_000) });
+    assert_eq!(c[3].dirs[1], DirChange { rate_bps: Some(128_000), delay_ns: Some(300_000_000) }, "the specific key wins");
+    assert!(s.links[0].changes.is_empty());
+}
+
+#[test]
+fn change_errors_name_the_entry() {
+    let e = err(r#"changes = [{ at = "20s", down = true }, { at = "10s", down = false }]"#, "");
+    assert_eq!(e.path, "links.1.changes.1.at");
+    assert!(e.allowed.contains("after the previous change"), "{}", e.allowed);
+    let e = err(r#"changes = [{ at = "20s" }]"#, "");
+    assert_eq!(e.path, "links.1.changes.0");
+    assert!(e.allowed.contains("at least one of down"), "{}", e.allowed);
+    let e = err(r#"changes = [{ down = true }]"#, "");
+    assert_eq!(e.path, "links.1.changes.0.at");
+    let e = err(r#"changes = [{ at = "1s", rate_ab = 0 }]"#, "");
+    assert_eq!(e.path, "links.1.changes.0.rate_ab");
+    assert!(e.allowed.contains("> 0"), "{}", e.allowed);
+    let e = err(r#"changes = [{ at = "1s", loss = 0.1 }]"#, "");
+    assert_eq!(e.path, "links.1.changes.0.loss");
+    assert!(e.allowed.contains("unknown key"), "{}", e.allowed);
+    let e = err(r#"changes = { at = "1s", down = true }"#, "");
+    assert_eq!(e.path, "links.1.changes");
+    let e = err(r#"changes = [{ at = "1s", down = "yes" }]"#, "");
+    assert_eq!(e.path, "links.1.changes.0.down");
+}
+
+#[test]
+fn priority_queues_take_packet_or_byte_limits() {
+    let s = ok(r#"queue_ab = { kind = "priority", packets = 20 }"#, "");
+    assert_eq!(s.links[1].dirs[0].queue, QueueCfg::Priority { limit: QueueLimit::Packets(20) });
+    assert_eq!(s.links[1].dirs[1].queue, QueueCfg::DropTail { limit: QueueLimit::Unlimited });
+    let s = ok(r#"queue = { kind = "priority", bytes = "30KB" }"#, "");
+    assert_eq!(s.links[1].dirs[1].queue, QueueCfg::Priority { limit: QueueLimit::Bytes(30_000) });
+    let e = err(r#"queue = { kind = "fifo" }"#, "");
+    assert_eq!(e.path, "links.1.queue.kind");
+    assert!(e.allowed.contains("\"priority\""), "{}", e.allowed);
+    let e = err(r#"queue = { kind = "priority", min_th = 3 }"#, "");
+    assert_eq!(e.path, "links.1.queue.min_th");
+}
+
+#[test]
+fn agents_resolve_node_link_and_kind() {
+    let s = ok("", "[[agents]]\nnode = \"g\"\nkind = \"rwnd_clamp\"\nbytes = \"32KB\"\n[[agents]]\nnode = \"b\"\nkind = \"monitor\"\nlink = \"sat\"\n");
+    assert_eq!(s.agents.len(), 2);
+    assert_eq!(s.agents[0], AgentCfg { node: 1, link: None, kind: AgentKind::RwndClamp { bytes: 32_000 } });
+    assert_eq!(s.agents[1], AgentCfg { node: 2, link: Some(1), kind: AgentKind::Monitor });
+    let s = ok("", "[[agents]]\nnode = \"g\"\nkind = \"monitor\"\nlink = 0\n");
+    assert_eq!(s.agents[0].link, Some(0));
+    assert!(ok("", "").agents.is_empty());
+}
+
+#[test]
+fn agent_errors_name_the_field() {
+    let e = err("", "[[agents]]\nnode = \"g\"\nkind = \"xfwa\"\n");
+    assert_eq!(e.path, "agents.0.kind");
+    assert!(e.allowed.contains("\"rwnd_clamp\", \"monitor\""), "{}", e.allowed);
+    let e = err("", "[[agents]]\nnode = \"g\"\n");
+    assert_eq!(e.path, "agents.0.kind");
+    let e = err("", "[[agents]]\nnode = \"x\"\nkind = \"monitor\"\n");
+    assert_eq!(e.path, "agents.0.node");
+    assert!(e.allowed.contains("\"g\""), "{}", e.allowed);
+    let e = err("", "[[agents]]\nnode = \"g\"\nkind = \"rwnd_clamp\"\n");
+    assert_eq!(e.path, "agents.0.bytes");
+    let e = err("", "[[agents]]\nnode = \"g\"\nkind = \"rwnd_clamp\"\nbytes = 999\n");
+    assert_eq!((e.path.as_str(), e.value.as_str()), ("agents.0.bytes", "999"));
+    assert!(e.allowed.contains("largest mss") && e.allowed.contains("1000 bytes"), "{}", e.allowed);
+    let e = err("", "[[agents]]\nnode = \"g\"\nkind = \"monitor\"\nbytes = 5000\n");
+    assert_eq!(e.path, "agents.0.bytes");
+    assert!(e.allowed.contains("unknown key"), "{}", e.allowed);
+    let e = err("", "[[agents]]\nnode = \"a\"\nkind = \"monitor\"\nlink = \"sat\"\n");
+    assert_eq!(e.path, "agents.0.link");
+    assert!(e.allowed.contains("attached to node \"a\""), "{}", e.allowed);
+    let e = err("", "[[agents]]\nnode = \"a\"\nkind = \"monitor\"\nlink = 7\n");
+    assert_eq!(e.path, "agents.0.link");
+    assert!(e.allowed.contains("0..=1"), "{}", e.allowed);
+    let e = parse_toml(&scenario("", ""), &["agents=3".into()]).expect_err("must be refused");
+    assert_eq!(e.path, "agents");
+}
+
+#[test]
+fn set_paths_reach_changes_and_agents() {
+    let text = scenario("", "[[agents]]\nnode = \"g\"\nkind = \"rwnd_clamp\"\nbytes = 32000\n");
+    let s = parse_toml(&text, &["links.sat.changes=[{ at = \"5s\", down = true }]".into(), "agents.0.bytes=16000".into()]).unwrap();
+    assert_eq!(s.links[1].changes[0].up, Some(false));
+    assert_eq!(s.agents[0].kind, AgentKind::RwndClamp { bytes: 16_000 });
+}
