@@ -85,6 +85,7 @@ fn link_cols(s: &LinkSeries) -> Vec<Col> {
         u32_col("link", &s.link),
         f64_col("queue_packets", &s.queue_packets),
         f64_col("queue_bytes", &s.queue_bytes),
+        f64_col("rate_bps", &s.rate_bps),
         f64_col("bytes_tx", &s.bytes_tx),
         f64_col("red_avg_packets", &s.red_avg_packets),
     ]
