@@ -113,15 +113,16 @@ def summary_text(summary: dict[str, Any]) -> str:
         )
         for f in summary["flows"]
     ]
-    # "drops down" (the link was down) only when some link had such drops:
-    # most scenarios have no outages, and older summaries lack the key.
-    down = any((l.get("drops") or {}).get("down", 0) for l in summary["links"])
-    link_headers = ["from->to", "utilization %", "drops queue", "drops errors"] + (["drops down"] if down else [])
+    # Queue and error drops always; any other cause (RED, an outage, a
+    # priority queue's push-outs) only when some link had such drops.
+    causes = ["queue", "errors"] + [
+        c for c in ("red_early", "red_forced", "down", "pushed_out")
+        if any((l.get("drops") or {}).get(c, 0) for l in summary["links"])
+    ]
+    link_headers = ["from->to", "utilization %"] + [f"drops {c.replace('_', ' ')}" for c in causes]
     links = [
-        (
-            f'{l["from"]}->{l["to"]}', num(l["utilization"], ".1f", 100.0),
-            l["drops"]["queue"], l["drops"]["errors"],
-        ) + ((l["drops"].get("down", 0),) if down else ())
+        (f'{l["from"]}->{l["to"]}', num(l["utilization"], ".1f", 100.0))
+        + tuple(l["drops"].get(c, 0) for c in causes)
         for l in summary["links"]
     ]
     parts = [
@@ -139,6 +140,17 @@ def summary_text(summary: dict[str, Any]) -> str:
         "links",
         format_table(link_headers, links),
     ]
+    # Nodes only when one dropped something (no route, TTL), and agents'
+    # counters when the scenario has agents.
+    nodes = [n for n in summary.get("nodes", []) if n.get("drops_no_route") or n.get("drops_ttl")]
+    if nodes:
+        parts += ["", "nodes", format_table(["node", "drops no route", "drops ttl"],
+                                            [(n["name"], n["drops_no_route"], n["drops_ttl"]) for n in nodes])]
+    agents = summary.get("agents", [])
+    if agents:
+        rows = [(a["node"], a["kind"], "all" if a.get("link") is None else a["link"], k, v)
+                for a in agents for k, v in a["counters"].items()]
+        parts += ["", "agents", format_table(["node", "kind", "link", "counter", "value"], rows, "lllr" + "r")]
     return "\n".join(parts)
 
 
@@ -149,6 +161,7 @@ def write_tables(res, out: Path, fmt: str) -> list[Path]:
     tables = {
         "flows": res.flows,
         "links": res.links,
+        "nodes": res.nodes,
         "series": res.series,
         "link_series": res.link_series,
         "pages": res.pages,

@@ -49,6 +49,14 @@ def test_summary_text():
     s["links"][0]["drops"].update(down=7, pushed_out=0)
     t = summary_text(s)
     assert "drops down" in t and t.splitlines()[-1].endswith("  7")
+    assert "pushed out" not in t and "nodes" not in t and "agents" not in t
+    # nodes that dropped something, and every agent's counters
+    s["nodes"] = [{"name": "gw", "drops_no_route": 2, "drops_ttl": 0}, {"name": "cl", "drops_no_route": 0, "drops_ttl": 0}]
+    s["agents"] = [{"node": "gw", "link": None, "kind": "rwnd_clamp", "counters": {"segments_clamped": 9, "segments_seen": 11}}]
+    lines = summary_text(s).splitlines()
+    assert lines[lines.index("nodes") + 3].split() == ["gw", "2", "0"]
+    assert not any(l.startswith("cl ") for l in lines[lines.index("nodes"):lines.index("agents")])
+    assert lines[-1].split() == ["gw", "rwnd_clamp", "all", "segments_seen", "11"]
 
 
 def test_missing_numbers_read_as_a_dash():
