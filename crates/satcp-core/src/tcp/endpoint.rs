@@ -35,6 +35,7 @@
 
 use super::cc::AckCtx;
 use super::receiver::Receiver;
+use super::recovery::Phase;
 use super::sender::Sender;
 use super::seq;
 use crate::net::packet::{Packet, TcpHeader, FLAG_ACK, FLAG_FIN, FLAG_SYN, MAX_SACK_BLOCKS};
@@ -324,7 +325,7 @@ impl Endpoint {
         }
         let mut budget = self.cfg.max_burst.unwrap_or(u32::MAX);
         let mut retx_left = self.snd.retx_limit();
-        if self.snd.in_recovery {
+        if self.snd.phase.in_recovery() {
             match self.cfg.recovery {
                 Recovery::Sack => return self.sack_send(ctx, &mut budget, &mut retx_left),
                 Recovery::Fack => return self.fack_send(ctx, &mut budget),
@@ -594,11 +595,18 @@ impl Endpoint {
             }
             self.snd.rto_streak = 0;
             self.snd.lt_bytes = 0;
+            if matches!(self.snd.phase, Phase::Loss(_)) && ack >= self.snd.recover {
+                self.snd.phase = Phase::Open; // the repair after a timeout is over
+            }
         }
         if ack > old_una || dupack || newly_sacked > 0 {
             self.cc_on_ack(ctx.now, ack - old_una, dupack, rtt, &blocks[..nblocks]);
         }
-        let was_in_recovery = self.snd.in_recovery;
+        let was_in_recovery = self.snd.phase.in_recovery();
+        // a duplicate ACK in the scheme's sense (for SACK and FACK one that
+        // SACKs new data, RFC 6675 section 2)
+        let scheme_dup = dupack
+            && (newly_sacked > 0 || !self.sack_ok || !matches!(self.cfg.recovery, Recovery::Sack | Recovery::Fack));
         if ack > old_una {
             let acked = ack - old_una;
             let restart = match self.cfg.recovery {
@@ -614,21 +622,20 @@ impl Endpoint {
                 let rto = self.snd.rtt.rto();
                 self.rto_timer.set(ctx.now + rto, ctx.q, self.rto_event());
             }
-        } else if dupack {
-            let sack_dup = newly_sacked > 0 || !self.sack_ok;
+        } else if scheme_dup {
+            self.snd.phase.count_dupack();
             match self.cfg.recovery {
                 Recovery::NewReno | Recovery::Reno => self.newreno_dupack(ctx),
                 Recovery::Tahoe => self.tahoe_dupack(ctx),
-                Recovery::Sack if sack_dup => self.sack_dupack(ctx),
-                Recovery::Fack if sack_dup => self.fack_dupack(ctx),
-                Recovery::Sack | Recovery::Fack => {}
+                Recovery::Sack => self.sack_dupack(ctx),
+                Recovery::Fack => self.fack_dupack(ctx),
             }
         }
         if self.snd.frto.active() {
             let sacked_low = self.frto_sacked_below_recover().saturating_sub(frto_sacked_before);
             self.frto_on_ack(ctx, old_una, dupack, sacked_low);
         }
-        if was_in_recovery && !self.snd.in_recovery {
+        if was_in_recovery && !self.snd.phase.in_recovery() {
             let Sender { cc, w, .. } = &mut self.snd;
             cc.on_recovery_exit(w);
         }
@@ -671,8 +678,8 @@ impl Endpoint {
             snd_max: s.max,
             flight: s.flight(),
             inflight: s.outstanding_below(s.max),
-            pipe: s.board.pipe(s.una, s.max, s.high_rxt, dupthresh, s.smss() as u32),
-            recovering: s.in_recovery || una < s.recover,
+            pipe: s.board.pipe(s.una, s.max, s.scheme.high_rxt(), dupthresh, s.smss() as u32),
+            recovering: s.phase.in_recovery() || una < s.recover,
             recover: s.recover,
             peer_wnd: s.peer_wnd,
             rto: s.rtt.rto(),
@@ -747,21 +754,22 @@ impl Endpoint {
                 if s.una >= s.max {
                     return;
                 }
-                let was_in_recovery = s.in_recovery;
+                let was_in_recovery = s.phase.in_recovery();
                 self.frto_on_rto(was_in_recovery);
                 let s = &mut self.snd;
                 let flight = s.flight();
-                s.cc.on_rto(&mut s.w, flight, s.rto_streak == 1);
+                let first = s.rto_streak == 1;
+                s.cc.on_rto(&mut s.w, flight, first);
                 s.lt_bytes = 0;
-                s.in_recovery = false;
-                s.dupacks = 0;
+                s.phase = Phase::Loss(0);
                 s.recover = s.max;
-                s.high_rxt = s.una;
+                s.scheme.set_high_rxt(s.una);
                 s.nxt = s.una;
                 s.clear_timing();
                 self.send_data(ctx);
-                // TCP-ADaLR: the re-armed timer waits out a delayed ACK too
-                let offset = self.snd.cc.adalr().map_or(0, |a| a.cfg.rto_offset_ns);
+                // the controller may add to the re-armed timer (TCP-ADaLR
+                // waits out a delayed ACK too)
+                let offset = self.snd.cc.rto_offset();
                 if !self.rto_timer.is_running() || offset > 0 {
                     let rto = self.snd.rtt.rto();
                     self.rto_timer.set(ctx.now + rto + offset, ctx.q, self.rto_event());
