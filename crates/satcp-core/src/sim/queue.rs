@@ -32,6 +32,8 @@ pub enum TimerKind {
     DelayedAck,
     /// The pacing gap before the next segment may leave has passed.
     Pace,
+    /// The window controller's own timer (`tcp::cc::Action::WakeAt`).
+    Cc,
 }
 
 #[derive(Clone, Copy, Debug)]

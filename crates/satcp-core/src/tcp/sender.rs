@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 
-use super::cc::{AckCtx, Cc, Env, Window};
+use super::cc::{AckCtx, Action, Cc, Env, Window};
 use super::recovery::frto::Frto;
 use super::recovery::{Phase, Scheme};
 use super::delivery_rate::DeliveryRate;
@@ -41,6 +41,9 @@ pub struct Sender {
     pub fin_queued: bool,
     pub w: Window,
     pub cc: Cc,
+    /// Actions the controller's hooks push; the endpoint carries them out
+    /// after the hook and keeps the buffer.
+    pub acts: Vec<Action>,
     /// The peer's latest advertised window, scaled (bytes).
     pub peer_wnd: u64,
     /// Where loss recovery stands, and the duplicate ACKs in a row.
@@ -51,6 +54,9 @@ pub struct Sender {
     /// max at the time recovery (or the last RTO) began.
     pub recover: u64,
     pub board: Scoreboard,
+    /// The last segment with data sent: (absolute start, length), what a
+    /// controller's `Action::Dummy(None)` copies.
+    pub last_data: Option<(u64, u64)>,
     pub rtt: RttEstimator,
     sampling: RttSampling,
     segs: VecDeque<SentSeg>,
@@ -85,11 +91,13 @@ impl Sender {
             w: Window::new(smss, cfg.initial_ssthresh_bytes.unwrap_or(SSTHRESH_INFINITE), smss),
             rate: cc.wants_rate_samples().then(DeliveryRate::default),
             cc,
+            acts: Vec::new(),
             peer_wnd: 0,
             phase: Phase::Open,
             scheme: Scheme::new(cfg.recovery),
             recover: 0,
             board: Scoreboard::default(),
+            last_data: None,
             rtt: RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns),
             sampling: cfg.rtt_sampling,
             segs: VecDeque::new(),

@@ -85,7 +85,7 @@
 //! * Retransmission limit (17): per send opportunity (each ACK or timer),
 //!   counting go-back-N and SACK hole retransmissions.
 
-use super::{AckCtx, CcParams, Env, Window, WindowController};
+use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
 use crate::scenario::parse::{Res, Tbl};
 use crate::sim::Time;
 use toml::Value;
@@ -406,7 +406,7 @@ impl WindowController for Adalr {
         Adalr::new(*p, env.abc_limit, env.tick_ns)
     }
 
-    fn on_ack(&mut self, w: &mut Window, a: &AckCtx) {
+    fn on_ack(&mut self, w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
         Adalr::on_ack(self, w, a);
     }
 

@@ -57,7 +57,7 @@
 //! * The ssthresh BBR returns on a loss is the conservation window; BBR does
 //!   not otherwise use ssthresh.
 
-use super::{AckCtx, CcParams, Env, Window, WindowController};
+use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
 use crate::scenario::parse::{Res, Tbl};
 use crate::sim::{Rng, Time};
 use std::collections::VecDeque;
@@ -431,11 +431,11 @@ impl WindowController for Bbr {
         Bbr::new(p.cwnd_gain, p.probe_rtt_interval_ns, p.probe_rtt_duration_ns, env.rng)
     }
 
-    fn on_ack(&mut self, w: &mut Window, a: &AckCtx) {
+    fn on_ack(&mut self, w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
         Bbr::on_ack(self, w, a);
     }
 
-    fn ssthresh_after_loss(&mut self, w: &Window, _flight: u64) -> u64 {
+    fn ssthresh_after_loss(&mut self, w: &Window, _flight: u64, _acts: &mut Vec<Action>) -> u64 {
         Bbr::ssthresh_after_loss(self, w)
     }
 
@@ -443,7 +443,7 @@ impl WindowController for Bbr {
         Bbr::on_recovery_exit(self, w);
     }
 
-    fn on_rto(&mut self, w: &mut Window, _flight: u64, _first: bool) {
+    fn on_rto(&mut self, w: &mut Window, _flight: u64, _first: bool, _acts: &mut Vec<Action>) {
         Bbr::on_rto(self, w);
     }
 

@@ -33,7 +33,7 @@
 //!   differ only when the receiver's window limits the sender).
 
 use super::hystart::{HyStart, Phase};
-use super::{AckCtx, CcParams, Env, Window, WindowController};
+use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
 use crate::scenario::parse::{Res, Tbl};
 use crate::sim::Time;
 
@@ -191,7 +191,7 @@ impl WindowController for Cubic {
         Cubic::new(p.c, p.beta, p.fast_convergence, p.hystart, env.abc_limit)
     }
 
-    fn on_ack(&mut self, _w: &mut Window, a: &AckCtx) {
+    fn on_ack(&mut self, _w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
         Cubic::on_ack(self, a);
     }
 
@@ -199,11 +199,11 @@ impl WindowController for Cubic {
         Cubic::grow(self, w, a);
     }
 
-    fn ssthresh_after_loss(&mut self, w: &Window, flight: u64) -> u64 {
+    fn ssthresh_after_loss(&mut self, w: &Window, flight: u64, _acts: &mut Vec<Action>) -> u64 {
         Cubic::ssthresh_after_loss(self, w, flight)
     }
 
-    fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool) {
+    fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool, _acts: &mut Vec<Action>) {
         Cubic::on_rto(self, w, flight, first);
     }
 }

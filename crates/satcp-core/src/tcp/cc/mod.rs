@@ -18,7 +18,18 @@
 //!   `partial_ack_cwnd` / `partial_ack_credit` / `recovery_exit_cwnd` (the
 //!   window NewReno deflates to on a partial ACK, the segments a partial ACK
 //!   lets SACK recovery send beyond cwnd - pipe, the window on the ACK that
-//!   ends recovery).
+//!   ends recovery), `loss_verdict` (each duplicate ACK, in the recovery
+//!   scheme's sense, before the scheme acts on it: congestion, or corruption,
+//!   which the endpoint repairs without touching the window; see
+//!   `Endpoint::on_ack`);
+//! * packets and timers of its own: `on_ack`, `ssthresh_after_loss`,
+//!   `on_rto`, `on_timer` and `on_dummy_ack` may push [`Action`]s (send a
+//!   low-priority dummy segment, wake me at time t) into a buffer the
+//!   endpoint reuses and carries out after the hook;
+//! * the research option (RFC 6994): `research_option` gives the option to
+//!   attach to each segment the endpoint sends after the handshake (data,
+//!   ACKs, dummies and their ACKs), `on_research_option` sees the option of
+//!   each arriving segment.
 //!
 //! What a controller sees of an ACK is one `AckCtx`, built once by the
 //! endpoint. Controllers are registered in one place, the `registry!` list
@@ -38,6 +49,7 @@ pub mod hystart;
 pub mod vegas;
 pub mod westwood;
 
+use crate::net::packet::{Kind, ResearchOption};
 use crate::scenario::parse::{Res, Tbl};
 use crate::scenario::Recovery;
 use crate::sim::{Rng, Time};
@@ -106,6 +118,44 @@ pub struct AckCtx {
 }
 
 
+/// What a controller asks the endpoint to do beyond setting its window,
+/// pushed into the buffer its hooks are given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Send a low-priority dummy segment (`Kind::Dummy`): a copy of data
+    /// already sent, `[start, start + len)` in absolute offsets (trimmed to
+    /// what has been sent and to one SMSS), or with `None` of the last data
+    /// segment sent. It carries no new data, costs no cwnd and is not a
+    /// retransmission; the receiver answers it with a `Kind::DummyAck`.
+    Dummy(Option<(u64, u64)>),
+    /// Call `on_timer` at this time (not before now). A later request
+    /// replaces one that has not fired yet.
+    WakeAt(Time),
+}
+
+/// A controller's reading of a loss signalled by a duplicate ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The recovery scheme handles the ACK as usual.
+    Congestion,
+    /// The segment was lost to corruption: the endpoint resends the first
+    /// unacknowledged segment (with SACK only if pipe < cwnd) and leaves
+    /// cwnd, ssthresh, snd_nxt and the recovery state as they are.
+    Corruption,
+}
+
+/// The duplicate ACK a verdict is asked about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DupAck {
+    /// Duplicate ACKs in a row, this one included, if the scheme takes it.
+    pub count: u32,
+    /// This is the DupThresh-th outside fast recovery (the one that may
+    /// start it).
+    pub at_dupthresh: bool,
+    /// The sender is in fast recovery.
+    pub in_recovery: bool,
+}
+
 /// What a controller is built with besides its own parameters.
 #[derive(Clone, Debug)]
 pub struct Env {
@@ -137,14 +187,14 @@ pub(crate) trait WindowController {
 
     /// Every ACK that acknowledges or SACKs new data or is a duplicate,
     /// before loss recovery handles it.
-    fn on_ack(&mut self, _w: &mut Window, _a: &AckCtx) {}
+    fn on_ack(&mut self, _w: &mut Window, _a: &AckCtx, _acts: &mut Vec<Action>) {}
 
     /// The recovery scheme lets the window grow on this ACK.
     fn grow(&mut self, _w: &mut Window, _a: &AckCtx) {}
 
     /// ssthresh after a loss is detected with `flight` bytes outstanding
     /// (default RFC 5681 Eq. 4: max(FlightSize / 2, 2 SMSS)).
-    fn ssthresh_after_loss(&mut self, w: &Window, flight: u64) -> u64 {
+    fn ssthresh_after_loss(&mut self, w: &Window, flight: u64, _acts: &mut Vec<Action>) -> u64 {
         aimd::Aimd::ssthresh_after_loss(w, flight)
     }
 
@@ -155,9 +205,9 @@ pub(crate) trait WindowController {
     /// `first` is the first expiry for this segment. Sets ssthresh and cwnd
     /// (default RFC 5681: ssthresh reduced on the first expiry only, cwnd =
     /// 1 SMSS).
-    fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool) {
+    fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool, acts: &mut Vec<Action>) {
         if first {
-            w.ssthresh = self.ssthresh_after_loss(w, flight);
+            w.ssthresh = self.ssthresh_after_loss(w, flight, acts);
         }
         w.cwnd = w.smss;
     }
@@ -197,6 +247,28 @@ pub(crate) trait WindowController {
     fn recovery_exit_cwnd(&mut self, _w: &Window, _acked: u64, cwnd: u64) -> u64 {
         cwnd
     }
+
+    /// A duplicate ACK (in the recovery scheme's sense) signals a loss:
+    /// congestion (the scheme acts) or corruption (see `Verdict`). `a` is
+    /// this ACK (`a.pipe`), `w` the window before the scheme acts.
+    fn loss_verdict(&mut self, _w: &Window, _a: &AckCtx, _d: DupAck) -> Verdict {
+        Verdict::Congestion
+    }
+
+    /// The time asked for with `Action::WakeAt` has come.
+    fn on_timer(&mut self, _w: &mut Window, _now: Time, _acts: &mut Vec<Action>) {}
+
+    /// A `DummyAck` arrived (the only thing the sender does with it).
+    fn on_dummy_ack(&mut self, _w: &mut Window, _now: Time, _acts: &mut Vec<Action>) {}
+
+    /// The research option to attach to a segment of this kind about to be
+    /// sent (`Data`, `Ack`, `Dummy`, `DummyAck`), if any.
+    fn research_option(&mut self, _kind: Kind) -> Option<ResearchOption> {
+        None
+    }
+
+    /// An arriving segment of this kind carried a research option.
+    fn on_research_option(&mut self, _r: &ResearchOption, _kind: Kind) {}
 
     // ----- what the endpoint keeps for it ----------------------------------
 
@@ -372,8 +444,8 @@ impl Cc {
 
     /// Every ACK, before loss recovery handles it.
     #[inline]
-    pub fn on_ack(&mut self, w: &mut Window, a: &AckCtx) {
-        dispatch!(self, on_ack(w, a))
+    pub fn on_ack(&mut self, w: &mut Window, a: &AckCtx, acts: &mut Vec<Action>) {
+        dispatch!(self, on_ack(w, a, acts))
     }
 
     /// The recovery scheme lets the window grow on this ACK.
@@ -384,8 +456,8 @@ impl Cc {
 
     /// ssthresh after a loss is detected with `flight` bytes outstanding.
     #[inline]
-    pub fn ssthresh_after_loss(&mut self, w: &Window, flight: u64) -> u64 {
-        dispatch!(self, ssthresh_after_loss(w, flight))
+    pub fn ssthresh_after_loss(&mut self, w: &Window, flight: u64, acts: &mut Vec<Action>) -> u64 {
+        dispatch!(self, ssthresh_after_loss(w, flight, acts))
     }
 
     /// The ACK just processed ended fast recovery.
@@ -395,8 +467,8 @@ impl Cc {
     }
 
     /// The retransmission timer expired (sets ssthresh and cwnd).
-    pub fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool) {
-        dispatch!(self, on_rto(w, flight, first))
+    pub fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool, acts: &mut Vec<Action>) {
+        dispatch!(self, on_rto(w, flight, first, acts))
     }
 
     /// Bytes the sender may send beyond the peer's advertised window.
@@ -430,6 +502,33 @@ impl Cc {
     /// scheme's).
     pub fn recovery_exit_cwnd(&mut self, w: &Window, acked: u64, cwnd: u64) -> u64 {
         dispatch!(self, recovery_exit_cwnd(w, acked, cwnd))
+    }
+
+    /// Congestion or corruption, for a duplicate ACK about to be acted on.
+    #[inline]
+    pub fn loss_verdict(&mut self, w: &Window, a: &AckCtx, d: DupAck) -> Verdict {
+        dispatch!(self, loss_verdict(w, a, d))
+    }
+
+    /// The controller's own timer fired.
+    pub fn on_timer(&mut self, w: &mut Window, now: Time, acts: &mut Vec<Action>) {
+        dispatch!(self, on_timer(w, now, acts))
+    }
+
+    /// A `DummyAck` arrived.
+    pub fn on_dummy_ack(&mut self, w: &mut Window, now: Time, acts: &mut Vec<Action>) {
+        dispatch!(self, on_dummy_ack(w, now, acts))
+    }
+
+    /// The research option for a segment of this kind about to be sent.
+    #[inline]
+    pub fn research_option(&mut self, kind: Kind) -> Option<ResearchOption> {
+        dispatch!(self, research_option(kind))
+    }
+
+    /// An arriving segment of this kind carried a research option.
+    pub fn on_research_option(&mut self, r: &ResearchOption, kind: Kind) {
+        dispatch!(self, on_research_option(r, kind))
     }
 }
 

@@ -37,7 +37,7 @@
 //!   a small window under delayed ACKs (one segment left in flight after
 //!   each ACK) never passes the keep-up check and stops growing.
 
-use super::{AckCtx, CcParams, Env, Window, WindowController};
+use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
 use crate::scenario::parse::{Res, Tbl};
 use crate::sim::Time;
 
@@ -192,7 +192,7 @@ impl WindowController for Vegas {
         Vegas::new(p.alpha, p.beta, p.gamma, env.abc_limit)
     }
 
-    fn on_ack(&mut self, _w: &mut Window, a: &AckCtx) {
+    fn on_ack(&mut self, _w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
         Vegas::on_ack(self, a);
     }
 
@@ -201,7 +201,7 @@ impl WindowController for Vegas {
     }
 
     /// Also the RTO's reduction (the default `on_rto` asks this hook).
-    fn ssthresh_after_loss(&mut self, w: &Window, flight: u64) -> u64 {
+    fn ssthresh_after_loss(&mut self, w: &Window, flight: u64, _acts: &mut Vec<Action>) -> u64 {
         Vegas::ssthresh_after_loss(w, flight)
     }
 }

@@ -26,7 +26,7 @@
 //!   (ssthresh = FlightSize / 2).
 
 use super::aimd::Aimd;
-use super::{AckCtx, CcParams, Env, Window, WindowController};
+use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
 use crate::scenario::parse::{Res, Tbl};
 use crate::sim::Time;
 
@@ -118,7 +118,7 @@ impl WindowController for Westwood {
         Westwood::new(p.filter_gain, Aimd { abc_limit: env.abc_limit })
     }
 
-    fn on_ack(&mut self, w: &mut Window, a: &AckCtx) {
+    fn on_ack(&mut self, w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
         Westwood::on_ack(self, w, a);
     }
 
@@ -126,11 +126,11 @@ impl WindowController for Westwood {
         Westwood::grow(self, w, a);
     }
 
-    fn ssthresh_after_loss(&mut self, w: &Window, flight: u64) -> u64 {
+    fn ssthresh_after_loss(&mut self, w: &Window, flight: u64, _acts: &mut Vec<Action>) -> u64 {
         Westwood::ssthresh_after_loss(self, w, flight)
     }
 
-    fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool) {
+    fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool, _acts: &mut Vec<Action>) {
         Westwood::on_rto(self, w, flight, first);
     }
 }

@@ -113,7 +113,7 @@ impl Endpoint {
         let in_slow_start = s.w.cwnd < s.w.ssthresh;
         s.recover = s.max;
         let flight = s.flight_for_ssthresh();
-        s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight);
+        s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight, &mut s.acts);
         if self.cfg.fack_overdamping && in_slow_start {
             s.w.ssthresh = (s.w.ssthresh / 2).max(2 * s.smss());
         }

@@ -12,8 +12,9 @@
 //! controllers read it, and every scheme uses it.
 //!
 //! Duplicate ACKs: the endpoint decides whether an ACK is a duplicate in the
-//! scheme's sense (for SACK and FACK, one that SACKs new data), counts it in
-//! the phase, and only then hands it to the scheme (see `Endpoint::on_ack`).
+//! scheme's sense (for SACK and FACK, one that SACKs new data), asks the
+//! window controller's `loss_verdict` about it, counts it in the phase, and
+//! only then hands it to the scheme (see `Endpoint::on_ack`).
 //!
 //! The schemes return from their new-ACK hook whether the retransmission
 //! timer should be restarted (RFC 6298 5.3), because NewReno's "impatient"

@@ -74,7 +74,7 @@ impl Endpoint {
         if s.phase.dupacks() == self.cfg.dupthresh && s.una >= s.recover {
             s.recover = s.max;
             let flight = s.flight_for_ssthresh();
-            s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight);
+            s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight, &mut s.acts);
             s.phase.enter_recovery();
             if let Scheme::NewReno(st) = &mut s.scheme {
                 st.partial_acks = 0;

@@ -103,7 +103,7 @@ impl Endpoint {
         let s = &mut self.snd;
         s.recover = s.max;
         let flight = s.flight_for_ssthresh();
-        s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight);
+        s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight, &mut s.acts);
         s.w.cwnd = s.w.ssthresh;
         let una = s.una;
         let st = s.scheme.sack();

@@ -35,7 +35,7 @@ impl Endpoint {
             return;
         }
         let flight = s.flight_for_ssthresh();
-        s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight);
+        s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight, &mut s.acts);
         s.w.cwnd = s.smss();
         s.recover = s.max;
         s.phase = Phase::Loss(s.phase.dupacks());
