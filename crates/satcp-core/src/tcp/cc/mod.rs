@@ -49,6 +49,9 @@ pub mod hystart;
 pub mod vegas;
 pub mod westwood;
 
+#[cfg(test)]
+pub mod probe;
+
 use crate::net::packet::{Kind, ResearchOption};
 use crate::scenario::parse::{Res, Tbl};
 use crate::scenario::Recovery;
@@ -421,6 +424,9 @@ registry! { $
         Preset::new("adalr-sack", Recovery::Sack).iw(2).accept_beyond_window(),
         Preset::new("adalr-newreno", Recovery::NewReno).iw(2).accept_beyond_window(),
     ];
+    /// A test-only controller exercising the hooks beyond the window.
+    #[cfg(test)]
+    "probe" => Probe(probe::Probe, probe::ProbeCfg), presets [];
 }
 
 impl Cc {
