@@ -16,8 +16,11 @@ impl Endpoint {
     /// Bytes beyond cwnd that Limited Transmit allows for new data now.
     pub(crate) fn limited_transmit_room(&self) -> u64 {
         let s = &self.snd;
+        if !self.cfg.limited_transmit || s.phase.in_recovery() {
+            return 0;
+        }
         let dupacks = s.phase.dupacks();
-        if !self.cfg.limited_transmit || s.phase.in_recovery() || dupacks == 0 || dupacks >= self.cfg.dupthresh {
+        if dupacks == 0 || dupacks >= self.cfg.dupthresh {
             return 0;
         }
         dupacks as u64 * s.smss()

@@ -117,8 +117,7 @@ impl Scheme {
     #[inline]
     pub fn high_rxt(&self) -> u64 {
         match self {
-            Scheme::Sack(s) => s.high_rxt,
-            Scheme::Fack(s) => s.high_rxt,
+            Scheme::Sack(sack::SackState { high_rxt, .. }) | Scheme::Fack(fack::FackState { high_rxt }) => *high_rxt,
             Scheme::NewReno(_) | Scheme::Reno | Scheme::Tahoe => 0,
         }
     }
