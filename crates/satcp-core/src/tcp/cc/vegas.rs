@@ -200,7 +200,9 @@ impl WindowController for Vegas {
         Vegas::grow(self, w, a);
     }
 
-    /// Also the RTO's reduction (the default `on_rto` asks this hook).
+    /// The default `on_rto` asks this hook too, so a first expiry also
+    /// keeps 3/4 of FlightSize, as the engine has always done for Vegas;
+    /// the header (and docs/models/vegas.md) says RFC 5681's halving.
     fn ssthresh_after_loss(&mut self, w: &Window, flight: u64, _acts: &mut Vec<Action>) -> u64 {
         Vegas::ssthresh_after_loss(w, flight)
     }
