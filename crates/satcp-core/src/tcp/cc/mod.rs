@@ -120,7 +120,6 @@ pub struct AckCtx {
     pub rate: Option<RateSample>,
 }
 
-
 /// What a controller asks the endpoint to do beyond setting its window,
 /// pushed into the buffer its hooks are given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
