@@ -28,36 +28,36 @@ fn err(t: &str) -> ScenarioError {
 fn presets_pick_recovery_controller_and_defaults() {
     let v = tcp("variant = \"vegas\"");
     assert_eq!((v.recovery, v.sack), (Recovery::NewReno, false));
-    assert_eq!(v.controller, Controller::Vegas { alpha: 1, beta: 3, gamma: 1 });
+    assert_eq!(v.controller, Controller::Vegas(VegasCfg { alpha: 1, beta: 3, gamma: 1 }));
     let w = tcp("variant = \"westwood\"");
-    assert_eq!((w.recovery, w.controller), (Recovery::NewReno, Controller::Westwood { filter_gain: 0.9 }));
+    assert_eq!((w.recovery, w.controller), (Recovery::NewReno, Controller::Westwood(WestwoodCfg { filter_gain: 0.9 })));
     let h = tcp("variant = \"hybla\"");
-    assert_eq!((h.recovery, h.controller), (Recovery::NewReno, Controller::Hybla { rtt0_ns: 25_000_000, rho_rtt: HyblaRtt::MinSrtt }));
+    assert_eq!((h.recovery, h.controller), (Recovery::NewReno, Controller::Hybla(HyblaCfg { rtt0_ns: 25_000_000, rho_rtt: HyblaRtt::MinSrtt })));
     let c = tcp("variant = \"cubic\"");
     assert_eq!((c.recovery, c.sack), (Recovery::Sack, true));
-    assert_eq!(c.controller, Controller::Cubic { c: 0.4, beta: 0.7, fast_convergence: true, hystart: true });
+    assert_eq!(c.controller, Controller::Cubic(CubicCfg { c: 0.4, beta: 0.7, fast_convergence: true, hystart: true }));
     let b = tcp("variant = \"bbr\"");
     assert_eq!((b.recovery, b.sack), (Recovery::Sack, true));
-    assert_eq!(b.controller, Controller::Bbr { cwnd_gain: 2.0, probe_rtt_interval_ns: 10_000_000_000, probe_rtt_duration_ns: 200_000_000 });
+    assert_eq!(b.controller, Controller::Bbr(BbrCfg { cwnd_gain: 2.0, probe_rtt_interval_ns: 10_000_000_000, probe_rtt_duration_ns: 200_000_000 }));
     assert_eq!(b.variant, "bbr");
-    assert_eq!(tcp("variant = \"sack\"").controller, Controller::Aimd);
+    assert_eq!(tcp("variant = \"sack\"").controller, Controller::Aimd(AimdCfg));
 }
 
 #[test]
 fn any_controller_with_any_recovery_by_parts() {
     let t = tcp("variant = \"newreno\", cc = \"cubic\", cubic_hystart = false, cubic_c = 1");
     assert_eq!(t.recovery, Recovery::NewReno);
-    assert_eq!(t.controller, Controller::Cubic { c: 1.0, beta: 0.7, fast_convergence: true, hystart: false });
+    assert_eq!(t.controller, Controller::Cubic(CubicCfg { c: 1.0, beta: 0.7, fast_convergence: true, hystart: false }));
     let t = tcp("variant = \"bbr\", recovery = \"newreno\", sack = false");
     assert_eq!((t.recovery, t.sack), (Recovery::NewReno, false));
     let t = tcp("cc = \"vegas\", recovery = \"sack\", vegas_alpha = 2, vegas_beta = 4, vegas_gamma = 2");
-    assert_eq!((t.recovery, t.controller), (Recovery::Sack, Controller::Vegas { alpha: 2, beta: 4, gamma: 2 }));
+    assert_eq!((t.recovery, t.controller), (Recovery::Sack, Controller::Vegas(VegasCfg { alpha: 2, beta: 4, gamma: 2 })));
     let t = tcp("variant = \"hybla\", hybla_rtt0 = \"50ms\", hybla_rtt = \"srtt\"");
-    assert_eq!(t.controller, Controller::Hybla { rtt0_ns: 50_000_000, rho_rtt: HyblaRtt::Srtt });
+    assert_eq!(t.controller, Controller::Hybla(HyblaCfg { rtt0_ns: 50_000_000, rho_rtt: HyblaRtt::Srtt }));
     let t = tcp("variant = \"bbr\", bbr_cwnd_gain = 2.5, bbr_probe_rtt_interval = \"5s\", bbr_probe_rtt_duration = \"100ms\"");
-    assert_eq!(t.controller, Controller::Bbr { cwnd_gain: 2.5, probe_rtt_interval_ns: 5_000_000_000, probe_rtt_duration_ns: 100_000_000 });
+    assert_eq!(t.controller, Controller::Bbr(BbrCfg { cwnd_gain: 2.5, probe_rtt_interval_ns: 5_000_000_000, probe_rtt_duration_ns: 100_000_000 }));
     let t = tcp("variant = \"westwood\", westwood_filter_gain = 0.875");
-    assert_eq!(t.controller, Controller::Westwood { filter_gain: 0.875 });
+    assert_eq!(t.controller, Controller::Westwood(WestwoodCfg { filter_gain: 0.875 }));
 }
 
 #[test]

@@ -5,7 +5,7 @@
 mod error;
 pub mod model;
 mod overrides;
-mod parse;
+pub(crate) mod parse;
 pub mod units;
 
 pub use error::ScenarioError;

@@ -39,6 +39,8 @@ pub enum TimerKind {
     DelayedAck,
     /// The pacing gap before the next segment may leave has passed.
     Pace,
+    /// The window controller's own timer (`tcp::cc::Action::WakeAt`).
+    Cc,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -87,16 +89,18 @@ impl EventQueue {
         let e = Entry { time, seq: self.next_seq, ev };
         self.next_seq += 1;
         self.heap.push(e);
-        let mut i = self.heap.len() - 1;
+        // sift up on a local slice: its pointer and length stay in registers
+        let heap = &mut self.heap[..];
+        let mut i = heap.len() - 1;
         while i > 0 {
             let p = (i - 1) / 2;
-            if self.heap[p].key() <= e.key() {
+            if heap[p].key() <= e.key() {
                 break;
             }
-            self.heap[i] = self.heap[p];
+            heap[i] = heap[p];
             i = p;
         }
-        self.heap[i] = e;
+        heap[i] = e;
     }
 
     pub fn peek_time(&self) -> Option<Time> {

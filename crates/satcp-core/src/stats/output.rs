@@ -87,6 +87,13 @@ pub struct FlowSummary {
     pub fast_recoveries: u64,
     /// Retransmission timeouts F-RTO (`tcp.frto`) found spurious.
     pub spurious_rtos: u64,
+    /// Low-priority dummy segments the window controller had sent (copies
+    /// of data already sent; not in `segments_sent` or `retransmissions`).
+    pub dummy_segments_sent: u64,
+    /// DummyAcks the receiving TCP sent in answer to dummy segments.
+    pub dummy_acks_sent: u64,
+    /// DummyAcks that reached the sending TCP.
+    pub dummy_acks_received: u64,
     /// Data segments whose 32-bit wire sequence number, unwrapped by the
     /// receiver, disagreed with the stream offset the sender meant. Always 0
     /// unless the TCP model is broken; the tests assert it.

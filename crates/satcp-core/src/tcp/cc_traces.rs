@@ -5,13 +5,13 @@
 use super::cc::bbr::Mode;
 use super::cc::Cc;
 use super::harness::{tcp_cfg, Harness};
-use crate::scenario::{Controller, InitialWindow, Recovery, TcpCfg};
+use crate::scenario::{AimdCfg, BbrCfg, Controller, InitialWindow, Recovery, TcpCfg};
 
 const MS: u64 = 1_000_000;
 
 fn bbr_cfg() -> TcpCfg {
     let mut c = tcp_cfg();
-    c.controller = Controller::Bbr { cwnd_gain: 2.0, probe_rtt_interval_ns: 10_000 * MS, probe_rtt_duration_ns: 200 * MS };
+    c.controller = Controller::Bbr(BbrCfg { cwnd_gain: 2.0, probe_rtt_interval_ns: 10_000 * MS, probe_rtt_duration_ns: 200 * MS });
     c.recovery = Recovery::Sack;
     c.sack = true;
     c.initial_window = InitialWindow::Segments(10);
@@ -79,7 +79,7 @@ fn paced_segments_are_spaced_by_the_pacing_rate() {
     // the fastest phase paces at 1.25 x BtlBw: 1500 B at 12.2 Mb/s = 0.99 ms
     assert!(min_gap >= 980_000, "min gap {min_gap} ns");
     let mut c = bbr_cfg();
-    c.controller = Controller::Aimd;
+    c.controller = Controller::Aimd(AimdCfg);
     let mut h2 = Harness::new(&c, 10_000_000, 50 * MS);
     h2.transfer(100_000);
     h2.run_until(1_000 * MS);

@@ -32,12 +32,42 @@
 //!   SACK-recovery sends wait for it on the pacing timer, while fast
 //!   retransmissions and RTO retransmissions leave at once (and are charged
 //!   to the pacing budget).
+//! * What the window controller does beyond the window (`tcp/cc/mod.rs`):
+//!   - Loss verdicts: each duplicate ACK in the recovery scheme's sense is
+//!     put to the controller before the scheme sees it. On "corruption" the
+//!     segment at snd_una is resent once (with SACK only if pipe < cwnd),
+//!     and cwnd, ssthresh, snd_nxt and the recovery state (the duplicate
+//!     ACK is not even counted) are left alone; the scheme never sees that
+//!     ACK.
+//!   - Dummy segments (`Action::Dummy`): `Kind::Dummy`, a copy of data
+//!     already sent (at most one SMSS, only while established): no sequence
+//!     space, no cwnd, no RTT sample, no RTO restart, no pacing charge, not
+//!     a retransmission, and no SACK blocks (the receiver reads nothing in
+//!     it but its arrival). They count in `dummy_segments_sent` only.
+//!   - The receiver never delivers a dummy's bytes and changes neither its
+//!     reassembly nor its SACK state nor its ACK timers for one; it answers
+//!     each at once with a `Kind::DummyAck`, a pure ACK header (ack =
+//!     rcv_nxt, no SACK blocks). The sender hands a DummyAck to the
+//!     controller's `on_dummy_ack` only (no duplicate ACK, no snd_una, no
+//!     RTT sample, no window update) and sends only if the controller opened
+//!     cwnd. Dummies and DummyAcks reaching an endpoint that is not
+//!     established are ignored.
+//!   - The controller's timer (`Action::WakeAt`, `TimerKind::Cc`) is lazy
+//!     like the others; a wake-up in the past fires now.
+//!   - The research option: every segment sent after the handshake (data,
+//!     pure ACKs, dummies, DummyAcks; not SYNs) carries the one the
+//!     controller gives for its kind, set before the SACK blocks, which get
+//!     what is left of the 40-byte budget; every arriving segment's option
+//!     goes to `on_research_option` before anything else.
 
-use super::cc::AckCtx;
+use super::cc::{AckCtx, Action, DupAck, Verdict};
 use super::receiver::Receiver;
+use super::recovery::Phase;
 use super::sender::Sender;
 use super::seq;
-use crate::net::packet::{Packet, TcpHeader, FLAG_ACK, FLAG_FIN, FLAG_SYN, MAX_SACK_BLOCKS};
+use crate::net::packet::{
+    Kind, Packet, ResearchOption, TcpHeader, FLAG_ACK, FLAG_FIN, FLAG_SYN, MAX_RESEARCH_WORDS, MAX_SACK_BLOCKS,
+};
 use crate::scenario::{InitialWindow, Recovery, TcpCfg};
 use crate::sim::queue::TimerKind;
 use crate::sim::{Event, EventQueue, Rng, Time, Timer};
@@ -83,6 +113,12 @@ pub struct EndpointStats {
     pub integrity_errors: u64,
     /// Retransmission timeouts F-RTO found spurious.
     pub spurious_rtos: u64,
+    /// Dummy segments sent at the controller's request.
+    pub dummy_segments_sent: u64,
+    /// DummyAcks sent in answer to the peer's dummy segments.
+    pub dummy_acks_sent: u64,
+    /// DummyAcks received (handed to the controller only).
+    pub dummy_acks_received: u64,
 }
 
 pub struct Endpoint {
@@ -106,6 +142,8 @@ pub struct Endpoint {
     pub(crate) rto_timer: Timer,
     delack: Timer,
     pace_timer: Timer,
+    /// The window controller's own timer.
+    cc_timer: Timer,
     ack_needed: bool,
     syn_sent_at: Time,
     syn_retx: bool,
@@ -133,6 +171,7 @@ impl Endpoint {
             rto_timer: Timer::default(),
             delack: Timer::default(),
             pace_timer: Timer::default(),
+            cc_timer: Timer::default(),
             ack_needed: false,
             syn_sent_at: 0,
             syn_retx: false,
@@ -250,8 +289,12 @@ impl Endpoint {
             flags: FLAG_ACK | if fin { FLAG_FIN } else { 0 },
             ..Default::default()
         };
+        self.attach_research(&mut h, Kind::Data);
         self.fill_sack(&mut h);
         let pkt = Packet::tcp(self.node, self.peer_node, self.peer, h, len as u32, start, retx);
+        if len > 0 {
+            self.snd.last_data = Some((start, len));
+        }
         ctx.out.push(pkt);
         if self.snd.w.pacing_bps > 0 {
             let gap = (pkt.ip_bytes as u128 * 8_000_000_000 / self.snd.w.pacing_bps as u128) as u64;
@@ -280,6 +323,15 @@ impl Endpoint {
         self.acked_now();
     }
 
+    /// The controller's research option for a segment of this kind, if any
+    /// (set before the SACK blocks: it counts in their budget).
+    fn attach_research(&mut self, h: &mut TcpHeader, kind: Kind) {
+        if let Some(r) = self.snd.cc.research_option(kind) {
+            let n = ResearchOption::capacity(r.wire_len).min(MAX_RESEARCH_WORDS);
+            assert!(h.set_research(r.exid, r.wire_len, &r.words[..n]), "research option {r:?} does not fit");
+        }
+    }
+
     fn fill_sack(&self, h: &mut TcpHeader) {
         if self.sack_ok && self.rcv.has_ooo() {
             let (blocks, n) = self.rcv.sack_blocks(h.sack_room());
@@ -299,9 +351,84 @@ impl Endpoint {
             flags: FLAG_ACK,
             ..Default::default()
         };
+        self.attach_research(&mut h, Kind::Ack);
         self.fill_sack(&mut h);
         ctx.out.push(Packet::tcp(self.node, self.peer_node, self.peer, h, 0, 0, false));
         self.acked_now();
+    }
+
+    /// A dummy segment (`Action::Dummy`): a copy of `range`, or of the last
+    /// data segment sent, trimmed to data already sent and to one SMSS.
+    #[cold]
+    fn send_dummy(&mut self, ctx: &mut Ctx, range: Option<(u64, u64)>) {
+        let s = &self.snd;
+        let Some((start, len)) = range.or(s.last_data) else { return };
+        let start = start.max(1);
+        let end = start.saturating_add(len.min(s.smss())).min(s.max).min(s.data_end);
+        if self.state != State::Established || end <= start {
+            return;
+        }
+        let mut h = TcpHeader {
+            seq: seq::wire(self.iss, start),
+            ack: seq::wire(self.irs, self.rcv.nxt),
+            wnd: self.adv_field(),
+            flags: FLAG_ACK,
+            ..Default::default()
+        };
+        self.attach_research(&mut h, Kind::Dummy);
+        let pkt = Packet::tcp(self.node, self.peer_node, self.peer, h, (end - start) as u32, start, false);
+        ctx.out.push(pkt.with_kind(Kind::Dummy));
+        self.stats.dummy_segments_sent += 1;
+    }
+
+    /// Answer a dummy segment: a DummyAck acknowledging rcv_nxt, at once.
+    #[cold]
+    fn answer_dummy(&mut self, ctx: &mut Ctx) {
+        let mut h = TcpHeader {
+            seq: seq::wire(self.iss, self.snd.nxt.max(self.snd.una)),
+            ack: seq::wire(self.irs, self.rcv.nxt),
+            wnd: self.adv_field(),
+            flags: FLAG_ACK,
+            ..Default::default()
+        };
+        self.attach_research(&mut h, Kind::DummyAck);
+        ctx.out.push(Packet::tcp(self.node, self.peer_node, self.peer, h, 0, 0, false).with_kind(Kind::DummyAck));
+        self.stats.dummy_acks_sent += 1;
+    }
+
+    /// A DummyAck arrived: the controller's, and nothing else's.
+    #[cold]
+    fn on_dummy_ack(&mut self, ctx: &mut Ctx) {
+        self.stats.dummy_acks_received += 1;
+        let cwnd = self.snd.w.cwnd;
+        let Sender { cc, w, acts, .. } = &mut self.snd;
+        cc.on_dummy_ack(w, ctx.now, acts);
+        self.after_cc_hook(ctx, cwnd);
+    }
+
+    /// After a controller hook outside ACK processing: carry out its
+    /// actions, and send if it opened the window.
+    fn after_cc_hook(&mut self, ctx: &mut Ctx, cwnd_before: u64) {
+        self.run_cc_actions(ctx);
+        if self.snd.w.cwnd > cwnd_before {
+            self.send_data(ctx);
+        }
+    }
+
+    /// Carry out the actions the controller pushed (the buffer is kept).
+    #[cold]
+    fn run_cc_actions(&mut self, ctx: &mut Ctx) {
+        let mut acts = std::mem::take(&mut self.snd.acts);
+        for a in acts.drain(..) {
+            match a {
+                Action::Dummy(range) => self.send_dummy(ctx, range),
+                Action::WakeAt(t) => {
+                    let ev = Event::Timer { ep: self.id, kind: TimerKind::Cc };
+                    self.cc_timer.set(t.max(ctx.now), ctx.q, ev);
+                }
+            }
+        }
+        self.snd.acts = acts;
     }
 
     /// Any segment we send acknowledges everything received.
@@ -324,7 +451,7 @@ impl Endpoint {
         }
         let mut budget = self.cfg.max_burst.unwrap_or(u32::MAX);
         let mut retx_left = self.snd.retx_limit();
-        if self.snd.in_recovery {
+        if self.snd.phase.in_recovery() {
             match self.cfg.recovery {
                 Recovery::Sack => return self.sack_send(ctx, &mut budget, &mut retx_left),
                 Recovery::Fack => return self.fack_send(ctx, &mut budget),
@@ -424,6 +551,19 @@ impl Endpoint {
 
     pub fn on_segment(&mut self, ctx: &mut Ctx, pkt: &Packet) {
         let h = pkt.tcp;
+        if let Some(r) = h.research() {
+            self.snd.cc.on_research_option(&r, pkt.kind);
+        }
+        if matches!(pkt.kind, Kind::Dummy | Kind::DummyAck) {
+            if self.state == State::Established {
+                if pkt.kind == Kind::Dummy {
+                    self.answer_dummy(ctx);
+                } else {
+                    self.on_dummy_ack(ctx);
+                }
+            }
+            return;
+        }
         match self.state {
             State::Idle | State::Aborted => {}
             State::Listen => {
@@ -594,11 +734,18 @@ impl Endpoint {
             }
             self.snd.rto_streak = 0;
             self.snd.lt_bytes = 0;
+            if matches!(self.snd.phase, Phase::Loss(_)) && ack >= self.snd.recover {
+                self.snd.phase = Phase::Open; // the repair after a timeout is over
+            }
         }
         if ack > old_una || dupack || newly_sacked > 0 {
             self.cc_on_ack(ctx.now, ack - old_una, dupack, rtt, &blocks[..nblocks]);
         }
-        let was_in_recovery = self.snd.in_recovery;
+        let was_in_recovery = self.snd.phase.in_recovery();
+        // a duplicate ACK in the scheme's sense (for SACK and FACK one that
+        // SACKs new data, RFC 6675 section 2)
+        let scheme_dup = dupack
+            && (newly_sacked > 0 || !self.sack_ok || !matches!(self.cfg.recovery, Recovery::Sack | Recovery::Fack));
         if ack > old_una {
             let acked = ack - old_una;
             let restart = match self.cfg.recovery {
@@ -614,27 +761,57 @@ impl Endpoint {
                 let rto = self.snd.rtt.rto();
                 self.rto_timer.set(ctx.now + rto, ctx.q, self.rto_event());
             }
-        } else if dupack {
-            let sack_dup = newly_sacked > 0 || !self.sack_ok;
-            match self.cfg.recovery {
-                Recovery::NewReno | Recovery::Reno => self.newreno_dupack(ctx),
-                Recovery::Tahoe => self.tahoe_dupack(ctx),
-                Recovery::Sack if sack_dup => self.sack_dupack(ctx),
-                Recovery::Fack if sack_dup => self.fack_dupack(ctx),
-                Recovery::Sack | Recovery::Fack => {}
+        } else if scheme_dup {
+            // the controller judges the loss before the scheme acts
+            if self.loss_verdict() == Verdict::Corruption {
+                self.retransmit_corrupted(ctx);
+            } else {
+                self.snd.phase.count_dupack();
+                match self.cfg.recovery {
+                    Recovery::NewReno | Recovery::Reno => self.newreno_dupack(ctx),
+                    Recovery::Tahoe => self.tahoe_dupack(ctx),
+                    Recovery::Sack => self.sack_dupack(ctx),
+                    Recovery::Fack => self.fack_dupack(ctx),
+                }
             }
         }
         if self.snd.frto.active() {
             let sacked_low = self.frto_sacked_below_recover().saturating_sub(frto_sacked_before);
             self.frto_on_ack(ctx, old_una, dupack, sacked_low);
         }
-        if was_in_recovery && !self.snd.in_recovery {
+        if was_in_recovery && !self.snd.phase.in_recovery() {
             let Sender { cc, w, .. } = &mut self.snd;
             cc.on_recovery_exit(w);
         }
         if self.cfg.pacing && !self.snd.cc.paces() {
             self.window_pacing_rate();
         }
+        if !self.snd.acts.is_empty() {
+            self.run_cc_actions(ctx);
+        }
+    }
+
+    /// The controller's verdict on the duplicate ACK being processed (its
+    /// `AckCtx` is already built).
+    fn loss_verdict(&mut self) -> Verdict {
+        let Sender { cc, w, ack, phase, .. } = &mut self.snd;
+        let count = phase.dupacks() + 1;
+        let in_recovery = phase.in_recovery();
+        let d = DupAck { count, at_dupthresh: !in_recovery && count == self.cfg.dupthresh, in_recovery };
+        cc.loss_verdict(w, ack, d)
+    }
+
+    /// A loss the controller reads as corruption: resend the segment at
+    /// snd_una (with SACK only while pipe < cwnd), nothing else.
+    #[cold]
+    fn retransmit_corrupted(&mut self, ctx: &mut Ctx) {
+        let s = &self.snd;
+        if self.sack_ok && s.ack.pipe >= s.w.cwnd {
+            return;
+        }
+        let nxt = s.nxt;
+        self.retransmit_head(ctx);
+        self.snd.nxt = nxt;
     }
 
     /// `pacing = true` for a window-based controller: ratio x min(cwnd,
@@ -671,16 +848,16 @@ impl Endpoint {
             snd_max: s.max,
             flight: s.flight(),
             inflight: s.outstanding_below(s.max),
-            pipe: s.board.pipe(s.una, s.max, s.high_rxt, dupthresh, s.smss() as u32),
-            recovering: s.in_recovery || una < s.recover,
+            pipe: s.board.pipe(s.una, s.max, s.scheme.high_rxt(), dupthresh, s.smss() as u32),
+            recovering: s.phase.in_recovery() || una < s.recover,
             recover: s.recover,
             peer_wnd: s.peer_wnd,
             rto: s.rtt.rto(),
             delivered,
             rate,
         };
-        let Sender { cc, w, ack, .. } = s;
-        cc.on_ack(w, ack);
+        let Sender { cc, w, ack, acts, .. } = s;
+        cc.on_ack(w, ack, acts);
     }
 
     /// The recovery scheme lets the window grow by this ACK of `acked` bytes.
@@ -718,6 +895,14 @@ impl Endpoint {
                     self.send_data(ctx);
                 }
             }
+            TimerKind::Cc => {
+                if self.cc_timer.on_pop(ctx.now, ctx.q, ev) {
+                    let cwnd = self.snd.w.cwnd;
+                    let Sender { cc, w, acts, .. } = &mut self.snd;
+                    cc.on_timer(w, ctx.now, acts);
+                    self.after_cc_hook(ctx, cwnd);
+                }
+            }
         }
     }
 
@@ -747,24 +932,28 @@ impl Endpoint {
                 if s.una >= s.max {
                     return;
                 }
-                let was_in_recovery = s.in_recovery;
+                let was_in_recovery = s.phase.in_recovery();
                 self.frto_on_rto(was_in_recovery);
                 let s = &mut self.snd;
                 let flight = s.flight();
-                s.cc.on_rto(&mut s.w, flight, s.rto_streak == 1);
+                let first = s.rto_streak == 1;
+                s.cc.on_rto(&mut s.w, flight, first, &mut s.acts);
                 s.lt_bytes = 0;
-                s.in_recovery = false;
-                s.dupacks = 0;
+                s.phase = Phase::Loss(0);
                 s.recover = s.max;
-                s.high_rxt = s.una;
+                s.scheme.set_high_rxt(s.una);
                 s.nxt = s.una;
                 s.clear_timing();
                 self.send_data(ctx);
-                // TCP-ADaLR: the re-armed timer waits out a delayed ACK too
-                let offset = self.snd.cc.adalr().map_or(0, |a| a.cfg.rto_offset_ns);
+                // the controller may add to the re-armed timer (TCP-ADaLR
+                // waits out a delayed ACK too)
+                let offset = self.snd.cc.rto_offset();
                 if !self.rto_timer.is_running() || offset > 0 {
                     let rto = self.snd.rtt.rto();
                     self.rto_timer.set(ctx.now + rto + offset, ctx.q, self.rto_event());
+                }
+                if !self.snd.acts.is_empty() {
+                    self.run_cc_actions(ctx);
                 }
             }
             _ => {}

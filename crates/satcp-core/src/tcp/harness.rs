@@ -112,7 +112,7 @@ impl Harness {
             }
         }
         let s = &self.eps[0].snd;
-        self.win.push(WindowLog { cwnd: s.w.cwnd, ssthresh: s.w.ssthresh, in_recovery: s.in_recovery, flight: s.flight() });
+        self.win.push(WindowLog { cwnd: s.w.cwnd, ssthresh: s.w.ssthresh, in_recovery: s.phase.in_recovery(), flight: s.flight() });
     }
 
     /// A dropped segment still takes its time on the link.

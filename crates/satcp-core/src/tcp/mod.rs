@@ -23,4 +23,6 @@ mod adalr_traces;
 #[cfg(test)]
 mod harness;
 #[cfg(test)]
+mod hook_traces;
+#[cfg(test)]
 mod tests;

@@ -1,6 +1,7 @@
-//! The sending half's state: sequence pointers, windows, RTT bookkeeping and
-//! the SACK scoreboard. The logic that uses it lives in `endpoint` (sending,
-//! ACK processing, RTO) and `recovery` (NewReno, SACK).
+//! The sending half's state: sequence pointers, windows, RTT bookkeeping,
+//! the SACK scoreboard, the window controller and the loss-recovery state
+//! (phase and the scheme's own). The logic that uses it lives in `endpoint`
+//! (sending, ACK processing, RTO) and `recovery` (the schemes).
 //!
 //! Sequence pointers are absolute offsets (see `seq`): `una` = oldest
 //! unacknowledged, `nxt` = next to send (below `max` only after an RTO's
@@ -9,8 +10,9 @@
 
 use std::collections::VecDeque;
 
-use super::cc::{AckCtx, Cc, Window};
+use super::cc::{AckCtx, Action, Cc, Env, Window};
 use super::recovery::frto::Frto;
+use super::recovery::{Phase, Scheme};
 use super::delivery_rate::DeliveryRate;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
@@ -39,19 +41,22 @@ pub struct Sender {
     pub fin_queued: bool,
     pub w: Window,
     pub cc: Cc,
+    /// Actions the controller's hooks push; the endpoint carries them out
+    /// after the hook and keeps the buffer.
+    pub acts: Vec<Action>,
     /// The peer's latest advertised window, scaled (bytes).
     pub peer_wnd: u64,
-    pub dupacks: u32,
-    pub in_recovery: bool,
+    /// Where loss recovery stands, and the duplicate ACKs in a row.
+    pub phase: Phase,
+    /// The recovery scheme's own state.
+    pub scheme: Scheme,
     /// RFC 6582 "recover" / RFC 6675 RecoveryPoint, as an exclusive end:
     /// max at the time recovery (or the last RTO) began.
     pub recover: u64,
-    /// Partial ACKs seen in the current NewReno recovery.
-    pub partial_acks: u32,
     pub board: Scoreboard,
-    /// RFC 6675 HighRxt as an exclusive end.
-    pub high_rxt: u64,
-    pub rescue_done: bool,
+    /// The last segment with data sent: (absolute start, length), what a
+    /// controller's `Action::Dummy(None)` copies.
+    pub last_data: Option<(u64, u64)>,
     pub rtt: RttEstimator,
     sampling: RttSampling,
     segs: VecDeque<SentSeg>,
@@ -76,7 +81,7 @@ impl Sender {
     /// `rng` is the controller's random stream.
     pub fn new(cfg: &TcpCfg, rng: Rng) -> Self {
         let smss = cfg.mss as u64;
-        let cc = Cc::new(cfg.controller, cfg.abc_limit, cfg.clock_granularity_ns, rng);
+        let cc = Cc::new(&cfg.controller, Env { abc_limit: cfg.abc_limit, tick_ns: cfg.clock_granularity_ns, rng });
         Sender {
             una: 0,
             nxt: 0,
@@ -86,14 +91,13 @@ impl Sender {
             w: Window::new(smss, cfg.initial_ssthresh_bytes.unwrap_or(SSTHRESH_INFINITE), smss),
             rate: cc.wants_rate_samples().then(DeliveryRate::default),
             cc,
+            acts: Vec::new(),
             peer_wnd: 0,
-            dupacks: 0,
-            in_recovery: false,
+            phase: Phase::Open,
+            scheme: Scheme::new(cfg.recovery),
             recover: 0,
-            partial_acks: 0,
             board: Scoreboard::default(),
-            high_rxt: 0,
-            rescue_done: false,
+            last_data: None,
             rtt: RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns),
             sampling: cfg.rtt_sampling,
             segs: VecDeque::new(),
@@ -126,15 +130,15 @@ impl Sender {
     }
 
     /// The receive window the sender obeys: the peer's advertisement, plus
-    /// TCP-ADaLR's increase (Algorithm 5.3) when that controller runs.
+    /// what the controller adds (`rwnd_boost`: TCP-ADaLR's Algorithm 5.3).
     pub fn send_window(&self) -> u64 {
         self.peer_wnd + self.cc.rwnd_boost(&self.w, self.una, self.max, self.recover, self.peer_wnd)
     }
 
-    /// Most segments to retransmit per send opportunity (TCP-ADaLR's
-    /// limit), or u32::MAX.
+    /// Most segments to retransmit per send opportunity (the controller's
+    /// limit; u32::MAX for all but TCP-ADaLR).
     pub fn retx_limit(&self) -> u32 {
-        self.cc.adalr().and_then(|a| a.cfg.retx_limit).unwrap_or(u32::MAX)
+        self.cc.retx_limit()
     }
 
     /// End of the sequence space the sender will use (data, then FIN).

@@ -357,7 +357,7 @@ fn fack_awnd_accounting_by_hand() {
     e.snd.una = 0;
     e.snd.max = 14_000;
     e.snd.board.insert(0, 14_000, 3000, 6000);
-    e.snd.high_rxt = 1000;
+    e.snd.scheme.set_high_rxt(1000);
     assert_eq!(e.fack_point(), 6000);
     assert_eq!(e.fack_awnd(), 8000 + 1000);
     // the retransmission is SACKed: no longer counted

@@ -24,8 +24,10 @@
 //!   acked + 2 SMSS, or 2 SMSS if cwnd <= acked (NewReno adds 1 SMSS); the
 //!   retransmission timer re-armed by an expiry gets `adalr_rto_offset`
 //!   (200 ms, the largest ACK delay) added; at most `adalr_retx_limit` (3)
-//!   segments are retransmitted per send opportunity (the endpoint applies
-//!   these three, see `tcp/endpoint.rs` and `tcp/recovery/`).
+//!   segments are retransmitted per send opportunity (hooks of the
+//!   controller contract, `tcp/cc/mod.rs`, that the endpoint and the
+//!   recovery schemes ask: `partial_ack_cwnd`, `partial_ack_credit`,
+//!   `recovery_exit_cwnd`, `rto_offset`, `retx_limit`, `rwnd_boost`).
 //! * Everything else (fast retransmit at 3 duplicate ACKs, ssthresh =
 //!   max(FlightSize/2, 2 SMSS), cwnd = 1 SMSS after an RTO) is the base
 //!   variant's (spec ambiguity 18: the thesis names no other change).
@@ -83,11 +85,150 @@
 //! * Retransmission limit (17): per send opportunity (each ACK or timer),
 //!   counting go-back-N and SACK hole retransmissions.
 
-use super::{AckCtx, Window};
-use crate::scenario::{AdalrCaGate, AdalrCfg, AdalrIncrements, AdalrInitialRho, AdalrRhoSource, AdalrRwndBoost};
+use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
+use crate::scenario::parse::{Res, Tbl};
+use crate::sim::Time;
+use toml::Value;
 
 pub const RHO_MIN: f64 = 1.0;
 pub const RHO_MAX: f64 = 60.0;
+
+/// TCP-ADaLR's parameters and the reading chosen for each of the thesis'
+/// open points (spec 000 section 6; the header of this file explains each).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AdalrCfg {
+    /// "RTT deviation gain" of Algorithm 5.3 (Table 7.4's 0.25).
+    pub rtt_dev_gain: f64,
+    /// rho at and above which the adaptive increases apply (15 = 250 ms).
+    pub rho_break: f64,
+    pub initial_rho: AdalrInitialRho,
+    pub rho_source: AdalrRhoSource,
+    pub rwnd_boost: AdalrRwndBoost,
+    /// Algorithm 5.3's "flightsize > rwnd: do nothing" compares with the
+    /// advertised window (true) or with the increased one (false).
+    pub boost_check_advertised: bool,
+    pub increments: AdalrIncrements,
+    pub ca_gate: AdalrCaGate,
+    pub fr_guard: AdalrFrGuard,
+    /// cwnd == ssthresh counts as slow start (true) or congestion
+    /// avoidance (false).
+    pub equal_is_slow_start: bool,
+    /// Added to the retransmission timer re-armed by an expiry.
+    pub rto_offset_ns: u64,
+    /// Most segments retransmitted per send opportunity; None = no limit.
+    pub retx_limit: Option<u32>,
+}
+
+/// rho before the connection's first Karn-valid data RTT sample.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AdalrInitialRho {
+    /// From the handshake's RTT sample (OPNET's RTT update runs on it too).
+    Handshake,
+    Fixed(f64),
+}
+
+/// What Eq. 5.1's sampleRTT is taken to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdalrRhoSource {
+    /// The raw sample, exact.
+    Sample,
+    /// The raw sample measured in ticks of the TCP clock
+    /// (`clock_granularity`): rounded up to a whole number of ticks.
+    SampleTicks,
+    /// The RTO the same update computes (at least `min_rto`).
+    Rto,
+}
+
+/// How Algorithm 5.3's "rwnd += boost" persists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdalrRwndBoost {
+    /// Added to the latest advertised window at each send opportunity.
+    Once,
+    /// Added on every ACK that meets Algorithm 5.3's conditions to an
+    /// extra window that the advertisements do not reset.
+    Cumulative,
+}
+
+/// Whether sqrt(rho)/4 and sqrt(rho)/2 are used as they are or rounded to
+/// whole segments ("integral multiples of the SMSS").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdalrIncrements {
+    Fractional,
+    Whole,
+}
+
+/// Which congestion-avoidance ACKs get the sqrt(rho)/2 increase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdalrCaGate {
+    /// Algorithm 5.2 as printed: whenever flightsize < rwnd/2 (any rho).
+    Literal,
+    /// Only when rho >= rho_break (the stated intent of section 5.1).
+    Rho,
+}
+
+/// Which ACK Algorithm 5.4's "cwnd - acked + 2 SMSS" applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdalrFrGuard {
+    /// Partial ACKs during fast recovery (the prose's reading).
+    Partial,
+    /// The ACK that ends fast recovery (the printed guard snd_una >
+    /// snd_recover).
+    Full,
+}
+
+impl CcParams for AdalrCfg {
+    const KEYS: &'static [&'static str] = &[
+        "adalr_rtt_dev_gain", "adalr_rho_break", "adalr_initial_rho", "adalr_rwnd_boost", "adalr_rho_source",
+        "adalr_boost_check", "adalr_increments", "adalr_ca_gate", "adalr_fr_guard", "adalr_at_ssthresh",
+        "adalr_rto_offset", "adalr_retx_limit",
+    ];
+
+    fn parse(t: &Tbl) -> Res<Self> {
+        let initial_rho = match t.get("adalr_initial_rho") {
+            None => AdalrInitialRho::Handshake,
+            Some(Value::String(s)) if s == "handshake" => AdalrInitialRho::Handshake,
+            Some(_) => AdalrInitialRho::Fixed(
+                t.number("adalr_initial_rho", |x| (1.0..=60.0).contains(&x), "\"handshake\" or a number in [1, 60]")?
+                    .unwrap_or(1.0),
+            ),
+        };
+        Ok(AdalrCfg {
+            rtt_dev_gain: t
+                .number("adalr_rtt_dev_gain", |x| (0.0..=60.0).contains(&x), "a number in [0, 60], e.g. 0.25")?
+                .unwrap_or(0.25),
+            rho_break: t.number("adalr_rho_break", |x| (1.0..=60.0).contains(&x), "a number in [1, 60], e.g. 15")?.unwrap_or(15.0),
+            initial_rho,
+            rho_source: match t.choice("adalr_rho_source", &["sample", "sample_ticks", "rto"])? {
+                Some("sample") => AdalrRhoSource::Sample,
+                Some("rto") => AdalrRhoSource::Rto,
+                _ => AdalrRhoSource::SampleTicks,
+            },
+            rwnd_boost: match t.choice("adalr_rwnd_boost", &["once", "cumulative"])? {
+                Some("cumulative") => AdalrRwndBoost::Cumulative,
+                _ => AdalrRwndBoost::Once,
+            },
+            boost_check_advertised: t.choice("adalr_boost_check", &["increased", "advertised"])? == Some("advertised"),
+            increments: match t.choice("adalr_increments", &["fractional", "whole"])? {
+                Some("whole") => AdalrIncrements::Whole,
+                _ => AdalrIncrements::Fractional,
+            },
+            ca_gate: match t.choice("adalr_ca_gate", &["literal", "rho"])? {
+                Some("rho") => AdalrCaGate::Rho,
+                _ => AdalrCaGate::Literal,
+            },
+            fr_guard: match t.choice("adalr_fr_guard", &["partial", "full"])? {
+                Some("full") => AdalrFrGuard::Full,
+                _ => AdalrFrGuard::Partial,
+            },
+            equal_is_slow_start: t.choice("adalr_at_ssthresh", &["avoidance", "slow_start"])? == Some("slow_start"),
+            rto_offset_ns: t.duration("adalr_rto_offset")?.unwrap_or(200_000_000),
+            retx_limit: match t.u32_in("adalr_retx_limit", 0, u32::MAX)?.unwrap_or(3) {
+                0 => None,
+                n => Some(n),
+            },
+        })
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Adalr {
@@ -99,8 +240,6 @@ pub struct Adalr {
     carry: f64,
     /// The "cumulative" reading's extra receive window (bytes).
     extra_wnd: u64,
-    /// SACK recovery: segments a partial ACK lets out beyond cwnd - pipe.
-    pub sack_credit: u32,
     /// The TCP clock tick (`clock_granularity`, at least 1 ns).
     pub tick_ns: u64,
 }
@@ -119,7 +258,7 @@ pub fn in_sub_phase(cwnd: u64, ssthresh: u64, flight: u64, rwnd: u64) -> bool {
 
 impl Adalr {
     pub fn new(cfg: AdalrCfg, abc_limit: u32, tick_ns: u64) -> Self {
-        Adalr { cfg, abc_limit, rho: None, carry: 0.0, extra_wnd: 0, sack_credit: 0, tick_ns: tick_ns.max(1) }
+        Adalr { cfg, abc_limit, rho: None, carry: 0.0, extra_wnd: 0, tick_ns: tick_ns.max(1) }
     }
 
     /// The rho in force now.
@@ -258,10 +397,64 @@ impl Adalr {
     }
 }
 
+/// TCP-ADaLR's rules beyond the window are hooks of the controller
+/// contract; the endpoint and the recovery schemes ask them.
+impl WindowController for Adalr {
+    type Params = AdalrCfg;
+
+    fn new(p: &AdalrCfg, env: Env) -> Self {
+        Adalr::new(*p, env.abc_limit, env.tick_ns)
+    }
+
+    fn on_ack(&mut self, w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
+        Adalr::on_ack(self, w, a);
+    }
+
+    fn grow(&mut self, w: &mut Window, a: &AckCtx) {
+        Adalr::grow(self, w, a);
+    }
+
+    /// Algorithm 5.3.
+    fn rwnd_boost(&self, w: &Window, una: u64, max: u64, recover: u64, peer_wnd: u64) -> u64 {
+        Adalr::rwnd_boost(self, w, una, max, recover, peer_wnd)
+    }
+
+    /// Open point 17.
+    fn retx_limit(&self) -> u32 {
+        self.cfg.retx_limit.unwrap_or(u32::MAX)
+    }
+
+    /// Open point 16: the re-armed timer waits out a delayed ACK too.
+    fn rto_offset(&self) -> Time {
+        self.cfg.rto_offset_ns
+    }
+
+    /// Algorithm 5.4 on NewReno's partial ACKs (guard "partial").
+    fn partial_ack_cwnd(&mut self, w: &Window, acked: u64, deflated: u64) -> u64 {
+        match self.cfg.fr_guard {
+            AdalrFrGuard::Partial => Adalr::deflate(w, acked),
+            AdalrFrGuard::Full => deflated,
+        }
+    }
+
+    /// SACK recovery (guard "partial"): one segment beyond cwnd - pipe per
+    /// partial ACK, the extra segment +2 instead of +1 SMSS gives NewReno.
+    fn partial_ack_credit(&mut self, _w: &Window, _acked: u64) -> u32 {
+        (self.cfg.fr_guard == AdalrFrGuard::Partial) as u32
+    }
+
+    /// Algorithm 5.4 on the ACK that ends recovery (guard "full").
+    fn recovery_exit_cwnd(&mut self, w: &Window, acked: u64, cwnd: u64) -> u64 {
+        match self.cfg.fr_guard {
+            AdalrFrGuard::Full => Adalr::deflate(w, acked),
+            AdalrFrGuard::Partial => cwnd,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{AdalrCaGate, AdalrFrGuard};
 
     const SMSS: u64 = 1460;
 

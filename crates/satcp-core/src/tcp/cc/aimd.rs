@@ -9,12 +9,39 @@
 //! * After a loss: ssthresh = max(FlightSize / 2, 2 x SMSS) (RFC 5681 Eq. 4).
 //! * cwnd grows even when the sender is limited by the receiver's window
 //!   (RFC 5681 does not forbid it; ns-2, ns-3 and OPNET do the same).
+//! * No parameters of its own (`cc = "aimd"`); the ABC limit is the general
+//!   `abc_limit` key.
 
-use super::Window;
+use super::{AckCtx, CcParams, Env, Window, WindowController};
+use crate::scenario::parse::{Res, Tbl};
+
+/// AIMD has no parameters of its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AimdCfg;
+
+impl CcParams for AimdCfg {
+    const KEYS: &'static [&'static str] = &[];
+
+    fn parse(_t: &Tbl) -> Res<Self> {
+        Ok(AimdCfg)
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Aimd {
     pub abc_limit: u32,
+}
+
+impl WindowController for Aimd {
+    type Params = AimdCfg;
+
+    fn new(_p: &AimdCfg, env: Env) -> Self {
+        Aimd { abc_limit: env.abc_limit }
+    }
+
+    fn grow(&mut self, w: &mut Window, a: &AckCtx) {
+        Aimd::on_ack(self, w, a.acked);
+    }
 }
 
 impl Aimd {

@@ -57,9 +57,40 @@
 //! * The ssthresh BBR returns on a loss is the conservation window; BBR does
 //!   not otherwise use ssthresh.
 
-use super::{AckCtx, Window};
+use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
+use crate::scenario::parse::{Res, Tbl};
 use crate::sim::{Rng, Time};
 use std::collections::VecDeque;
+
+/// BBR's parameters: the ProbeBW cwnd gain (`bbr_cwnd_gain`, 2), how long
+/// an RTprop lasts (`bbr_probe_rtt_interval`, 10 s) and how long ProbeRTT
+/// holds (`bbr_probe_rtt_duration`, 200 ms).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BbrCfg {
+    pub cwnd_gain: f64,
+    pub probe_rtt_interval_ns: u64,
+    pub probe_rtt_duration_ns: u64,
+}
+
+impl CcParams for BbrCfg {
+    const KEYS: &'static [&'static str] = &["bbr_cwnd_gain", "bbr_probe_rtt_interval", "bbr_probe_rtt_duration"];
+
+    fn parse(t: &Tbl) -> Res<Self> {
+        let interval = t.duration_pos("bbr_probe_rtt_interval")?.unwrap_or(10_000_000_000);
+        let duration = t.duration_pos("bbr_probe_rtt_duration")?.unwrap_or(200_000_000);
+        if duration >= interval {
+            return Err(t.bad(
+                "bbr_probe_rtt_duration",
+                format!("a duration > 0 and shorter than bbr_probe_rtt_interval ({} ns)", interval),
+            ));
+        }
+        Ok(BbrCfg {
+            cwnd_gain: t.number("bbr_cwnd_gain", |x| (1.0..=16.0).contains(&x), "a number in [1, 16], e.g. 2")?.unwrap_or(2.0),
+            probe_rtt_interval_ns: interval,
+            probe_rtt_duration_ns: duration,
+        })
+    }
+}
 
 /// 2 / ln 2: the smallest gain that doubles the delivery rate each round.
 pub const HIGH_GAIN: f64 = 2.885_390_081_777_927;
@@ -390,6 +421,42 @@ impl Bbr {
         self.packet_conservation = false;
         self.rto_repair = true;
         w.cwnd = w.smss;
+    }
+}
+
+impl WindowController for Bbr {
+    type Params = BbrCfg;
+
+    fn new(p: &BbrCfg, env: Env) -> Self {
+        Bbr::new(p.cwnd_gain, p.probe_rtt_interval_ns, p.probe_rtt_duration_ns, env.rng)
+    }
+
+    fn on_ack(&mut self, w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
+        Bbr::on_ack(self, w, a);
+    }
+
+    fn ssthresh_after_loss(&mut self, w: &Window, _flight: u64, _acts: &mut Vec<Action>) -> u64 {
+        Bbr::ssthresh_after_loss(self, w)
+    }
+
+    fn on_recovery_exit(&mut self, w: &mut Window) {
+        Bbr::on_recovery_exit(self, w);
+    }
+
+    fn on_rto(&mut self, w: &mut Window, _flight: u64, _first: bool, _acts: &mut Vec<Action>) {
+        Bbr::on_rto(self, w);
+    }
+
+    fn set_rng(&mut self, rng: Rng) {
+        Bbr::set_rng(self, rng);
+    }
+
+    fn paces(&self) -> bool {
+        true
+    }
+
+    fn wants_rate_samples(&self) -> bool {
+        true
     }
 }
 

@@ -33,8 +33,33 @@
 //!   differ only when the receiver's window limits the sender).
 
 use super::hystart::{HyStart, Phase};
-use super::{AckCtx, Window};
+use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
+use crate::scenario::parse::{Res, Tbl};
 use crate::sim::Time;
+
+/// CUBIC's parameters: C (`cubic_c`, 0.4 segments/s^3), beta (`cubic_beta`,
+/// 0.7), fast convergence and HyStart++ (RFC 9406) in the initial slow start
+/// (`cubic_fast_convergence`, `cubic_hystart`, both on).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubicCfg {
+    pub c: f64,
+    pub beta: f64,
+    pub fast_convergence: bool,
+    pub hystart: bool,
+}
+
+impl CcParams for CubicCfg {
+    const KEYS: &'static [&'static str] = &["cubic_c", "cubic_beta", "cubic_fast_convergence", "cubic_hystart"];
+
+    fn parse(t: &Tbl) -> Res<Self> {
+        Ok(CubicCfg {
+            c: t.number("cubic_c", |x| x > 0.0 && x <= 100.0, "a number in (0, 100], e.g. 0.4")?.unwrap_or(0.4),
+            beta: t.number("cubic_beta", |x| x > 0.0 && x < 1.0, "a number in (0, 1), e.g. 0.7")?.unwrap_or(0.7),
+            fast_convergence: t.bool("cubic_fast_convergence")?.unwrap_or(true),
+            hystart: t.bool("cubic_hystart")?.unwrap_or(true),
+        })
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Cubic {
@@ -156,6 +181,30 @@ impl Cubic {
         }
         self.epoch_start = None;
         w.cwnd = w.smss;
+    }
+}
+
+impl WindowController for Cubic {
+    type Params = CubicCfg;
+
+    fn new(p: &CubicCfg, env: Env) -> Self {
+        Cubic::new(p.c, p.beta, p.fast_convergence, p.hystart, env.abc_limit)
+    }
+
+    fn on_ack(&mut self, _w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
+        Cubic::on_ack(self, a);
+    }
+
+    fn grow(&mut self, w: &mut Window, a: &AckCtx) {
+        Cubic::grow(self, w, a);
+    }
+
+    fn ssthresh_after_loss(&mut self, w: &Window, flight: u64, _acts: &mut Vec<Action>) -> u64 {
+        Cubic::ssthresh_after_loss(self, w, flight)
+    }
+
+    fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool, _acts: &mut Vec<Action>) {
+        Cubic::on_rto(self, w, flight, first);
     }
 }
 

@@ -25,8 +25,39 @@
 //!   (2^48 bytes, far above any receive window), which slow start with a
 //!   large rho reaches in one ACK (2^rho overflows at RTT > 1.6 s).
 
-use super::{AckCtx, Window, CWND_MAX};
-use crate::scenario::HyblaRtt;
+use super::{AckCtx, CcParams, Env, Window, WindowController, CWND_MAX};
+use crate::scenario::parse::{Res, Tbl};
+
+/// Which RTT Hybla's rho = RTT / RTT0 is computed from (`hybla_rtt`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HyblaRtt {
+    /// The lowest smoothed RTT seen so far (what Linux does: rho is only
+    /// recomputed when SRTT reaches a new minimum).
+    MinSrtt,
+    /// The current smoothed RTT (the paper's RTT, queueing included).
+    Srtt,
+}
+
+/// Hybla's parameters: RTT0 (`hybla_rtt0`, 25 ms) and `hybla_rtt`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HyblaCfg {
+    pub rtt0_ns: u64,
+    pub rho_rtt: HyblaRtt,
+}
+
+impl CcParams for HyblaCfg {
+    const KEYS: &'static [&'static str] = &["hybla_rtt0", "hybla_rtt"];
+
+    fn parse(t: &Tbl) -> Res<Self> {
+        Ok(HyblaCfg {
+            rtt0_ns: t.duration_pos("hybla_rtt0")?.unwrap_or(25_000_000),
+            rho_rtt: match t.choice("hybla_rtt", &["min_srtt", "srtt"])? {
+                Some("srtt") => HyblaRtt::Srtt,
+                _ => HyblaRtt::MinSrtt,
+            },
+        })
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Hybla {
@@ -71,6 +102,18 @@ impl Hybla {
         let whole = total.floor();
         self.carry = total - whole;
         w.cwnd = (w.cwnd + whole as u64).min(CWND_MAX);
+    }
+}
+
+impl WindowController for Hybla {
+    type Params = HyblaCfg;
+
+    fn new(p: &HyblaCfg, env: Env) -> Self {
+        Hybla::new(p.rtt0_ns, p.rho_rtt, env.abc_limit)
+    }
+
+    fn grow(&mut self, w: &mut Window, a: &AckCtx) {
+        Hybla::grow(self, w, a);
     }
 }
 

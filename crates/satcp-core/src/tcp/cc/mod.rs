@@ -1,21 +1,44 @@
 //! Window controllers: how cwnd (and, for BBR, the pacing rate) follows the
-//! ACK stream, and what ssthresh becomes on a congestion signal. Loss
-//! detection and repair (recovery) live in `tcp::recovery`; a variant is a
-//! recovery x controller pair.
+//! ACK stream, what ssthresh becomes on a congestion signal, and what else a
+//! controller may do to the sender. Loss detection and repair (recovery)
+//! live in `tcp::recovery`; a variant is a recovery x controller pair.
 //!
-//! The endpoint calls a controller at five points:
-//! * `on_ack`: every ACK that acknowledges or SACKs new data or is a
-//!   duplicate, before loss recovery handles it (measurement: RTT, bandwidth,
-//!   delivery rate; BBR sets cwnd and pacing here);
-//! * `grow`: when the recovery scheme lets the window grow (outside fast
-//!   recovery), from `Endpoint::grow_window`;
-//! * `ssthresh_after_loss`: loss detected by duplicate ACKs or SACK; the
-//!   recovery scheme then sets cwnd from the returned ssthresh;
-//! * `on_recovery_exit`: the ACK that ended fast recovery;
-//! * `on_rto`: the retransmission timer expired (sets ssthresh and cwnd).
+//! The contract is `WindowController`: every hook has a default that does
+//! nothing (or what RFC 5681 does), so a controller writes only the hooks it
+//! changes. The endpoint calls them at these points:
+//! * the window: `on_ack` (every ACK that acknowledges or SACKs new data or
+//!   is a duplicate, before loss recovery handles it: measurement; BBR sets
+//!   cwnd and pacing here), `grow` (the recovery scheme lets the window grow,
+//!   from `Endpoint::grow_window`), `ssthresh_after_loss` (loss found by
+//!   duplicate ACKs or SACK; the scheme then sets cwnd from it),
+//!   `on_recovery_exit`, `on_rto` (sets ssthresh and cwnd);
+//! * beyond the window: `rwnd_boost` (bytes the sender may send beyond the
+//!   peer's advertised window), `retx_limit` (retransmissions per send
+//!   opportunity), `rto_offset` (added to a timer re-armed by an expiry),
+//!   `partial_ack_cwnd` / `partial_ack_credit` / `recovery_exit_cwnd` (the
+//!   window NewReno deflates to on a partial ACK, the segments a partial ACK
+//!   lets SACK recovery send beyond cwnd - pipe, the window on the ACK that
+//!   ends recovery), `loss_verdict` (each duplicate ACK, in the recovery
+//!   scheme's sense, before the scheme acts on it: congestion, or corruption,
+//!   which the endpoint repairs without touching the window; see
+//!   `Endpoint::on_ack`);
+//! * packets and timers of its own: `on_ack`, `ssthresh_after_loss`,
+//!   `on_rto`, `on_timer` and `on_dummy_ack` may push [`Action`]s (send a
+//!   low-priority dummy segment, wake me at time t) into a buffer the
+//!   endpoint reuses and carries out after the hook;
+//! * the research option (RFC 6994): `research_option` gives the option to
+//!   attach to each segment the endpoint sends after the handshake (data,
+//!   ACKs, dummies and their ACKs), `on_research_option` sees the option of
+//!   each arriving segment.
 //!
-//! What each controller sees is one `AckCtx` per ACK, built once by the
-//! endpoint; nothing is dispatched through trait objects.
+//! What a controller sees of an ACK is one `AckCtx`, built once by the
+//! endpoint. Controllers are registered in one place, the `registry!` list
+//! in this file: one line gives the `cc` name, the state and parameter
+//! types, and the `variant` presets it provides. From it come `scenario::Controller`
+//! (each controller's own parameter type), the closed enum `Cc` and its
+//! forwarding `match`es (static dispatch: no virtual call on the hot path),
+//! and the parser's names, keys and presets. A controller's parameters,
+//! their defaults, keys and parsing live in its own file (`CcParams`).
 
 pub mod adalr;
 pub mod aimd;
@@ -26,7 +49,12 @@ pub mod hystart;
 pub mod vegas;
 pub mod westwood;
 
-use crate::scenario::Controller;
+#[cfg(test)]
+pub mod probe;
+
+use crate::net::packet::{Kind, ResearchOption};
+use crate::scenario::parse::{Res, Tbl};
+use crate::scenario::Recovery;
 use crate::sim::{Rng, Time};
 use crate::tcp::delivery_rate::RateSample;
 
@@ -92,146 +120,429 @@ pub struct AckCtx {
     pub rate: Option<RateSample>,
 }
 
-/// Closed set of controllers, dispatched by `match` on the hot path.
+/// What a controller asks the endpoint to do beyond setting its window,
+/// pushed into the buffer its hooks are given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Send a low-priority dummy segment (`Kind::Dummy`): a copy of data
+    /// already sent, `[start, start + len)` in absolute offsets (trimmed to
+    /// what has been sent and to one SMSS), or with `None` of the last data
+    /// segment sent. It carries no new data, costs no cwnd and is not a
+    /// retransmission; the receiver answers it with a `Kind::DummyAck`.
+    Dummy(Option<(u64, u64)>),
+    /// Call `on_timer` at this time (not before now). A later request
+    /// replaces one that has not fired yet.
+    WakeAt(Time),
+}
+
+/// A controller's reading of a loss signalled by a duplicate ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The recovery scheme handles the ACK as usual.
+    Congestion,
+    /// The segment was lost to corruption: the endpoint resends the first
+    /// unacknowledged segment (with SACK only if pipe < cwnd) and leaves
+    /// cwnd, ssthresh, snd_nxt and the recovery state as they are.
+    Corruption,
+}
+
+/// The duplicate ACK a verdict is asked about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DupAck {
+    /// Duplicate ACKs in a row, this one included, if the scheme takes it.
+    pub count: u32,
+    /// This is the DupThresh-th outside fast recovery (the one that may
+    /// start it).
+    pub at_dupthresh: bool,
+    /// The sender is in fast recovery.
+    pub in_recovery: bool,
+}
+
+/// What a controller is built with besides its own parameters.
 #[derive(Clone, Debug)]
-pub enum Cc {
-    Aimd(aimd::Aimd),
-    Vegas(vegas::Vegas),
-    Westwood(westwood::Westwood),
-    Hybla(hybla::Hybla),
-    Cubic(cubic::Cubic),
-    Bbr(Box<bbr::Bbr>),
-    Adalr(adalr::Adalr),
+pub struct Env {
+    /// The flow's ABC limit L (`abc_limit`), segments.
+    pub abc_limit: u32,
+    /// The TCP clock tick (`clock_granularity`), ns.
+    pub tick_ns: u64,
+    /// This endpoint's random stream for the controller.
+    pub rng: Rng,
+}
+
+/// A controller's parameters as a scenario gives them: its `tcp` keys
+/// (accepted only with that controller) and how they are read, defaults
+/// included.
+pub(crate) trait CcParams: Sized {
+    const KEYS: &'static [&'static str];
+    /// Read the parameters from the flow's `tcp` table.
+    fn parse(t: &Tbl) -> Res<Self>;
+}
+
+/// The controller contract. Every hook has a default, so a controller
+/// implements only what it changes; `Cc` dispatches statically.
+pub(crate) trait WindowController {
+    type Params: CcParams;
+
+    fn new(p: &Self::Params, env: Env) -> Self;
+
+    // ----- the window ------------------------------------------------------
+
+    /// Every ACK that acknowledges or SACKs new data or is a duplicate,
+    /// before loss recovery handles it.
+    fn on_ack(&mut self, _w: &mut Window, _a: &AckCtx, _acts: &mut Vec<Action>) {}
+
+    /// The recovery scheme lets the window grow on this ACK.
+    fn grow(&mut self, _w: &mut Window, _a: &AckCtx) {}
+
+    /// ssthresh after a loss is detected with `flight` bytes outstanding
+    /// (default RFC 5681 Eq. 4: max(FlightSize / 2, 2 SMSS)).
+    fn ssthresh_after_loss(&mut self, w: &Window, flight: u64, _acts: &mut Vec<Action>) -> u64 {
+        aimd::Aimd::ssthresh_after_loss(w, flight)
+    }
+
+    /// The ACK just processed ended fast recovery.
+    fn on_recovery_exit(&mut self, _w: &mut Window) {}
+
+    /// The retransmission timer expired with `flight` bytes outstanding;
+    /// `first` is the first expiry for this segment. Sets ssthresh and cwnd
+    /// (default RFC 5681: ssthresh reduced on the first expiry only, cwnd =
+    /// 1 SMSS).
+    fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool, acts: &mut Vec<Action>) {
+        if first {
+            w.ssthresh = self.ssthresh_after_loss(w, flight, acts);
+        }
+        w.cwnd = w.smss;
+    }
+
+    // ----- sending, recovery and timers beyond the window ------------------
+
+    /// Bytes the sender may send beyond the peer's advertised window
+    /// `peer_wnd`, given snd_una, snd_max and `recover`.
+    fn rwnd_boost(&self, _w: &Window, _una: u64, _max: u64, _recover: u64, _peer_wnd: u64) -> u64 {
+        0
+    }
+
+    /// Most segments retransmitted per send opportunity (an ACK or a timer).
+    fn retx_limit(&self) -> u32 {
+        u32::MAX
+    }
+
+    /// Added to the retransmission timer re-armed by an expiry (ns).
+    fn rto_offset(&self) -> Time {
+        0
+    }
+
+    /// cwnd after a NewReno partial ACK of `acked` bytes; `deflated` is
+    /// RFC 6582's (cwnd - acked, + SMSS if acked >= SMSS, at least SMSS).
+    fn partial_ack_cwnd(&mut self, _w: &Window, _acked: u64, deflated: u64) -> u64 {
+        deflated
+    }
+
+    /// Segments a partial ACK of `acked` bytes lets SACK recovery send
+    /// beyond cwnd - pipe (until used, or recovery ends).
+    fn partial_ack_credit(&mut self, _w: &Window, _acked: u64) -> u32 {
+        0
+    }
+
+    /// cwnd on the ACK of `acked` bytes that ends NewReno or SACK recovery;
+    /// `cwnd` is what the scheme sets.
+    fn recovery_exit_cwnd(&mut self, _w: &Window, _acked: u64, cwnd: u64) -> u64 {
+        cwnd
+    }
+
+    /// A duplicate ACK (in the recovery scheme's sense) signals a loss:
+    /// congestion (the scheme acts) or corruption (see `Verdict`). `a` is
+    /// this ACK (`a.pipe`), `w` the window before the scheme acts.
+    fn loss_verdict(&mut self, _w: &Window, _a: &AckCtx, _d: DupAck) -> Verdict {
+        Verdict::Congestion
+    }
+
+    /// The time asked for with `Action::WakeAt` has come.
+    fn on_timer(&mut self, _w: &mut Window, _now: Time, _acts: &mut Vec<Action>) {}
+
+    /// A `DummyAck` arrived (the only thing the sender does with it).
+    fn on_dummy_ack(&mut self, _w: &mut Window, _now: Time, _acts: &mut Vec<Action>) {}
+
+    /// The research option to attach to a segment of this kind about to be
+    /// sent (`Data`, `Ack`, `Dummy`, `DummyAck`), if any.
+    fn research_option(&mut self, _kind: Kind) -> Option<ResearchOption> {
+        None
+    }
+
+    /// An arriving segment of this kind carried a research option.
+    fn on_research_option(&mut self, _r: &ResearchOption, _kind: Kind) {}
+
+    // ----- what the endpoint keeps for it ----------------------------------
+
+    /// Replace the controller's random stream.
+    fn set_rng(&mut self, _rng: Rng) {}
+
+    /// Whether the controller sets the pacing rate itself.
+    fn paces(&self) -> bool {
+        false
+    }
+
+    /// Whether the sender must keep delivery-rate samples for it.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+}
+
+/// A `variant` preset: a recovery scheme, the controller whose registry
+/// line lists it, and the defaults it gives other `tcp` keys.
+#[derive(Clone, Copy, Debug)]
+pub struct Preset {
+    pub name: &'static str,
+    pub recovery: Recovery,
+    /// `initial_window` in segments; None = RFC 3390.
+    pub initial_window: Option<u32>,
+    pub daass: bool,
+    pub limited_transmit: bool,
+    pub accept_beyond_window: bool,
+}
+
+impl Preset {
+    pub const fn new(name: &'static str, recovery: Recovery) -> Self {
+        Preset { name, recovery, initial_window: None, daass: false, limited_transmit: false, accept_beyond_window: false }
+    }
+
+    pub const fn iw(mut self, segments: u32) -> Self {
+        self.initial_window = Some(segments);
+        self
+    }
+
+    pub const fn daass(mut self) -> Self {
+        self.daass = true;
+        self
+    }
+
+    pub const fn limited_transmit(mut self) -> Self {
+        self.limited_transmit = true;
+        self
+    }
+
+    pub const fn accept_beyond_window(mut self) -> Self {
+        self.accept_beyond_window = true;
+        self
+    }
+}
+
+/// One registered controller, as the scenario parser sees it.
+pub(crate) struct Entry {
+    /// Its `cc` name.
+    pub name: &'static str,
+    /// Its parameters' `tcp` keys.
+    pub keys: &'static [&'static str],
+    pub presets: &'static [Preset],
+    /// Read its parameters.
+    pub parse: fn(&Tbl) -> Res<Controller>,
+}
+
+/// The registry: from one line per controller (`cc` name => variant(state
+/// type, parameter type), its presets), `scenario::Controller`, `Cc`,
+/// `REGISTRY` and `dispatch!` (the forwarding `match` over `Cc`). `$d` is a
+/// literal `$`, for the macro this one defines.
+macro_rules! registry {
+    ($d:tt $(
+        $(#[doc = $doc:expr])*
+        $(#[cfg($cfg:meta)])?
+        $name:literal => $V:ident($T:ty, $P:ty), presets [$($preset:expr),* $(,)?];
+    )*) => {
+        /// Window controller and its parameters (each controller's own type,
+        /// from its file in `tcp/cc/`), as a flow's `tcp.cc` or preset
+        /// selects it.
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum Controller {
+            $( $(#[doc = $doc])* $(#[cfg($cfg)])? $V($P), )*
+        }
+
+        /// One endpoint's controller: a closed set dispatched by `match`.
+        #[derive(Clone, Debug)]
+        pub enum Cc {
+            $( $(#[cfg($cfg)])? $V($T), )*
+        }
+
+        /// Every controller in registry order (the order of the parser's
+        /// lists and messages).
+        pub(crate) const REGISTRY: &[Entry] = &[
+            $( $(#[cfg($cfg)])? Entry {
+                name: $name,
+                keys: <$P as CcParams>::KEYS,
+                presets: &[$($preset),*],
+                parse: |t| Ok(Controller::$V(<$P as CcParams>::parse(t)?)),
+            }, )*
+        ];
+
+        impl Cc {
+            pub fn new(c: &Controller, env: Env) -> Self {
+                match c {
+                    $( $(#[cfg($cfg)])? Controller::$V(p) => Cc::$V(<$T as WindowController>::new(p, env)), )*
+                }
+            }
+        }
+
+        /// `dispatch!(self, hook(args))`: call the hook of whichever
+        /// controller `self` holds.
+        macro_rules! dispatch {
+            ($d cc:expr, $d hook:ident($d ($d arg:expr),*)) => {
+                match $d cc {
+                    $( $(#[cfg($cfg)])? Cc::$V(c) => <$T as WindowController>::$d hook(c $d (, $d arg)*), )*
+                }
+            };
+        }
+    };
+}
+
+registry! { $
+    /// RFC 5681 slow start and congestion avoidance. Presets: the recovery
+    /// schemes alone, and "enhanced", TRANSAT's "Enhanced TCP" (spec 001
+    /// section 3.3): SACK + IW 4 + DAASS + Limited Transmit.
+    "aimd" => Aimd(aimd::Aimd, aimd::AimdCfg), presets [
+        Preset::new("newreno", Recovery::NewReno),
+        Preset::new("sack", Recovery::Sack),
+        Preset::new("tahoe", Recovery::Tahoe),
+        Preset::new("reno", Recovery::Reno),
+        Preset::new("fack", Recovery::Fack),
+        Preset::new("enhanced", Recovery::Sack).iw(4).daass().limited_transmit(),
+    ];
+    /// Brakmo-Peterson Vegas as ns-2 implements it (with NewReno, as ns-2
+    /// and Linux pair the satellite papers' delay- and rate-based
+    /// controllers with Reno-style recovery).
+    "vegas" => Vegas(vegas::Vegas, vegas::VegasCfg), presets [Preset::new("vegas", Recovery::NewReno)];
+    /// Westwood+ (Grieco and Mascolo 2004).
+    "westwood" => Westwood(westwood::Westwood, westwood::WestwoodCfg), presets [Preset::new("westwood", Recovery::NewReno)];
+    /// Hybla (Caini and Firrincieli 2004).
+    "hybla" => Hybla(hybla::Hybla, hybla::HyblaCfg), presets [Preset::new("hybla", Recovery::NewReno)];
+    /// CUBIC, RFC 9438 (with SACK, as deployed in Linux).
+    "cubic" => Cubic(cubic::Cubic, cubic::CubicCfg), presets [Preset::new("cubic", Recovery::Sack)];
+    /// BBR v1 (with SACK, as deployed in Linux).
+    "bbr" => Bbr(bbr::Bbr, bbr::BbrCfg), presets [Preset::new("bbr", Recovery::Sack)];
+    /// TCP-ADaLR (Omueti 2007) on SACK or NewReno recovery, with the
+    /// thesis' IW of 2 SMSS and a receiver that keeps data beyond its window.
+    "adalr" => Adalr(adalr::Adalr, adalr::AdalrCfg), presets [
+        Preset::new("adalr-sack", Recovery::Sack).iw(2).accept_beyond_window(),
+        Preset::new("adalr-newreno", Recovery::NewReno).iw(2).accept_beyond_window(),
+    ];
+    /// A test-only controller exercising the hooks beyond the window.
+    #[cfg(test)]
+    "probe" => Probe(probe::Probe, probe::ProbeCfg), presets [];
 }
 
 impl Cc {
-    /// `rng` is the stream of this endpoint's controller (BBR draws its
-    /// initial ProbeBW phase from it).
-    /// `tick_ns` is the TCP clock granularity (ADaLR may measure in ticks).
-    pub fn new(kind: Controller, abc_limit: u32, tick_ns: u64, rng: Rng) -> Self {
-        let aimd = aimd::Aimd { abc_limit };
-        match kind {
-            Controller::Aimd => Cc::Aimd(aimd),
-            Controller::Vegas { alpha, beta, gamma } => Cc::Vegas(vegas::Vegas::new(alpha, beta, gamma, abc_limit)),
-            Controller::Westwood { filter_gain } => Cc::Westwood(westwood::Westwood::new(filter_gain, aimd)),
-            Controller::Hybla { rtt0_ns, rho_rtt } => Cc::Hybla(hybla::Hybla::new(rtt0_ns, rho_rtt, abc_limit)),
-            Controller::Cubic { c, beta, fast_convergence, hystart } => {
-                Cc::Cubic(cubic::Cubic::new(c, beta, fast_convergence, hystart, abc_limit))
-            }
-            Controller::Bbr { cwnd_gain, probe_rtt_interval_ns, probe_rtt_duration_ns } => {
-                Cc::Bbr(Box::new(bbr::Bbr::new(cwnd_gain, probe_rtt_interval_ns, probe_rtt_duration_ns, rng)))
-            }
-            Controller::Adalr(cfg) => Cc::Adalr(adalr::Adalr::new(cfg, abc_limit, tick_ns)),
-        }
-    }
-
-    /// Replace the controller's random stream (only BBR draws).
+    /// Replace the controller's random stream (BBR draws its initial
+    /// ProbeBW phase from it).
     pub fn set_rng(&mut self, rng: Rng) {
-        if let Cc::Bbr(b) = self {
-            b.set_rng(rng);
-        }
+        dispatch!(self, set_rng(rng))
     }
 
     /// Whether the controller sets the pacing rate itself.
+    #[inline]
     pub fn paces(&self) -> bool {
-        matches!(self, Cc::Bbr(_))
+        dispatch!(self, paces())
     }
 
     /// Whether the sender must keep delivery-rate samples for this
     /// controller.
     pub fn wants_rate_samples(&self) -> bool {
-        matches!(self, Cc::Bbr(_))
-    }
-
-    /// TCP-ADaLR's state, for the endpoint's ADaLR-specific sending,
-    /// recovery and timer rules.
-    #[inline]
-    pub fn adalr(&self) -> Option<&adalr::Adalr> {
-        match self {
-            Cc::Adalr(a) => Some(a),
-            _ => None,
-        }
-    }
-
-    pub fn adalr_mut(&mut self) -> Option<&mut adalr::Adalr> {
-        match self {
-            Cc::Adalr(a) => Some(a),
-            _ => None,
-        }
-    }
-
-    /// Bytes the sender may send beyond the peer's advertised window
-    /// (TCP-ADaLR's Algorithm 5.3; 0 for every other controller).
-    #[inline]
-    pub fn rwnd_boost(&self, w: &Window, una: u64, max: u64, recover: u64, peer_wnd: u64) -> u64 {
-        match self {
-            Cc::Adalr(a) => a.rwnd_boost(w, una, max, recover, peer_wnd),
-            _ => 0,
-        }
+        dispatch!(self, wants_rate_samples())
     }
 
     /// Every ACK, before loss recovery handles it.
     #[inline]
-    pub fn on_ack(&mut self, w: &mut Window, a: &AckCtx) {
-        match self {
-            Cc::Aimd(_) | Cc::Hybla(_) => {}
-            Cc::Vegas(v) => v.on_ack(a),
-            Cc::Westwood(c) => c.on_ack(w, a),
-            Cc::Cubic(c) => c.on_ack(a),
-            Cc::Bbr(b) => b.on_ack(w, a),
-            Cc::Adalr(c) => c.on_ack(w, a),
-        }
+    pub fn on_ack(&mut self, w: &mut Window, a: &AckCtx, acts: &mut Vec<Action>) {
+        dispatch!(self, on_ack(w, a, acts))
     }
 
     /// The recovery scheme lets the window grow on this ACK.
     #[inline]
     pub fn grow(&mut self, w: &mut Window, a: &AckCtx) {
-        match self {
-            Cc::Aimd(c) => c.on_ack(w, a.acked),
-            Cc::Vegas(v) => v.grow(w, a),
-            Cc::Westwood(c) => c.grow(w, a),
-            Cc::Hybla(h) => h.grow(w, a),
-            Cc::Cubic(c) => c.grow(w, a),
-            Cc::Bbr(_) => {}
-            Cc::Adalr(c) => c.grow(w, a),
-        }
+        dispatch!(self, grow(w, a))
     }
 
     /// ssthresh after a loss is detected with `flight` bytes outstanding.
     #[inline]
-    pub fn ssthresh_after_loss(&mut self, w: &Window, flight: u64) -> u64 {
-        match self {
-            Cc::Aimd(_) | Cc::Hybla(_) | Cc::Adalr(_) => aimd::Aimd::ssthresh_after_loss(w, flight),
-            Cc::Vegas(_) => vegas::Vegas::ssthresh_after_loss(w, flight),
-            Cc::Westwood(c) => c.ssthresh_after_loss(w, flight),
-            Cc::Cubic(c) => c.ssthresh_after_loss(w, flight),
-            Cc::Bbr(b) => b.ssthresh_after_loss(w),
-        }
+    pub fn ssthresh_after_loss(&mut self, w: &Window, flight: u64, acts: &mut Vec<Action>) -> u64 {
+        dispatch!(self, ssthresh_after_loss(w, flight, acts))
     }
 
     /// The ACK just processed ended fast recovery.
     #[inline]
     pub fn on_recovery_exit(&mut self, w: &mut Window) {
-        match self {
-            Cc::Bbr(b) => b.on_recovery_exit(w),
-            Cc::Aimd(_) | Cc::Vegas(_) | Cc::Westwood(_) | Cc::Hybla(_) | Cc::Cubic(_) | Cc::Adalr(_) => {}
-        }
+        dispatch!(self, on_recovery_exit(w))
     }
 
-    /// The retransmission timer expired with `flight` bytes outstanding;
-    /// `first` is the first expiry for this segment (RFC 5681 reduces
-    /// ssthresh only then). Sets ssthresh and cwnd.
-    pub fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool) {
-        match self {
-            Cc::Westwood(c) => c.on_rto(w, flight, first),
-            Cc::Cubic(c) => c.on_rto(w, flight, first),
-            Cc::Bbr(b) => b.on_rto(w),
-            Cc::Aimd(_) | Cc::Vegas(_) | Cc::Hybla(_) | Cc::Adalr(_) => {
-                if first {
-                    w.ssthresh = self.ssthresh_after_loss(w, flight);
-                }
-                w.cwnd = w.smss;
-            }
-        }
+    /// The retransmission timer expired (sets ssthresh and cwnd).
+    pub fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool, acts: &mut Vec<Action>) {
+        dispatch!(self, on_rto(w, flight, first, acts))
     }
+
+    /// Bytes the sender may send beyond the peer's advertised window.
+    #[inline]
+    pub fn rwnd_boost(&self, w: &Window, una: u64, max: u64, recover: u64, peer_wnd: u64) -> u64 {
+        dispatch!(self, rwnd_boost(w, una, max, recover, peer_wnd))
+    }
+
+    /// Most segments retransmitted per send opportunity.
+    #[inline]
+    pub fn retx_limit(&self) -> u32 {
+        dispatch!(self, retx_limit())
+    }
+
+    /// Added to the retransmission timer re-armed by an expiry.
+    pub fn rto_offset(&self) -> Time {
+        dispatch!(self, rto_offset())
+    }
+
+    /// cwnd after a NewReno partial ACK (`deflated`: RFC 6582's).
+    pub fn partial_ack_cwnd(&mut self, w: &Window, acked: u64, deflated: u64) -> u64 {
+        dispatch!(self, partial_ack_cwnd(w, acked, deflated))
+    }
+
+    /// Segments a partial ACK lets SACK recovery send beyond cwnd - pipe.
+    pub fn partial_ack_credit(&mut self, w: &Window, acked: u64) -> u32 {
+        dispatch!(self, partial_ack_credit(w, acked))
+    }
+
+    /// cwnd on the ACK that ends NewReno or SACK recovery (`cwnd`: the
+    /// scheme's).
+    pub fn recovery_exit_cwnd(&mut self, w: &Window, acked: u64, cwnd: u64) -> u64 {
+        dispatch!(self, recovery_exit_cwnd(w, acked, cwnd))
+    }
+
+    /// Congestion or corruption, for a duplicate ACK about to be acted on.
+    #[inline]
+    pub fn loss_verdict(&mut self, w: &Window, a: &AckCtx, d: DupAck) -> Verdict {
+        dispatch!(self, loss_verdict(w, a, d))
+    }
+
+    /// The controller's own timer fired.
+    pub fn on_timer(&mut self, w: &mut Window, now: Time, acts: &mut Vec<Action>) {
+        dispatch!(self, on_timer(w, now, acts))
+    }
+
+    /// A `DummyAck` arrived.
+    pub fn on_dummy_ack(&mut self, w: &mut Window, now: Time, acts: &mut Vec<Action>) {
+        dispatch!(self, on_dummy_ack(w, now, acts))
+    }
+
+    /// The research option for a segment of this kind about to be sent.
+    #[inline]
+    pub fn research_option(&mut self, kind: Kind) -> Option<ResearchOption> {
+        dispatch!(self, research_option(kind))
+    }
+
+    /// An arriving segment of this kind carried a research option.
+    pub fn on_research_option(&mut self, r: &ResearchOption, kind: Kind) {
+        dispatch!(self, on_research_option(r, kind))
+    }
+}
+
+/// The registered controller called `name`.
+pub(crate) fn entry(name: &str) -> Option<&'static Entry> {
+    REGISTRY.iter().find(|e| e.name == name)
+}
+
+/// The preset called `name` and its controller's `cc` name.
+pub(crate) fn preset(name: &str) -> Option<(&'static Preset, &'static str)> {
+    REGISTRY.iter().find_map(|e| e.presets.iter().find(|p| p.name == name).map(|p| (p, e.name)))
 }

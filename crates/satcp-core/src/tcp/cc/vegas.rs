@@ -37,8 +37,35 @@
 //!   a small window under delayed ACKs (one segment left in flight after
 //!   each ACK) never passes the keep-up check and stops growing.
 
-use super::{AckCtx, Window};
+use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
+use crate::scenario::parse::{Res, Tbl};
 use crate::sim::Time;
+
+/// Vegas's thresholds, in segments (`vegas_alpha`, `vegas_beta`,
+/// `vegas_gamma`; ns-2's 1, 3, 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VegasCfg {
+    pub alpha: u32,
+    pub beta: u32,
+    pub gamma: u32,
+}
+
+impl CcParams for VegasCfg {
+    const KEYS: &'static [&'static str] = &["vegas_alpha", "vegas_beta", "vegas_gamma"];
+
+    fn parse(t: &Tbl) -> Res<Self> {
+        let alpha = t.u32_in("vegas_alpha", 0, 1000)?.unwrap_or(1);
+        let beta = t.u32_in("vegas_beta", 0, 1000)?.unwrap_or(3);
+        if beta < alpha {
+            return Err(t.bad(
+                if t.map.contains_key("vegas_beta") { "vegas_beta" } else { "vegas_alpha" },
+                format!("vegas_alpha <= vegas_beta (here {} > {}): Vegas holds between alpha and beta extra segments", alpha, beta),
+            ));
+        }
+        let gamma = t.u32_in("vegas_gamma", 0, 1000)?.unwrap_or(1);
+        Ok(VegasCfg { alpha, beta, gamma })
+    }
+}
 
 /// What the current round's decision asks for on each ACK.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,6 +182,29 @@ impl Vegas {
 
     pub fn ssthresh_after_loss(w: &Window, flight: u64) -> u64 {
         (flight - flight / 4).max(2 * w.smss)
+    }
+}
+
+impl WindowController for Vegas {
+    type Params = VegasCfg;
+
+    fn new(p: &VegasCfg, env: Env) -> Self {
+        Vegas::new(p.alpha, p.beta, p.gamma, env.abc_limit)
+    }
+
+    fn on_ack(&mut self, _w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
+        Vegas::on_ack(self, a);
+    }
+
+    fn grow(&mut self, w: &mut Window, a: &AckCtx) {
+        Vegas::grow(self, w, a);
+    }
+
+    /// The default `on_rto` asks this hook too, so a first expiry also
+    /// keeps 3/4 of FlightSize, as the engine has always done for Vegas;
+    /// the header (and docs/models/vegas.md) says RFC 5681's halving.
+    fn ssthresh_after_loss(&mut self, w: &Window, flight: u64, _acts: &mut Vec<Action>) -> u64 {
+        Vegas::ssthresh_after_loss(w, flight)
     }
 }
 

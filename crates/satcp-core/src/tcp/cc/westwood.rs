@@ -26,8 +26,24 @@
 //!   (ssthresh = FlightSize / 2).
 
 use super::aimd::Aimd;
-use super::{AckCtx, Window};
+use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
+use crate::scenario::parse::{Res, Tbl};
 use crate::sim::Time;
+
+/// `westwood_filter_gain`: the weight of the previous estimate (0.9).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WestwoodCfg {
+    pub filter_gain: f64,
+}
+
+impl CcParams for WestwoodCfg {
+    const KEYS: &'static [&'static str] = &["westwood_filter_gain"];
+
+    fn parse(t: &Tbl) -> Res<Self> {
+        let g = t.number("westwood_filter_gain", |x| (0.0..1.0).contains(&x), "a number in [0, 1), e.g. 0.9")?;
+        Ok(WestwoodCfg { filter_gain: g.unwrap_or(0.9) })
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Westwood {
@@ -92,6 +108,30 @@ impl Westwood {
             None => {}
         }
         w.cwnd = w.smss;
+    }
+}
+
+impl WindowController for Westwood {
+    type Params = WestwoodCfg;
+
+    fn new(p: &WestwoodCfg, env: Env) -> Self {
+        Westwood::new(p.filter_gain, Aimd { abc_limit: env.abc_limit })
+    }
+
+    fn on_ack(&mut self, w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
+        Westwood::on_ack(self, w, a);
+    }
+
+    fn grow(&mut self, w: &mut Window, a: &AckCtx) {
+        Westwood::grow(self, w, a);
+    }
+
+    fn ssthresh_after_loss(&mut self, w: &Window, flight: u64, _acts: &mut Vec<Action>) -> u64 {
+        Westwood::ssthresh_after_loss(self, w, flight)
+    }
+
+    fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool, _acts: &mut Vec<Action>) {
+        Westwood::on_rto(self, w, flight, first);
     }
 }
 

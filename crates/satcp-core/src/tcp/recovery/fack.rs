@@ -5,7 +5,8 @@
 //! * `snd.fack` = the forward-most byte the receiver holds: the end of the
 //!   highest SACK block, or snd.una if there is none;
 //! * `retran_data` = retransmitted bytes not yet acknowledged or SACKed (the
-//!   retransmitted ranges lie in [snd.una, high_rxt); their unSACKed part);
+//!   retransmitted ranges lie in [snd.una, high_rxt); their unSACKed part;
+//!   `high_rxt` is FACK's own state, moved to snd.una by an RTO);
 //! * `awnd` = snd.nxt - snd.fack + retran_data: the data actually in the
 //!   network, everything unSACKed below snd.fack being counted as lost.
 //!
@@ -36,7 +37,15 @@
 //!   retransmission and falls by SMSS/2 on every ACK until it reaches
 //!   ssthresh, so one segment goes out for every two ACKs.
 
+use super::Phase;
 use crate::tcp::{Ctx, Endpoint};
+
+/// FACK's own state.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FackState {
+    /// How far retransmission of the holes has gone (an exclusive end).
+    pub high_rxt: u64,
+}
 
 impl Endpoint {
     /// snd.fack: the forward-most byte held by the receiver.
@@ -49,7 +58,7 @@ impl Endpoint {
     pub(crate) fn fack_awnd(&self) -> u64 {
         let s = &self.snd;
         let fack = self.fack_point();
-        let rxt_end = s.high_rxt.clamp(s.una, s.max);
+        let rxt_end = s.scheme.high_rxt().clamp(s.una, s.max);
         let retran_data = (rxt_end - s.una) - s.board.sacked_in(s.una, rxt_end);
         s.max.saturating_sub(fack) + retran_data
     }
@@ -58,22 +67,21 @@ impl Endpoint {
         let s = &self.snd;
         let dt = self.cfg.dupthresh;
         let far = self.fack_point() - s.una > dt as u64 * s.smss();
-        (s.dupacks >= dt || far) && s.una >= s.recover && s.una < s.max
+        (s.phase.dupacks() >= dt || far) && s.una >= s.recover && s.una < s.max
     }
 
     pub(crate) fn fack_new_ack(&mut self, ctx: &mut Ctx, acked: u64) -> bool {
         let s = &mut self.snd;
-        if s.in_recovery {
+        if s.phase.in_recovery() {
             if s.una >= s.recover {
                 s.w.cwnd = s.w.ssthresh;
-                s.in_recovery = false;
-                s.dupacks = 0;
+                s.phase = Phase::Open;
             } else {
                 self.fack_rampdown_step();
             }
             return true;
         }
-        s.dupacks = 0;
+        s.phase.end_dupacks();
         self.grow_window(acked);
         if self.fack_trigger() {
             self.fack_enter(ctx);
@@ -81,12 +89,13 @@ impl Endpoint {
         true
     }
 
+    /// A duplicate ACK (one that SACKs new data), already counted in the
+    /// phase.
     pub(crate) fn fack_dupack(&mut self, ctx: &mut Ctx) {
-        if self.snd.in_recovery {
+        if self.snd.phase.in_recovery() {
             self.fack_rampdown_step();
             return;
         }
-        self.snd.dupacks += 1;
         if self.fack_trigger() {
             self.fack_enter(ctx);
         }
@@ -104,12 +113,12 @@ impl Endpoint {
         let in_slow_start = s.w.cwnd < s.w.ssthresh;
         s.recover = s.max;
         let flight = s.flight_for_ssthresh();
-        s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight);
+        s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight, &mut s.acts);
         if self.cfg.fack_overdamping && in_slow_start {
             s.w.ssthresh = (s.w.ssthresh / 2).max(2 * s.smss());
         }
-        s.high_rxt = s.una;
-        s.in_recovery = true;
+        s.scheme.set_high_rxt(s.una);
+        s.phase.enter_recovery();
         self.stats.fast_recoveries += 1;
         self.retransmit_head_as_hole(ctx);
         let awnd = self.fack_awnd();
@@ -126,11 +135,11 @@ impl Endpoint {
             }
             let s = &self.snd;
             let fack = self.fack_point();
-            let hole = s.board.first_unsacked_from(s.high_rxt.max(s.una));
+            let hole = s.board.first_unsacked_from(s.scheme.high_rxt().max(s.una));
             if hole < fack {
                 let Some((len, fin)) = self.next_len_at(hole) else { break };
                 self.emit(ctx, hole, len, fin);
-                self.snd.high_rxt = hole + len + fin as u64;
+                self.snd.scheme.set_high_rxt(hole + len + fin as u64);
             } else if s.max < s.seq_end() {
                 let Some((len, fin)) = self.next_len_at(s.max) else { break };
                 if len > 0 && s.max + len > s.una + s.peer_wnd {

@@ -16,9 +16,13 @@ impl Endpoint {
     /// Bytes beyond cwnd that Limited Transmit allows for new data now.
     pub(crate) fn limited_transmit_room(&self) -> u64 {
         let s = &self.snd;
-        if !self.cfg.limited_transmit || s.in_recovery || s.dupacks == 0 || s.dupacks >= self.cfg.dupthresh {
+        if !self.cfg.limited_transmit || s.phase.in_recovery() {
             return 0;
         }
-        s.dupacks as u64 * s.smss()
+        let dupacks = s.phase.dupacks();
+        if dupacks == 0 || dupacks >= self.cfg.dupthresh {
+            return 0;
+        }
+        dupacks as u64 * s.smss()
     }
 }

@@ -13,71 +13,78 @@
 //! * Full ACK: leave recovery with cwnd = min(ssthresh, max(FlightSize,
 //!   SMSS) + SMSS) (RFC 6582 option 1, the recommended one) or cwnd =
 //!   ssthresh (`full_ack_cwnd = "ssthresh"`, ns-3's classic recovery).
-//! * TCP-ADaLR NewReno (`tcp/cc/adalr.rs`): a partial ACK sets cwnd =
-//!   cwnd - acked + 2 SMSS (2 SMSS if cwnd <= acked), or, with
-//!   `adalr_fr_guard = "full"`, the full ACK does.
+//! * The window controller may change the window after a partial ACK
+//!   (`partial_ack_cwnd`, given the deflated window above) and on the full
+//!   ACK (`recovery_exit_cwnd`); TCP-ADaLR NewReno (`tcp/cc/adalr.rs`) sets
+//!   cwnd - acked + 2 SMSS (2 SMSS if cwnd <= acked) on a partial ACK, or,
+//!   with `adalr_fr_guard = "full"`, on the full ACK.
+//! * Its own state: the partial ACKs of the current recovery. Reno shares
+//!   the duplicate-ACK steps (`newreno_dupack`).
 
-use crate::scenario::{AdalrFrGuard, FullAckCwnd, PartialAckTimer};
-use crate::tcp::cc::adalr::Adalr;
+use super::{Phase, Scheme};
+use crate::scenario::{FullAckCwnd, PartialAckTimer};
 use crate::tcp::{Ctx, Endpoint};
+
+/// NewReno's own state.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NewRenoState {
+    /// Partial ACKs seen in the current recovery.
+    pub partial_acks: u32,
+}
 
 impl Endpoint {
     pub(crate) fn newreno_new_ack(&mut self, ctx: &mut Ctx, acked: u64) -> bool {
         let smss = self.snd.smss();
-        if !self.snd.in_recovery {
-            self.snd.dupacks = 0;
+        if !self.snd.phase.in_recovery() {
+            self.snd.phase.end_dupacks();
             self.grow_window(acked);
             return true;
         }
-        let adalr_guard = self.snd.cc.adalr().map(|a| a.cfg.fr_guard);
-        if self.snd.una >= self.snd.recover {
-            let s = &mut self.snd;
-            s.w.cwnd = match (adalr_guard, self.cfg.full_ack_cwnd) {
-                (Some(AdalrFrGuard::Full), _) => Adalr::deflate(&s.w, acked),
-                (_, FullAckCwnd::FlightSize) => s.w.ssthresh.min(s.flight().max(smss) + smss),
-                (_, FullAckCwnd::Ssthresh) => s.w.ssthresh,
+        let s = &mut self.snd;
+        if s.una >= s.recover {
+            let cwnd = match self.cfg.full_ack_cwnd {
+                FullAckCwnd::FlightSize => s.w.ssthresh.min(s.flight().max(smss) + smss),
+                FullAckCwnd::Ssthresh => s.w.ssthresh,
             };
-            s.in_recovery = false;
-            s.dupacks = 0;
+            s.w.cwnd = s.cc.recovery_exit_cwnd(&s.w, acked, cwnd);
+            s.phase = Phase::Open;
             return true;
         }
-        let s = &mut self.snd;
-        if adalr_guard == Some(AdalrFrGuard::Partial) {
-            s.w.cwnd = Adalr::deflate(&s.w, acked);
-        } else {
-            s.w.cwnd = s.w.cwnd.saturating_sub(acked);
-            if acked >= smss {
-                s.w.cwnd += smss;
-            }
-            s.w.cwnd = s.w.cwnd.max(smss);
+        let mut deflated = s.w.cwnd.saturating_sub(acked);
+        if acked >= smss {
+            deflated += smss;
         }
-        s.partial_acks += 1;
-        let restart = s.partial_acks == 1 || self.cfg.partial_ack_timer == PartialAckTimer::SlowButSteady;
+        let deflated = deflated.max(smss);
+        s.w.cwnd = s.cc.partial_ack_cwnd(&s.w, acked, deflated);
+        let Scheme::NewReno(st) = &mut s.scheme else { unreachable!("NewReno recovery keeps NewReno's state") };
+        st.partial_acks += 1;
+        let restart = st.partial_acks == 1 || self.cfg.partial_ack_timer == PartialAckTimer::SlowButSteady;
         self.retransmit_head(ctx);
         restart
     }
 
+    /// A duplicate ACK, already counted in the phase (NewReno and Reno).
     pub(crate) fn newreno_dupack(&mut self, ctx: &mut Ctx) {
         let smss = self.snd.smss();
-        if self.snd.in_recovery {
+        if self.snd.phase.in_recovery() {
             self.snd.w.cwnd += smss;
             return;
         }
-        self.snd.dupacks += 1;
-        if self.snd.dupacks == self.cfg.dupthresh && self.snd.una >= self.snd.recover {
-            let s = &mut self.snd;
+        let s = &mut self.snd;
+        if s.phase.dupacks() == self.cfg.dupthresh && s.una >= s.recover {
             s.recover = s.max;
             let flight = s.flight_for_ssthresh();
-            s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight);
-            s.in_recovery = true;
-            s.partial_acks = 0;
+            s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight, &mut s.acts);
+            s.phase.enter_recovery();
+            if let Scheme::NewReno(st) = &mut s.scheme {
+                st.partial_acks = 0;
+            }
             self.stats.fast_recoveries += 1;
             self.retransmit_head(ctx);
             let s = &mut self.snd;
             s.w.cwnd = s.w.ssthresh + self.cfg.dupthresh as u64 * smss;
         }
     }
-
     /// Resend the segment at snd_una.
     pub(crate) fn retransmit_head(&mut self, ctx: &mut Ctx) {
         let una = self.snd.una;

@@ -15,16 +15,17 @@
 //!   window Reno leaves recovery on the partial ACK and the second hole waits
 //!   for the retransmission timer.
 
+use super::Phase;
 use crate::tcp::Endpoint;
 
 impl Endpoint {
     pub(crate) fn reno_new_ack(&mut self, acked: u64) -> bool {
         let s = &mut self.snd;
-        s.dupacks = 0;
-        if s.in_recovery {
+        if s.phase.in_recovery() {
             s.w.cwnd = s.w.ssthresh;
-            s.in_recovery = false;
+            s.phase = Phase::Open;
         } else {
+            s.phase.end_dupacks();
             self.grow_window(acked);
         }
         true

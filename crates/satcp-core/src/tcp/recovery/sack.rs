@@ -14,16 +14,48 @@
 //!   ssthresh.
 //! * A duplicate ACK here is one that SACKs new data (RFC 6675 section 2);
 //!   with SACK not negotiated the RFC 5681 definition applies.
-//! * TCP-ADaLR SACK (`tcp/cc/adalr.rs`): each partial ACK lets one
-//!   segment go beyond cwnd - pipe (the thesis' +2 instead of +1 SMSS);
-//!   with `adalr_fr_guard = "full"` the ACK ending recovery sets cwnd =
-//!   cwnd - acked + 2 SMSS (2 SMSS if cwnd <= acked) instead.
+//! * The window controller may let each partial ACK send segments beyond
+//!   cwnd - pipe (`partial_ack_credit`: TCP-ADaLR SACK, `tcp/cc/adalr.rs`,
+//!   one per partial ACK, the thesis' +2 instead of +1 SMSS) and set the
+//!   window on the ACK that ends recovery (`recovery_exit_cwnd`: ADaLR with
+//!   `adalr_fr_guard = "full"`, cwnd - acked + 2 SMSS, 2 SMSS if cwnd <=
+//!   acked).
 //! * After an RTO the scoreboard is kept (RFC 6675 5.1) so go-back-N skips
 //!   SACKed data, and recovery is not re-entered before RecoveryPoint.
+//! * Its own state: HighRxt, whether the rescue retransmission is done, and
+//!   the controller's unused credit. An RTO moves HighRxt to snd_una and
+//!   leaves the other two as they are.
 
-use crate::scenario::AdalrFrGuard;
-use crate::tcp::cc::adalr::Adalr;
+use super::{Phase, Scheme};
 use crate::tcp::{Ctx, Endpoint};
+
+/// SACK recovery's own state.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SackState {
+    /// RFC 6675 HighRxt as an exclusive end.
+    pub high_rxt: u64,
+    /// The rescue retransmission (NextSeg() rule 4) of this recovery is done.
+    pub rescue_done: bool,
+    /// Segments the controller lets out beyond cwnd - pipe, from the last
+    /// partial ACK until used or recovery ends.
+    pub credit: u32,
+}
+
+impl Scheme {
+    fn sack(&mut self) -> &mut SackState {
+        match self {
+            Scheme::Sack(st) => st,
+            _ => unreachable!("SACK recovery keeps SACK's state"),
+        }
+    }
+
+    fn sack_ref(&self) -> &SackState {
+        match self {
+            Scheme::Sack(st) => st,
+            _ => unreachable!("SACK recovery keeps SACK's state"),
+        }
+    }
+}
 
 /// Which NextSeg() rule produced a segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,38 +69,32 @@ enum Rule {
 impl Endpoint {
     pub(crate) fn sack_new_ack(&mut self, _ctx: &mut Ctx, acked: u64) -> bool {
         let s = &mut self.snd;
-        let adalr_guard = s.cc.adalr().map(|a| a.cfg.fr_guard);
-        if s.in_recovery {
+        if s.phase.in_recovery() {
             if s.una >= s.recover {
-                s.in_recovery = false;
-                s.dupacks = 0;
-                if adalr_guard == Some(AdalrFrGuard::Full) {
-                    s.w.cwnd = Adalr::deflate(&s.w, acked);
-                }
-                if let Some(a) = s.cc.adalr_mut() {
-                    a.sack_credit = 0;
-                }
-            } else if adalr_guard == Some(AdalrFrGuard::Partial) {
-                if let Some(a) = s.cc.adalr_mut() {
-                    a.sack_credit = 1;
-                }
+                s.phase = Phase::Open;
+                s.w.cwnd = s.cc.recovery_exit_cwnd(&s.w, acked, s.w.cwnd);
+                s.scheme.sack().credit = 0;
+            } else {
+                let credit = s.cc.partial_ack_credit(&s.w, acked);
+                s.scheme.sack().credit = credit;
             }
         } else {
-            s.dupacks = 0;
+            s.phase.end_dupacks();
             self.grow_window(acked);
         }
         true
     }
 
+    /// A duplicate ACK (one that SACKs new data), already counted in the
+    /// phase.
     pub(crate) fn sack_dupack(&mut self, ctx: &mut Ctx) {
-        if self.snd.in_recovery {
+        if self.snd.phase.in_recovery() {
             return;
         }
-        self.snd.dupacks += 1;
         let s = &self.snd;
         let dt = self.cfg.dupthresh;
         let head_lost = s.board.lost_below(s.una, dt, s.smss() as u32) > s.una;
-        if (s.dupacks >= dt || head_lost) && s.una >= s.recover {
+        if (s.phase.dupacks() >= dt || head_lost) && s.una >= s.recover {
             self.sack_enter(ctx);
         }
     }
@@ -77,11 +103,13 @@ impl Endpoint {
         let s = &mut self.snd;
         s.recover = s.max;
         let flight = s.flight_for_ssthresh();
-        s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight);
+        s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight, &mut s.acts);
         s.w.cwnd = s.w.ssthresh;
-        s.high_rxt = s.una;
-        s.rescue_done = false;
-        s.in_recovery = true;
+        let una = s.una;
+        let st = s.scheme.sack();
+        st.high_rxt = una;
+        st.rescue_done = false;
+        s.phase.enter_recovery();
         self.stats.fast_recoveries += 1;
         self.retransmit_head_as_hole(ctx);
     }
@@ -92,7 +120,7 @@ impl Endpoint {
         let una = self.snd.una;
         if let Some((len, fin)) = self.next_len_at(una) {
             self.emit(ctx, una, len, fin);
-            self.snd.high_rxt = una + len + fin as u64;
+            self.snd.scheme.set_high_rxt(una + len + fin as u64);
         }
     }
 
@@ -102,10 +130,10 @@ impl Endpoint {
         while *budget > 0 {
             let s = &self.snd;
             let dt = self.cfg.dupthresh;
-            let pipe = s.board.pipe(s.una, s.max, s.high_rxt, dt, s.smss() as u32);
-            let credit = s.cc.adalr().map_or(0, |a| a.sack_credit);
+            let st = s.scheme.sack_ref();
+            let pipe = s.board.pipe(s.una, s.max, st.high_rxt, dt, s.smss() as u32);
             let by_credit = s.w.cwnd < pipe + s.smss();
-            if by_credit && credit == 0 {
+            if by_credit && st.credit == 0 {
                 break;
             }
             let Some((start, len, fin, rule)) = self.next_seg() else { break };
@@ -119,15 +147,14 @@ impl Endpoint {
             self.emit(ctx, start, len, fin);
             *budget -= 1;
             *retx_left -= retx as u32;
+            let st = self.snd.scheme.sack();
             if by_credit {
-                if let Some(a) = self.snd.cc.adalr_mut() {
-                    a.sack_credit -= 1;
-                }
+                st.credit -= 1;
             }
             let end = start + len + fin as u64;
             match rule {
-                Rule::LostHole | Rule::OtherHole => self.snd.high_rxt = self.snd.high_rxt.max(end),
-                Rule::Rescue => self.snd.rescue_done = true,
+                Rule::LostHole | Rule::OtherHole => st.high_rxt = st.high_rxt.max(end),
+                Rule::Rescue => st.rescue_done = true,
                 Rule::NewData => {}
             }
         }
@@ -136,10 +163,11 @@ impl Endpoint {
     /// RFC 6675 NextSeg().
     fn next_seg(&self) -> Option<(u64, u64, bool, Rule)> {
         let s = &self.snd;
+        let st = s.scheme.sack_ref();
         let smss = s.smss();
         let lost = s.board.lost_below(s.una, self.cfg.dupthresh, smss as u32);
         let highest_sacked = s.board.highest().unwrap_or(s.una);
-        let hole = s.board.first_unsacked_from(s.high_rxt.max(s.una));
+        let hole = s.board.first_unsacked_from(st.high_rxt.max(s.una));
         // (1) the first lost hole not yet retransmitted
         if hole < lost && hole < highest_sacked {
             let (len, fin) = self.next_len_at(hole)?;
@@ -159,7 +187,7 @@ impl Endpoint {
             return Some((hole, len, fin, Rule::OtherHole));
         }
         // (4) one rescue retransmission of the highest unSACKed data
-        if self.cfg.rescue_retransmission && !s.rescue_done {
+        if self.cfg.rescue_retransmission && !st.rescue_done {
             let top = match s.board.blocks().last() {
                 Some(&(bs, be)) if be >= s.max => bs,
                 _ => s.max,

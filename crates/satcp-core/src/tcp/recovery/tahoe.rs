@@ -10,34 +10,35 @@
 //!   code did the same by rewinding snd_nxt. Slow start then resends every
 //!   segment above the hole, whether or not the receiver holds it (SACKed
 //!   ranges are skipped when SACK is negotiated).
-//! * No window inflation and no recovery phase: further duplicate ACKs do
-//!   nothing. A new fast retransmit needs the cumulative ACK to pass the
+//! * No window inflation and no fast recovery: the go-back-N is the `Loss`
+//!   phase, as after a timeout; further duplicate ACKs do nothing. A new fast retransmit needs the cumulative ACK to pass the
 //!   highest segment sent before the last one (`recover`, ns-2's `bugFix_`,
 //!   RFC 6582 section 4.1), so the duplicates the go-back-N resends provoke
 //!   cannot trigger a second halving.
 //! * Every ACK of new data grows cwnd through the controller (slow start
 //!   below ssthresh).
 
+use super::Phase;
 use crate::tcp::{Ctx, Endpoint};
 
 impl Endpoint {
     pub(crate) fn tahoe_new_ack(&mut self, acked: u64) -> bool {
-        self.snd.dupacks = 0;
+        self.snd.phase.end_dupacks();
         self.grow_window(acked);
         true
     }
 
+    /// A duplicate ACK, already counted in the phase.
     pub(crate) fn tahoe_dupack(&mut self, ctx: &mut Ctx) {
         let s = &mut self.snd;
-        s.dupacks += 1;
-        if s.dupacks != self.cfg.dupthresh || s.una < s.recover {
+        if s.phase.dupacks() != self.cfg.dupthresh || s.una < s.recover {
             return;
         }
         let flight = s.flight_for_ssthresh();
-        s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight);
+        s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight, &mut s.acts);
         s.w.cwnd = s.smss();
         s.recover = s.max;
-        s.high_rxt = s.una;
+        s.phase = Phase::Loss(s.phase.dupacks());
         s.nxt = s.una;
         s.clear_timing();
         self.stats.fast_recoveries += 1;
