@@ -14,6 +14,9 @@ pub mod stats;
 pub mod tcp;
 pub mod world;
 
+#[cfg(test)]
+mod seams_tests;
+
 pub use scenario::{Scenario, ScenarioError};
 pub use stats::output::RunOutput;
 
