@@ -49,7 +49,7 @@ demo: build
 	$(IN_VENV) satcp demo --out $(DEMO_OUT)
 
 test-rust: build
-	cargo test --release -p satcp-core
+	cargo test --profile tests-opt -p satcp-core
 
 # System tools the Python tests drive: headless Chromium (report rendering)
 # and tshark (pcap decoding). Installed once, non-interactively (Debian).

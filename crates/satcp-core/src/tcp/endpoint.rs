@@ -137,6 +137,9 @@ pub struct Endpoint {
     /// Both sides offered window scaling.
     ws_ok: bool,
     pub sack_ok: bool,
+    /// The controller attaches research options (asked once: the others pay
+    /// nothing per segment).
+    research: bool,
     pub snd: Sender,
     pub rcv: Receiver,
     pub(crate) rto_timer: Timer,
@@ -153,6 +156,7 @@ pub struct Endpoint {
 
 impl Endpoint {
     pub fn new(id: u32, peer: u32, node: u32, peer_node: u32, cfg: &TcpCfg) -> Self {
+        let snd = Sender::new(cfg, Rng::new(0, id as u64));
         Endpoint {
             id,
             peer,
@@ -166,7 +170,8 @@ impl Endpoint {
             rcv_shift: 0,
             ws_ok: false,
             sack_ok: false,
-            snd: Sender::new(cfg, Rng::new(0, id as u64)),
+            research: snd.cc.uses_research_option(),
+            snd,
             rcv: Receiver::new(cfg.rwnd_bytes),
             rto_timer: Timer::default(),
             delack: Timer::default(),
@@ -289,8 +294,12 @@ impl Endpoint {
             flags: FLAG_ACK | if fin { FLAG_FIN } else { 0 },
             ..Default::default()
         };
-        self.attach_research(&mut h, Kind::Data);
-        self.fill_sack(&mut h);
+        if self.research {
+            self.attach_research(&mut h, Kind::Data);
+        }
+        if self.sack_ok && self.rcv.has_ooo() {
+            self.fill_sack(&mut h);
+        }
         let pkt = Packet::tcp(self.node, self.peer_node, self.peer, h, len as u32, start, retx);
         if len > 0 {
             self.snd.last_data = Some((start, len));
@@ -325,6 +334,7 @@ impl Endpoint {
 
     /// The controller's research option for a segment of this kind, if any
     /// (set before the SACK blocks: it counts in their budget).
+    #[inline(never)]
     fn attach_research(&mut self, h: &mut TcpHeader, kind: Kind) {
         if let Some(r) = self.snd.cc.research_option(kind) {
             let n = ResearchOption::capacity(r.wire_len).min(MAX_RESEARCH_WORDS);
@@ -332,15 +342,16 @@ impl Endpoint {
         }
     }
 
+    /// SACK blocks for the out-of-order data held (callers check that SACK
+    /// is on and such data exists: the common case stays inline).
+    #[inline(never)]
     fn fill_sack(&self, h: &mut TcpHeader) {
-        if self.sack_ok && self.rcv.has_ooo() {
-            let (blocks, n) = self.rcv.sack_blocks(h.sack_room());
-            let mut wire = [(0u32, 0u32); MAX_SACK_BLOCKS];
-            for (w, &(s, e)) in wire.iter_mut().zip(&blocks[..n]) {
-                *w = (seq::wire(self.irs, s), seq::wire(self.irs, e));
-            }
-            h.set_sack(&wire[..n]);
+        let (blocks, n) = self.rcv.sack_blocks(h.sack_room());
+        let mut wire = [(0u32, 0u32); MAX_SACK_BLOCKS];
+        for (w, &(s, e)) in wire.iter_mut().zip(&blocks[..n]) {
+            *w = (seq::wire(self.irs, s), seq::wire(self.irs, e));
         }
+        h.set_sack(&wire[..n]);
     }
 
     fn send_pure_ack(&mut self, ctx: &mut Ctx) {
@@ -351,8 +362,12 @@ impl Endpoint {
             flags: FLAG_ACK,
             ..Default::default()
         };
-        self.attach_research(&mut h, Kind::Ack);
-        self.fill_sack(&mut h);
+        if self.research {
+            self.attach_research(&mut h, Kind::Ack);
+        }
+        if self.sack_ok && self.rcv.has_ooo() {
+            self.fill_sack(&mut h);
+        }
         ctx.out.push(Packet::tcp(self.node, self.peer_node, self.peer, h, 0, 0, false));
         self.acked_now();
     }
@@ -375,7 +390,9 @@ impl Endpoint {
             flags: FLAG_ACK,
             ..Default::default()
         };
-        self.attach_research(&mut h, Kind::Dummy);
+        if self.research {
+            self.attach_research(&mut h, Kind::Dummy);
+        }
         let pkt = Packet::tcp(self.node, self.peer_node, self.peer, h, (end - start) as u32, start, false);
         ctx.out.push(pkt.with_kind(Kind::Dummy));
         self.stats.dummy_segments_sent += 1;
@@ -391,7 +408,9 @@ impl Endpoint {
             flags: FLAG_ACK,
             ..Default::default()
         };
-        self.attach_research(&mut h, Kind::DummyAck);
+        if self.research {
+            self.attach_research(&mut h, Kind::DummyAck);
+        }
         ctx.out.push(Packet::tcp(self.node, self.peer_node, self.peer, h, 0, 0, false).with_kind(Kind::DummyAck));
         self.stats.dummy_acks_sent += 1;
     }

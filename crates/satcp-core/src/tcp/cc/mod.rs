@@ -263,8 +263,16 @@ pub(crate) trait WindowController {
     /// A `DummyAck` arrived (the only thing the sender does with it).
     fn on_dummy_ack(&mut self, _w: &mut Window, _now: Time, _acts: &mut Vec<Action>) {}
 
+    /// Whether the controller attaches research options at all (asked once,
+    /// when the endpoint is built, so that the others pay nothing per
+    /// segment).
+    fn uses_research_option(&self) -> bool {
+        false
+    }
+
     /// The research option to attach to a segment of this kind about to be
-    /// sent (`Data`, `Ack`, `Dummy`, `DummyAck`), if any.
+    /// sent (`Data`, `Ack`, `Dummy`, `DummyAck`), if any; asked only if
+    /// `uses_research_option`.
     fn research_option(&mut self, _kind: Kind) -> Option<ResearchOption> {
         None
     }
@@ -523,6 +531,11 @@ impl Cc {
     /// A `DummyAck` arrived.
     pub fn on_dummy_ack(&mut self, w: &mut Window, now: Time, acts: &mut Vec<Action>) {
         dispatch!(self, on_dummy_ack(w, now, acts))
+    }
+
+    /// Whether the controller attaches research options at all.
+    pub fn uses_research_option(&self) -> bool {
+        dispatch!(self, uses_research_option())
     }
 
     /// The research option for a segment of this kind about to be sent.

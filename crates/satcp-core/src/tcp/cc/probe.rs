@@ -115,10 +115,11 @@ impl WindowController for Probe {
         w.cwnd += self.cfg.dummy_ack_growth;
     }
 
+    fn uses_research_option(&self) -> bool {
+        self.cfg.research
+    }
+
     fn research_option(&mut self, kind: Kind) -> Option<ResearchOption> {
-        if !self.cfg.research {
-            return None;
-        }
         match kind {
             Kind::Data => {
                 self.forward += 1;
