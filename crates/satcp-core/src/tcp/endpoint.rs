@@ -354,17 +354,26 @@ impl Endpoint {
         h.set_sack(&wire[..n]);
     }
 
-    fn send_pure_ack(&mut self, ctx: &mut Ctx) {
+    /// The header of a segment of `kind` without SYN or FIN starting at
+    /// `start`: the current ACK and window, and the controller's research
+    /// option if it uses one.
+    #[inline(always)]
+    fn ack_header(&mut self, start: u64, kind: Kind) -> TcpHeader {
         let mut h = TcpHeader {
-            seq: seq::wire(self.iss, self.snd.nxt.max(self.snd.una)),
+            seq: seq::wire(self.iss, start),
             ack: seq::wire(self.irs, self.rcv.nxt),
             wnd: self.adv_field(),
             flags: FLAG_ACK,
             ..Default::default()
         };
         if self.research {
-            self.attach_research(&mut h, Kind::Ack);
+            self.attach_research(&mut h, kind);
         }
+        h
+    }
+
+    fn send_pure_ack(&mut self, ctx: &mut Ctx) {
+        let mut h = self.ack_header(self.snd.nxt.max(self.snd.una), Kind::Ack);
         if self.sack_ok && self.rcv.has_ooo() {
             self.fill_sack(&mut h);
         }
@@ -383,16 +392,7 @@ impl Endpoint {
         if self.state != State::Established || end <= start {
             return;
         }
-        let mut h = TcpHeader {
-            seq: seq::wire(self.iss, start),
-            ack: seq::wire(self.irs, self.rcv.nxt),
-            wnd: self.adv_field(),
-            flags: FLAG_ACK,
-            ..Default::default()
-        };
-        if self.research {
-            self.attach_research(&mut h, Kind::Dummy);
-        }
+        let h = self.ack_header(start, Kind::Dummy);
         let pkt = Packet::tcp(self.node, self.peer_node, self.peer, h, (end - start) as u32, start, false);
         ctx.out.push(pkt.with_kind(Kind::Dummy));
         self.stats.dummy_segments_sent += 1;
@@ -401,16 +401,7 @@ impl Endpoint {
     /// Answer a dummy segment: a DummyAck acknowledging rcv_nxt, at once.
     #[cold]
     fn answer_dummy(&mut self, ctx: &mut Ctx) {
-        let mut h = TcpHeader {
-            seq: seq::wire(self.iss, self.snd.nxt.max(self.snd.una)),
-            ack: seq::wire(self.irs, self.rcv.nxt),
-            wnd: self.adv_field(),
-            flags: FLAG_ACK,
-            ..Default::default()
-        };
-        if self.research {
-            self.attach_research(&mut h, Kind::DummyAck);
-        }
+        let h = self.ack_header(self.snd.nxt.max(self.snd.una), Kind::DummyAck);
         ctx.out.push(Packet::tcp(self.node, self.peer_node, self.peer, h, 0, 0, false).with_kind(Kind::DummyAck));
         self.stats.dummy_acks_sent += 1;
     }
