@@ -78,6 +78,12 @@ fn change_errors_name_the_entry() {
     assert_eq!(e.path, "links.1.changes");
     let e = err(r#"changes = [{ at = "1s", down = "yes" }]"#, "");
     assert_eq!(e.path, "links.1.changes.0.down");
+    // down for good: the run needs a stop (every run ends)
+    let e = err(r#"changes = [{ at = "1s", down = true }, { at = "2s", down = false }, { at = "3s", down = true }, { at = "4s", rate = "1Mbps" }]"#, "");
+    assert_eq!(e.path, "run.stop");
+    assert!(e.allowed.contains("links.1.changes.2"), "{}", e.allowed);
+    let s = parse_toml(&scenario(r#"changes = [{ at = "1s", down = true }]"#, ""), &["run.stop=10s".into()]).unwrap();
+    assert_eq!(s.links[1].changes[0].up, Some(false));
 }
 
 #[test]
@@ -136,7 +142,7 @@ fn agent_errors_name_the_field() {
 #[test]
 fn set_paths_reach_changes_and_agents() {
     let text = scenario("", "[[agents]]\nnode = \"g\"\nkind = \"rwnd_clamp\"\nbytes = 32000\n");
-    let s = parse_toml(&text, &["links.sat.changes=[{ at = \"5s\", down = true }]".into(), "agents.0.bytes=16000".into()]).unwrap();
+    let s = parse_toml(&text, &["links.sat.changes=[{ at = \"5s\", down = true }, { at = \"6s\", down = false }]".into(), "agents.0.bytes=16000".into()]).unwrap();
     assert_eq!(s.links[1].changes[0].up, Some(false));
     assert_eq!(s.agents[0].kind, AgentKind::RwndClamp { bytes: 16_000 });
 }

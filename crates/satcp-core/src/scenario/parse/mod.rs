@@ -112,6 +112,20 @@ pub fn from_value_in(v: Value, base_dir: Option<&Path>) -> Result<Scenario, Scen
             "required when every flow is unlimited (set run.stop, an ftp app's size or an http app's pages)",
         ));
     }
+    // A link that goes down for good could keep a sender retrying for
+    // ever (its timer backs off to max_rto and fires again): every run ends.
+    if run.stop_ns.is_none() {
+        if let Some((i, k)) = links.iter().enumerate().find_map(|(i, l)| {
+            let last = l.changes.iter().rposition(|c| c.up.is_some())?;
+            (l.changes[last].up == Some(false)).then_some((i, last))
+        }) {
+            return Err(ScenarioError::new(
+                "run.stop",
+                "",
+                format!("required when a link goes down and never comes back (links.{i}.changes.{k}): a transfer across it would retry for ever"),
+            ));
+        }
+    }
     Ok(Scenario { run, nodes, links, flows, captures, agents })
 }
 
