@@ -76,3 +76,25 @@ fn observing_a_run_changes_nothing_and_can_stop_it() {
     assert_eq!(stopped.summary.events, 3000);
     assert!(stopped.summary.sim_time_s < plain.summary.sim_time_s);
 }
+
+#[test]
+fn the_seams_keep_runs_bit_identical() {
+    // an outage, rate and delay changes, a priority queue (the holding
+    // transmitter), a window clamp and a monitor seeing corrupted packets
+    let sets = [
+        "flows.download.app.size=2MB",
+        "links.1.errors_ab={per=0}",
+        "links.1.errors_ba={per=0.01}",
+        "links.1.queue_ab={ kind = \"priority\", packets = 50 }",
+        "links.1.changes=[{ at = \"5s\", down = true }, { at = \"6s\", down = false }, { at = \"8s\", rate_ab = \"1Mbps\" }, { at = \"9s\", delay = \"200ms\" }]",
+        "agents=[{ node = \"gateway\", kind = \"rwnd_clamp\", bytes = 40000 }, { node = \"gateway\", kind = \"monitor\" }]",
+        "run.sample_interval=1s",
+    ];
+    let a = run_file("geo_bent_pipe.toml", &sets);
+    let b = run_file("geo_bent_pipe.toml", &sets);
+    assert_eq!(json_without_wall(&a), json_without_wall(&b));
+    assert_eq!(a.link_series.rate_bps, b.link_series.rate_bps);
+    let (down, up) = (&a.summary.links[2], &a.summary.links[3]);
+    assert!(down.drops.down > 0 && up.drops.errors > 0, "{:?} {:?}", down.drops, up.drops);
+    assert!(a.summary.agents[1].counters["corrupted_arrivals"] > 0);
+}
