@@ -411,44 +411,46 @@ impl LinkDir {
     fn launch<const FIXED: bool>(&mut self, since: Time, start: Time, end: Time, ip_bytes: u32) -> Enqueued {
         let delay = if FIXED { self.delay_ns } else { self.schedule.delay_at(end) };
         let arrival = end + delay;
+        let fate = self.errors.judge(ip_bytes, start, arrival);
+        // when it would arrive, held back or not, and whether later packets
+        // may overtake it (burst delay in "overtake" mode, reordering)
+        let (at, overtaken) = match fate {
+            Fate::Lost => (arrival, false),
+            Fate::Delayed { extra_ns, order } => (arrival + extra_ns, order == DelayOrder::Overtake),
+            Fate::Intact => match &mut self.reorder {
+                Some((r, rng)) => {
+                    let held = rng.bernoulli(r.probability);
+                    (if held { arrival + r.extra_delay_ns } else { arrival }, held)
+                }
+                None => (arrival, false),
+            },
+        };
         if !FIXED {
-            if let Some(d) = self.schedule.next_down_from(since).filter(|&d| d < arrival) {
+            // on the wire (or queued) when the link goes down: lost
+            if let Some(d) = self.schedule.next_down_from(since).filter(|&d| d < at) {
                 self.stats.drops_down += 1;
                 return Enqueued::Down { sent: start < d };
             }
         }
-        let fate = self.errors.judge(ip_bytes, start, arrival);
         if fate == Fate::Lost {
             self.stats.drops_errors += 1;
             if !self.deliver_corrupted {
                 return Enqueued::Corrupted;
             }
-            let at = arrival.max(self.last_arrival);
+            let at = at.max(self.last_arrival);
             self.last_arrival = at;
             return Enqueued::CorruptedArrives(at);
         }
         self.stats.bytes_ok += ip_bytes as u64;
-        let mut at = arrival;
-        match fate {
-            Fate::Delayed { extra_ns, order } => {
-                self.stats.burst_delayed += 1;
-                at += extra_ns;
-                if order == DelayOrder::Overtake {
-                    self.stats.reordered += 1;
-                    return Enqueued::ArrivesLate(at);
-                }
-            }
-            _ => {
-                if let Some((r, rng)) = &mut self.reorder {
-                    if rng.bernoulli(r.probability) {
-                        self.stats.reordered += 1;
-                        return Enqueued::ArrivesLate(at + r.extra_delay_ns);
-                    }
-                }
-            }
+        if matches!(fate, Fate::Delayed { .. }) {
+            self.stats.burst_delayed += 1;
+        }
+        if overtaken {
+            self.stats.reordered += 1;
+            return Enqueued::ArrivesLate(at);
         }
         // In-order delivery: nothing overtakes a packet in the FIFO.
-        at = at.max(self.last_arrival);
+        let at = at.max(self.last_arrival);
         self.last_arrival = at;
         Enqueued::Arrives(at)
     }
@@ -816,6 +818,28 @@ mod tests {
         assert_eq!(l.stats.drops_down, 4);
         l.go_up();
         assert_eq!(l.enqueue(60 * MS, 10), Enqueued::Arrives(75 * MS), "an idle link after the outage");
+    }
+
+    #[test]
+    fn a_packet_held_back_past_an_outage_is_lost() {
+        use crate::scenario::DirChange;
+        let none = DirChange::default();
+        // every packet held back 50 ms: sent [0, 10), due at 15 ms, held to
+        // 65 ms; the link goes down at 40 ms
+        let cfg = LinkDirCfg {
+            rate_bps: 8_000,
+            delay_ns: 5_000_000,
+            queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited },
+            errors: ErrorCfg::None,
+            overhead_bytes: 0,
+            reorder: Some(ReorderCfg { probability: 1.0, extra_delay_ns: 50 * MS }),
+        };
+        let sched = DirSchedule::new(8_000, 5_000_000, &[(40 * MS, none, Some(false)), (41 * MS, none, Some(true))]);
+        let mut l = LinkDir::with_schedule(0, 1, &cfg, sched, Rng::new(1, 1));
+        assert_eq!(l.enqueue(0, 10), Enqueued::Down { sent: true });
+        assert_eq!((l.stats.drops_down, l.stats.reordered), (1, 0));
+        // after the outage, held back but delivered
+        assert_eq!(l.enqueue(50 * MS, 10), Enqueued::ArrivesLate(115 * MS));
     }
 
     #[test]
