@@ -53,8 +53,6 @@ pub struct World {
     next_change: Vec<usize>,
     nodes: Vec<NodeStats>,
     agents: Agents,
-    /// Some node has a router agent (else forwarding skips the lookup).
-    has_agents: bool,
     /// Pool indices of packets a transmitter gave up (reused buffer).
     lost: Vec<u32>,
     /// Endpoint 2f is flow f's server, 2f + 1 its client.
@@ -136,7 +134,6 @@ impl World {
             routes_dirty: false,
             next_change: vec![0; scn.links.len()],
             nodes: vec![NodeStats::default(); scn.nodes.len()],
-            has_agents: !scn.agents.is_empty(),
             agents,
             lost: Vec::new(),
             eps,
@@ -239,6 +236,9 @@ impl World {
                 u.received(p.ip_bytes);
             }
         } else if p.dst_node == node {
+            // link-layer frames and ACKs never reach a node: the link layer
+            // that sends them (an ARQ, not built yet) consumes them
+            debug_assert!(p.kind.is_tcp(), "{:?} delivered to a node", p.kind);
             let mut ctx = Ctx { now: self.now, q: &mut self.q, out: &mut self.out, notes: &mut self.notes };
             self.eps[p.to_ep as usize].on_segment(&mut ctx, &p);
             self.settle();
@@ -265,7 +265,7 @@ impl World {
         if d == routing::NO_ROUTE {
             return self.drop_at_node(node, &p, true);
         }
-        if self.has_agents && self.agents.on(d) {
+        if self.agents.any() && self.agents.on(d) {
             self.agents.forward(self.now, d, &mut p);
         }
         let dir = &mut self.dirs[d as usize];
@@ -318,9 +318,7 @@ impl World {
                 self.on_wire(d, id, fate);
             }
             Enqueued::DroppedQueue | Enqueued::DroppedRed => {
-                if self.has_agents {
-                    self.agents.queue_drop(self.now, d, &p);
-                }
+                self.agents.queue_drop(self.now, d, &p);
                 self.lose(&p);
             }
             Enqueued::Corrupted | Enqueued::Down { .. } => self.lose(&p),
@@ -364,9 +362,7 @@ impl World {
                 dir.take_pushed_out(&mut self.lost);
                 for k in 0..self.lost.len() {
                     let v = self.pkts.remove(self.lost[k]);
-                    if self.has_agents {
-                        self.agents.queue_drop(self.now, d, &v);
-                    }
+                    self.agents.queue_drop(self.now, d, &v);
                     self.lose(&v);
                 }
                 self.lost.clear();
@@ -374,9 +370,7 @@ impl World {
             }
             Offered::DroppedQueue => {
                 self.pkts.remove(id);
-                if self.has_agents {
-                    self.agents.queue_drop(self.now, d, &p);
-                }
+                self.agents.queue_drop(self.now, d, &p);
                 self.lose(&p);
             }
             Offered::DroppedDown => {
@@ -406,10 +400,8 @@ impl World {
         for d in [2 * link, 2 * link + 1] {
             let dir = &mut self.dirs[d];
             dir.on_change(self.now);
-            match ch.up {
-                Some(false) => dir.go_down(self.now, &mut self.lost),
-                Some(true) => dir.go_up(),
-                None => {}
+            if ch.up == Some(false) {
+                dir.go_down(self.now, &mut self.lost);
             }
         }
         for k in 0..self.lost.len() {

@@ -83,7 +83,6 @@ pub struct Sending {
     /// Pool index.
     pub id: u32,
     pub bytes: u32,
-    pub accepted_at: Time,
     pub start: Time,
     pub end: Time,
 }
@@ -108,11 +107,11 @@ enum Tx {
 pub struct LinkDir {
     pub from: u32,
     pub to: u32,
-    /// The rate and propagation delay in force now (the schedule's values;
-    /// for reports).
+    /// The rate, propagation delay and state in force now: the schedule's
+    /// values, kept up to date by [`LinkDir::on_change`] (the fixed fast
+    /// path and routing read them without a lookup).
     pub rate_bps: u64,
     pub delay_ns: u64,
-    /// The link is up now.
     pub up: bool,
     pub overhead_bytes: u32,
     tx: Tx,
@@ -242,12 +241,6 @@ impl LinkDir {
             in_flight: VecDeque::new(),
             stats: LinkStats::default(),
         }
-    }
-
-    /// Serialisation time of a packet of `ip_bytes` at the current rate.
-    #[inline]
-    pub fn tx_time(&self, ip_bytes: u32) -> u64 {
-        serialisation_ns(ip_bytes, self.overhead_bytes, self.rate_bps)
     }
 
     /// The transmitter holds packets (schedules its own completions).
@@ -466,7 +459,7 @@ impl LinkDir {
             self.stats.drops_down += 1;
             return Offered::DroppedDown;
         }
-        let held = Held { id, bytes: p.ip_bytes, accepted_at: now };
+        let held = Held { id, bytes: p.ip_bytes };
         if h.sending.is_none() && h.queue.is_empty() {
             // an idle transmitter takes it at once: never dropped by the queue
             h.queue.push(held, p.kind.low_priority());
@@ -503,7 +496,7 @@ impl LinkDir {
         }
         let next = h.queue.pop()?;
         let end = now + serialisation_ns(next.bytes, overhead, rate);
-        let s = Sending { id: next.id, bytes: next.bytes, accepted_at: next.accepted_at, start: now, end };
+        let s = Sending { id: next.id, bytes: next.bytes, start: now, end };
         h.sending = Some(s);
         self.count_tx(now, end, next.bytes);
         Some(s)
@@ -525,11 +518,12 @@ impl LinkDir {
 
     // ----- changes ----------------------------------------------------------
 
-    /// The scheduled change at `now` happened: take the new rate and delay
-    /// from the schedule.
+    /// A scheduled change happened at `now`: take the rate, delay and
+    /// state in force from the schedule (the one source of all three).
     pub fn on_change(&mut self, now: Time) {
         self.rate_bps = self.schedule.rate_at(now);
         self.delay_ns = self.schedule.delay_at(now);
+        self.up = !self.schedule.down_at(now);
     }
 
     /// The link goes down at `now`: the queue is lost, and so is a packet
@@ -538,7 +532,6 @@ impl LinkDir {
     /// pool indices of what it held to `lost` (counted here) for the caller
     /// to free.
     pub fn go_down(&mut self, now: Time, lost: &mut Vec<u32>) {
-        self.up = false;
         match &mut self.tx {
             Tx::Fifo(f) => {
                 f.advance(now);
@@ -562,11 +555,6 @@ impl LinkDir {
                 self.stats.drops_down += (lost.len() - before) as u64;
             }
         }
-    }
-
-    /// The link comes back up at `now`.
-    pub fn go_up(&mut self) {
-        self.up = true;
     }
 
     /// Bits the direction could carry in [0, end]: its rate schedule
@@ -811,12 +799,14 @@ mod tests {
         assert_eq!(fates[3], Enqueued::Down { sent: true });
         assert_eq!(fates[4], Enqueued::Down { sent: false });
         assert_eq!(l.stats.drops_down, 3);
+        l.on_change(32 * MS);
         l.go_down(32 * MS, &mut vec![]);
         assert_eq!((l.queue_packets(32 * MS), l.busy_until()), (0, 32 * MS), "the queue is gone, the transmitter free");
         assert_eq!(l.stats.busy_ns, 32 * MS, "busy until the outage only");
         assert_eq!(l.enqueue(40 * MS, 10), Enqueued::Down { sent: false }, "refused while down");
         assert_eq!(l.stats.drops_down, 4);
-        l.go_up();
+        l.on_change(60 * MS);
+        assert!(l.up);
         assert_eq!(l.enqueue(60 * MS, 10), Enqueued::Arrives(75 * MS), "an idle link after the outage");
     }
 
@@ -928,12 +918,14 @@ mod tests {
         assert_eq!(l.finish(s.end), Some((1, Enqueued::Arrives(35 * MS))));
         let s2 = l.start_next(30 * MS).unwrap(); // [30, 60): cut by the outage
         let mut lost = vec![];
+        l.on_change(40 * MS);
+        assert!(!l.up);
         l.go_down(40 * MS, &mut lost);
         assert_eq!(lost, vec![2, 3], "the packet being sent, then the queue");
         assert_eq!(l.stats.drops_down, 2);
         assert_eq!(l.stats.busy_ns, 40 * MS);
         assert_eq!(l.offer(42 * MS, 4, &pkt(Kind::Data)), Offered::DroppedDown);
-        l.go_up();
+        l.on_change(45 * MS);
         // a new packet at 45 ms ends at 75 ms; the aborted one's event (60 ms) is stale
         assert_eq!(l.offer(45 * MS, 5, &pkt(Kind::Data)), Offered::Queued);
         assert_eq!(l.start_next(45 * MS).unwrap().end, 75 * MS);

@@ -2,9 +2,11 @@
 //!
 //! A TCP segment carries the 32-bit wire sequence and acknowledgement numbers,
 //! the 16-bit window, flags and options (MSS, window scale, SACK-permitted,
-//! up to four SACK blocks) exactly as on the wire, so endpoints must unwrap
-//! sequence numbers like a real stack. `stream_off` is simulator metadata (the
-//! absolute sequence offset the sender meant) used only to audit the receiver.
+//! SACK blocks, a research option) exactly as on the wire and within its
+//! 40-byte option budget, so endpoints must unwrap sequence numbers like a
+//! real stack. `stream_off` is simulator metadata (the absolute sequence
+//! offset the sender meant) used only to audit the receiver. Every packet has
+//! a [`Kind`] and an IP TTL (64 at its source; routers decrement it).
 
 pub const IPV4_HEADER: u32 = 20;
 pub const TCP_HEADER: u32 = 20;

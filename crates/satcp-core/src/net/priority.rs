@@ -20,14 +20,12 @@
 use std::collections::VecDeque;
 
 use crate::scenario::QueueLimit;
-use crate::sim::Time;
 
-/// A packet waiting: its pool index, IP bytes, and when it was accepted.
+/// A packet waiting: its pool index and IP bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Held {
     pub id: u32,
     pub bytes: u32,
-    pub accepted_at: Time,
 }
 
 /// What became of an offered packet.
@@ -139,7 +137,7 @@ mod tests {
     use super::*;
 
     fn h(id: u32) -> Held {
-        Held { id, bytes: 100, accepted_at: 0 }
+        Held { id, bytes: 100 }
     }
 
     #[test]
@@ -175,16 +173,16 @@ mod tests {
     fn byte_limit_pushes_out_as_many_as_needed_or_none() {
         let mut q = PriorityQueue::new(QueueLimit::Bytes(300));
         let mut out = vec![];
-        q.offer(Held { id: 1, bytes: 100, accepted_at: 0 }, true, &mut out);
-        q.offer(Held { id: 2, bytes: 100, accepted_at: 0 }, true, &mut out);
-        q.offer(Held { id: 3, bytes: 100, accepted_at: 0 }, false, &mut out);
+        q.offer(Held { id: 1, bytes: 100 }, true, &mut out);
+        q.offer(Held { id: 2, bytes: 100 }, true, &mut out);
+        q.offer(Held { id: 3, bytes: 100 }, false, &mut out);
         // 200 more bytes need both dummies out (one frees only 100)
-        assert_eq!(q.offer(Held { id: 4, bytes: 200, accepted_at: 0 }, false, &mut out), Admit::Accepted);
+        assert_eq!(q.offer(Held { id: 4, bytes: 200 }, false, &mut out), Admit::Accepted);
         assert_eq!(out.iter().map(|x| x.id).collect::<Vec<_>>(), vec![2, 1]);
         assert_eq!(q.bytes(), 300);
         out.clear();
         // nothing low left: a data packet that does not fit is dropped, no push-out
-        assert_eq!(q.offer(Held { id: 5, bytes: 1, accepted_at: 0 }, false, &mut out), Admit::Refused);
+        assert_eq!(q.offer(Held { id: 5, bytes: 1 }, false, &mut out), Admit::Refused);
         assert!(out.is_empty());
         let mut all = vec![];
         q.drain_into(&mut all);

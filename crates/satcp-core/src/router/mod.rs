@@ -115,6 +115,12 @@ impl Agents {
         Agents { list, cfgs: scn.agents.clone(), out, corrupted_in }
     }
 
+    /// Whether the run has any agent (else forwarding skips the lookup).
+    #[inline]
+    pub fn any(&self) -> bool {
+        !self.list.is_empty()
+    }
+
     /// Whether some agent watches packets leaving over `dir`.
     #[inline]
     pub fn on(&self, dir: u32) -> bool {
