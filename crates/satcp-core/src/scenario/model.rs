@@ -19,6 +19,7 @@ pub use crate::tcp::cc::hybla::{HyblaCfg, HyblaRtt};
 pub use crate::tcp::cc::vegas::VegasCfg;
 pub use crate::tcp::cc::westwood::WestwoodCfg;
 pub use crate::tcp::cc::Controller;
+pub use crate::tcp::profile::{CwndValidation, Profile};
 
 /// A whole run.
 #[derive(Clone, Debug, PartialEq)]
@@ -316,6 +317,8 @@ pub enum FullAckCwnd {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpCfg {
+    /// The behaviour profile whose defaults filled the keys left out.
+    pub profile: Profile,
     /// The preset name as written (for reports): "newreno", "sack".
     pub variant: String,
     pub recovery: Recovery,
@@ -325,8 +328,12 @@ pub struct TcpCfg {
     /// Payload bytes per full-size segment.
     pub mss: u32,
     pub initial_window: InitialWindow,
-    /// Receive buffer: the window the receiver advertises, in bytes.
+    /// Receive buffer: the window the receiver advertises, in bytes (with
+    /// `rwnd_autotune`, the most it grows to).
     pub rwnd_bytes: u64,
+    /// Linux-style receive-window autotuning (`rwnd = "auto"`): the window
+    /// starts at 64 KiB and opens as data arrives (see `tcp::receiver`).
+    pub rwnd_autotune: bool,
     pub window_scaling: bool,
     /// None = "arbitrarily high" (RFC 5681).
     pub initial_ssthresh_bytes: Option<u64>,
@@ -387,6 +394,8 @@ pub struct TcpCfg {
     /// pacing: 2 in slow start, 1.2 in congestion avoidance). BBR always
     /// paces at its own rate.
     pub pacing: bool,
+    /// When the congestion window may grow (`cwnd_validation`).
+    pub cwnd_validation: CwndValidation,
     /// The receiver keeps in-sequence and out-of-order data beyond the
     /// right edge it advertised instead of trimming it (RFC 793 trims). TCP-ADaLR's
     /// receive-window increase relies on it (spec 000 ambiguity 14).

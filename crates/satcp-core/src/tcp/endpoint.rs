@@ -172,7 +172,7 @@ impl Endpoint {
             sack_ok: false,
             research: snd.cc.uses_research_option(),
             snd,
-            rcv: Receiver::new(cfg.rwnd_bytes),
+            rcv: if cfg.rwnd_autotune { Receiver::autotuned(cfg.rwnd_bytes) } else { Receiver::new(cfg.rwnd_bytes) },
             rto_timer: Timer::default(),
             delack: Timer::default(),
             pace_timer: Timer::default(),
@@ -260,7 +260,7 @@ impl Endpoint {
         let mut h = TcpHeader {
             seq: self.iss,
             flags: FLAG_SYN,
-            wnd: self.cfg.rwnd_bytes.min(65_535) as u16,
+            wnd: self.rcv.buffer.min(65_535) as u16,
             opt_mss: self.cfg.mss.min(65_535) as u16,
             ..Default::default()
         };

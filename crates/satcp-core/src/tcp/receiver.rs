@@ -22,9 +22,21 @@
 //!   SYN does not, and the count never restarts (TRANSAT ACKs "the first ten
 //!   segments" of the connection; a receiver cannot see when a later slow
 //!   start begins).
+//! * Receive-window autotuning (`rwnd = "auto"`, profile `linux`): the
+//!   window starts at 64 KiB and each byte delivered in order opens it by
+//!   two more, up to the configured maximum. This is Linux's
+//!   `tcp_grow_window` (rcv_ssthresh += 2 x advmss per full segment) with a
+//!   buffer that keeps up, i.e. `tcp_rcv_space_adjust` (DRS) is taken to grow
+//!   the buffer at least as fast as the window needs; the maximum stands for
+//!   `tcp_rmem[2]`'s share left for data. The window therefore opens faster
+//!   than any slow start fills it and limits a sender only at the maximum.
 
 use super::intervals::IntervalSet;
 use crate::net::packet::MAX_SACK_BLOCKS;
+
+/// An autotuned window's first value: Linux's initial receive window
+/// (`tcp_rmem[1]` = 128 KiB, half of it for data).
+pub const AUTOTUNE_INITIAL: u64 = 64 << 10;
 
 #[derive(Clone, Debug, Default)]
 pub struct Receiver {
@@ -36,6 +48,8 @@ pub struct Receiver {
     recent: Vec<(u64, u64)>,
     /// Bytes of the advertised window (the receive buffer).
     pub buffer: u64,
+    /// With autotuning, the most `buffer` grows to (0 = fixed buffer).
+    auto_max: u64,
     pub fin_at: Option<u64>,
     pub fin_received: bool,
     /// Segments received since the last ACK was sent.
@@ -70,6 +84,11 @@ impl Receiver {
         Receiver { buffer, ..Default::default() }
     }
 
+    /// An autotuned receive window that opens up to `max` bytes.
+    pub fn autotuned(max: u64) -> Self {
+        Receiver { buffer: AUTOTUNE_INITIAL.min(max), auto_max: max, ..Default::default() }
+    }
+
     pub fn right_edge(&self) -> u64 {
         self.nxt + self.buffer
     }
@@ -102,6 +121,9 @@ impl Receiver {
                 a.filled_hole = had_ooo;
                 a.delivered = self.nxt - s;
                 self.bytes_delivered += a.delivered;
+                if self.buffer < self.auto_max {
+                    self.buffer = (self.buffer + 2 * a.delivered).min(self.auto_max);
+                }
                 self.recent.retain(|&(_, re)| re > self.nxt);
             } else {
                 a.out_of_order = true;

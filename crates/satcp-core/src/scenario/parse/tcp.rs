@@ -5,16 +5,18 @@
 
 use super::*;
 use crate::tcp::cc;
+use crate::tcp::profile::{self, CwndValidation, Profile, RwndDefault};
 use std::sync::OnceLock;
 
 /// The keys every flow's `tcp` table may hold; each registered controller's
 /// own keys follow them (`tcp_keys`).
 const GENERAL_KEYS: &[&str] = &[
-    "variant", "recovery", "cc", "sack", "mss", "initial_window", "rwnd", "window_scaling", "initial_ssthresh",
+    "profile", "variant", "recovery", "cc", "sack", "mss", "initial_window", "rwnd", "window_scaling", "initial_ssthresh",
     "delayed_ack", "delayed_ack_timeout", "delayed_ack_segments", "dupthresh", "min_rto", "max_rto", "initial_rto",
     "clock_granularity", "rtt_sampling", "full_ack_cwnd", "abc_limit", "iss", "max_retransmissions",
     "rescue_retransmission", "rearm_rto_on_retransmit", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
     "fack_overdamping", "fack_rampdown", "partial_ack_timer", "pacing", "accept_beyond_window",
+    "cwnd_validation",
 ];
 
 /// The general keys, then each controller's, in registry order.
@@ -47,12 +49,20 @@ fn recovery_named(name: &str) -> Recovery {
     }
 }
 
+/// Most an autotuned receive window opens to: Linux's default
+/// `tcp_rmem[2]` (6 MiB) less the half it keeps for overhead.
+pub const AUTOTUNE_MAX: u64 = 3 << 20;
+
 /// Largest window with window scaling: 65535 * 2^14 (RFC 7323).
 const MAX_SCALED_WINDOW: u64 = 65535 << 14;
 
 pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     t.only(tcp_keys())?;
-    let variant = t.choice("variant", variants())?.unwrap_or("newreno");
+    let profile = t.choice("profile", profile::PROFILE_NAMES)?.map_or(Profile::Rfc, |n| {
+        Profile::named(n).expect("every name in PROFILE_NAMES is a profile")
+    });
+    let d = profile.defaults();
+    let variant = t.choice("variant", variants())?.unwrap_or(d.variant);
     let (preset, preset_cc) = cc::preset(variant).expect("every name in variants() is a registered preset");
     let recovery = t.choice("recovery", RECOVERIES)?.map_or(preset.recovery, recovery_named);
     let cc_name = t.choice("cc", controllers())?.unwrap_or(preset_cc);
@@ -66,15 +76,33 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
             format!("true when recovery is \"{name}\" (it needs SACK blocks), or set recovery = \"newreno\""),
         ));
     }
-    let mss = t.u32_in("mss", 64, 65495)?.unwrap_or(1460);
+    let mss = t.u32_in("mss", 64, 65495)?.unwrap_or(d.mss);
     let initial_window = match t.get("initial_window") {
-        None => preset.initial_window.map_or(InitialWindow::Rfc3390, InitialWindow::Segments),
+        None => preset.initial_window.or(d.initial_window).map_or(InitialWindow::Rfc3390, InitialWindow::Segments),
         Some(Value::String(s)) if s == "rfc3390" => InitialWindow::Rfc3390,
         Some(Value::Integer(i)) if (1..=i64::from(u32::MAX)).contains(i) => InitialWindow::Segments(*i as u32),
         Some(_) => return Err(t.bad("initial_window", "an integer >= 1 (segments) or \"rfc3390\"")),
     };
     let window_scaling = t.bool("window_scaling")?.unwrap_or(true);
-    let rwnd = t.size("rwnd")?.unwrap_or(65535);
+    let (rwnd, rwnd_autotune) = match t.get("rwnd") {
+        Some(Value::String(s)) if s == "auto" => (AUTOTUNE_MAX, true),
+        Some(_) => match t.size("rwnd") {
+            Ok(Some(b)) => (b, false),
+            _ => return Err(t.bad("rwnd", format!("\"auto\" (Linux-style autotuning) or {}", units::SIZE_ALLOWED))),
+        },
+        None => match d.rwnd {
+            RwndDefault::Fixed(b) => (b, false),
+            RwndDefault::Segments(n) => (n * u64::from(mss), false),
+            RwndDefault::Auto => (AUTOTUNE_MAX, true),
+        },
+    };
+    // without window scaling a default (or autotuned) window stops at the
+    // largest unscaled one, as in any stack
+    let rwnd = if window_scaling || t.get("rwnd").is_some_and(|v| v.as_str() != Some("auto")) {
+        rwnd
+    } else {
+        rwnd.min(65535)
+    };
     if rwnd < u64::from(mss) {
         return Err(t.bad("rwnd", format!("a size >= mss ({} bytes)", mss)));
     }
@@ -94,53 +122,57 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         },
         None => None,
     };
-    let delayed_ack = t.bool("delayed_ack")?.unwrap_or(true);
-    let delayed_ack_timeout = t.duration_pos("delayed_ack_timeout")?.unwrap_or(200_000_000);
+    let delayed_ack = t.bool("delayed_ack")?.unwrap_or(d.delayed_ack);
+    let delayed_ack_timeout = t.duration_pos("delayed_ack_timeout")?.unwrap_or(d.delayed_ack_timeout_ns);
     if delayed_ack_timeout > 1_000_000_000 {
         return Err(t.bad("delayed_ack_timeout", "a duration in (0, 1s] (RFC 1122: at most 500 ms is usual)"));
     }
     let delayed_ack_segments = t.u32_in("delayed_ack_segments", 1, u32::MAX)?.unwrap_or(2);
     let dupthresh = t.u32_in("dupthresh", 1, u32::MAX)?.unwrap_or(3);
-    let min_rto = t.duration_pos("min_rto")?.unwrap_or(1_000_000_000);
+    let min_rto = t.duration_pos("min_rto")?.unwrap_or(d.min_rto_ns);
     let max_rto_set = t.duration_pos("max_rto")?;
-    let max_rto = max_rto_set.unwrap_or(60_000_000_000);
+    let max_rto = max_rto_set.unwrap_or(d.max_rto_ns);
     if max_rto < min_rto {
         return Err(if max_rto_set.is_some() {
             t.bad("max_rto", format!("a duration >= min_rto ({} ns)", min_rto))
         } else {
-            t.bad("min_rto", "a duration <= max_rto (default 60s)")
+            t.bad("min_rto", format!("a duration <= max_rto ({} ns by default)", d.max_rto_ns))
         });
     }
-    let initial_rto = t.duration_pos("initial_rto")?.unwrap_or(1_000_000_000);
+    let initial_rto = t.duration_pos("initial_rto")?.unwrap_or(d.initial_rto_ns);
     if initial_rto > max_rto {
         return Err(t.bad("initial_rto", format!("a duration > 0 and <= max_rto ({} ns)", max_rto)));
     }
-    let clock_granularity = t.duration("clock_granularity")?.unwrap_or(1_000_000);
+    let clock_granularity = t.duration("clock_granularity")?.unwrap_or(d.clock_granularity_ns);
     let rtt_sampling = match t.choice("rtt_sampling", &["every_ack", "one_per_rtt"])? {
         Some("one_per_rtt") => RttSampling::OnePerRtt,
-        _ => RttSampling::EveryAck,
+        Some(_) => RttSampling::EveryAck,
+        None => d.rtt_sampling,
     };
     let full_ack_cwnd = match t.choice("full_ack_cwnd", &["flightsize", "ssthresh"])? {
         Some("ssthresh") => FullAckCwnd::Ssthresh,
-        _ => FullAckCwnd::FlightSize,
+        Some(_) => FullAckCwnd::FlightSize,
+        None => d.full_ack_cwnd,
     };
     let abc_limit = t.u32_in("abc_limit", 1, u32::MAX)?.unwrap_or(1);
     let iss = t.u32_in("iss", 0, u32::MAX)?.unwrap_or(0);
     let max_retransmissions = t.u32_in("max_retransmissions", 1, u32::MAX)?;
     let rescue_retransmission = t.bool("rescue_retransmission")?.unwrap_or(false);
-    let rearm_rto_on_retransmit = t.bool("rearm_rto_on_retransmit")?.unwrap_or(false);
-    let daass = t.bool("daass")?.unwrap_or(preset.daass);
-    let daass_n = t.u32_in("daass_segments", 1, u32::MAX)?;
-    if daass_n.is_some() && !daass {
+    let rearm_rto_on_retransmit = t.bool("rearm_rto_on_retransmit")?.unwrap_or(d.rearm_rto_on_retransmit);
+    // a profile's quick-ACKs at the start (Linux) are the DAASS mechanism
+    let quickack = d.quickack_segments.filter(|_| delayed_ack && !preset.daass && t.get("daass").is_none());
+    let daass = t.bool("daass")?.unwrap_or(preset.daass || quickack.is_some());
+    let daass_n = t.u32_in("daass_segments", 1, u32::MAX)?.or(quickack.filter(|_| daass));
+    if daass_n.is_some() && !daass && quickack.is_none() {
         return Err(t.bad("daass_segments", "only with daass = true (the number of segments ACKed at once)"));
     }
     if daass && !delayed_ack {
         return Err(t.bad("daass", "false when delayed_ack = false (DAASS only changes when a delayed-ACK receiver ACKs)"));
     }
     let daass_segments = daass.then(|| daass_n.unwrap_or(10));
-    let limited_transmit = t.bool("limited_transmit")?.unwrap_or(preset.limited_transmit);
+    let limited_transmit = t.bool("limited_transmit")?.unwrap_or(preset.limited_transmit || d.limited_transmit);
     let max_burst = t.u32_in("max_burst", 1, u32::MAX)?;
-    let frto = t.bool("frto")?.unwrap_or(false);
+    let frto = t.bool("frto")?.unwrap_or(d.frto);
     let fack_overdamping = t.bool("fack_overdamping")?.unwrap_or(false);
     let fack_rampdown = t.bool("fack_rampdown")?.unwrap_or(false);
     for key in ["fack_overdamping", "fack_rampdown"] {
@@ -150,11 +182,18 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     }
     let partial_ack_timer = match t.choice("partial_ack_timer", &["impatient", "slow_but_steady"])? {
         Some("slow_but_steady") => PartialAckTimer::SlowButSteady,
-        _ => PartialAckTimer::Impatient,
+        Some(_) => PartialAckTimer::Impatient,
+        None => d.partial_ack_timer,
     };
     let pacing = t.bool("pacing")?.unwrap_or(false);
     let accept_beyond_window = t.bool("accept_beyond_window")?.unwrap_or(preset.accept_beyond_window);
+    let cwnd_validation = match t.choice("cwnd_validation", &["off", "linux"])? {
+        Some("linux") => CwndValidation::Linux,
+        Some(_) => CwndValidation::Off,
+        None => d.cwnd_validation,
+    };
     Ok(TcpCfg {
+        profile,
         variant: variant.to_string(),
         recovery,
         controller,
@@ -162,6 +201,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         mss,
         initial_window,
         rwnd_bytes: rwnd,
+        rwnd_autotune,
         window_scaling,
         initial_ssthresh_bytes: initial_ssthresh,
         delayed_ack,
@@ -188,6 +228,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         partial_ack_timer,
         pacing,
         accept_beyond_window,
+        cwnd_validation,
     })
 }
 

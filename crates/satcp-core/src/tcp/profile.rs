@@ -1,0 +1,201 @@
+//! Behaviour profiles (`tcp.profile`): named sets of defaults for the
+//! general `tcp` keys, so that a flow that leaves a key out gets what the
+//! stack it is compared with would do. Explicit keys always win; a
+//! `variant` preset's own defaults (e.g. `enhanced`'s IW 4) come before the
+//! profile's. The sources of each value are in `docs/models/profiles.md`.
+//!
+//! * `rfc`: the IETF reading (RFC 5681, 6298, 6582, 6675, 7661) with a
+//!   receive window large enough not to limit a GEO path.
+//! * `linux`: Linux 6.x's defaults as far as satcp models them (CUBIC, IW 10,
+//!   200 ms RTO floor added to SRTT, quick-ACKs at the start, 40 ms delayed
+//!   ACK, F-RTO, receive-window autotuning, `tcp_is_cwnd_limited`).
+//! * `ns2`: ns-2.35's one-way agents with their stock `ns-default.tcl`
+//!   values (1000-byte packets, window_ 20, windowInit_ 2, minrto_ 0.2,
+//!   rtxcur_init_ 3, tcpTick_ 0.01, one timed segment per RTT).
+//! * `ns2-2003`: the ns-2 of the early 2000s (TRANSAT, Peach): windowInit_ 1,
+//!   1 s minimum RTO, 6 s initial RTO, tcpTick_ 0.1.
+//!
+//! The profile sets defaults only: everything it implies can be written out
+//! as keys, and a scenario that writes them all out behaves the same under
+//! any profile.
+
+use crate::scenario::model::{FullAckCwnd, PartialAckTimer, RttSampling};
+
+/// `tcp.profile`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    Rfc,
+    Linux,
+    Ns2,
+    Ns2_2003,
+}
+
+/// The names `tcp.profile` accepts, in `Profile` order.
+pub const PROFILE_NAMES: &[&str] = &["rfc", "linux", "ns2", "ns2-2003"];
+
+impl Profile {
+    pub fn named(name: &str) -> Option<Profile> {
+        Some(match name {
+            "rfc" => Profile::Rfc,
+            "linux" => Profile::Linux,
+            "ns2" => Profile::Ns2,
+            "ns2-2003" => Profile::Ns2_2003,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        PROFILE_NAMES[self as usize]
+    }
+
+    pub fn defaults(self) -> &'static Defaults {
+        match self {
+            Profile::Rfc => &RFC,
+            Profile::Linux => &LINUX,
+            Profile::Ns2 => &NS2,
+            Profile::Ns2_2003 => &NS2_2003,
+        }
+    }
+}
+
+/// The receive window a profile gives when `rwnd` is left out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RwndDefault {
+    /// A fixed receive buffer of this many bytes.
+    Fixed(u64),
+    /// Linux-style autotuning (`rwnd = "auto"`): see `tcp::receiver`.
+    Auto,
+    /// This many segments of `mss` bytes (ns-2's `window_`, in packets).
+    Segments(u64),
+}
+
+/// When the congestion window may grow (`cwnd_validation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CwndValidation {
+    /// Grows on every ACK the recovery scheme lets it grow on, whether or
+    /// not the window was in use (ns-2, and satcp before profiles).
+    Off,
+    /// Linux `tcp_is_cwnd_limited`: grows only when the flow was limited by
+    /// cwnd: in slow start while cwnd < 2 x the most segments in flight in
+    /// the last window, else when the window was full (the sender was
+    /// stopped by cwnd) since the last ACK that grew it.
+    Linux,
+}
+
+/// Default values of the general `tcp` keys (see `scenario/parse/tcp.rs`
+/// for what each key does).
+#[derive(Clone, Copy, Debug)]
+pub struct Defaults {
+    pub variant: &'static str,
+    /// Segments; None = RFC 3390.
+    pub initial_window: Option<u32>,
+    pub mss: u32,
+    pub rwnd: RwndDefault,
+    pub delayed_ack: bool,
+    pub delayed_ack_timeout_ns: u64,
+    /// The receiver ACKs each of its first N data segments at once (Linux's
+    /// quick-ACK mode at the start of a connection; the DAASS mechanism).
+    pub quickack_segments: Option<u32>,
+    pub min_rto_ns: u64,
+    pub max_rto_ns: u64,
+    pub initial_rto_ns: u64,
+    pub clock_granularity_ns: u64,
+    pub rtt_sampling: RttSampling,
+    pub full_ack_cwnd: FullAckCwnd,
+    pub rearm_rto_on_retransmit: bool,
+    pub limited_transmit: bool,
+    pub frto: bool,
+    pub partial_ack_timer: PartialAckTimer,
+    pub cwnd_validation: CwndValidation,
+}
+
+/// 64 MiB: a bandwidth-delay product of about 850 Mb/s over a 600 ms GEO
+/// round trip, so a default window never limits a typical satellite path.
+const RFC_RWND: u64 = 64 << 20;
+
+pub static RFC: Defaults = Defaults {
+    variant: "newreno",
+    initial_window: None,
+    mss: 1460,
+    rwnd: RwndDefault::Fixed(RFC_RWND),
+    delayed_ack: true,
+    delayed_ack_timeout_ns: 200_000_000,
+    quickack_segments: None,
+    min_rto_ns: 1_000_000_000,
+    max_rto_ns: 60_000_000_000,
+    initial_rto_ns: 1_000_000_000,
+    clock_granularity_ns: 1_000_000,
+    rtt_sampling: RttSampling::EveryAck,
+    full_ack_cwnd: FullAckCwnd::FlightSize,
+    rearm_rto_on_retransmit: false,
+    limited_transmit: false,
+    frto: false,
+    partial_ack_timer: PartialAckTimer::Impatient,
+    cwnd_validation: CwndValidation::Linux,
+};
+
+pub static LINUX: Defaults = Defaults {
+    variant: "cubic",
+    initial_window: Some(10),
+    // 1460 less the 12 bytes of the timestamp option Linux sends by default
+    mss: 1448,
+    rwnd: RwndDefault::Auto,
+    delayed_ack: true,
+    delayed_ack_timeout_ns: 40_000_000,
+    quickack_segments: Some(16),
+    min_rto_ns: 200_000_000,
+    max_rto_ns: 120_000_000_000,
+    initial_rto_ns: 1_000_000_000,
+    // Linux's RTO is SRTT + max(4 RTTVAR, rto_min): the floor is added, as
+    // RFC 6298's clock granularity G is
+    clock_granularity_ns: 200_000_000,
+    rtt_sampling: RttSampling::EveryAck,
+    full_ack_cwnd: FullAckCwnd::Ssthresh,
+    rearm_rto_on_retransmit: true,
+    limited_transmit: true,
+    frto: true,
+    partial_ack_timer: PartialAckTimer::SlowButSteady,
+    cwnd_validation: CwndValidation::Linux,
+};
+
+pub static NS2: Defaults = Defaults {
+    variant: "newreno",
+    initial_window: Some(2),
+    mss: 1000,
+    rwnd: RwndDefault::Segments(20),
+    delayed_ack: false,
+    delayed_ack_timeout_ns: 100_000_000,
+    quickack_segments: None,
+    min_rto_ns: 200_000_000,
+    max_rto_ns: 60_000_000_000,
+    initial_rto_ns: 3_000_000_000,
+    clock_granularity_ns: 10_000_000,
+    rtt_sampling: RttSampling::OnePerRtt,
+    full_ack_cwnd: FullAckCwnd::Ssthresh,
+    rearm_rto_on_retransmit: false,
+    limited_transmit: false,
+    frto: false,
+    partial_ack_timer: PartialAckTimer::SlowButSteady,
+    cwnd_validation: CwndValidation::Off,
+};
+
+pub static NS2_2003: Defaults = Defaults {
+    initial_window: Some(1),
+    min_rto_ns: 1_000_000_000,
+    initial_rto_ns: 6_000_000_000,
+    clock_granularity_ns: 100_000_000,
+    ..NS2
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for &n in PROFILE_NAMES {
+            assert_eq!(Profile::named(n).map(Profile::name), Some(n));
+        }
+        assert_eq!(Profile::named("bsd"), None);
+    }
+}
