@@ -588,6 +588,13 @@ impl World {
                 mean_page_response_s: (pages_done > 0).then(|| page_sum / pages_done as f64),
                 final_cwnd_bytes: if udp.is_some() { 0 } else { s.snd.w.cwnd },
                 final_srtt_s: s.snd.rtt.srtt.map(|v| v / 1e9),
+                profile: udp.is_none().then(|| fc.tcp.profile.name().to_string()),
+                limited: udp.is_none().then(|| {
+                    let mut l = s.snd.limits.clone();
+                    l.finish(end);
+                    let [cwnd, rwnd, app, pacing] = l.shares();
+                    Limited { cwnd, rwnd, app, pacing }
+                }),
                 udp,
             });
         }

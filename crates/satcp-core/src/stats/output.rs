@@ -105,9 +105,24 @@ pub struct FlowSummary {
     pub mean_page_response_s: Option<f64>,
     pub final_cwnd_bytes: u64,
     pub final_srtt_s: Option<f64>,
+    /// TCP flows: the behaviour profile that filled the keys left out.
+    pub profile: Option<String>,
+    /// TCP flows: what limited the sending TCP (see `tcp::limits`).
+    pub limited: Option<Limited>,
     /// UDP cross-traffic flows (cbr, onoff) only: packets and IP bytes sent,
     /// received, lost to queues or errors. Their TCP fields stay zero.
     pub udp: Option<crate::app::udp::UdpStats>,
+}
+
+/// Shares of a sending TCP's time from establishment to completion (or
+/// the end of the run) during which it was stopped by each limit; they add
+/// up to one (all zero if it never got established).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Limited {
+    pub cwnd: f64,
+    pub rwnd: f64,
+    pub app: f64,
+    pub pacing: f64,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]

@@ -61,6 +61,7 @@
 //!     goes to `on_research_option` before anything else.
 
 use super::cc::{AckCtx, Action, DupAck, Verdict};
+use super::limits::Limit;
 use super::receiver::Receiver;
 use super::recovery::Phase;
 use super::sender::Sender;
@@ -68,7 +69,7 @@ use super::seq;
 use crate::net::packet::{
     Kind, Packet, ResearchOption, TcpHeader, FLAG_ACK, FLAG_FIN, FLAG_SYN, MAX_RESEARCH_WORDS, MAX_SACK_BLOCKS,
 };
-use crate::scenario::{InitialWindow, Recovery, TcpCfg};
+use crate::scenario::{CwndValidation, InitialWindow, Recovery, TcpCfg};
 use crate::sim::queue::TimerKind;
 use crate::sim::{Event, EventQueue, Rng, Time, Timer};
 
@@ -454,9 +455,37 @@ impl Endpoint {
         }
     }
 
-    /// Send whatever the windows allow, at most `max_burst` segments.
+    /// Send whatever the windows allow, at most `max_burst` segments, and
+    /// note what stopped the sender.
     pub(crate) fn send_data(&mut self, ctx: &mut Ctx) {
-        if self.state != State::Established || self.frto_holds_sending() {
+        if self.state != State::Established {
+            return;
+        }
+        self.fill_windows(ctx);
+        let why = self.limit_now(ctx.now);
+        let s = &mut self.snd;
+        s.limits.note(ctx.now, why, s.max - s.una, s.una, s.nxt.max(s.max));
+    }
+
+    /// What stops the sender now (see `tcp::limits`).
+    fn limit_now(&self, now: Time) -> Limit {
+        let s = &self.snd;
+        let repairing = s.phase.in_recovery() || matches!(s.phase, Phase::Loss(_));
+        if s.nxt >= s.seq_end() && !(repairing && s.una < s.max) {
+            return Limit::App;
+        }
+        if self.pace_timer.is_running() && s.next_send_at > now {
+            return Limit::Pacing;
+        }
+        let next = s.smss().min(s.seq_end().saturating_sub(s.nxt)).max(1);
+        if (s.una + s.send_window()).saturating_sub(s.nxt) < next {
+            return Limit::Rwnd;
+        }
+        Limit::Cwnd
+    }
+
+    fn fill_windows(&mut self, ctx: &mut Ctx) {
+        if self.frto_holds_sending() {
             return;
         }
         let mut budget = self.cfg.max_burst.unwrap_or(u32::MAX);
@@ -872,6 +901,12 @@ impl Endpoint {
 
     /// The recovery scheme lets the window grow by this ACK of `acked` bytes.
     pub(crate) fn grow_window(&mut self, acked: u64) {
+        if self.cfg.cwnd_validation == CwndValidation::Linux {
+            let s = &self.snd;
+            if !s.limits.cwnd_may_grow(s.w.cwnd, s.w.cwnd < s.w.ssthresh) {
+                return;
+            }
+        }
         let Sender { cc, w, ack, .. } = &mut self.snd;
         let a = AckCtx { acked, ..*ack };
         cc.grow(w, &a);
@@ -880,6 +915,7 @@ impl Endpoint {
     fn check_finished(&mut self, ctx: &mut Ctx) {
         if !self.finished && self.snd.fin_acked() && self.rcv.fin_received {
             self.finished = true;
+            self.snd.limits.finish(ctx.now);
             self.rto_timer.stop();
             ctx.notes.push(Note::Finished { ep: self.id });
         }

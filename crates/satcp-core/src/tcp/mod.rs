@@ -7,6 +7,7 @@ pub mod cc;
 pub mod delivery_rate;
 pub mod endpoint;
 pub mod intervals;
+pub mod limits;
 pub mod profile;
 pub mod receiver;
 pub mod recovery;

@@ -177,6 +177,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_autotuned_window_opens_two_bytes_per_byte_delivered_up_to_its_maximum() {
+        let mut r = Receiver::autotuned(100_000);
+        r.nxt = 1;
+        assert_eq!(r.buffer, 65_536);
+        r.on_segment(1, 1000, false, u64::MAX);
+        assert_eq!(r.buffer, 67_536);
+        // out of order: nothing delivered, nothing opened
+        r.on_segment(2001, 1000, false, u64::MAX);
+        assert_eq!(r.buffer, 67_536);
+        // the hole filled: 2000 bytes delivered
+        r.on_segment(1001, 1000, false, u64::MAX);
+        assert_eq!(r.buffer, 71_536);
+        r.on_segment(3001, 20_000, false, u64::MAX);
+        assert_eq!(r.buffer, 100_000);
+        assert_eq!(Receiver::autotuned(1000).buffer, 1000);
+        // a fixed buffer never moves
+        let mut f = Receiver::new(5000);
+        f.nxt = 1;
+        f.on_segment(1, 1000, false, u64::MAX);
+        assert_eq!(f.buffer, 5000);
+    }
+
+    #[test]
     fn in_order_and_hole_filling() {
         let mut r = Receiver::new(100_000);
         r.nxt = 1;

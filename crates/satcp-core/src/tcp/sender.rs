@@ -14,6 +14,7 @@ use super::cc::{AckCtx, Action, Cc, Env, Window};
 use super::recovery::frto::Frto;
 use super::recovery::{Phase, Scheme};
 use super::delivery_rate::DeliveryRate;
+use super::limits::SendLimits;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use crate::scenario::{RttSampling, TcpCfg};
@@ -72,6 +73,8 @@ pub struct Sender {
     /// With pacing (`w.pacing_bps > 0`), the earliest time the next segment
     /// may leave.
     pub next_send_at: Time,
+    /// What stopped the sender, over time, and the cwnd-validation state.
+    pub limits: SendLimits,
     /// What the ACK being processed told the controller (recovery schemes
     /// reach the controller's growth through `Endpoint::grow_window`).
     pub ack: AckCtx,
@@ -107,6 +110,7 @@ impl Sender {
             frto: Frto::default(),
             next_send_at: 0,
             ack: AckCtx::default(),
+            limits: SendLimits::default(),
         }
     }
 

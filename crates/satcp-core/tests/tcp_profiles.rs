@@ -1,0 +1,169 @@
+//! Behaviour profiles (`tcp.profile`), the receive-window default and
+//! autotuning, congestion-window validation, and the per-flow shares of
+//! time limited by cwnd, the receive window, the application and pacing.
+
+mod common;
+
+use common::run_text;
+use satcp_core::scenario::*;
+
+/// One flow over a 2 Mb/s, 300 ms link with a 100-packet buffer.
+fn geo(tcp: &str, app: &str) -> String {
+    format!(
+        r#"
+[run]
+seed = 1
+stop = "600s"
+[nodes]
+a = {{}}
+b = {{}}
+[[links]]
+a = "a"
+b = "b"
+rate = "2Mbps"
+delay = "300ms"
+queue_ab = {{ kind = "droptail", packets = 100 }}
+[[flows]]
+src = "a"
+dst = "b"
+tcp = {{ {tcp} }}
+app = {{ {app} }}
+"#
+    )
+}
+
+const FTP_2MB: &str = "kind = \"ftp\", size = \"2MB\"";
+
+fn tcp(t: &str) -> TcpCfg {
+    parse_toml(&geo(t, FTP_2MB), &[]).unwrap_or_else(|e| panic!("{e}")).flows[0].tcp.clone()
+}
+
+fn err(t: &str) -> ScenarioError {
+    parse_toml(&geo(t, FTP_2MB), &[]).expect_err(t)
+}
+
+#[test]
+fn each_profile_fills_the_keys_left_out() {
+    let r = tcp("");
+    assert_eq!(r.profile, Profile::Rfc);
+    assert_eq!((r.variant.as_str(), r.mss, r.rwnd_bytes, r.rwnd_autotune), ("newreno", 1460, 64 << 20, false));
+    assert_eq!((r.min_rto_ns, r.initial_rto_ns, r.cwnd_validation), (1_000_000_000, 1_000_000_000, CwndValidation::Linux));
+
+    let l = tcp("profile = \"linux\"");
+    assert_eq!((l.variant.as_str(), l.recovery, l.sack), ("cubic", Recovery::Sack, true));
+    assert_eq!((l.initial_window, l.mss, l.rwnd_autotune), (InitialWindow::Segments(10), 1448, true));
+    assert_eq!((l.min_rto_ns, l.clock_granularity_ns, l.delayed_ack_timeout_ns), (200_000_000, 200_000_000, 40_000_000));
+    assert_eq!((l.daass_segments, l.frto, l.rearm_rto_on_retransmit), (Some(16), true, true));
+
+    let n = tcp("profile = \"ns2\"");
+    assert_eq!((n.initial_window, n.mss, n.rwnd_bytes), (InitialWindow::Segments(2), 1000, 20_000));
+    assert_eq!((n.cwnd_validation, n.rtt_sampling, n.delayed_ack), (CwndValidation::Off, RttSampling::OnePerRtt, false));
+    let o = tcp("profile = \"ns2-2003\"");
+    assert_eq!((o.initial_window, o.min_rto_ns, o.initial_rto_ns), (InitialWindow::Segments(1), 1_000_000_000, 6_000_000_000));
+}
+
+#[test]
+fn explicit_keys_and_presets_win_over_the_profile() {
+    let l = tcp("profile = \"linux\", variant = \"newreno\", initial_window = 3, rwnd = \"1MB\", min_rto = \"1s\"");
+    assert_eq!((l.variant.as_str(), l.recovery), ("newreno", Recovery::NewReno));
+    assert_eq!((l.initial_window, l.rwnd_bytes, l.rwnd_autotune, l.min_rto_ns), (InitialWindow::Segments(3), 1_000_000, false, 1_000_000_000));
+    // the enhanced preset's IW 4 and DAASS come before linux's IW 10 and quick-ACKs
+    let e = tcp("profile = \"linux\", variant = \"enhanced\"");
+    assert_eq!((e.initial_window, e.daass_segments), (InitialWindow::Segments(4), Some(10)));
+    // no quick-ACKs without delayed ACKs
+    assert_eq!(tcp("profile = \"linux\", delayed_ack = false").daass_segments, None);
+    let v = tcp("profile = \"ns2\", cwnd_validation = \"linux\", rwnd = \"auto\"");
+    assert_eq!((v.cwnd_validation, v.rwnd_autotune, v.rwnd_bytes), (CwndValidation::Linux, true, 3 << 20));
+}
+
+#[test]
+fn without_window_scaling_the_default_window_is_the_largest_unscaled_one() {
+    assert_eq!(tcp("window_scaling = false").rwnd_bytes, 65535);
+    assert_eq!(tcp("profile = \"linux\", window_scaling = false").rwnd_bytes, 65535);
+    let e = err("window_scaling = false, rwnd = \"1MB\"");
+    assert_eq!(e.path, "flows.0.tcp.rwnd");
+}
+
+#[test]
+fn bad_profile_and_validation_names_are_refused() {
+    let e = err("profile = \"bsd\"");
+    assert_eq!(e.path, "flows.0.tcp.profile");
+    assert!(e.allowed.contains("linux") && e.allowed.contains("ns2-2003"), "{}", e.allowed);
+    let e = err("cwnd_validation = \"rfc7661\"");
+    assert_eq!(e.path, "flows.0.tcp.cwnd_validation");
+    let e = err("rwnd = \"big\"");
+    assert_eq!(e.path, "flows.0.tcp.rwnd");
+    assert!(e.allowed.contains("auto"), "{}", e.allowed);
+}
+
+fn flow(tcp: &str, app: &str) -> satcp_core::stats::output::FlowSummary {
+    let out = run_text(&geo(tcp, app), &[]);
+    out.summary.flows[0].clone()
+}
+
+fn sum(l: &satcp_core::stats::output::Limited) -> f64 {
+    l.cwnd + l.rwnd + l.app + l.pacing
+}
+
+/// A 64 KiB window on a 2 Mb/s x 600 ms path (150 kB BDP): the flow is
+/// receive-window limited nearly all the time and says so; with validation
+/// cwnd stays within twice the window, without it cwnd grows on every ACK
+/// (one segment per ACK in slow start: about the size of the transfer).
+#[test]
+fn a_receive_window_limited_flow_reports_it_and_keeps_its_cwnd() {
+    let on = flow("rwnd = 65536", FTP_2MB);
+    let l = on.limited.unwrap();
+    assert!(on.completed && l.rwnd > 0.7 && l.cwnd < 0.3, "{l:?}");
+    assert!((sum(&l) - 1.0).abs() < 1e-9);
+    assert!(on.final_cwnd_bytes <= 2 * 65536 + 1460, "cwnd {}", on.final_cwnd_bytes);
+    let off = flow("rwnd = 65536, cwnd_validation = \"off\"", FTP_2MB);
+    assert!(off.final_cwnd_bytes > 500_000, "cwnd {}", off.final_cwnd_bytes);
+    // the window limits both alike: same completion
+    assert_eq!(on.completion_s, off.completion_s);
+}
+
+/// The defaults do not limit a GEO flow: rfc's 64 MiB and linux's
+/// autotuned window leave it cwnd-limited, and it beats the 64 KiB window.
+#[test]
+fn default_windows_do_not_cap_a_geo_flow() {
+    let small = flow("rwnd = 65535, variant = \"sack\"", FTP_2MB).completion_s.unwrap();
+    for t in ["variant = \"sack\"", "profile = \"linux\""] {
+        let f = flow(t, FTP_2MB);
+        let l = f.limited.unwrap();
+        assert!(l.rwnd < 0.01 && l.cwnd > 0.8, "{t}: {l:?}");
+        assert!(f.completion_s.unwrap() < 0.75 * small, "{t}: {:?} vs {small}", f.completion_s);
+    }
+}
+
+/// An HTTP client fetching a page every 10 s: the server waits for
+/// requests most of the time (application-limited).
+#[test]
+fn an_http_server_is_application_limited() {
+    let app = "kind = \"http\", pages = 3, page_interval = \"10s\", main_object = \"10kB\", embedded_objects = 2, embedded_object = \"5kB\"";
+    let f = flow("variant = \"sack\"", app);
+    let l = f.limited.unwrap();
+    assert!(l.app > 0.8, "{l:?}");
+    assert!((sum(&l) - 1.0).abs() < 1e-9);
+}
+
+/// Pacing holds segments back: a paced flow reports pacing time, an
+/// unpaced one none.
+#[test]
+fn a_paced_flow_reports_pacing() {
+    let paced = flow("variant = \"sack\", pacing = true", FTP_2MB).limited.unwrap();
+    let unpaced = flow("variant = \"sack\"", FTP_2MB).limited.unwrap();
+    assert!(paced.pacing > 0.05, "{paced:?}");
+    assert_eq!(unpaced.pacing, 0.0);
+}
+
+/// Autotuning opens the window as data arrives: never behind a slow start
+/// that doubles per round trip, and never beyond its maximum.
+#[test]
+fn the_autotuned_window_opens_with_the_data() {
+    let f = flow("variant = \"sack\", rwnd = \"auto\", delayed_ack = false", "kind = \"ftp\", size = \"20MB\"");
+    let l = f.limited.unwrap();
+    assert!(l.rwnd < 0.01, "{l:?}");
+    // 2 Mb/s needs 150 kB: far below the 3 MiB maximum, so nothing lost
+    // but the slow-start overshoot
+    assert!(f.completed);
+}
