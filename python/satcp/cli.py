@@ -104,12 +104,39 @@ def scenario_stop_s(text: str, overrides: Sequence[str], fmt: str = "toml") -> f
 # --------------------------------------------------------------------------
 # plain-text summary
 
+LIMITS = ("cwnd", "rwnd", "app", "pacing")
+
+
+def limited_by(flow: dict[str, Any]) -> str:
+    """The limit a TCP sender spent most of its time under, with its share
+    ("cwnd 97%"); "-" for UDP flows and senders never established."""
+    lim = flow.get("limited") or {}
+    if not any(lim.get(k, 0) for k in LIMITS):
+        return "-"
+    k = max(LIMITS, key=lambda c: lim.get(c, 0))
+    return f"{k} {100 * lim[k]:.0f}%"
+
+
+def limit_hints(summary: dict[str, Any]) -> list[str]:
+    """A hint for each flow that spent most of its time receive-window
+    limited: the user may not have chosen that limit."""
+    hints = []
+    for f in summary["flows"]:
+        share = (f.get("limited") or {}).get("rwnd", 0)
+        if share > 0.5:
+            hints.append(
+                f"hint: flow {f['name']} was limited by the receive window {100 * share:.0f}% of the time; "
+                f"raise tcp.rwnd (or set rwnd = \"auto\") if that is not what you meant to model")
+    return hints
+
+
 def summary_text(summary: dict[str, Any]) -> str:
     flows = [
         (
             f["name"], f["variant"], "yes" if f["completed"] else "no",
             num(f["completion_s"], ".3f"), num(f["goodput_bps"], ".3f", 1e-6),
             num(f["throughput_bps"], ".3f", 1e-6), f["retransmissions"], f["timeouts"],
+            limited_by(f),
         )
         for f in summary["flows"]
     ]
@@ -133,9 +160,14 @@ def summary_text(summary: dict[str, Any]) -> str:
         "flows",
         format_table(
             ["name", "variant", "completed", "completion s", "goodput Mb/s",
-             "throughput Mb/s", "retransmissions", "timeouts"],
-            flows, "lllrrrrr",
+             "throughput Mb/s", "retransmissions", "timeouts", "limited by"],
+            flows, "lllrrrrrl",
         ),
+    ]
+    hints = limit_hints(summary)
+    if hints:
+        parts += [""] + hints
+    parts += [
         "",
         "links",
         format_table(link_headers, links),

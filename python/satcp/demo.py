@@ -24,6 +24,7 @@ from .result import columns_frame
 from .tables import format_table, num
 
 VARIANTS = ("newreno", "sack", "hybla", "cubic", "bbr")
+LIMITS = ("cwnd", "rwnd", "app", "pacing")
 BERS = (0.0, 1e-7, 1e-6, 1e-5)
 TRACE_BER = 1e-6  # cwnd traces are drawn for this BER
 FLOW = "download"
@@ -75,6 +76,7 @@ def _row(variant: str, ber: float, seed: int, out: Outcome) -> dict[str, Any]:
         "goodput_bps": f["goodput_bps"],
         "retransmissions": f["retransmissions"],
         "timeouts": f["timeouts"],
+        **{f"limited_{k}": (f.get("limited") or {}).get(k, 0.0) for k in LIMITS},
         "events": summary["events"],
         "wall_s": summary["wall_s"],
     }
@@ -113,8 +115,16 @@ def aggregate(rows):
         goodput_mean=("goodput_bps", "mean"),
         retransmissions=("retransmissions", "mean"),
         timeouts=("timeouts", "mean"),
+        **{f"limited_{k}": (f"limited_{k}", "mean") for k in LIMITS},
     )
     return agg.reset_index()
+
+
+def _limited_by(r) -> str:
+    """The limit the sender spent most of its time under (mean over seeds)."""
+    shares = {k: getattr(r, f"limited_{k}") for k in LIMITS}
+    k = max(shares, key=shares.get)
+    return f"{k} {100 * shares[k]:.0f}%"
 
 
 def table(agg) -> str:
@@ -122,14 +132,14 @@ def table(agg) -> str:
         (
             r.variant, _ber_label(r.ber), f"{int(r.completed)}/{int(r.runs)}",
             num(r.completion_mean, ".2f"), num(r.goodput_mean / 1e3, ".1f"),
-            num(r.retransmissions, ".1f"), num(r.timeouts, ".1f"),
+            num(r.retransmissions, ".1f"), num(r.timeouts, ".1f"), _limited_by(r),
         )
         for r in agg.itertuples()
     ]
     return format_table(
         ["variant", "BER", "completed", "mean completion s", "mean goodput kb/s",
-         "retransmissions", "timeouts"],
-        rows, "llrrrrr",
+         "retransmissions", "timeouts", "limited by"],
+        rows, "llrrrrrl",
     )
 
 
@@ -162,16 +172,19 @@ def plot(agg, traces, out: Path, size_label: str) -> list[Path]:
     ax.legend()
     written.append(save_png(fig, out / "completion_vs_ber.png"))
 
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    for variant in VARIANTS:
+    # one panel per variant, each on its own scale, so that no variant's
+    # window flattens the others onto the axis
+    fig, axes = plt.subplots(len(VARIANTS), 1, figsize=(8, 1.9 * len(VARIANTS)), sharex=True)
+    for ax, variant in zip(axes, VARIANTS):
         t = traces.get(variant)
         if t is not None and len(t):
             ax.plot(t["time_s"], t["cwnd_bytes"] / 1e3, label=variant, drawstyle="steps-post")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("congestion window (kB)")
-    ax.set_title(f"cwnd, BER {_ber_label(TRACE_BER)}, seed 1")
-    ax.grid(True, alpha=0.3)
-    legend_or_note(ax)
+        ax.set_ylabel("cwnd (kB)")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        legend_or_note(ax)
+    axes[-1].set_xlabel("time (s)")
+    axes[0].set_title(f"congestion window, BER {_ber_label(TRACE_BER)}, seed 1")
     written.append(save_png(fig, out / "cwnd_ber1e-6.png"))
     return written
 

@@ -22,8 +22,9 @@ numeric factor (BER by default) with one line per level of a grouping
 factor (the TCP variant by default), and the per-cell statistics table;
 the percentage improvement of each level of the grouping factor over a
 baseline; an ANOVA table per metric; Jain / max-min fairness per cell
-when runs have several flows; goodput, cwnd and sequence traces of chosen
-runs; and the table of failed runs.
+when runs have several flows; what limited each flow (shares of time
+limited by cwnd, the receive window, the application and pacing); goodput,
+cwnd and sequence traces of chosen runs; and the table of failed runs.
 """
 
 from __future__ import annotations
@@ -437,6 +438,35 @@ def _failed_section(flows: pd.DataFrame, runs: pd.DataFrame | None) -> str:
 # --------------------------------------------------------------------------
 
 
+LIMIT_COLUMNS = ("limited_cwnd", "limited_rwnd", "limited_app", "limited_pacing")
+
+
+def _limits_section(ok: pd.DataFrame, factors: list[str], flow_col: str | None) -> str:
+    """What limited the sending TCPs: the mean share of time under each
+    limit per cell (and flow), with the dominant one named."""
+    have = [c for c in LIMIT_COLUMNS if c in ok.columns]
+    if not have:
+        return ""
+    tcp = ok.dropna(subset=have)
+    if tcp.empty:
+        return ""
+    keys = list(factors) + ([flow_col] if flow_col and tcp[flow_col].nunique() > 1 else [])
+    g = tcp.groupby(keys, sort=False, dropna=False)[have].mean().reset_index() if keys else \
+        tcp[have].mean().to_frame().T
+    g["limited by"] = g[have].idxmax(axis=1).str.replace("limited_", "", regex=False)
+    cols = {c: _short(c) for c in keys}
+    cols.update({c: c.replace("limited_", "") + " share" for c in have})
+    cols["limited by"] = "limited by"
+    note = ('<p class="note">Share of each sending TCP\'s time (establishment to completion) during which it '
+            "was stopped by the congestion window (or recovery's pipe), the receive window, the application "
+            "(nothing more to send) or pacing; mean over the runs of a cell.</p>")
+    rwnd = g[g["limited by"] == "rwnd"]
+    if len(rwnd):
+        note += (f'<p class="note"><b>{len(rwnd)} cell(s) spent most of their time receive-window limited</b>: '
+                 "check tcp.rwnd if that is not what the experiment means to model.</p>")
+    return "<h2>What limited each flow</h2>" + note + _table(g, cols)
+
+
 def write_report(
     flows: pd.DataFrame,
     runs: pd.DataFrame | None,
@@ -494,6 +524,7 @@ def write_report(
         body.append(_improvement_section(ok, metrics, factors, group, baseline, flow_col, level))
         body.append(_anova_section(ok, metrics, factors, flow_col))
         body.append(_fairness_section(ok, factors, flow_col, level))
+        body.append(_limits_section(ok, factors, flow_col))
         body.append(_traces_section(ok, runs, factors, x, group, trace_runs, max_traces, sample_interval))
     body.append(_failed_section(flows, runs))
     page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

@@ -34,7 +34,10 @@ class Result:
         One row per flow, the fields of ``summary["flows"]``; the ``udp``
         counters of cross-traffic flows flattened into ``udp_packets_sent``,
         ``udp_bytes_sent``, ``udp_packets_received``, ``udp_bytes_received``
-        and ``udp_packets_lost`` (NaN for TCP flows).
+        and ``udp_packets_lost`` (NaN for TCP flows); the TCP sender's
+        shares of time limited by each cause (``limited`` in the summary)
+        into ``limited_cwnd``, ``limited_rwnd``, ``limited_app`` and
+        ``limited_pacing`` (NaN for UDP flows).
     links : DataFrame
         One row per link direction; every key of ``drops`` flattened into a
         ``drops_<cause>`` column: ``drops_queue``, ``drops_errors``,
@@ -87,9 +90,11 @@ class Result:
     def flows(self) -> pd.DataFrame:
         rows = []
         for flow in self.summary["flows"]:
-            row = {k: v for k, v in flow.items() if k != "udp"}
+            row = {k: v for k, v in flow.items() if k not in ("udp", "limited")}
             for k, v in (flow.get("udp") or {}).items():
                 row["udp_" + k] = v
+            for k, v in (flow.get("limited") or {}).items():
+                row["limited_" + k] = v
             rows.append(row)
         return pd.DataFrame(rows)
 

@@ -45,8 +45,10 @@ def test_every_summary_field_is_stored(small_store):
         flows = st.query("SELECT * FROM flows")
         links = st.query("SELECT * FROM links")
         runs = st.runs()
-    flow_fields = set(direct.summary["flows"][0]) - {"name"}
+    # nested tables flattened (limited -> limited_cwnd, ...), as in Result.flows
+    flow_fields = set(direct.flows.columns) - {"name"}
     assert flow_fields <= set(flows.columns)
+    assert {"limited_cwnd", "limited_rwnd", "limited_app", "limited_pacing", "profile"} <= flow_fields
     assert {"flow", "flow_index"} <= set(flows.columns)
     link_fields = set(direct.links.columns)  # drops flattened as drops_queue/drops_errors
     assert link_fields <= set(links.columns) and "link" in links.columns
