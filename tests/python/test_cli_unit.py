@@ -59,6 +59,27 @@ def test_summary_text():
     assert lines[-1].split() == ["gw", "rwnd_clamp", "all", "segments_seen", "11"]
 
 
+def test_summary_text_names_what_limited_each_flow_and_hints_at_a_receive_window():
+    s = {
+        "satcp_version": "0", "seed": 1, "sim_time_s": 1.0, "ended_by": "completed", "events": 10, "wall_s": 0.1,
+        "flows": [{"name": "dl", "variant": "sack", "completed": True, "completion_s": 1.0, "goodput_bps": 1e6,
+                   "throughput_bps": 1e6, "retransmissions": 0, "timeouts": 0,
+                   "limited": {"cwnd": 0.2, "rwnd": 0.78, "app": 0.02, "pacing": 0.0}},
+                  {"name": "up", "variant": "cubic", "completed": True, "completion_s": 1.0, "goodput_bps": 1e6,
+                   "throughput_bps": 1e6, "retransmissions": 0, "timeouts": 0,
+                   "limited": {"cwnd": 0.97, "rwnd": 0.0, "app": 0.03, "pacing": 0.0}},
+                  {"name": "cbr", "variant": "udp", "completed": False, "completion_s": None, "goodput_bps": 0,
+                   "throughput_bps": 0, "retransmissions": 0, "timeouts": 0, "limited": None}],
+        "links": [],
+    }
+    lines = summary_text(s).splitlines()
+    assert "limited by" in lines[3]
+    row = {l.split()[0]: l for l in lines[5:8]}
+    assert row["dl"].endswith("rwnd 78%") and row["up"].endswith("cwnd 97%") and row["cbr"].endswith("-")
+    hints = [l for l in lines if l.startswith("hint:")]
+    assert len(hints) == 1 and "flow dl" in hints[0] and "78%" in hints[0] and "tcp.rwnd" in hints[0]
+
+
 def test_missing_numbers_read_as_a_dash():
     assert num(None, ".2f") == num(float("nan"), ".2f") == cell(None) == cell(float("nan")) == "-"
     assert num(1.5e6, ".3f", 1e-6) == "1.500" and num(0.123, "+.1f", 100, "%") == "+12.3%"

@@ -26,3 +26,9 @@ def test_demo_quick(tmp_path):
     clean = runs[runs["ber"] == 0]
     assert clean["completed"].all()
     assert (clean["completion_s"] > 0).all()
+    # no flow is held back by a default the user did not choose, and the
+    # table says what limited each one
+    assert "limited by" in r.stdout
+    assert (runs["limited_rwnd"] < 0.01).all(), runs[["variant", "ber", "limited_rwnd"]]
+    shares = runs[[f"limited_{k}" for k in ("cwnd", "rwnd", "app", "pacing")]].sum(axis=1)
+    assert ((shares - 1).abs() < 1e-9).all()

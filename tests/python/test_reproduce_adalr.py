@@ -325,6 +325,7 @@ def test_quick_reproduction_writes_both_reports_with_every_table(quick_run):
     for c in cl:
         assert f"| {c.id} |" in md, c.id
     assert re.search(r"total wall time \d+\.\d s", first.stdout)
+    assert "TCP profile: rfc (" in first.stdout and "TCP profile" in page
 
 
 def test_report_numbers_come_from_the_store(quick_run):
@@ -364,3 +365,18 @@ def test_quick_report_renders_in_chromium(quick_run, tmp_path):
         assert im["complete"] and im["w"] > 100 and im["h"] > 100, im
     assert len(res["tables"]) == html.count("<table") and all(rows > 0 for rows in res["tables"])
     assert res["errors"] == []
+
+
+def test_every_run_declares_the_reproductions_profile():
+    """Each experiment's scenario names the profile the reproduction
+    declares (rfc, for OPNET), so a change of satcp's defaults cannot move
+    the thesis' numbers unseen; the quick reproduction prints it."""
+    from satcp.reproduce import PROFILES
+
+    profile = PROFILES["adalr"][0]
+    root = published.REPO_ROOT
+    for e in adalr.experiments(None):
+        doc = tomllib.loads((root / e.base).read_text())
+        for f in doc["flows"]:
+            assert f["tcp"].get("profile") == profile, (e.id, f.get("name"))
+            assert f["tcp"].get("cwnd_validation") == "off", (e.id, f.get("name"))

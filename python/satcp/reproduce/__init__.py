@@ -13,3 +13,10 @@ and ``main`` (the command).
 from __future__ import annotations
 
 REPRODUCTIONS = ("adalr",)
+
+#: The TCP behaviour profile (``tcp.profile``) each reproduction declares:
+#: the simulator its paper used, and what that means here.
+PROFILES = {
+    "adalr": ("rfc", "the thesis ran OPNET Modeler, which has no profile of its own: profile rfc with every "
+                     "Table 7.4 parameter written out and cwnd_validation = \"off\" (OPNET grows cwnd on every ACK)"),
+}

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..store import StoreBusy
 from ..tables import format_table
-from . import REPRODUCTIONS, adalr, claims, compare, published, report, runner
+from . import PROFILES, REPRODUCTIONS, adalr, claims, compare, published, report, runner
 
 EXIT_USAGE = 2
 
@@ -94,6 +94,8 @@ def reproduce(name: str, *, quick: bool = False, out: str | Path | None = None, 
         out, experiments=chosen, obs=outcome.observations, runs=outcome.runs, tables=tables, claims=claim_rows,
         published=pub, unavailable=outcome.plan.unavailable, header=header, level=settings.level,
         title=f"satcp reproduction of the TCP-ADaLR thesis (Omueti 2007){' (quick)' if quick else ''}")
+    profile, why = PROFILES[name]
+    print(f"TCP profile: {profile} ({why})", file=stdout)
     print(summary_text(tables, claim_rows), file=stdout)
     for (e, a), why in outcome.plan.unavailable.items():
         print(f"not run: {e} / {a}: {why}", file=stdout)

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _core
+from . import PROFILES
 from .. import report as sweep_report
 from ..plotting import png_bytes
 from ..tables import MISSING, is_missing
@@ -294,7 +295,9 @@ def write(out_dir: Path, *, experiments: list[Experiment], obs: pd.DataFrame, ru
 
 
 def header_rows(name: str, quick: bool, report, obs: pd.DataFrame, wall_s: float) -> list[tuple[str, str]]:
+    profile, why = PROFILES[name]
     return [("reproduction", name + (" --quick" if quick else "")), ("satcp version", _core.version()),
+            ("TCP profile", f"{profile}: {why}"),
             ("runs", str(report.total)), ("run now", str(report.ran)),
             ("already in the store", str(report.already_stored)), ("failed (in store)", str(report.failed_in_store)),
             ("run wall time (s)", f"{report.wall_s:.1f}"), ("observations", str(len(obs))),
