@@ -70,7 +70,7 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
-/// Hybla with RTT0 = 25 ms on 50, 250 and 600 ms paths, starting in
+/// Hybla (unpaced: the rule alone) with RTT0 = 25 ms on 50, 250 and 600 ms paths, starting in
 /// congestion avoidance (ssthresh 10 segments) with no loss and no queue,
 /// measured from 10 to 20 s: d(cwnd/RTT)/dt is the same on all three and
 /// close to 1/RTT0^2 = 1600 segments/s^2 (Caini and Firrincieli's goal),
@@ -81,7 +81,7 @@ fn hybla_rate_growth_is_independent_of_rtt() {
     let mut growth = vec![];
     for rtt_ms in [50.0, 250.0, 600.0] {
         let one_way = rtt_ms / 2.0 - 1.0;
-        let text = path("10Gbps", one_way, "{ kind = \"droptail\" }", "variant = \"hybla\", initial_window = 10, initial_ssthresh = 14600", 20, "50ms");
+        let text = path("10Gbps", one_way, "{ kind = \"droptail\" }", "variant = \"hybla\", pacing = false, initial_window = 10, initial_ssthresh = 14600", 20, "50ms");
         let out = run_text(&text, &[]);
         let f = &out.summary.flows[0];
         assert_eq!((f.retransmissions, f.timeouts), (0, 0));

@@ -32,7 +32,15 @@ fn presets_pick_recovery_controller_and_defaults() {
     let w = tcp("variant = \"westwood\"");
     assert_eq!((w.recovery, w.controller), (Recovery::NewReno, Controller::Westwood(WestwoodCfg { filter_gain: 0.9 })));
     let h = tcp("variant = \"hybla\"");
-    assert_eq!((h.recovery, h.controller), (Recovery::NewReno, Controller::Hybla(HyblaCfg { rtt0_ns: 25_000_000, rho_rtt: HyblaRtt::MinSrtt })));
+    // the paper's Hybla: SACK, pacing, Hoe's initial ssthresh
+    let paper = HyblaCfg { rtt0_ns: 25_000_000, rho_rtt: HyblaRtt::MinSrtt, style: HyblaStyle::Paper, ssthresh_estimate: true };
+    assert_eq!((h.recovery, h.sack, h.pacing, h.controller), (Recovery::Sack, true, true, Controller::Hybla(paper)));
+    // under the linux profile, tcp_hybla.c: no estimate, no pacing
+    let l = tcp("variant = \"hybla\", profile = \"linux\"");
+    let linux = HyblaCfg { style: HyblaStyle::Linux, ssthresh_estimate: false, ..paper };
+    assert_eq!((l.recovery, l.pacing, l.controller), (Recovery::Sack, false, Controller::Hybla(linux)));
+    let e = with_tcp("variant = \"hybla\", hybla_style = \"linux\", hybla_ssthresh_estimate = true").unwrap_err();
+    assert_eq!(e.path, "flows.download.tcp.hybla_ssthresh_estimate");
     let c = tcp("variant = \"cubic\"");
     assert_eq!((c.recovery, c.sack), (Recovery::Sack, true));
     assert_eq!(c.controller, Controller::Cubic(CubicCfg { c: 0.4, beta: 0.7, fast_convergence: true, hystart: true }));
@@ -53,7 +61,8 @@ fn any_controller_with_any_recovery_by_parts() {
     let t = tcp("cc = \"vegas\", recovery = \"sack\", vegas_alpha = 2, vegas_beta = 4, vegas_gamma = 2");
     assert_eq!((t.recovery, t.controller), (Recovery::Sack, Controller::Vegas(VegasCfg { alpha: 2, beta: 4, gamma: 2 })));
     let t = tcp("variant = \"hybla\", hybla_rtt0 = \"50ms\", hybla_rtt = \"srtt\"");
-    assert_eq!(t.controller, Controller::Hybla(HyblaCfg { rtt0_ns: 50_000_000, rho_rtt: HyblaRtt::Srtt }));
+    let want = HyblaCfg { rtt0_ns: 50_000_000, rho_rtt: HyblaRtt::Srtt, style: HyblaStyle::Paper, ssthresh_estimate: true };
+    assert_eq!(t.controller, Controller::Hybla(want));
     let t = tcp("variant = \"bbr\", bbr_cwnd_gain = 2.5, bbr_probe_rtt_interval = \"5s\", bbr_probe_rtt_duration = \"100ms\"");
     assert_eq!(t.controller, Controller::Bbr(BbrCfg { cwnd_gain: 2.5, probe_rtt_interval_ns: 5_000_000_000, probe_rtt_duration_ns: 100_000_000 }));
     let t = tcp("variant = \"westwood\", westwood_filter_gain = 0.875");
@@ -107,8 +116,11 @@ fn out_of_range_parameters() {
 
 #[test]
 fn pacing_option() {
-    assert!(!tcp("variant = \"hybla\"").pacing);
-    assert!(tcp("variant = \"hybla\", pacing = true").pacing);
+    assert!(!tcp("variant = \"cubic\"").pacing);
+    assert!(tcp("variant = \"cubic\", pacing = true").pacing);
+    // the hybla preset paces (its paper's packet spacing); a key turns it off
+    assert!(tcp("variant = \"hybla\"").pacing);
+    assert!(!tcp("variant = \"hybla\", pacing = false").pacing);
     let e = err("variant = \"cubic\", pacing = \"on\"");
     assert_eq!(e.path, "flows.download.tcp.pacing");
     assert_eq!(e.value, "\"on\"");

@@ -18,5 +18,6 @@ REPRODUCTIONS = ("adalr",)
 #: the simulator its paper used, and what that means here.
 PROFILES = {
     "adalr": ("rfc", "the thesis ran OPNET Modeler, which has no profile of its own: profile rfc with every "
-                     "Table 7.4 parameter written out and cwnd_validation = \"off\" (OPNET grows cwnd on every ACK)"),
+                     "Table 7.4 parameter written out and cwnd_validation = \"off\" (OPNET's TCP lists none; the "
+                     "thesis' numbers fit without it)"),
 }

@@ -15,7 +15,7 @@ pub use crate::tcp::cc::adalr::{
 pub use crate::tcp::cc::aimd::AimdCfg;
 pub use crate::tcp::cc::bbr::BbrCfg;
 pub use crate::tcp::cc::cubic::CubicCfg;
-pub use crate::tcp::cc::hybla::{HyblaCfg, HyblaRtt};
+pub use crate::tcp::cc::hybla::{HyblaCfg, HyblaRtt, HyblaStyle};
 pub use crate::tcp::cc::vegas::VegasCfg;
 pub use crate::tcp::cc::westwood::WestwoodCfg;
 pub use crate::tcp::cc::Controller;

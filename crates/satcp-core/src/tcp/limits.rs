@@ -22,7 +22,10 @@
 //! whether cwnd stopped it; once per window of data (until snd_una passes
 //! the snd_nxt of the last note) the flag and the largest flight are
 //! latched; the window may grow while the flag is set or, in slow start,
-//! while cwnd is below twice the largest flight. RFC 7661 instead lets cwnd
+//! while cwnd is below twice the largest flight. A sender held by pacing
+//! counts as limited by cwnd: window pacing spreads cwnd over the round
+//! trip, so the window is in use (Linux gets the same effect by pacing at
+//! 1.2 x cwnd / SRTT, which lets the in-flight count reach cwnd). RFC 7661 instead lets cwnd
 //! grow while pipeACK >= cwnd/2 and shrinks it after a non-validated period
 //! of five minutes; Linux's rule is the one deployed stacks run, so satcp
 //! implements it (in bytes rather than packets).
@@ -68,7 +71,11 @@ impl SendLimits {
             self.current = Some(why);
             self.since = now;
         }
-        let by_cwnd = why == Limit::Cwnd;
+        // a window-paced sender spreads its window over the round trip: held
+        // by the pacer, it is using its window (Linux paces at 1.2 x cwnd /
+        // SRTT in congestion avoidance so that its in-flight count reaches
+        // cwnd; satcp counts the pacer's hold directly)
+        let by_cwnd = matches!(why, Limit::Cwnd | Limit::Pacing);
         if una >= self.usage_end || by_cwnd || (!self.cwnd_limited && flight > self.max_flight) {
             self.cwnd_limited = by_cwnd;
             self.max_flight = flight;

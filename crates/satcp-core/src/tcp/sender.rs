@@ -84,7 +84,7 @@ impl Sender {
     /// `rng` is the controller's random stream.
     pub fn new(cfg: &TcpCfg, rng: Rng) -> Self {
         let smss = cfg.mss as u64;
-        let cc = Cc::new(&cfg.controller, Env { abc_limit: cfg.abc_limit, tick_ns: cfg.clock_granularity_ns, rng });
+        let cc = Cc::new(&cfg.controller, Env { abc_limit: cfg.abc_limit, tick_ns: cfg.clock_granularity_ns, pacing: cfg.pacing, rng });
         Sender {
             una: 0,
             nxt: 0,

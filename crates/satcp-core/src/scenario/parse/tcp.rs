@@ -66,7 +66,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     let (preset, preset_cc) = cc::preset(variant).expect("every name in variants() is a registered preset");
     let recovery = t.choice("recovery", RECOVERIES)?.map_or(preset.recovery, recovery_named);
     let cc_name = t.choice("cc", controllers())?.unwrap_or(preset_cc);
-    let controller = parse_controller(&t, cc_name)?;
+    let controller = parse_controller(&t, cc_name, profile)?;
     let needs_sack = matches!(recovery, Recovery::Sack | Recovery::Fack);
     let sack = t.bool("sack")?.unwrap_or(needs_sack || matches!(preset.recovery, Recovery::Sack | Recovery::Fack));
     if needs_sack && !sack {
@@ -185,7 +185,9 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         Some(_) => PartialAckTimer::Impatient,
         None => d.partial_ack_timer,
     };
-    let pacing = t.bool("pacing")?.unwrap_or(false);
+    // a preset's pacing is its paper's (Hybla); Linux paces no window
+    // controller (without the fq qdisc only BBR asks for pacing)
+    let pacing = t.bool("pacing")?.unwrap_or(preset.pacing && profile != Profile::Linux);
     let accept_beyond_window = t.bool("accept_beyond_window")?.unwrap_or(preset.accept_beyond_window);
     let cwnd_validation = match t.choice("cwnd_validation", &["off", "linux"])? {
         Some("linux") => CwndValidation::Linux,
@@ -234,7 +236,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
 
 /// The window controller `cc` and its parameters; a parameter of another
 /// controller is an error.
-fn parse_controller(t: &Tbl, name: &str) -> Res<Controller> {
+fn parse_controller(t: &Tbl, name: &str, profile: Profile) -> Res<Controller> {
     for e in cc::REGISTRY {
         for &key in e.keys {
             if e.name != name && t.map.contains_key(key) {
@@ -243,7 +245,7 @@ fn parse_controller(t: &Tbl, name: &str) -> Res<Controller> {
             }
         }
     }
-    (cc::entry(name).expect("every name in controllers() is registered").parse)(t)
+    (cc::entry(name).expect("every name in controllers() is registered").parse)(t, profile)
 }
 
 #[cfg(test)]

@@ -87,6 +87,7 @@
 
 use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
 use crate::scenario::parse::{Res, Tbl};
+use crate::tcp::profile::Profile;
 use crate::sim::Time;
 use toml::Value;
 
@@ -183,7 +184,7 @@ impl CcParams for AdalrCfg {
         "adalr_rto_offset", "adalr_retx_limit",
     ];
 
-    fn parse(t: &Tbl) -> Res<Self> {
+    fn parse(t: &Tbl, _profile: Profile) -> Res<Self> {
         let initial_rho = match t.get("adalr_initial_rho") {
             None => AdalrInitialRho::Handshake,
             Some(Value::String(s)) if s == "handshake" => AdalrInitialRho::Handshake,

@@ -7,13 +7,15 @@
 //!   ssthresh be either; we take CA): cwnd += max(1, SMSS*SMSS/cwnd) per ACK,
 //!   RFC 5681 Eq. 3 in integer bytes (as ns-3 does).
 //! * After a loss: ssthresh = max(FlightSize / 2, 2 x SMSS) (RFC 5681 Eq. 4).
-//! * cwnd grows even when the sender is limited by the receiver's window
-//!   (RFC 5681 does not forbid it; ns-2, ns-3 and OPNET do the same).
+//! * Whether cwnd may grow while the sender is limited by the receiver's
+//!   window or the application is the endpoint's `cwnd_validation` (on in
+//!   the `rfc` and `linux` profiles, off in `ns2`), not the controller's.
 //! * No parameters of its own (`cc = "aimd"`); the ABC limit is the general
 //!   `abc_limit` key.
 
 use super::{AckCtx, CcParams, Env, Window, WindowController};
 use crate::scenario::parse::{Res, Tbl};
+use crate::tcp::profile::Profile;
 
 /// AIMD has no parameters of its own.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -22,7 +24,7 @@ pub struct AimdCfg;
 impl CcParams for AimdCfg {
     const KEYS: &'static [&'static str] = &[];
 
-    fn parse(_t: &Tbl) -> Res<Self> {
+    fn parse(_t: &Tbl, _profile: Profile) -> Res<Self> {
         Ok(AimdCfg)
     }
 }

@@ -59,6 +59,7 @@
 
 use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
 use crate::scenario::parse::{Res, Tbl};
+use crate::tcp::profile::Profile;
 use crate::sim::{Rng, Time};
 use std::collections::VecDeque;
 
@@ -75,7 +76,7 @@ pub struct BbrCfg {
 impl CcParams for BbrCfg {
     const KEYS: &'static [&'static str] = &["bbr_cwnd_gain", "bbr_probe_rtt_interval", "bbr_probe_rtt_duration"];
 
-    fn parse(t: &Tbl) -> Res<Self> {
+    fn parse(t: &Tbl, _profile: Profile) -> Res<Self> {
         let interval = t.duration_pos("bbr_probe_rtt_interval")?.unwrap_or(10_000_000_000);
         let duration = t.duration_pos("bbr_probe_rtt_duration")?.unwrap_or(200_000_000);
         if duration >= interval {

@@ -35,6 +35,7 @@
 use super::hystart::{HyStart, Phase};
 use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
 use crate::scenario::parse::{Res, Tbl};
+use crate::tcp::profile::Profile;
 use crate::sim::Time;
 
 /// CUBIC's parameters: C (`cubic_c`, 0.4 segments/s^3), beta (`cubic_beta`,
@@ -51,7 +52,7 @@ pub struct CubicCfg {
 impl CcParams for CubicCfg {
     const KEYS: &'static [&'static str] = &["cubic_c", "cubic_beta", "cubic_fast_convergence", "cubic_hystart"];
 
-    fn parse(t: &Tbl) -> Res<Self> {
+    fn parse(t: &Tbl, _profile: Profile) -> Res<Self> {
         Ok(CubicCfg {
             c: t.number("cubic_c", |x| x > 0.0 && x <= 100.0, "a number in (0, 100], e.g. 0.4")?.unwrap_or(0.4),
             beta: t.number("cubic_beta", |x| x > 0.0 && x < 1.0, "a number in (0, 1), e.g. 0.7")?.unwrap_or(0.7),

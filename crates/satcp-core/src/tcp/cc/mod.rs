@@ -54,6 +54,7 @@ pub mod probe;
 
 use crate::net::packet::{Kind, ResearchOption};
 use crate::scenario::parse::{Res, Tbl};
+use crate::tcp::profile::Profile;
 use crate::scenario::Recovery;
 use crate::sim::{Rng, Time};
 use crate::tcp::delivery_rate::RateSample;
@@ -165,6 +166,9 @@ pub struct Env {
     pub abc_limit: u32,
     /// The TCP clock tick (`clock_granularity`), ns.
     pub tick_ns: u64,
+    /// The flow asked for pacing (`pacing`); a controller that paces itself
+    /// (`paces`) may read it.
+    pub pacing: bool,
     /// This endpoint's random stream for the controller.
     pub rng: Rng,
 }
@@ -175,7 +179,7 @@ pub struct Env {
 pub(crate) trait CcParams: Sized {
     const KEYS: &'static [&'static str];
     /// Read the parameters from the flow's `tcp` table.
-    fn parse(t: &Tbl) -> Res<Self>;
+    fn parse(t: &Tbl, profile: Profile) -> Res<Self>;
 }
 
 /// The controller contract. Every hook has a default, so a controller
@@ -307,11 +311,26 @@ pub struct Preset {
     pub daass: bool,
     pub limited_transmit: bool,
     pub accept_beyond_window: bool,
+    /// `pacing` on by default.
+    pub pacing: bool,
 }
 
 impl Preset {
     pub const fn new(name: &'static str, recovery: Recovery) -> Self {
-        Preset { name, recovery, initial_window: None, daass: false, limited_transmit: false, accept_beyond_window: false }
+        Preset {
+            name,
+            recovery,
+            initial_window: None,
+            daass: false,
+            limited_transmit: false,
+            accept_beyond_window: false,
+            pacing: false,
+        }
+    }
+
+    pub const fn pacing(mut self) -> Self {
+        self.pacing = true;
+        self
     }
 
     pub const fn iw(mut self, segments: u32) -> Self {
@@ -343,7 +362,7 @@ pub(crate) struct Entry {
     pub keys: &'static [&'static str],
     pub presets: &'static [Preset],
     /// Read its parameters.
-    pub parse: fn(&Tbl) -> Res<Controller>,
+    pub parse: fn(&Tbl, Profile) -> Res<Controller>,
 }
 
 /// The registry: from one line per controller (`cc` name => variant(state
@@ -377,7 +396,7 @@ macro_rules! registry {
                 name: $name,
                 keys: <$P as CcParams>::KEYS,
                 presets: &[$($preset),*],
-                parse: |t| Ok(Controller::$V(<$P as CcParams>::parse(t)?)),
+                parse: |t, p| Ok(Controller::$V(<$P as CcParams>::parse(t, p)?)),
             }, )*
         ];
 
@@ -420,7 +439,7 @@ registry! { $
     /// Westwood+ (Grieco and Mascolo 2004).
     "westwood" => Westwood(westwood::Westwood, westwood::WestwoodCfg), presets [Preset::new("westwood", Recovery::NewReno)];
     /// Hybla (Caini and Firrincieli 2004).
-    "hybla" => Hybla(hybla::Hybla, hybla::HyblaCfg), presets [Preset::new("hybla", Recovery::NewReno)];
+    "hybla" => Hybla(hybla::Hybla, hybla::HyblaCfg), presets [Preset::new("hybla", Recovery::Sack).pacing()];
     /// CUBIC, RFC 9438 (with SACK, as deployed in Linux).
     "cubic" => Cubic(cubic::Cubic, cubic::CubicCfg), presets [Preset::new("cubic", Recovery::Sack)];
     /// BBR v1 (with SACK, as deployed in Linux).

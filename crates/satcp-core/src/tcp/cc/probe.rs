@@ -20,6 +20,7 @@ use super::aimd::Aimd;
 use super::{AckCtx, Action, CcParams, DupAck, Env, Verdict, Window, WindowController};
 use crate::net::packet::{Kind, ResearchOption, MAX_RESEARCH_WORDS};
 use crate::scenario::parse::{Res, Tbl};
+use crate::tcp::profile::Profile;
 use crate::sim::Time;
 
 pub const FORWARD: u16 = 0xF0F0;
@@ -42,7 +43,7 @@ pub struct ProbeCfg {
 impl CcParams for ProbeCfg {
     const KEYS: &'static [&'static str] = &[];
 
-    fn parse(_t: &Tbl) -> Res<Self> {
+    fn parse(_t: &Tbl, _profile: Profile) -> Res<Self> {
         Ok(ProbeCfg::default())
     }
 }

@@ -39,6 +39,7 @@
 
 use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
 use crate::scenario::parse::{Res, Tbl};
+use crate::tcp::profile::Profile;
 use crate::sim::Time;
 
 /// Vegas's thresholds, in segments (`vegas_alpha`, `vegas_beta`,
@@ -53,7 +54,7 @@ pub struct VegasCfg {
 impl CcParams for VegasCfg {
     const KEYS: &'static [&'static str] = &["vegas_alpha", "vegas_beta", "vegas_gamma"];
 
-    fn parse(t: &Tbl) -> Res<Self> {
+    fn parse(t: &Tbl, _profile: Profile) -> Res<Self> {
         let alpha = t.u32_in("vegas_alpha", 0, 1000)?.unwrap_or(1);
         let beta = t.u32_in("vegas_beta", 0, 1000)?.unwrap_or(3);
         if beta < alpha {

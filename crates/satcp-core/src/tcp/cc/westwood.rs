@@ -28,6 +28,7 @@
 use super::aimd::Aimd;
 use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
 use crate::scenario::parse::{Res, Tbl};
+use crate::tcp::profile::Profile;
 use crate::sim::Time;
 
 /// `westwood_filter_gain`: the weight of the previous estimate (0.9).
@@ -39,7 +40,7 @@ pub struct WestwoodCfg {
 impl CcParams for WestwoodCfg {
     const KEYS: &'static [&'static str] = &["westwood_filter_gain"];
 
-    fn parse(t: &Tbl) -> Res<Self> {
+    fn parse(t: &Tbl, _profile: Profile) -> Res<Self> {
         let g = t.number("westwood_filter_gain", |x| (0.0..1.0).contains(&x), "a number in [0, 1), e.g. 0.9")?;
         Ok(WestwoodCfg { filter_gain: g.unwrap_or(0.9) })
     }
