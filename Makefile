@@ -17,7 +17,7 @@ PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels 
 STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck clean reproduce-adalr reproduce-adalr-quick
+.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 clean reproduce-adalr reproduce-adalr-quick
 
 help:
 	@echo "satcp make targets:"
@@ -26,6 +26,7 @@ help:
 	@echo "  make bench   build, then the engine benchmark (satcp-bench), sweep scaling (1 vs 2 workers), bench-ns3"
 	@echo "  make bench-ns3  satcp vs ns-3 3.44 side by side (bench/ns3, minutes)"
 	@echo "  make crosscheck satcp vs ns-3 3.44: goodput and completion per TCP variant, PER, delayed ACK"
+	@echo "  make crosscheck-ns2  satcp (profile ns2) vs ns-2 2.35's agents (installs Debian's ns2)"
 	@echo "  make reproduce-adalr  the TCP-ADaLR thesis, every table and claim (report in out/reproduce-adalr)"
 	@echo "  make reproduce-adalr-quick  the same in its --quick form (CI-sized)"
 	@echo "  make build   maturin develop --release into $(VENV) + Rust CLIs"
@@ -51,9 +52,9 @@ demo: build
 test-rust: build
 	cargo test --profile tests-opt -p satcp-core
 
-# System tools the Python tests drive: headless Chromium (report rendering)
-# and tshark (pcap decoding). Installed once, non-interactively (Debian).
-SYS_TEST_TOOLS := chromium:chromium tshark:tshark
+# System tools the Python tests drive: headless Chromium (report rendering),
+# tshark (pcap decoding) and ns-2 2.35 (the ns-2 cross-check). Installed once, non-interactively (Debian).
+SYS_TEST_TOOLS := chromium:chromium tshark:tshark ns:ns2
 test-sysdeps:
 	@missing=""; for t in $(SYS_TEST_TOOLS); do command -v $${t%%:*} >/dev/null || missing="$$missing $${t##*:}"; done; \
 	if [ -n "$$missing" ]; then \
@@ -80,6 +81,11 @@ bench-ns3: build
 # bench/ns3/tcp_peer.cc): table on stdout, CSV in bench-results/crosscheck/
 crosscheck: build
 	$(IN_VENV) python -m satcp.crosscheck
+
+# satcp's ns2 profile against ns-2 2.35 itself (python/satcp/crosscheck_ns2.py,
+# Tcl peer crosscheck/ns2/peer.tcl): table on stdout, CSV in bench-results/crosscheck-ns2/
+crosscheck-ns2: build test-sysdeps
+	$(IN_VENV) python -m satcp.crosscheck_ns2
 
 # The TCP-ADaLR thesis reproduced (docs/reproduce.md): report, store and summary.
 reproduce-adalr: build

@@ -43,20 +43,35 @@ struct Opts {
     slow_but_steady: bool,
     fack_rampdown: bool,
     fack_overdamping: bool,
+    /// The behaviour profile (fills the keys not drawn here: RTO bounds,
+    /// RTT sampling, quick ACKs, ...), the SYN exchange, cwnd validation
+    /// and an autotuned receive window.
+    profile: &'static str,
+    handshake: bool,
+    cwnd_validation: bool,
+    rwnd_auto: bool,
 }
 
 fn opts() -> impl Strategy<Value = Opts> {
-    (any::<bool>(), prop::option::of(1u32..20), prop::option::of(1u32..6), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
-        |(limited_transmit, daass, max_burst, frto, slow_but_steady, fack_rampdown, fack_overdamping)| Opts {
-            limited_transmit,
-            daass,
-            max_burst,
-            frto,
-            slow_but_steady,
-            fack_rampdown,
-            fack_overdamping,
-        },
+    (
+        (any::<bool>(), prop::option::of(1u32..20), prop::option::of(1u32..6), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+        (prop::sample::select(vec!["rfc", "linux", "ns2", "ns2-2003"]), any::<bool>(), any::<bool>(), prop::bool::weighted(0.2)),
     )
+        .prop_map(
+            |((limited_transmit, daass, max_burst, frto, slow_but_steady, fack_rampdown, fack_overdamping), (profile, handshake, cwnd_validation, rwnd_auto))| Opts {
+                limited_transmit,
+                daass,
+                max_burst,
+                frto,
+                slow_but_steady,
+                fack_rampdown,
+                fack_overdamping,
+                profile,
+                handshake,
+                cwnd_validation,
+                rwnd_auto,
+            },
+        )
 }
 
 const RECOVERIES: [&str; 5] = ["tahoe", "reno", "newreno", "sack", "fack"];
@@ -221,7 +236,14 @@ fn toml(n_nodes: usize, links: &[LinkSpec], flows: &[FlowSpec], seed: u64, agent
     }
     for (i, f) in flows.iter().enumerate() {
         let o = &f.opts;
-        let mut extra = format!(", limited_transmit = {}, frto = {}", o.limited_transmit, o.frto);
+        let mut extra = format!(
+            ", limited_transmit = {}, frto = {}, profile = \"{}\", handshake = {}, cwnd_validation = \"{}\"",
+            o.limited_transmit,
+            o.frto,
+            o.profile,
+            o.handshake,
+            if o.cwnd_validation { "linux" } else { "off" }
+        );
         if let (Some(n), true) = (o.daass, f.delayed_ack) {
             extra += &format!(", daass = true, daass_segments = {n}");
         }
@@ -249,7 +271,17 @@ fn toml(n_nodes: usize, links: &[LinkSpec], flows: &[FlowSpec], seed: u64, agent
         }
         s += &format!(
             "[[flows]]\nname = \"f{i}\"\nsrc = \"n{}\"\ndst = \"n{}\"\ntcp = {{ variant = \"{}\", cc = \"{}\", pacing = {}, mss = {}, initial_window = {}, rwnd = {}, window_scaling = {}, delayed_ack = {}, iss = {}{extra} }}\n",
-            f.src, f.dst, f.recovery, f.cc, f.pacing, f.mss, f.iw, f.rwnd, f.ws, f.delayed_ack, f.iss
+            f.src,
+            f.dst,
+            f.recovery,
+            f.cc,
+            f.pacing,
+            f.mss,
+            f.iw,
+            if f.opts.rwnd_auto { "\"auto\"".to_string() } else { f.rwnd.to_string() },
+            f.ws,
+            f.delayed_ack,
+            f.iss
         );
         s += &match &f.app {
             AppSpec::Ftp { size, request, fin_end } => format!(

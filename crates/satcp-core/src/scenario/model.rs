@@ -396,6 +396,9 @@ pub struct TcpCfg {
     pub pacing: bool,
     /// When the congestion window may grow (`cwnd_validation`).
     pub cwnd_validation: CwndValidation,
+    /// Open with a SYN exchange (false: ns-2's one-way agents, which send
+    /// data at once; see `Endpoint::open_at_once`).
+    pub handshake: bool,
     /// The receiver keeps in-sequence and out-of-order data beyond the
     /// right edge it advertised instead of trimming it (RFC 793 trims). TCP-ADaLR's
     /// receive-window increase relies on it (spec 000 ambiguity 14).

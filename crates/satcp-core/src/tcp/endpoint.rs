@@ -226,11 +226,19 @@ impl Endpoint {
     // ----- application interface -------------------------------------------
 
     pub fn listen(&mut self) {
-        self.state = State::Listen;
+        if self.cfg.handshake {
+            self.state = State::Listen;
+        } else {
+            self.open_at_once();
+        }
     }
 
     /// Active open: send the SYN.
     pub fn connect(&mut self, ctx: &mut Ctx) {
+        if !self.cfg.handshake {
+            self.open_at_once();
+            return self.send_data(ctx);
+        }
         self.state = State::SynSent;
         self.syn_sent_at = ctx.now;
         self.snd.max = 1;
@@ -253,6 +261,26 @@ impl Endpoint {
             self.send_data(ctx);
             self.flush_ack(ctx);
         }
+    }
+
+    /// `handshake = false` (ns-2's one-way agents): both ends start
+    /// established, with what the SYNs would have told them taken from the
+    /// flow's own settings (both ends share them): the peer's ISS, window
+    /// scaling and SACK as configured, the peer's window its receive
+    /// buffer. No RTT sample until data is acknowledged.
+    fn open_at_once(&mut self) {
+        self.irs = self.cfg.iss;
+        self.rcv.nxt = 1;
+        self.snd.una = 1;
+        self.snd.nxt = 1;
+        self.snd.max = 1;
+        if self.cfg.window_scaling {
+            self.snd_shift = self.wanted_shift();
+            self.rcv_shift = self.snd_shift;
+            self.ws_ok = true;
+        }
+        self.sack_ok = self.cfg.sack;
+        self.establish(self.rcv.buffer);
     }
 
     // ----- segment output ---------------------------------------------------

@@ -107,6 +107,8 @@ pub struct Defaults {
     pub frto: bool,
     pub partial_ack_timer: PartialAckTimer,
     pub cwnd_validation: CwndValidation,
+    /// Open with a SYN exchange (ns-2's one-way agents have none).
+    pub handshake: bool,
 }
 
 /// 64 MiB: a bandwidth-delay product of about 850 Mb/s over a 600 ms GEO
@@ -132,6 +134,7 @@ pub static RFC: Defaults = Defaults {
     frto: false,
     partial_ack_timer: PartialAckTimer::Impatient,
     cwnd_validation: CwndValidation::Linux,
+    handshake: true,
 };
 
 pub static LINUX: Defaults = Defaults {
@@ -156,6 +159,7 @@ pub static LINUX: Defaults = Defaults {
     frto: true,
     partial_ack_timer: PartialAckTimer::SlowButSteady,
     cwnd_validation: CwndValidation::Linux,
+    handshake: true,
 };
 
 pub static NS2: Defaults = Defaults {
@@ -173,10 +177,13 @@ pub static NS2: Defaults = Defaults {
     rtt_sampling: RttSampling::OnePerRtt,
     full_ack_cwnd: FullAckCwnd::Ssthresh,
     rearm_rto_on_retransmit: false,
-    limited_transmit: false,
+    // singledup_ 1 (ns-default.tcl, since 2001): a new packet on each of
+    // the first two duplicate ACKs
+    limited_transmit: true,
     frto: false,
     partial_ack_timer: PartialAckTimer::SlowButSteady,
     cwnd_validation: CwndValidation::Off,
+    handshake: false,
 };
 
 pub static NS2_2003: Defaults = Defaults {

@@ -16,7 +16,7 @@ const GENERAL_KEYS: &[&str] = &[
     "clock_granularity", "rtt_sampling", "full_ack_cwnd", "abc_limit", "iss", "max_retransmissions",
     "rescue_retransmission", "rearm_rto_on_retransmit", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
     "fack_overdamping", "fack_rampdown", "partial_ack_timer", "pacing", "accept_beyond_window",
-    "cwnd_validation",
+    "cwnd_validation", "handshake",
 ];
 
 /// The general keys, then each controller's, in registry order.
@@ -194,7 +194,9 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         Some(_) => CwndValidation::Off,
         None => d.cwnd_validation,
     };
+    let handshake = t.bool("handshake")?.unwrap_or(d.handshake);
     Ok(TcpCfg {
+        handshake,
         profile,
         variant: variant.to_string(),
         recovery,

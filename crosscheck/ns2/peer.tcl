@@ -1,0 +1,104 @@
+# ns-2 2.35 peer for `satcp.crosscheck_ns2`: N one-way TCP flows through a
+# chain  src_i --access-- n1 ==satellite== n2 --access-- dst_i.
+# Every parameter is a name=value argument (defaults below); the script
+# prints one line per flow at the end:
+#   flow <i> last <s> done <s> acked <packets> rexmitpack <n> rexmit <n> bytes <n>
+# `last` is when the sink had received every byte in order (polled every
+# millisecond), `done` when the sender saw its last packet acknowledged
+# (Agent/TCP's `done` callback), both from the flow's start; `bytes` what
+# the sink delivered.
+array set P {
+    agent Newreno sink TCPSink flows 1 packets 1000 stop 600 seed 1
+    access_rate 100Mb access_delay 5ms sat_rate 10Mb sat_rate_up 10Mb sat_delay 250ms
+    qlim 250 per 0 packetSize 1000 window 20 windowInit 2 maxburst 0
+    delack_interval 0.1 start_spacing 0 hdr 40
+}
+foreach a $argv {
+    set kv [split $a =]
+    set P([lindex $kv 0]) [lindex $kv 1]
+}
+set ns [new Simulator]
+global defaultRNG
+$defaultRNG seed $P(seed)
+
+set n1 [$ns node]
+set n2 [$ns node]
+$ns simplex-link $n1 $n2 $P(sat_rate) $P(sat_delay) DropTail
+$ns simplex-link $n2 $n1 $P(sat_rate_up) $P(sat_delay) DropTail
+$ns queue-limit $n1 $n2 $P(qlim)
+if {$P(per) > 0} {
+    set em [new ErrorModel]
+    $em unit pkt
+    $em set rate_ $P(per)
+    $em ranvar [new RandomVariable/Uniform]
+    $em drop-target [new Agent/Null]
+    $ns lossmodel $em $n1 $n2
+}
+
+Agent/TCPSink/DelAck set interval_ $P(delack_interval)
+Agent/TCPSink/Sack1/DelAck set interval_ $P(delack_interval)
+
+proc agent_class {name} {
+    if {$name eq "Tahoe"} { return Agent/TCP }
+    return Agent/TCP/$name
+}
+
+set done_at {}
+for {set i 0} {$i < $P(flows)} {incr i} {
+    set s($i) [$ns node]
+    set d($i) [$ns node]
+    $ns duplex-link $s($i) $n1 $P(access_rate) $P(access_delay) DropTail
+    $ns duplex-link $n2 $d($i) $P(access_rate) $P(access_delay) DropTail
+    $ns queue-limit $s($i) $n1 100000
+    $ns queue-limit $n1 $s($i) 100000
+    $ns queue-limit $n2 $d($i) 100000
+    $ns queue-limit $d($i) $n2 100000
+    set tcp($i) [new [agent_class $P(agent)]]
+    $tcp($i) set packetSize_ $P(packetSize)
+    $tcp($i) set window_ $P(window)
+    $tcp($i) set windowInit_ $P(windowInit)
+    $tcp($i) set maxburst_ $P(maxburst)
+    $tcp($i) set fid_ $i
+    set sink($i) [new Agent/$P(sink)]
+    $ns attach-agent $s($i) $tcp($i)
+    $ns attach-agent $d($i) $sink($i)
+    $ns connect $tcp($i) $sink($i)
+    set ftp($i) [new Application/FTP]
+    $ftp($i) attach-agent $tcp($i)
+    set start($i) [expr {$i * $P(start_spacing)}]
+    set finish($i) -1
+    set last($i) -1
+    $tcp($i) proc done {} "global finish start ns; set finish($i) \[expr {\[\$ns now\] - \$start($i)}\]"
+    if {$P(packets) > 0} {
+        $ns at $start($i) "$ftp($i) produce $P(packets)"
+    } else {
+        $ns at $start($i) "$ftp($i) start"
+    }
+}
+proc report {} {
+    global P tcp finish last sink ns
+    for {set i 0} {$i < $P(flows)} {incr i} {
+        puts [format "flow %d last %s done %s acked %d rexmitpack %d rexmit %d bytes %d" $i $last($i) $finish($i) \
+            [expr {[$tcp($i) set ack_] + 1}] [$tcp($i) set nrexmitpack_] [$tcp($i) set nrexmit_] [$sink($i) set bytes_]]
+    }
+    exit 0
+}
+# every millisecond: note when each sink has every byte (its application's
+# last byte; the sink counts wire bytes, packetSize_ + hdr, hdr 40 but 0 for
+# Vegas, whose output() adds no header), and stop once every finite flow is
+# done, or at `stop`
+proc check {} {
+    global P finish last sink start ns
+    set all 1
+    for {set i 0} {$i < $P(flows)} {incr i} {
+        if {$last($i) < 0 && [$sink($i) set bytes_] >= $P(packets) * ($P(packetSize) + $P(hdr))} {
+            set last($i) [expr {[$ns now] - $start($i)}]
+        }
+        if {$finish($i) < 0 || $last($i) < 0} { set all 0 }
+    }
+    if {$all} { report }
+    $ns at [expr {[$ns now] + 0.001}] "check"
+}
+if {$P(packets) > 0} { $ns at 0.01 "check" }
+$ns at $P(stop) "report"
+$ns run

@@ -1,0 +1,303 @@
+"""Cross-check of satcp's ``ns2`` profile against ns-2 2.35 itself.
+
+    python -m satcp.crosscheck_ns2 [--cells geo,geo-delack,geo-lossy,transat,peach]
+                                   [--agents Tahoe,Reno,...] [--seeds 5] [--out DIR]
+
+(``make crosscheck-ns2`` installs Debian's ``ns2`` package when ``ns`` is
+missing and runs it.) Each cell is one network run in both simulators: the
+ns-2 side is ``crosscheck/ns2/peer.tcl`` (one-way agents Agent/TCP =
+Tahoe, Reno, Newreno, Sack1, Fack, Vegas with TCPSink, its Sack1 flavour and
+the DelAck sinks), the satcp side the same chain with ``tcp.profile =
+"ns2"`` and only the keys the Tcl script sets (agent -> ``variant``, sink ->
+``sack``/``delayed_ack``, ``window_`` -> ``rwnd``, ``windowInit_`` ->
+``initial_window``, ``packetSize_`` -> ``mss``).
+
+Topology: src_i -access- n1 =satellite= n2 -access- dst_i, a drop-tail queue
+at n1 toward n2, uniform packet errors (ns-2 ``ErrorModel`` before the
+satellite link; satcp ``errors_ab.per``) on that direction.
+
+Cells:
+* ``geo``: one 10,000-packet FTP, 100 Mb/s 5 ms access, 10 Mb/s 250 ms
+  satellite link, 250-packet buffer, window_ 4000, TCPSink (loss-free:
+  deterministic, one run).
+* ``geo-delack``: the same with the DelAck sink (100 ms).
+* ``geo-lossy``: ``geo`` with PER 1e-3, ``--seeds`` seeds each side (means).
+* ``transat``: TRANSAT Table 1 row 1 (spec 001): 1000 packets of 1000
+  bytes (packetSize_ 960), 10 Mb/s 20 ms access, 2 Mb/s 255 ms satellite,
+  200-packet buffer, windowInit_ 1, DelAck sink 200 ms, Newreno.
+* ``peach``: the Modified Peach topology (spec 003): ten flows, 500 kb/s
+  access, 5 Mb/s 275 ms satellite, 25-packet buffer, PER 1e-2, 300 s,
+  goodput summed over the flows, ``--seeds`` seeds.
+
+Completion time is when the sink has every byte (satcp: last byte
+delivered); ns-2's one-way agents have no SYN exchange and neither has the
+``ns2`` profile. Output: a table on stdout and ``runs.csv``/``summary.csv``
+in ``--out`` (default ``bench-results/crosscheck-ns2``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+import satcp
+
+from .tables import format_table, num
+
+REPO = Path(__file__).resolve().parents[2]
+PEER = REPO / "crosscheck" / "ns2" / "peer.tcl"
+AGENTS = ("Tahoe", "Reno", "Newreno", "Sack1", "Fack", "Vegas")
+# ns-2 agent -> satcp variant
+VARIANT = {"Tahoe": "tahoe", "Reno": "reno", "Newreno": "newreno", "Sack1": "sack", "Fack": "fack",
+           "Vegas": "vegas"}
+
+
+class Ns2Unavailable(RuntimeError):
+    """ns-2 (`ns`) is not installed and could not be."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    name: str
+    agent: str
+    flows: int = 1
+    packets: int = 10_000  # 0 = send until stop
+    stop_s: float = 600.0
+    access_rate: str = "100Mb"
+    access_delay_ms: float = 5
+    sat_rate: str = "10Mb"
+    sat_rate_up: str = "10Mb"
+    sat_delay_ms: float = 250
+    qlim: int = 250
+    per: float = 0.0
+    packet_size: int = 1000
+    window: int = 4000
+    window_init: int = 2
+    delack: bool = False
+    delack_interval_s: float = 0.1
+    seeds: int = 1
+
+    @property
+    def sack(self) -> bool:
+        return self.agent in ("Sack1", "Fack")
+
+    @property
+    def sink(self) -> str:
+        return "TCPSink" + ("/Sack1" if self.sack else "") + ("/DelAck" if self.delack else "")
+
+    @property
+    def header(self) -> int:
+        """Bytes ns-2 adds to packetSize_ on the wire: 40, except Vegas,
+        whose output() sends packetSize_ bytes."""
+        return 0 if self.agent == "Vegas" else 40
+
+
+def cells(names: list[str], agents: list[str], seeds: int) -> list[Cell]:
+    out = []
+    for a in agents:
+        if "geo" in names:
+            out.append(Cell("geo", a))
+        if "geo-delack" in names:
+            out.append(Cell("geo-delack", a, delack=True))
+        if "geo-lossy" in names:
+            out.append(Cell("geo-lossy", a, per=1e-3, seeds=seeds))
+        if "peach" in names:
+            out.append(Cell("peach", a, flows=10, packets=0, stop_s=300, access_rate="500kb",
+                            access_delay_ms=1, sat_rate="5Mb", sat_rate_up="5Mb", sat_delay_ms=275, qlim=25,
+                            per=1e-2, window=100, seeds=seeds))
+    if "transat" in names and "Newreno" in agents:
+        out.append(Cell("transat", "Newreno", packets=1000, access_rate="10Mb", access_delay_ms=20,
+                        sat_rate="2Mb", sat_rate_up="2Mb", sat_delay_ms=255, qlim=200, packet_size=960,
+                        window=20_000, window_init=1, delack=True, delack_interval_s=0.2))
+    return out
+
+
+@dataclass
+class Run:
+    completion_s: list[Optional[float]]  # per flow
+    delivered_bytes: list[int]
+    retransmissions: int
+    timeouts: int
+
+    @property
+    def mean_completion(self) -> Optional[float]:
+        done = [c for c in self.completion_s if c is not None]
+        return statistics.mean(done) if len(done) == len(self.completion_s) else None
+
+
+def ns_binary() -> str:
+    ns = shutil.which("ns")
+    if ns is None:
+        raise Ns2Unavailable("ns-2 is not installed (`apt-get install ns2`, or `make crosscheck-ns2`)")
+    return ns
+
+
+def run_ns2(c: Cell, seed: int) -> Run:
+    args = {
+        "agent": c.agent, "sink": c.sink, "flows": c.flows, "packets": c.packets, "stop": c.stop_s,
+        "seed": seed, "access_rate": c.access_rate, "access_delay": f"{c.access_delay_ms}ms",
+        "sat_rate": c.sat_rate, "sat_rate_up": c.sat_rate_up, "sat_delay": f"{c.sat_delay_ms}ms",
+        "qlim": c.qlim, "per": c.per, "packetSize": c.packet_size, "window": c.window,
+        "windowInit": c.window_init, "delack_interval": c.delack_interval_s, "hdr": c.header,
+    }
+    p = subprocess.run([ns_binary(), str(PEER), *[f"{k}={v}" for k, v in args.items()]],
+                       capture_output=True, text=True, timeout=1800)
+    if p.returncode != 0:
+        raise RuntimeError(f"ns-2 failed on {c}: {p.stderr[-2000:]}")
+    comp, delivered, rtx, rto = [], [], 0, 0
+    for line in p.stdout.splitlines():
+        m = re.match(r"flow \d+ last (\S+) done \S+ acked \d+ rexmitpack (\d+) rexmit (\d+) bytes (\d+)", line)
+        if m:
+            last = float(m.group(1))
+            comp.append(last if last >= 0 else None)
+            rtx += int(m.group(2))
+            rto += int(m.group(3))
+            # the sink counts wire bytes (and 40 more for the connection's
+            # first packet): payload = whole packets x packetSize_
+            delivered.append(int(m.group(4)) // (c.packet_size + c.header) * c.packet_size)
+    if len(comp) != c.flows:
+        raise RuntimeError(f"ns-2 printed {len(comp)} flows for {c}: {p.stdout[-500:]}")
+    return Run(comp, delivered, rtx, rto)
+
+
+def satcp_scenario(c: Cell, seed: int) -> dict[str, Any]:
+    # the same packets on the wire: ns-2 sends packetSize_ + header bytes,
+    # satcp mss + 40
+    mss = c.packet_size + c.header - 40
+    tcp = {"profile": "ns2", "variant": VARIANT[c.agent], "sack": c.sack, "mss": mss,
+           "rwnd": c.window * mss, "initial_window": c.window_init, "delayed_ack": c.delack,
+           "delayed_ack_timeout": c.delack_interval_s}
+    nodes = {"n1": {}, "n2": {}}
+    sat: dict[str, Any] = {"a": "n1", "b": "n2", "rate_ab": c.sat_rate + "ps", "rate_ba": c.sat_rate_up + "ps",
+                           "delay": c.sat_delay_ms / 1000, "queue_ab": {"kind": "droptail", "packets": c.qlim}}
+    if c.per > 0:
+        sat["errors_ab"] = {"per": c.per}
+    links, flows = [sat], []
+    for i in range(c.flows):
+        nodes[f"s{i}"] = {}
+        nodes[f"d{i}"] = {}
+        for a, b in ((f"s{i}", "n1"), ("n2", f"d{i}")):
+            links.append({"a": a, "b": b, "rate": c.access_rate + "ps", "delay": c.access_delay_ms / 1000})
+        app: dict[str, Any] = {"kind": "ftp"}
+        if c.packets:
+            app["size"] = c.packets * mss
+        flows.append({"name": f"f{i}", "src": f"s{i}", "dst": f"d{i}", "tcp": tcp, "app": app})
+    return {"run": {"seed": seed, "stop": c.stop_s}, "nodes": nodes, "links": links, "flows": flows}
+
+
+def run_satcp(c: Cell, seed: int) -> Run:
+    fl = satcp.run(satcp_scenario(c, seed)).summary["flows"]
+    return Run([f["completion_s"] if f["completed"] else None for f in fl], [f["bytes_delivered"] for f in fl],
+               sum(f["retransmissions"] for f in fl), sum(f["timeouts"] for f in fl))
+
+
+@dataclass
+class Row:
+    cell: Cell
+    satcp: list[Run] = field(default_factory=list)
+    ns2: list[Run] = field(default_factory=list)
+
+
+def _metric(c: Cell, runs: list[Run]) -> Optional[float]:
+    """The cell's number: mean completion time (finite transfers) or total
+    goodput in b/s over the run (send-until-stop), averaged over seeds."""
+    if c.packets:
+        vals = [r.mean_completion for r in runs]
+        return None if any(v is None for v in vals) else statistics.mean(vals)
+    return statistics.mean(sum(r.delivered_bytes) * 8 / c.stop_s for r in runs)
+
+
+def crosscheck(cell_list: list[Cell], jobs: int = 2) -> list[Row]:
+    rows = [Row(c) for c in cell_list]
+    tasks = [(row, seed) for row in rows for seed in range(1, row.cell.seeds + 1)]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        ns2 = list(pool.map(lambda t: run_ns2(t[0].cell, t[1]), tasks))
+    for (row, seed), r in zip(tasks, ns2):
+        row.ns2.append(r)
+        row.satcp.append(run_satcp(row.cell, seed))
+    return rows
+
+
+def summary(rows: list[Row]) -> list[dict[str, Any]]:
+    out = []
+    for r in rows:
+        c = r.cell
+        s, n = _metric(c, r.satcp), _metric(c, r.ns2)
+        out.append({
+            "cell": c.name, "agent": c.agent, "sink": c.sink, "per": c.per, "seeds": c.seeds,
+            "metric": "completion_s" if c.packets else "goodput_bps",
+            "satcp": s, "ns2": n, "diff": None if s is None or n is None else s / n - 1,
+            "satcp_rtx": statistics.mean(x.retransmissions for x in r.satcp),
+            "ns2_rtx": statistics.mean(x.retransmissions for x in r.ns2),
+            "satcp_rto": statistics.mean(x.timeouts for x in r.satcp),
+            "ns2_rto": statistics.mean(x.timeouts for x in r.ns2),
+        })
+    return out
+
+
+def table(summ: list[dict[str, Any]]) -> str:
+    rows = []
+    for s in summ:
+        scale = 1e-3 if s["metric"] == "goodput_bps" else 1
+        unit = "kb/s" if s["metric"] == "goodput_bps" else "s"
+        rows.append((s["cell"], s["agent"], s["sink"], f"{s['per']:g}", s["seeds"], unit,
+                     num(s["satcp"], ".2f", scale), num(s["ns2"], ".2f", scale), num(s["diff"], "+.1f", 100, "%"),
+                     num(s["satcp_rtx"], ".1f"), num(s["ns2_rtx"], ".1f"), num(s["satcp_rto"], ".1f"),
+                     num(s["ns2_rto"], ".1f")))
+    return format_table(["cell", "agent", "sink", "PER", "n", "unit", "satcp", "ns-2", "diff", "rtx satcp",
+                         "rtx ns-2", "rto satcp", "rto ns-2"], rows, "lllrrlrrrrrrr")
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m satcp.crosscheck_ns2", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cells", default="geo,geo-delack,geo-lossy,transat,peach")
+    ap.add_argument("--agents", default=",".join(AGENTS))
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--out", default=str(REPO / "bench-results" / "crosscheck-ns2"))
+    a = ap.parse_args(argv)
+    agents = [x for x in a.agents.split(",") if x]
+    bad = [x for x in agents if x not in AGENTS]
+    if bad:
+        print(f"error: --agents {bad[0]}: expected one of {', '.join(AGENTS)}", file=sys.stderr)
+        return 2
+    try:
+        ns_binary()
+    except Ns2Unavailable as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 3
+    rows = crosscheck(cells(a.cells.split(","), agents, a.seeds), a.jobs)
+    summ = summary(rows)
+    print(table(summ))
+    print("(completion: seconds until the sink has every byte, no SYN exchange on either side; goodput: "
+          "payload delivered over the run, all flows; diff = satcp/ns-2 - 1; rtx = data retransmissions; "
+          "rto = retransmission timeouts)")
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "summary.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(summ[0]))
+        w.writeheader()
+        w.writerows(summ)
+    with open(out / "runs.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["cell", "agent", "sim", "seed", "completion_s", "delivered_bytes", "retransmissions", "timeouts"])
+        for r in rows:
+            for sim, runs in (("satcp", r.satcp), ("ns2", r.ns2)):
+                for seed, x in enumerate(runs, 1):
+                    w.writerow([r.cell.name, r.cell.agent, sim, seed, x.mean_completion, sum(x.delivered_bytes),
+                                x.retransmissions, x.timeouts])
+    print(f"wrote {out / 'runs.csv'} and {out / 'summary.csv'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
