@@ -175,7 +175,7 @@ fn the_autotuned_window_opens_with_the_data() {
 fn without_a_handshake_data_leaves_at_once() {
     let with = flow("profile = \"ns2\", rwnd = 65536, handshake = true", FTP_2MB);
     let without = flow("profile = \"ns2\", rwnd = 65536", FTP_2MB);
-    assert!(tcp("profile = \"ns2\"").handshake == false && tcp("").handshake);
+    assert!(!tcp("profile = \"ns2\"").handshake && tcp("").handshake);
     assert_eq!((with.bytes_delivered, without.bytes_delivered), (2_000_000, 2_000_000));
     assert_eq!((with.integrity_errors, without.integrity_errors), (0, 0));
     let saved = with.completion_s.unwrap() - without.completion_s.unwrap();
