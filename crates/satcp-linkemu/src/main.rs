@@ -1,0 +1,144 @@
+//! satcp-linkemu: a user-space link emulator between two TUN devices, for
+//! `satcp.crosscheck_linux` (this kernel has no netem). It creates TUN
+//! devices `a` and `b` (IPv4, no packet information), prints `ready`, and
+//! moves each packet read from one to the other through a `link::Dir`
+//! (rate, delay, drop-tail queue, packet errors). On SIGINT or SIGTERM it
+//! prints one JSON line of statistics per direction, including how late
+//! each packet was written against the time the model gave it, and exits.
+//!
+//!   satcp-linkemu a=tunA b=tunB rate_ab=10000000 rate_ba=2000000
+//!       delay_ab_ns=250000000 delay_ba_ns=250000000 limit_ab=100
+//!       limit_ba=1000 per_ab=0 per_ba=0 seed=1
+//!
+//! Timing: ppoll with nanosecond timeouts and the thread's timer slack set
+//! to 1 ns, on CLOCK_MONOTONIC; no busy waiting.
+
+mod link;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use link::{Dir, DirCfg, Ns};
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+fn now() -> Ns {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Open a TUN device called `name` (IFF_TUN | IFF_NO_PI), non-blocking.
+fn open_tun(name: &str) -> std::io::Result<i32> {
+    const TUNSETIFF: libc::c_ulong = 0x4004_54ca;
+    let fd = unsafe { libc::open(c"/dev/net/tun".as_ptr(), libc::O_RDWR | libc::O_NONBLOCK) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let mut ifr = [0u8; 40];
+    let n = name.len().min(15);
+    ifr[..n].copy_from_slice(&name.as_bytes()[..n]);
+    let flags: i16 = 0x0001 | 0x1000; // IFF_TUN | IFF_NO_PI
+    ifr[16..18].copy_from_slice(&flags.to_ne_bytes());
+    if unsafe { libc::ioctl(fd, TUNSETIFF as _, ifr.as_mut_ptr()) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(fd)
+}
+
+struct Lateness(Vec<u64>);
+
+impl Lateness {
+    fn summary(&mut self) -> String {
+        self.0.sort_unstable();
+        let q = |f: f64| self.0.get(((self.0.len() as f64 - 1.0) * f) as usize).copied().unwrap_or(0) as f64 / 1e3;
+        format!("\"late_p50_us\": {:.1}, \"late_p99_us\": {:.1}, \"late_max_us\": {:.1}", q(0.5), q(0.99), q(1.0))
+    }
+}
+
+fn main() {
+    let args: HashMap<String, String> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
+        .collect();
+    let get = |k: &str, d: &str| args.get(k).cloned().unwrap_or_else(|| d.to_string());
+    let num = |k: &str, d: &str| -> f64 {
+        get(k, d).parse().unwrap_or_else(|_| {
+            eprintln!("error: {k}={}: expected a number", get(k, d));
+            std::process::exit(2)
+        })
+    };
+    let cfg = |dir: &str| DirCfg {
+        rate_bps: num(&format!("rate_{dir}"), "10000000") as u64,
+        delay_ns: num(&format!("delay_{dir}_ns"), "0") as u64,
+        limit: num(&format!("limit_{dir}"), "1000") as usize,
+        per: num(&format!("per_{dir}"), "0"),
+    };
+    let seed = num("seed", "1") as u64;
+    let (name_a, name_b) = (get("a", "satcpA"), get("b", "satcpB"));
+    let (fa, fb) = match (open_tun(&name_a), open_tun(&name_b)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("error: cannot create TUN devices {name_a}, {name_b}: {e} (needs root and /dev/net/tun)");
+            std::process::exit(3)
+        }
+    };
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1, 0, 0, 0);
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
+    // ab: read from a, written to b; ba the reverse
+    let mut dirs = [Dir::new(cfg("ab"), seed), Dir::new(cfg("ba"), seed.wrapping_mul(0x9E37_79B9_7F4A_7C15))];
+    let fds = [(fa, fb), (fb, fa)];
+    let mut late = [Lateness(Vec::new()), Lateness(Vec::new())];
+    println!("ready");
+    let mut buf = vec![0u8; 65_536];
+    while !STOP.load(Ordering::SeqCst) {
+        let t = now();
+        for (i, d) in dirs.iter_mut().enumerate() {
+            while let Some(p) = d.due(t) {
+                unsafe { libc::write(fds[i].1, p.bytes.as_ptr() as *const _, p.bytes.len()) };
+                late[i].0.push(now().saturating_sub(p.release));
+            }
+        }
+        let next = dirs.iter().filter_map(|d| d.next_release()).min();
+        let mut pfd = [
+            libc::pollfd { fd: fa, events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: fb, events: libc::POLLIN, revents: 0 },
+        ];
+        let wait = next.map(|n| n.saturating_sub(now())).unwrap_or(100_000_000);
+        let ts = libc::timespec { tv_sec: (wait / 1_000_000_000) as _, tv_nsec: (wait % 1_000_000_000) as _ };
+        let r = unsafe { libc::ppoll(pfd.as_mut_ptr(), 2, &ts, std::ptr::null()) };
+        if r <= 0 {
+            continue;
+        }
+        for (i, p) in pfd.iter().enumerate() {
+            if p.revents & libc::POLLIN == 0 {
+                continue;
+            }
+            loop {
+                let n = unsafe { libc::read(fds[i].0, buf.as_mut_ptr() as *mut _, buf.len()) };
+                if n <= 0 {
+                    break;
+                }
+                dirs[i].offer(now(), buf[..n as usize].to_vec());
+            }
+        }
+    }
+    for (i, name) in ["ab", "ba"].iter().enumerate() {
+        let s = dirs[i].stats;
+        println!(
+            "{{\"dir\": \"{name}\", \"accepted\": {}, \"delivered\": {}, \"drops_queue\": {}, \"drops_errors\": {}, {}}}",
+            s.accepted,
+            s.delivered,
+            s.drops_queue,
+            s.drops_errors,
+            late[i].summary()
+        );
+    }
+}

@@ -1,0 +1,244 @@
+"""Cross-check of satcp's ``linux`` profile against the Linux kernel's TCP.
+
+    python -m satcp.crosscheck_linux [--cases cubic-sack,reno-nosack,...]
+                                     [--size 5MB] [--delay-ms 250] [--out DIR]
+
+(``make crosscheck-linux`` builds the emulator and runs it; root only.) The
+kernel side: two network namespaces, each with a TUN device, joined by
+``satcp-linkemu`` (``crates/satcp-linkemu``), a user-space link emulator
+(this kernel has no netem): rate, propagation delay, a drop-tail queue and
+packet errors per direction, the same model as a satcp link direction. A
+sender in the first namespace (TCP_CONGESTION set on the socket,
+``net.ipv4.tcp_sack`` set in its namespace) writes N bytes to a receiver in
+the second; completion time runs from connect() to the receiver reading the
+last byte (both on CLOCK_MONOTONIC). The satcp side: the same link with
+``tcp.profile = "linux"`` and only the congestion control and SACK set.
+Everything runs in real time, so cases are few and short.
+
+Output: a table (completion, goodput, retransmissions, satcp beside the
+kernel), the emulator's own accounting (drops by cause, how late it wrote
+packets against its model's times), CSV in ``--out`` (default
+``bench-results/crosscheck-linux``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import satcp
+
+from .tables import format_table, num
+
+REPO = Path(__file__).resolve().parents[2]
+EMU = REPO / "target" / "release" / "satcp-linkemu"
+NS_A, NS_B = "satcpxa", "satcpxb"
+IP_A, IP_B = "10.77.0.1", "10.77.0.2"
+PORT = 5201
+
+# case label -> (kernel congestion control, SACK, satcp variant, satcp recovery)
+CASES: dict[str, tuple[str, bool, str, str]] = {
+    "cubic-sack": ("cubic", True, "cubic", "sack"),
+    "cubic-nosack": ("cubic", False, "cubic", "newreno"),
+    "reno-sack": ("reno", True, "sack", "sack"),
+    "reno-nosack": ("reno", False, "newreno", "newreno"),
+    "bbr-sack": ("bbr", True, "bbr", "sack"),
+    "bbr-nosack": ("bbr", False, "bbr", "newreno"),
+}
+
+
+class LinuxUnavailable(RuntimeError):
+    """Not root, or no TUN/network namespaces."""
+
+
+@dataclass(frozen=True)
+class Path_:
+    rate_down_bps: int = 10_000_000
+    rate_up_bps: int = 10_000_000
+    delay_ms: float = 250.0
+    queue: int = 400
+    per: float = 0.0
+    size: int = 5_000_000
+
+
+@dataclass
+class Result:
+    completion_s: Optional[float]
+    retransmissions: int
+    emulator: Optional[dict[str, Any]] = None
+
+    def goodput_bps(self, size: int) -> Optional[float]:
+        return None if not self.completion_s else size * 8 / self.completion_s
+
+
+def _sh(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run(list(cmd), capture_output=True, text=True, check=check)
+
+
+def available() -> None:
+    if os.geteuid() != 0:
+        raise LinuxUnavailable("needs root (network namespaces and TUN devices)")
+    if not Path("/dev/net/tun").exists():
+        raise LinuxUnavailable("no /dev/net/tun")
+    if shutil.which("ip") is None:
+        raise LinuxUnavailable("no `ip` command (iproute2)")
+    if not EMU.exists():
+        raise LinuxUnavailable(f"{EMU} not built (cargo build --release -p satcp-linkemu)")
+
+
+def _teardown() -> None:
+    for ns in (NS_A, NS_B):
+        _sh("ip", "netns", "del", ns, check=False)
+
+
+RECEIVER = r"""
+import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(1)
+print("listening", flush=True)
+c, _ = s.accept(); n = 0; want = int(sys.argv[3])
+while n < want:
+    b = c.recv(1 << 20)
+    if not b: break
+    n += len(b)
+print(time.clock_gettime(time.CLOCK_MONOTONIC), n, flush=True)
+"""
+
+SENDER = r"""
+import socket, struct, sys, time
+cc, host, port, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+s = socket.socket(); s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+t0 = time.clock_gettime(time.CLOCK_MONOTONIC)
+s.connect((host, port))
+buf = b"x" * 65536; left = size
+while left > 0:
+    left -= s.send(buf[:min(left, len(buf))])
+s.shutdown(socket.SHUT_WR)
+s.recv(1)
+info = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 232)
+print(t0, struct.unpack_from("I", info, 100)[0], flush=True)
+"""
+
+
+def run_kernel(case: str, path: Path_, seed: int = 1) -> Result:
+    cc, sack, _, _ = CASES[case]
+    available()
+    _teardown()
+    emu = None
+    try:
+        for ns in (NS_A, NS_B):
+            _sh("ip", "netns", "add", ns)
+            _sh("ip", "-n", ns, "link", "set", "lo", "up")
+            for k, v in (("net.ipv4.tcp_sack", int(sack)), ("net.ipv4.tcp_no_metrics_save", 1)):
+                _sh("ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"{k}={v}")
+        one_way = int(path.delay_ms * 1e6)
+        emu = subprocess.Popen(
+            [str(EMU), "a=sxa", "b=sxb", f"rate_ab={path.rate_down_bps}", f"rate_ba={path.rate_up_bps}",
+             f"delay_ab_ns={one_way}", f"delay_ba_ns={one_way}", f"limit_ab={path.queue}", "limit_ba=100000",
+             f"per_ab={path.per}", f"seed={seed}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if emu.stdout.readline().strip() != "ready":
+            raise LinuxUnavailable(f"satcp-linkemu did not start: {emu.stderr.read()}")
+        for dev, ns, ip, peer in (("sxa", NS_A, IP_A, IP_B), ("sxb", NS_B, IP_B, IP_A)):
+            _sh("ip", "link", "set", dev, "netns", ns)
+            _sh("ip", "-n", ns, "addr", "add", ip, "peer", peer, "dev", dev)
+            _sh("ip", "-n", ns, "link", "set", dev, "up")
+        rx = subprocess.Popen(["ip", "netns", "exec", NS_B, sys.executable, "-c", RECEIVER, IP_B, str(PORT),
+                               str(path.size)], stdout=subprocess.PIPE, text=True)
+        assert rx.stdout.readline().strip() == "listening"
+        tx = subprocess.run(["ip", "netns", "exec", NS_A, sys.executable, "-c", SENDER, cc, IP_B, str(PORT),
+                             str(path.size)], capture_output=True, text=True, timeout=600)
+        end_line = rx.stdout.readline().split()
+        rx.wait(timeout=30)
+        if tx.returncode != 0 or len(end_line) != 2:
+            raise RuntimeError(f"transfer failed: {tx.stderr[-1000:]}")
+        t0, rtx = tx.stdout.split()
+        t_end, got = float(end_line[0]), int(end_line[1])
+        completion = t_end - float(t0) if got >= path.size else None
+        emu.send_signal(15)
+        out, _ = emu.communicate(timeout=10)
+        stats = {json.loads(l)["dir"]: json.loads(l) for l in out.splitlines() if l.startswith("{")}
+        return Result(completion, int(rtx), stats)
+    finally:
+        if emu and emu.poll() is None:
+            emu.kill()
+        _teardown()
+
+
+def satcp_scenario(case: str, path: Path_, seed: int = 1) -> dict[str, Any]:
+    _, sack, variant, recovery = CASES[case]
+    link: dict[str, Any] = {"a": "a", "b": "b", "rate_ab": path.rate_down_bps, "rate_ba": path.rate_up_bps,
+                            "delay": path.delay_ms / 1000, "queue_ab": {"kind": "droptail", "packets": path.queue}}
+    if path.per:
+        link["errors_ab"] = {"per": path.per}
+    tcp = {"profile": "linux", "variant": variant, "recovery": recovery, "sack": sack}
+    return {"run": {"seed": seed, "stop": 600}, "nodes": {"a": {}, "b": {}}, "links": [link],
+            "flows": [{"name": "f", "src": "a", "dst": "b", "tcp": tcp, "app": {"kind": "ftp", "size": path.size}}]}
+
+
+def run_satcp(case: str, path: Path_, seed: int = 1) -> Result:
+    f = satcp.run(satcp_scenario(case, path, seed)).summary["flows"][0]
+    return Result(f["completion_s"] if f["completed"] else None, f["retransmissions"])
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m satcp.crosscheck_linux", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--size", type=int, default=5_000_000, help="bytes per transfer")
+    ap.add_argument("--delay-ms", type=float, default=250.0, help="one-way delay")
+    ap.add_argument("--queue", type=int, default=400, help="drop-tail limit toward the receiver, packets")
+    ap.add_argument("--per", type=float, default=0.0)
+    ap.add_argument("--out", default=str(REPO / "bench-results" / "crosscheck-linux"))
+    a = ap.parse_args(argv)
+    cases = [c for c in a.cases.split(",") if c]
+    bad = [c for c in cases if c not in CASES]
+    if bad:
+        print(f"error: --cases {bad[0]}: expected one of {', '.join(CASES)}", file=sys.stderr)
+        return 2
+    try:
+        available()
+    except LinuxUnavailable as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 3
+    path = Path_(delay_ms=a.delay_ms, queue=a.queue, per=a.per, size=a.size)
+    rows, table = [], []
+    for c in cases:
+        k, s = run_kernel(c, path), run_satcp(c, path)
+        diff = None if not (k.completion_s and s.completion_s) else s.completion_s / k.completion_s - 1
+        emu = k.emulator or {}
+        late = emu.get("ab", {})
+        rows.append({"case": c, "kernel_s": k.completion_s, "satcp_s": s.completion_s, "diff": diff,
+                     "kernel_rtx": k.retransmissions, "satcp_rtx": s.retransmissions,
+                     "emu_drops_queue": late.get("drops_queue"), "emu_late_p99_us": late.get("late_p99_us"),
+                     "emu_late_max_us": late.get("late_max_us")})
+        table.append((c, num(k.completion_s, ".2f"), num(s.completion_s, ".2f"), num(diff, "+.1f", 100, "%"),
+                      num(k.goodput_bps(path.size), ".2f", 1e-6), num(s.goodput_bps(path.size), ".2f", 1e-6),
+                      k.retransmissions, s.retransmissions, late.get("drops_queue", "-"),
+                      late.get("late_p50_us", "-"), late.get("late_p99_us", "-")))
+        print(f"{c}: kernel {num(k.completion_s, '.2f')} s, satcp {num(s.completion_s, '.2f')} s", file=sys.stderr)
+    print(format_table(["case", "kernel s", "satcp s", "diff", "kernel Mb/s", "satcp Mb/s", "rtx kernel",
+                        "rtx satcp", "emu queue drops", "emu late p50 us", "emu late p99 us"], table,
+                       "lrrrrrrrrrr"))
+    print(f"(path: {path.rate_down_bps / 1e6:g} Mb/s both ways, {path.delay_ms:g} ms one way, "
+          f"{path.queue}-packet queue, PER {path.per:g}, {path.size} bytes; completion from connect() to the "
+          "last byte read; diff = satcp/kernel - 1)")
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "summary.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
