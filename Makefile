@@ -17,7 +17,7 @@ PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels 
 STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 clean reproduce-adalr reproduce-adalr-quick
+.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 crosscheck-linux clean reproduce-adalr reproduce-adalr-quick
 
 help:
 	@echo "satcp make targets:"
@@ -27,6 +27,7 @@ help:
 	@echo "  make bench-ns3  satcp vs ns-3 3.44 side by side (bench/ns3, minutes)"
 	@echo "  make crosscheck satcp vs ns-3 3.44: goodput and completion per TCP variant, PER, delayed ACK"
 	@echo "  make crosscheck-ns2  satcp (profile ns2) vs ns-2 2.35's agents (installs Debian's ns2)"
+	@echo "  make crosscheck-linux  satcp (profile linux) vs this kernel's TCP over a user-space link emulator (root; real time, minutes)"
 	@echo "  make reproduce-adalr  the TCP-ADaLR thesis, every table and claim (report in out/reproduce-adalr)"
 	@echo "  make reproduce-adalr-quick  the same in its --quick form (CI-sized)"
 	@echo "  make build   maturin develop --release into $(VENV) + Rust CLIs"
@@ -44,13 +45,13 @@ venv: $(STAMP)
 
 build: venv
 	$(IN_VENV) maturin develop --release
-	cargo build --release -p satcp-core
+	cargo build --release -p satcp-core -p satcp-linkemu
 
 demo: build
 	$(IN_VENV) satcp demo --out $(DEMO_OUT)
 
 test-rust: build
-	cargo test --profile tests-opt -p satcp-core
+	cargo test --profile tests-opt -p satcp-core -p satcp-linkemu
 
 # System tools the Python tests drive: headless Chromium (report rendering),
 # tshark (pcap decoding) and ns-2 2.35 (the ns-2 cross-check). Installed once, non-interactively (Debian).
@@ -86,6 +87,12 @@ crosscheck: build
 # Tcl peer crosscheck/ns2/peer.tcl): table on stdout, CSV in bench-results/crosscheck-ns2/
 crosscheck-ns2: build test-sysdeps
 	$(IN_VENV) python -m satcp.crosscheck_ns2
+
+# satcp's linux profile against the kernel's own TCP: two network namespaces
+# joined by satcp-linkemu over TUN devices (python/satcp/crosscheck_linux.py;
+# root; runs in real time, about 8 minutes); CSV in bench-results/crosscheck-linux/
+crosscheck-linux: build
+	$(IN_VENV) python -m satcp.crosscheck_linux
 
 # The TCP-ADaLR thesis reproduced (docs/reproduce.md): report, store and summary.
 reproduce-adalr: build
