@@ -54,6 +54,8 @@ fn each_profile_fills_the_keys_left_out() {
     assert_eq!((l.initial_window, l.mss, l.rwnd_autotune), (InitialWindow::Segments(10), 1448, true));
     assert_eq!((l.min_rto_ns, l.clock_granularity_ns, l.delayed_ack_timeout_ns), (200_000_000, 200_000_000, 40_000_000));
     assert_eq!((l.daass_segments, l.frto, l.rearm_rto_on_retransmit), (Some(16), true, true));
+    // tcp_slow_start counts every segment an ACK covers
+    assert_eq!((r.abc_limit, l.abc_limit), (1, u32::MAX));
 
     let n = tcp("profile = \"ns2\"");
     assert_eq!((n.initial_window, n.mss, n.rwnd_bytes), (InitialWindow::Segments(2), 1000, 20_000));

@@ -102,6 +102,8 @@ pub struct Defaults {
     pub clock_granularity_ns: u64,
     pub rtt_sampling: RttSampling,
     pub full_ack_cwnd: FullAckCwnd,
+    /// Slow start's byte-counting limit L, segments per ACK.
+    pub abc_limit: u32,
     pub rearm_rto_on_retransmit: bool,
     pub limited_transmit: bool,
     pub frto: bool,
@@ -129,6 +131,7 @@ pub static RFC: Defaults = Defaults {
     clock_granularity_ns: 1_000_000,
     rtt_sampling: RttSampling::EveryAck,
     full_ack_cwnd: FullAckCwnd::FlightSize,
+    abc_limit: 1,
     rearm_rto_on_retransmit: false,
     limited_transmit: false,
     frto: false,
@@ -154,6 +157,9 @@ pub static LINUX: Defaults = Defaults {
     clock_granularity_ns: 200_000_000,
     rtt_sampling: RttSampling::EveryAck,
     full_ack_cwnd: FullAckCwnd::Ssthresh,
+    // tcp_slow_start adds every segment an ACK newly acknowledges (no L):
+    // with delayed ACKs the window still doubles per round trip
+    abc_limit: u32::MAX,
     rearm_rto_on_retransmit: true,
     limited_transmit: true,
     frto: true,
@@ -176,6 +182,8 @@ pub static NS2: Defaults = Defaults {
     clock_granularity_ns: 10_000_000,
     rtt_sampling: RttSampling::OnePerRtt,
     full_ack_cwnd: FullAckCwnd::Ssthresh,
+    // ns-2 opens cwnd_ by one packet per ACK in slow start
+    abc_limit: 1,
     rearm_rto_on_retransmit: false,
     // singledup_ 1 (ns-default.tcl, since 2001): a new packet on each of
     // the first two duplicate ACKs

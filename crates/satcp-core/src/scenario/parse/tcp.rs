@@ -154,7 +154,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         Some(_) => FullAckCwnd::FlightSize,
         None => d.full_ack_cwnd,
     };
-    let abc_limit = t.u32_in("abc_limit", 1, u32::MAX)?.unwrap_or(1);
+    let abc_limit = t.u32_in("abc_limit", 1, u32::MAX)?.unwrap_or(d.abc_limit);
     let iss = t.u32_in("iss", 0, u32::MAX)?.unwrap_or(0);
     let max_retransmissions = t.u32_in("max_retransmissions", 1, u32::MAX)?;
     let rescue_retransmission = t.bool("rescue_retransmission")?.unwrap_or(false);
