@@ -10,9 +10,8 @@ namespaces, in real time (about a second). Needs root, /dev/net/tun and
   packet against its model's time is under 2 ms (measured: 80-160 us).
 * The kernel's transfer obeys the path: it takes at least the 1 MB's
   serialisation plus a round trip and one more for the handshake.
-* satcp (profile linux) is within 20% of the kernel on this case (measured
-  +3.8%; the issue's bound is 15%, loosened for a real-time run on a
-  shared machine).
+* satcp (profile linux) is within 15% of the kernel on this case, the
+  issue's bound (measured -0.7%: kernel 0.976 s, satcp 0.969 s).
 """
 
 from __future__ import annotations
@@ -41,7 +40,7 @@ def test_emulator_keeps_time_and_the_kernel_obeys_the_path():
     assert k.completion_s > floor, (k.completion_s, floor)
     s = x.run_satcp("cubic-sack", PATH)
     print(f"kernel {k.completion_s:.3f} s, satcp {s.completion_s:.3f} s, emulator {ab}")
-    assert abs(s.completion_s / k.completion_s - 1) < 0.20
+    assert abs(s.completion_s / k.completion_s - 1) < 0.15
 
 
 def test_bad_case_is_refused(capsys):
