@@ -30,8 +30,9 @@ Cells:
   goodput summed over the flows, ``--seeds`` seeds.
 
 Completion time is when the sink has every byte (satcp: last byte
-delivered); ns-2's one-way agents have no SYN exchange and neither has the
-``ns2`` profile. Output: a table on stdout and ``runs.csv``/``summary.csv``
+delivered), from the flow's start: ns-2.35's one-way agents begin with a
+40-byte SYN and wait for its ACK (``syn_ true``), satcp's ``ns2`` profile
+with its SYN exchange, one round trip on both sides. Output: a table on stdout and ``runs.csv``/``summary.csv``
 in ``--out`` (default ``bench-results/crosscheck-ns2``).
 """
 
@@ -278,7 +279,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     rows = crosscheck(cells(a.cells.split(","), agents, a.seeds), a.jobs)
     summ = summary(rows)
     print(table(summ))
-    print("(completion: seconds until the sink has every byte, no SYN exchange on either side; goodput: "
+    print("(completion: seconds until the sink has every byte, a SYN round trip included on both sides; goodput: "
           "payload delivered over the run, all flows; diff = satcp/ns-2 - 1; rtx = data retransmissions; "
           "rto = retransmission timeouts)")
     out = Path(a.out)

@@ -11,9 +11,10 @@ without it the tests are skipped with that reason. What is asserted:
   the paper satcp's scenario uses (1000-byte packets, 20 ms access links,
   DelAck sink at 200 ms, windowInit_ 1): the reading is ns-2's, not only
   satcp's fit.
-* satcp with profile `ns2` is within 7% of ns-2 on that cell (measured:
-  -5.5%; docs/validation-ns2.md lists the GEO cells, which differ by up to
-  77% and are open work).
+* satcp with profile `ns2` is within 2% of ns-2 on that deterministic cell,
+  the issue's bound (measured: 10.79 s on both sides, once the profile
+  modelled ns-2.35's `syn_ true`; docs/validation-ns2.md lists the GEO
+  cells, which differ by up to 105% and are open work).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def test_transat_row_1_in_ns2_and_satcp():
     (s,) = x.summary(rows)
     print(f"TRANSAT row 1: ns-2 {s['ns2']:.2f} s, satcp {s['satcp']:.2f} s, paper {PAPER_ROW1_S} s")
     assert abs(s["ns2"] / PAPER_ROW1_S - 1) < 0.02
-    assert abs(s["diff"]) < 0.07
+    assert abs(s["diff"]) < 0.02
     assert s["ns2_rtx"] == s["satcp_rtx"] == 0
 
 

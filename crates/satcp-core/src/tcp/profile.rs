@@ -13,7 +13,8 @@
 //!   values (1000-byte packets, window_ 20, windowInit_ 2, minrto_ 0.2,
 //!   rtxcur_init_ 3, tcpTick_ 0.01, one timed segment per RTT).
 //! * `ns2-2003`: the ns-2 of the early 2000s (TRANSAT, Peach): windowInit_ 1,
-//!   1 s minimum RTO, 6 s initial RTO, tcpTick_ 0.1.
+//!   1 s minimum RTO, 6 s initial RTO, tcpTick_ 0.1, and no SYN (ns-2.35's
+//!   `syn_ true` models one).
 //!
 //! The profile sets defaults only: everything it implies can be written out
 //! as keys, and a scenario that writes them all out behaves the same under
@@ -191,10 +192,14 @@ pub static NS2: Defaults = Defaults {
     frto: false,
     partial_ack_timer: PartialAckTimer::SlowButSteady,
     cwnd_validation: CwndValidation::Off,
-    handshake: false,
+    // syn_ true (ns-2.35): the agent's first packet is a 40-byte SYN and
+    // data waits for its ACK, one round trip as with a SYN exchange
+    handshake: true,
 };
 
 pub static NS2_2003: Defaults = Defaults {
+    // before syn_ the one-way agents sent data at once
+    handshake: false,
     initial_window: Some(1),
     min_rto_ns: 1_000_000_000,
     initial_rto_ns: 6_000_000_000,
