@@ -3,6 +3,8 @@
 # Every parameter is a name=value argument (defaults below); the script
 # prints one line per flow at the end:
 #   flow <i> last <s> done <s> acked <packets> rexmitpack <n> rexmit <n> bytes <n>
+# With vartrace=FILE, flow 0's variable changes (cwnd_, ssthresh_, t_seqno_,
+# ack_, dupacks_, rtt_, srtt_, rttvar_, backoff_, maxseq_) go to FILE.
 # `last` is when the sink had received every byte in order (polled every
 # millisecond), `done` when the sender saw its last packet acknowledged
 # (Agent/TCP's `done` callback), both from the flow's start; `bytes` what
@@ -11,7 +13,7 @@ array set P {
     agent Newreno sink TCPSink flows 1 packets 1000 stop 600 seed 1
     access_rate 100Mb access_delay 5ms sat_rate 10Mb sat_rate_up 10Mb sat_delay 250ms
     qlim 250 per 0 packetSize 1000 window 20 windowInit 2 maxburst 0
-    delack_interval 0.1 start_spacing 0 hdr 40
+    delack_interval 0.1 start_spacing 0 hdr 40 vartrace {}
 }
 foreach a $argv {
     set kv [split $a =]
@@ -63,6 +65,14 @@ for {set i 0} {$i < $P(flows)} {incr i} {
     $ns attach-agent $s($i) $tcp($i)
     $ns attach-agent $d($i) $sink($i)
     $ns connect $tcp($i) $sink($i)
+    if {$i == 0 && $P(vartrace) ne {}} {
+        # every change of flow 0's window, sequence and timer variables
+        set vt [open $P(vartrace) w]
+        $tcp(0) attach $vt
+        foreach v {cwnd_ ssthresh_ t_seqno_ ack_ dupacks_ rtt_ srtt_ rttvar_ backoff_ maxseq_} {
+            $tcp(0) tracevar $v
+        }
+    }
     set ftp($i) [new Application/FTP]
     $ftp($i) attach-agent $tcp($i)
     set start($i) [expr {$i * $P(start_spacing)}]
@@ -81,6 +91,8 @@ proc report {} {
         puts [format "flow %d last %s done %s acked %d rexmitpack %d rexmit %d bytes %d" $i $last($i) $finish($i) \
             [expr {[$tcp($i) set ack_] + 1}] [$tcp($i) set nrexmitpack_] [$tcp($i) set nrexmit_] [$sink($i) set bytes_]]
     }
+    global vt
+    if {[info exists vt]} { close $vt }
     exit 0
 }
 # every millisecond: note when each sink has every byte (its application's

@@ -19,7 +19,7 @@ pub use crate::tcp::cc::hybla::{HyblaCfg, HyblaRtt, HyblaStyle};
 pub use crate::tcp::cc::vegas::VegasCfg;
 pub use crate::tcp::cc::westwood::WestwoodCfg;
 pub use crate::tcp::cc::Controller;
-pub use crate::tcp::profile::{CwndValidation, Profile};
+pub use crate::tcp::profile::{CwndValidation, Profile, RecoverRule, SsthreshBasis};
 
 /// A whole run.
 #[derive(Clone, Debug, PartialEq)]
@@ -396,6 +396,10 @@ pub struct TcpCfg {
     pub pacing: bool,
     /// When the congestion window may grow (`cwnd_validation`).
     pub cwnd_validation: CwndValidation,
+    /// What a loss response halves (`ssthresh_basis`).
+    pub ssthresh_basis: SsthreshBasis,
+    /// When a new fast retransmit is allowed (`recover_rule`).
+    pub recover_rule: RecoverRule,
     /// Open with a SYN exchange (false: ns-2's one-way agents, which send
     /// data at once; see `Endpoint::open_at_once`).
     pub handshake: bool,

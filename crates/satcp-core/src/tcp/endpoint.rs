@@ -69,7 +69,7 @@ use super::seq;
 use crate::net::packet::{
     Kind, Packet, ResearchOption, TcpHeader, FLAG_ACK, FLAG_FIN, FLAG_SYN, MAX_RESEARCH_WORDS, MAX_SACK_BLOCKS,
 };
-use crate::scenario::{CwndValidation, InitialWindow, Recovery, TcpCfg};
+use crate::scenario::{CwndValidation, InitialWindow, Recovery, SsthreshBasis, TcpCfg};
 use crate::sim::queue::TimerKind;
 use crate::sim::{Event, EventQueue, Rng, Time, Timer};
 
@@ -1009,9 +1009,14 @@ impl Endpoint {
                 let was_in_recovery = s.phase.in_recovery();
                 self.frto_on_rto(was_in_recovery);
                 let s = &mut self.snd;
-                let flight = s.flight();
-                let first = s.rto_streak == 1;
+                // RFC 5681: FlightSize, ssthresh kept on a repeated expiry;
+                // ns-2: window() at every expiry
+                let (flight, first) = match s.ssthresh_basis {
+                    SsthreshBasis::Flight => (s.flight(), s.rto_streak == 1),
+                    SsthreshBasis::Window => (s.flight_for_ssthresh(), true),
+                };
                 s.cc.on_rto(&mut s.w, flight, first, &mut s.acts);
+                s.w.ssthresh = s.whole_segments(s.w.ssthresh);
                 s.lt_bytes = 0;
                 s.phase = Phase::Loss(0);
                 s.recover = s.max;

@@ -83,6 +83,29 @@ pub enum CwndValidation {
     Linux,
 }
 
+/// What a loss response halves (`ssthresh_basis`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsthreshBasis {
+    /// FlightSize, Limited Transmit segments left out (RFC 5681 Eq. 4); a
+    /// retransmission timeout that repeats for the same segment keeps
+    /// ssthresh (RFC 5681 section 3.1).
+    Flight,
+    /// ns-2's `slowdown()`: the usable window min(cwnd, rwnd) in whole
+    /// segments (`window()`, a Reno sender's inflation included), at every
+    /// loss response, each repeated timeout included: after a timeout cwnd
+    /// is one segment, so a second one sets ssthresh to its floor of two.
+    Window,
+}
+
+/// When a new fast retransmit is allowed (`recover_rule`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoverRule {
+    /// Once the cumulative ACK reaches `recover` (RFC 6582 section 3.2).
+    At,
+    /// Once it has passed `recover` (ns-2's `bugFix_`).
+    Beyond,
+}
+
 /// Default values of the general `tcp` keys (see `scenario/parse/tcp.rs`
 /// for what each key does).
 #[derive(Clone, Copy, Debug)]
@@ -112,6 +135,8 @@ pub struct Defaults {
     pub cwnd_validation: CwndValidation,
     /// Open with a SYN exchange (ns-2's one-way agents have none).
     pub handshake: bool,
+    pub ssthresh_basis: SsthreshBasis,
+    pub recover_rule: RecoverRule,
 }
 
 /// 64 MiB: a bandwidth-delay product of about 850 Mb/s over a 600 ms GEO
@@ -139,6 +164,8 @@ pub static RFC: Defaults = Defaults {
     partial_ack_timer: PartialAckTimer::Impatient,
     cwnd_validation: CwndValidation::Linux,
     handshake: true,
+    ssthresh_basis: SsthreshBasis::Flight,
+    recover_rule: RecoverRule::At,
 };
 
 pub static LINUX: Defaults = Defaults {
@@ -167,6 +194,8 @@ pub static LINUX: Defaults = Defaults {
     partial_ack_timer: PartialAckTimer::SlowButSteady,
     cwnd_validation: CwndValidation::Linux,
     handshake: true,
+    ssthresh_basis: SsthreshBasis::Flight,
+    recover_rule: RecoverRule::At,
 };
 
 pub static NS2: Defaults = Defaults {
@@ -190,11 +219,16 @@ pub static NS2: Defaults = Defaults {
     // the first two duplicate ACKs
     limited_transmit: true,
     frto: false,
-    partial_ack_timer: PartialAckTimer::SlowButSteady,
+    // newreno_changes1_ 1: only the first partial ACK restarts the timer
+    partial_ack_timer: PartialAckTimer::Impatient,
     cwnd_validation: CwndValidation::Off,
     // syn_ true (ns-2.35): the agent's first packet is a 40-byte SYN and
     // data waits for its ACK, one round trip as with a SYN exchange
     handshake: true,
+    // slowdown(CLOSE_SSTHRESH_HALF): ssthresh_ = window() / 2
+    ssthresh_basis: SsthreshBasis::Window,
+    // bugFix_ 1: dupack_action() needs highest_ack_ > recover_
+    recover_rule: RecoverRule::Beyond,
 };
 
 pub static NS2_2003: Defaults = Defaults {
@@ -204,6 +238,9 @@ pub static NS2_2003: Defaults = Defaults {
     min_rto_ns: 1_000_000_000,
     initial_rto_ns: 6_000_000_000,
     clock_granularity_ns: 100_000_000,
+    // newreno_changes1_ 0 (its default until 2.27): every partial ACK
+    // restarts the timer
+    partial_ack_timer: PartialAckTimer::SlowButSteady,
     ..NS2
 };
 

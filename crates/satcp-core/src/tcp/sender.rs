@@ -17,7 +17,7 @@ use super::delivery_rate::DeliveryRate;
 use super::limits::SendLimits;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use crate::scenario::{RttSampling, TcpCfg};
+use crate::scenario::{RecoverRule, RttSampling, SsthreshBasis, TcpCfg};
 use crate::sim::{Rng, Time};
 
 /// ssthresh before any loss when none is configured: RFC 5681's
@@ -61,7 +61,8 @@ pub struct Sender {
     pub rtt: RttEstimator,
     sampling: RttSampling,
     segs: VecDeque<SentSeg>,
-    timed: Option<(u64, Time)>,
+    /// The timed segment (start, end, sent at), one-per-RTT sampling.
+    timed: Option<(u64, u64, Time)>,
     /// Consecutive RTO expiries without the cumulative ACK moving.
     pub rto_streak: u32,
     /// Bytes sent by Limited Transmit since the cumulative ACK last moved;
@@ -78,6 +79,10 @@ pub struct Sender {
     /// What the ACK being processed told the controller (recovery schemes
     /// reach the controller's growth through `Endpoint::grow_window`).
     pub ack: AckCtx,
+    /// What a loss response halves.
+    pub ssthresh_basis: SsthreshBasis,
+    /// When a new fast retransmit is allowed.
+    pub recover_rule: RecoverRule,
 }
 
 impl Sender {
@@ -111,6 +116,8 @@ impl Sender {
             next_send_at: 0,
             ack: AckCtx::default(),
             limits: SendLimits::default(),
+            ssthresh_basis: cfg.ssthresh_basis,
+            recover_rule: cfg.recover_rule,
         }
     }
 
@@ -124,8 +131,55 @@ impl Sender {
 
     /// FlightSize for the ssthresh computation at a loss: Limited Transmit
     /// segments are not counted (RFC 5681 3.2 step 2).
+    /// Under `ssthresh_basis = "window"`, ns-2's `window()` instead: the
+    /// usable window min(cwnd, rwnd) in whole segments.
     pub fn flight_for_ssthresh(&self) -> u64 {
-        self.flight().saturating_sub(self.lt_bytes)
+        match self.ssthresh_basis {
+            SsthreshBasis::Flight => self.flight().saturating_sub(self.lt_bytes),
+            SsthreshBasis::Window => {
+                // ns-2's Reno agents inflate a separate dupwnd_, which a
+                // timeout clears first: the window at an RTO in fast
+                // recovery is the deflated one, ssthresh
+                let mut cwnd = self.w.cwnd;
+                if self.phase.in_recovery() {
+                    cwnd = cwnd.min(self.w.ssthresh);
+                }
+                let smss = self.smss();
+                cwnd.min(self.peer_wnd) / smss * smss
+            }
+        }
+    }
+
+    /// ssthresh for a loss detected by duplicate ACKs: the controller's
+    /// response to `flight_for_ssthresh()`, in whole segments under the
+    /// `window` basis (ns-2 halves a whole number of packets).
+    pub fn loss_ssthresh(&mut self) -> u64 {
+        let basis = self.flight_for_ssthresh();
+        let t = self.cc.ssthresh_after_loss(&self.w, basis, &mut self.acts);
+        self.whole_segments(t)
+    }
+
+    /// `x` rounded down to whole segments (at least two) under the
+    /// `window` basis; unchanged under `flight`.
+    pub fn whole_segments(&self, x: u64) -> u64 {
+        match self.ssthresh_basis {
+            SsthreshBasis::Flight => x,
+            SsthreshBasis::Window => {
+                let smss = self.smss();
+                (x / smss * smss).max(2 * smss)
+            }
+        }
+    }
+
+    /// The cumulative ACK allows a new fast retransmit: it has reached
+    /// `recover` (RFC 6582 3.2 step 1, `recover_rule = "at"`) or passed it
+    /// (ns-2's `bugFix_`: highest_ack_ > recover_, `"beyond"`), so that
+    /// the duplicates a go-back-N provokes at `recover` start no recovery.
+    pub fn past_recover(&self) -> bool {
+        match self.recover_rule {
+            RecoverRule::At => self.una >= self.recover,
+            RecoverRule::Beyond => self.una > self.recover,
+        }
     }
 
     /// Bytes sent below `x` and neither acknowledged nor SACKed.
@@ -156,9 +210,14 @@ impl Sender {
 
     /// Note a transmission of [start, end) for RTT sampling (Karn's rule:
     /// retransmitted ranges never give samples).
+    /// With one timed segment per RTT (BSD, ns-2), a retransmission stops
+    /// the timing only if it resends the timed segment; the fast retransmit
+    /// and the RTO stop it outright (`clear_timing`, `fast_retransmit_timing`).
     pub fn record_send(&mut self, start: u64, end: u64, now: Time, retx: bool) {
         if retx {
-            self.timed = None;
+            if matches!(self.timed, Some((s, e, _)) if start < e && s < end) {
+                self.timed = None;
+            }
             let i = self.segs.partition_point(|s| s.end <= start);
             for s in self.segs.range_mut(i..) {
                 s.retx = true;
@@ -172,7 +231,7 @@ impl Sender {
             RttSampling::EveryAck => self.segs.push_back(SentSeg { end, sent_at: now, retx: false }),
             RttSampling::OnePerRtt => {
                 if self.timed.is_none() {
-                    self.timed = Some((end, now));
+                    self.timed = Some((start, end, now));
                 }
             }
         }
@@ -192,7 +251,7 @@ impl Sender {
                 last.filter(|s| !s.retx).map(|s| now - s.sent_at)
             }
             RttSampling::OnePerRtt => match self.timed {
-                Some((end, at)) if ack >= end => {
+                Some((_, end, at)) if ack >= end => {
                     self.timed = None;
                     Some(now - at)
                 }
@@ -203,6 +262,15 @@ impl Sender {
 
     /// Forget timing state after an RTO (every outstanding range will be
     /// resent, so none may be timed).
+    /// A fast retransmit: BSD and ns-2 (`reset_rtx_timer`) stop timing the
+    /// segment being timed; per-segment sampling needs nothing (Karn's rule
+    /// marks the resent segment).
+    pub fn fast_retransmit_timing(&mut self) {
+        if self.sampling == RttSampling::OnePerRtt {
+            self.timed = None;
+        }
+    }
+
     pub fn clear_timing(&mut self) {
         self.timed = None;
         for s in self.segs.iter_mut() {

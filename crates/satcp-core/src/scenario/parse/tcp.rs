@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::tcp::cc;
-use crate::tcp::profile::{self, CwndValidation, Profile, RwndDefault};
+use crate::tcp::profile::{self, CwndValidation, Profile, RecoverRule, RwndDefault, SsthreshBasis};
 use std::sync::OnceLock;
 
 /// The keys every flow's `tcp` table may hold; each registered controller's
@@ -16,7 +16,7 @@ const GENERAL_KEYS: &[&str] = &[
     "clock_granularity", "rtt_sampling", "full_ack_cwnd", "abc_limit", "iss", "max_retransmissions",
     "rescue_retransmission", "rearm_rto_on_retransmit", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
     "fack_overdamping", "fack_rampdown", "partial_ack_timer", "pacing", "accept_beyond_window",
-    "cwnd_validation", "handshake",
+    "cwnd_validation", "handshake", "ssthresh_basis", "recover_rule",
 ];
 
 /// The general keys, then each controller's, in registry order.
@@ -195,6 +195,16 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         None => d.cwnd_validation,
     };
     let handshake = t.bool("handshake")?.unwrap_or(d.handshake);
+    let ssthresh_basis = match t.choice("ssthresh_basis", &["flight", "window"])? {
+        Some("window") => SsthreshBasis::Window,
+        Some(_) => SsthreshBasis::Flight,
+        None => d.ssthresh_basis,
+    };
+    let recover_rule = match t.choice("recover_rule", &["at", "beyond"])? {
+        Some("beyond") => RecoverRule::Beyond,
+        Some(_) => RecoverRule::At,
+        None => d.recover_rule,
+    };
     Ok(TcpCfg {
         handshake,
         profile,
@@ -233,6 +243,8 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         pacing,
         accept_beyond_window,
         cwnd_validation,
+        ssthresh_basis,
+        recover_rule,
     })
 }
 

@@ -67,7 +67,7 @@ impl Endpoint {
         let s = &self.snd;
         let dt = self.cfg.dupthresh;
         let far = self.fack_point() - s.una > dt as u64 * s.smss();
-        (s.phase.dupacks() >= dt || far) && s.una >= s.recover && s.una < s.max
+        (s.phase.dupacks() >= dt || far) && s.past_recover() && s.una < s.max
     }
 
     pub(crate) fn fack_new_ack(&mut self, ctx: &mut Ctx, acked: u64) -> bool {
@@ -112,8 +112,8 @@ impl Endpoint {
         let s = &mut self.snd;
         let in_slow_start = s.w.cwnd < s.w.ssthresh;
         s.recover = s.max;
-        let flight = s.flight_for_ssthresh();
-        s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight, &mut s.acts);
+        s.fast_retransmit_timing();
+        s.w.ssthresh = s.loss_ssthresh();
         if self.cfg.fack_overdamping && in_slow_start {
             s.w.ssthresh = (s.w.ssthresh / 2).max(2 * s.smss());
         }

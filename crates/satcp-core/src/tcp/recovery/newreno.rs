@@ -71,10 +71,10 @@ impl Endpoint {
             return;
         }
         let s = &mut self.snd;
-        if s.phase.dupacks() == self.cfg.dupthresh && s.una >= s.recover {
+        if s.phase.dupacks() == self.cfg.dupthresh && s.past_recover() {
             s.recover = s.max;
-            let flight = s.flight_for_ssthresh();
-            s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight, &mut s.acts);
+            s.fast_retransmit_timing();
+            s.w.ssthresh = s.loss_ssthresh();
             s.phase.enter_recovery();
             if let Scheme::NewReno(st) = &mut s.scheme {
                 st.partial_acks = 0;

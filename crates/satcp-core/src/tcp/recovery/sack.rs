@@ -94,7 +94,7 @@ impl Endpoint {
         let s = &self.snd;
         let dt = self.cfg.dupthresh;
         let head_lost = s.board.lost_below(s.una, dt, s.smss() as u32) > s.una;
-        if (s.phase.dupacks() >= dt || head_lost) && s.una >= s.recover {
+        if (s.phase.dupacks() >= dt || head_lost) && s.past_recover() {
             self.sack_enter(ctx);
         }
     }
@@ -102,8 +102,8 @@ impl Endpoint {
     fn sack_enter(&mut self, ctx: &mut Ctx) {
         let s = &mut self.snd;
         s.recover = s.max;
-        let flight = s.flight_for_ssthresh();
-        s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight, &mut s.acts);
+        s.fast_retransmit_timing();
+        s.w.ssthresh = s.loss_ssthresh();
         s.w.cwnd = s.w.ssthresh;
         let una = s.una;
         let st = s.scheme.sack();

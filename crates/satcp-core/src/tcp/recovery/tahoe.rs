@@ -31,11 +31,10 @@ impl Endpoint {
     /// A duplicate ACK, already counted in the phase.
     pub(crate) fn tahoe_dupack(&mut self, ctx: &mut Ctx) {
         let s = &mut self.snd;
-        if s.phase.dupacks() != self.cfg.dupthresh || s.una < s.recover {
+        if s.phase.dupacks() != self.cfg.dupthresh || !s.past_recover() {
             return;
         }
-        let flight = s.flight_for_ssthresh();
-        s.w.ssthresh = s.cc.ssthresh_after_loss(&s.w, flight, &mut s.acts);
+        s.w.ssthresh = s.loss_ssthresh();
         s.w.cwnd = s.smss();
         s.recover = s.max;
         s.phase = Phase::Loss(s.phase.dupacks());
