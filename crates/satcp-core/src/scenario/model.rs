@@ -19,7 +19,7 @@ pub use crate::tcp::cc::hybla::{HyblaCfg, HyblaRtt, HyblaStyle};
 pub use crate::tcp::cc::vegas::VegasCfg;
 pub use crate::tcp::cc::westwood::WestwoodCfg;
 pub use crate::tcp::cc::Controller;
-pub use crate::tcp::profile::{CwndValidation, Profile, RecoverRule, SsthreshBasis};
+pub use crate::tcp::profile::{CwndValidation, Profile, RecoverRule, RtoEstimator, SsthreshBasis};
 
 /// A whole run.
 #[derive(Clone, Debug, PartialEq)]
@@ -400,6 +400,10 @@ pub struct TcpCfg {
     pub ssthresh_basis: SsthreshBasis,
     /// When a new fast retransmit is allowed (`recover_rule`).
     pub recover_rule: RecoverRule,
+    /// RFC 6298 or ns-2's estimator (`rto_estimator`).
+    pub rto_estimator: RtoEstimator,
+    /// A fast retransmit restarts the retransmission timer.
+    pub rearm_rto_on_fast_retransmit: bool,
     /// Open with a SYN exchange (false: ns-2's one-way agents, which send
     /// data at once; see `Endpoint::open_at_once`).
     pub handshake: bool,

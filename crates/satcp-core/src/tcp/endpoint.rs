@@ -354,7 +354,8 @@ impl Endpoint {
         }
         self.snd.max = self.snd.max.max(end);
         // RFC 6298 (5.1); optionally Linux's re-arm on resending the head
-        if !self.rto_timer.is_running() || (retx && start == self.snd.una && self.cfg.rearm_rto_on_retransmit) {
+        let fast_rearm = retx && std::mem::take(&mut self.snd.rearm_pending);
+        if !self.rto_timer.is_running() || fast_rearm || (retx && start == self.snd.una && self.cfg.rearm_rto_on_retransmit) {
             let rto = self.snd.rtt.rto();
             self.rto_timer.set(ctx.now + rto, ctx.q, self.rto_event());
         }
@@ -645,7 +646,7 @@ impl Endpoint {
                     self.negotiate(&h);
                     self.snd.una = 1;
                     if !self.syn_retx {
-                        self.snd.rtt.sample(ctx.now - self.syn_sent_at);
+                        self.snd.rtt.sample(ctx.now - self.syn_sent_at, ctx.now);
                     }
                     self.establish(h.wnd as u64);
                     self.ack_needed = true;
@@ -661,7 +662,7 @@ impl Endpoint {
                 } else if h.has(FLAG_ACK) && seq::unwrap(self.iss, 1, h.ack) >= 1 {
                     self.snd.una = 1;
                     if !self.syn_retx {
-                        self.snd.rtt.sample(ctx.now - self.syn_sent_at);
+                        self.snd.rtt.sample(ctx.now - self.syn_sent_at, ctx.now);
                     }
                     self.establish((h.wnd as u64) << self.snd_shift);
                     self.established_segment(ctx, pkt);
@@ -797,7 +798,7 @@ impl Endpoint {
             self.snd.board.advance(ack);
             rtt = self.snd.rtt_sample_on_ack(ack, ctx.now);
             if let Some(r) = rtt {
-                self.snd.rtt.sample(r);
+                self.snd.rtt.sample(r, ctx.now);
             }
             self.snd.rto_streak = 0;
             self.snd.lt_bytes = 0;

@@ -106,6 +106,15 @@ pub enum RecoverRule {
     Beyond,
 }
 
+/// How the RTT is estimated and the RTO computed (`rto_estimator`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoEstimator {
+    /// RFC 6298 in real numbers, with the clock granularity G.
+    Rfc6298,
+    /// ns-2's integer estimator in `tcpTick_` units (`tcp/rtt.rs`).
+    Ns2,
+}
+
 /// Default values of the general `tcp` keys (see `scenario/parse/tcp.rs`
 /// for what each key does).
 #[derive(Clone, Copy, Debug)]
@@ -137,6 +146,10 @@ pub struct Defaults {
     pub handshake: bool,
     pub ssthresh_basis: SsthreshBasis,
     pub recover_rule: RecoverRule,
+    pub rto_estimator: RtoEstimator,
+    /// A fast retransmit restarts the retransmission timer (ns-2's
+    /// `reset_rtx_timer` in every agent's `dupack_action`).
+    pub rearm_rto_on_fast_retransmit: bool,
 }
 
 /// 64 MiB: a bandwidth-delay product of about 850 Mb/s over a 600 ms GEO
@@ -166,6 +179,8 @@ pub static RFC: Defaults = Defaults {
     handshake: true,
     ssthresh_basis: SsthreshBasis::Flight,
     recover_rule: RecoverRule::At,
+    rto_estimator: RtoEstimator::Rfc6298,
+    rearm_rto_on_fast_retransmit: false,
 };
 
 pub static LINUX: Defaults = Defaults {
@@ -196,6 +211,8 @@ pub static LINUX: Defaults = Defaults {
     handshake: true,
     ssthresh_basis: SsthreshBasis::Flight,
     recover_rule: RecoverRule::At,
+    rto_estimator: RtoEstimator::Rfc6298,
+    rearm_rto_on_fast_retransmit: false,
 };
 
 pub static NS2: Defaults = Defaults {
@@ -229,6 +246,8 @@ pub static NS2: Defaults = Defaults {
     ssthresh_basis: SsthreshBasis::Window,
     // bugFix_ 1: dupack_action() needs highest_ack_ > recover_
     recover_rule: RecoverRule::Beyond,
+    rto_estimator: RtoEstimator::Ns2,
+    rearm_rto_on_fast_retransmit: true,
 };
 
 pub static NS2_2003: Defaults = Defaults {

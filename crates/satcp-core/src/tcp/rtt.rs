@@ -1,9 +1,22 @@
-//! RTT estimation and the retransmission timeout, RFC 6298.
+//! RTT estimation and the retransmission timeout, RFC 6298, or ns-2's
+//! estimator (`rto_estimator = "ns2"`).
 //!
-//! SRTT/RTTVAR in f64 nanoseconds (the same operations in the same order give
-//! the same bits on every run). RTO = SRTT + max(G, 4 RTTVAR), then clamped to
-//! [min_rto, max_rto]. Each expiry doubles the RTO (capped at max_rto); the
-//! backed-off value is kept until a new valid sample arrives (Karn).
+//! RFC 6298: SRTT/RTTVAR in f64 nanoseconds (the same operations in the same
+//! order give the same bits on every run). RTO = SRTT + max(G, 4 RTTVAR),
+//! then clamped to [min_rto, max_rto]. Each expiry doubles the RTO (capped
+//! at max_rto); the backed-off value is kept until a new valid sample
+//! arrives (Karn).
+//!
+//! ns-2 (`TcpAgent::rtt_update`, `rtt_timeout`, `rtt_backoff`, without the
+//! timestamp option): a sample is the number of clock ticks (`tcpTick_` =
+//! G) that began between the send and the ACK, at least one; SRTT and
+//! RTTVAR are integers in ticks with 3 and 2 fraction bits, updated with
+//! shifts (gains 1/8 and 1/4), and RTO = floor(SRTT + 4 RTTVAR) ticks with
+//! no granularity term, at least min_rto and two ticks. The tick counting
+//! keeps RTTVAR near a tick when the RTT is steady (samples alternate
+//! between two tick counts), so ns-2's RTO stays a few ticks above SRTT where
+//! RFC 6298's falls to SRTT + G. More than three backoffs in a row clear
+//! SRTT into RTTVAR (the next sample starts afresh), as ns-2 does.
 
 use crate::sim::Time;
 
@@ -17,12 +30,29 @@ pub struct RttEstimator {
     min_rto: u64,
     max_rto: u64,
     granularity: u64,
+    /// ns-2's integer state, when that estimator is chosen.
+    ns2: Option<Ns2State>,
+}
+
+/// ns-2's `t_srtt_` (ticks x 8), `t_rttvar_` (ticks x 4) and `t_backoff_`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Ns2State {
+    srtt8: i64,
+    rttvar4: i64,
+    backoff: u32,
 }
 
 impl RttEstimator {
     pub fn new(initial_rto: u64, min_rto: u64, max_rto: u64, granularity: u64) -> Self {
         debug_assert!(initial_rto <= max_rto, "the parser refuses initial_rto > max_rto");
-        RttEstimator { srtt: None, min_rtt: None, rttvar: 0.0, rto: initial_rto, min_rto, max_rto, granularity }
+        RttEstimator { srtt: None, min_rtt: None, rttvar: 0.0, rto: initial_rto, min_rto, max_rto, granularity, ns2: None }
+    }
+
+    /// ns-2's estimator, with `granularity` as `tcpTick_`.
+    pub fn ns2(initial_rto: u64, min_rto: u64, max_rto: u64, tick: u64) -> Self {
+        let mut e = Self::new(initial_rto, min_rto, max_rto, tick.max(1));
+        e.ns2 = Some(Ns2State { backoff: 1, ..Default::default() });
+        e
     }
 
     /// The current timeout, including any backoff.
@@ -30,9 +60,36 @@ impl RttEstimator {
         self.rto
     }
 
-    /// RFC 6298 (2.2)/(2.3): fold in a measurement `r` (ns).
-    pub fn sample(&mut self, r: Time) {
+    /// RFC 6298 (2.2)/(2.3): fold in a measurement `r` (ns) taken at `now`.
+    pub fn sample(&mut self, r: Time, now: Time) {
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        if let Some(st) = self.ns2.as_mut() {
+            let tick = self.granularity;
+            let ticks = ((now / tick) as i64 - (now.saturating_sub(r) / tick) as i64).max(1);
+            if st.srtt8 != 0 {
+                // ns-2 keeps delta in a short; it never comes near
+                let mut delta = ticks - (st.srtt8 >> 3);
+                st.srtt8 += delta;
+                if st.srtt8 <= 0 {
+                    st.srtt8 = 1;
+                }
+                delta = delta.abs() - (st.rttvar4 >> 2);
+                st.rttvar4 += delta;
+                if st.rttvar4 <= 0 {
+                    st.rttvar4 = 1;
+                }
+            } else {
+                st.srtt8 = ticks << 3;
+                st.rttvar4 = ticks << 1;
+            }
+            st.backoff = 1;
+            let t = tick as f64;
+            self.srtt = Some((st.srtt8 as f64 / 8.0) * t);
+            self.rttvar = (st.rttvar4 as f64 / 4.0) * t;
+            let rtxcur = ((st.rttvar4 << 3) + st.srtt8) >> 3;
+            self.rto = (rtxcur as u64 * tick).max(self.min_rto).max(2 * tick).min(self.max_rto);
+            return;
+        }
         let r = r as f64;
         match self.srtt {
             None => {
@@ -51,6 +108,13 @@ impl RttEstimator {
     /// RFC 6298 (5.5): the timer expired.
     pub fn backoff(&mut self) {
         self.rto = self.rto.saturating_mul(2).min(self.max_rto);
+        if let Some(st) = self.ns2.as_mut() {
+            st.backoff = st.backoff.saturating_mul(2);
+            if st.backoff > 8 {
+                st.rttvar4 += st.srtt8 >> 3;
+                st.srtt8 = 0;
+            }
+        }
     }
 
     /// RFC 6298 (5.7): the SYN was retransmitted and no sample exists when
@@ -70,10 +134,10 @@ mod tests {
     #[test]
     fn first_and_second_sample_hand_worked() {
         let mut e = RttEstimator::new(1000 * MS, 200 * MS, 60_000 * MS, MS);
-        e.sample(500 * MS);
+        e.sample(500 * MS, 0);
         // srtt 500, rttvar 250, rto = 500 + 1000 = 1500 ms
         assert_eq!(e.rto(), 1500 * MS);
-        e.sample(600 * MS);
+        e.sample(600 * MS, 0);
         // rttvar = .75*250 + .25*100 = 212.5; srtt = 512.5; rto = 512.5 + 850 = 1362.5
         assert_eq!(e.rto(), 1_362_500_000);
         assert_eq!(e.srtt, Some(512.5 * MS as f64));
@@ -83,11 +147,11 @@ mod tests {
     fn min_max_and_granularity() {
         let mut e = RttEstimator::new(3000 * MS, 1000 * MS, 64_000 * MS, 500 * MS);
         for _ in 0..50 {
-            e.sample(100 * MS); // rttvar -> 0: rto = 100 + G(500) = 600 -> min 1000
+            e.sample(100 * MS, 0); // rttvar -> 0: rto = 100 + G(500) = 600 -> min 1000
         }
         assert_eq!(e.rto(), 1000 * MS);
         let mut f = RttEstimator::new(3000 * MS, 1000 * MS, 64_000 * MS, 500 * MS);
-        f.sample(100 * MS); // 100 + max(500, 200) = 600 -> 1000
+        f.sample(100 * MS, 0); // 100 + max(500, 200) = 600 -> 1000
         assert_eq!(f.rto(), 1000 * MS);
     }
 
@@ -96,7 +160,40 @@ mod tests {
         let mut e = RttEstimator::new(1000 * MS, 1000 * MS, 60_000 * MS, MS);
         let seq: Vec<u64> = (0..8).map(|_| { e.backoff(); e.rto() / MS }).collect();
         assert_eq!(seq, vec![2000, 4000, 8000, 16000, 32000, 60000, 60000, 60000]);
-        e.sample(500 * MS);
+        e.sample(500 * MS, 0);
         assert_eq!(e.rto(), 1500 * MS);
+    }
+
+    /// ns-2 by hand (tick 10 ms, min RTO 200 ms): a 595 ms round trip sent
+    /// at 1.003 s and acked at 1.598 s crosses 59 tick boundaries; the next,
+    /// sent at 2.008 s and acked at 2.603 s, crosses 60.
+    #[test]
+    fn ns2_ticks_and_integer_estimator_hand_worked() {
+        let mut e = RttEstimator::ns2(3000 * MS, 200 * MS, 60_000 * MS, 10 * MS);
+        e.sample(595 * MS, 1598 * MS);
+        // srtt8 = 59 << 3 = 472, rttvar4 = 59 << 1 = 118; rto = (118*8 + 472) >> 3 = 177 ticks
+        assert_eq!(e.rto(), 1770 * MS);
+        e.sample(595 * MS, 2603 * MS);
+        // delta = 60 - 59 = 1: srtt8 = 473; |1| - (118 >> 2 = 29) = -28: rttvar4 = 90;
+        // rto = (720 + 473) >> 3 = 149 ticks
+        assert_eq!(e.rto(), 1490 * MS);
+        assert_eq!(e.srtt, Some(473.0 / 8.0 * 10.0 * MS as f64));
+        // a steady 59-60 tick RTT keeps rttvar about a tick: rto = srtt + 4 rttvar
+        for i in 0..200u64 {
+            let at = 10_000 * MS + i * 1000 * MS + if i % 2 == 0 { 3 * MS } else { 8 * MS };
+            e.sample(595 * MS, at + 595 * MS);
+        }
+        let rto_ms = e.rto() / MS;
+        assert!((620..=660).contains(&rto_ms), "{rto_ms}");
+        // a backoff doubles; a fourth in a row clears srtt into rttvar
+        let r = e.rto();
+        e.backoff();
+        assert_eq!(e.rto(), 2 * r);
+        for _ in 0..3 {
+            e.backoff();
+        }
+        e.sample(600 * MS, 900_000 * MS);
+        // afresh: srtt 60 ticks, rttvar 30: rto = 60 + 120 = 180 ticks
+        assert_eq!(e.rto(), 1800 * MS);
     }
 }

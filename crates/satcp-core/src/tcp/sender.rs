@@ -17,7 +17,7 @@ use super::delivery_rate::DeliveryRate;
 use super::limits::SendLimits;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use crate::scenario::{RecoverRule, RttSampling, SsthreshBasis, TcpCfg};
+use crate::scenario::{RecoverRule, RtoEstimator, RttSampling, SsthreshBasis, TcpCfg};
 use crate::sim::{Rng, Time};
 
 /// ssthresh before any loss when none is configured: RFC 5681's
@@ -83,6 +83,9 @@ pub struct Sender {
     pub ssthresh_basis: SsthreshBasis,
     /// When a new fast retransmit is allowed.
     pub recover_rule: RecoverRule,
+    rearm_on_fast_retransmit: bool,
+    /// The next retransmission is a fast retransmit that restarts the timer.
+    pub rearm_pending: bool,
 }
 
 impl Sender {
@@ -106,7 +109,10 @@ impl Sender {
             recover: 0,
             board: Scoreboard::default(),
             last_data: None,
-            rtt: RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns),
+            rtt: match cfg.rto_estimator {
+                RtoEstimator::Rfc6298 => RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns),
+                RtoEstimator::Ns2 => RttEstimator::ns2(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns),
+            },
             sampling: cfg.rtt_sampling,
             segs: VecDeque::new(),
             timed: None,
@@ -118,6 +124,8 @@ impl Sender {
             limits: SendLimits::default(),
             ssthresh_basis: cfg.ssthresh_basis,
             recover_rule: cfg.recover_rule,
+            rearm_on_fast_retransmit: cfg.rearm_rto_on_fast_retransmit,
+            rearm_pending: false,
         }
     }
 
@@ -262,13 +270,15 @@ impl Sender {
 
     /// Forget timing state after an RTO (every outstanding range will be
     /// resent, so none may be timed).
-    /// A fast retransmit: BSD and ns-2 (`reset_rtx_timer`) stop timing the
-    /// segment being timed; per-segment sampling needs nothing (Karn's rule
-    /// marks the resent segment).
+    /// A fast retransmit begins: BSD and ns-2 (`reset_rtx_timer`) stop
+    /// timing the segment being timed (per-segment sampling needs nothing:
+    /// Karn's rule marks the resent segment), and under
+    /// `rearm_rto_on_fast_retransmit` the retransmission restarts the timer.
     pub fn fast_retransmit_timing(&mut self) {
         if self.sampling == RttSampling::OnePerRtt {
             self.timed = None;
         }
+        self.rearm_pending = self.rearm_on_fast_retransmit;
     }
 
     pub fn clear_timing(&mut self) {

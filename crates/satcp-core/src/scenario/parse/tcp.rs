@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::tcp::cc;
-use crate::tcp::profile::{self, CwndValidation, Profile, RecoverRule, RwndDefault, SsthreshBasis};
+use crate::tcp::profile::{self, CwndValidation, Profile, RecoverRule, RtoEstimator, RwndDefault, SsthreshBasis};
 use std::sync::OnceLock;
 
 /// The keys every flow's `tcp` table may hold; each registered controller's
@@ -16,7 +16,8 @@ const GENERAL_KEYS: &[&str] = &[
     "clock_granularity", "rtt_sampling", "full_ack_cwnd", "abc_limit", "iss", "max_retransmissions",
     "rescue_retransmission", "rearm_rto_on_retransmit", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
     "fack_overdamping", "fack_rampdown", "partial_ack_timer", "pacing", "accept_beyond_window",
-    "cwnd_validation", "handshake", "ssthresh_basis", "recover_rule",
+    "cwnd_validation", "handshake", "ssthresh_basis", "recover_rule", "rto_estimator",
+    "rearm_rto_on_fast_retransmit",
 ];
 
 /// The general keys, then each controller's, in registry order.
@@ -205,6 +206,12 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         Some(_) => RecoverRule::At,
         None => d.recover_rule,
     };
+    let rto_estimator = match t.choice("rto_estimator", &["rfc6298", "ns2"])? {
+        Some("ns2") => RtoEstimator::Ns2,
+        Some(_) => RtoEstimator::Rfc6298,
+        None => d.rto_estimator,
+    };
+    let rearm_rto_on_fast_retransmit = t.bool("rearm_rto_on_fast_retransmit")?.unwrap_or(d.rearm_rto_on_fast_retransmit);
     Ok(TcpCfg {
         handshake,
         profile,
@@ -245,6 +252,8 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         cwnd_validation,
         ssthresh_basis,
         recover_rule,
+        rto_estimator,
+        rearm_rto_on_fast_retransmit,
     })
 }
 

@@ -40,6 +40,7 @@ impl Endpoint {
         s.phase = Phase::Loss(s.phase.dupacks());
         s.nxt = s.una;
         s.clear_timing();
+        s.fast_retransmit_timing();
         self.stats.fast_recoveries += 1;
         self.send_data(ctx);
     }
