@@ -19,7 +19,7 @@ pub use crate::tcp::cc::hybla::{HyblaCfg, HyblaRtt, HyblaStyle};
 pub use crate::tcp::cc::vegas::VegasCfg;
 pub use crate::tcp::cc::westwood::WestwoodCfg;
 pub use crate::tcp::cc::Controller;
-pub use crate::tcp::profile::{CwndValidation, Profile, RecoverRule, RtoEstimator, SsthreshBasis};
+pub use crate::tcp::profile::{CwndValidation, Profile, RecoverRule, RtoEstimator, SackPipe, SsthreshBasis};
 
 /// A whole run.
 #[derive(Clone, Debug, PartialEq)]
@@ -404,6 +404,8 @@ pub struct TcpCfg {
     pub rto_estimator: RtoEstimator,
     /// A fast retransmit restarts the retransmission timer.
     pub rearm_rto_on_fast_retransmit: bool,
+    /// How SACK recovery counts the pipe (`sack_pipe`).
+    pub sack_pipe: SackPipe,
     /// Open with a SYN exchange (false: ns-2's one-way agents, which send
     /// data at once; see `Endpoint::open_at_once`).
     pub handshake: bool,

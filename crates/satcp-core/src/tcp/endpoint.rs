@@ -543,7 +543,9 @@ impl Endpoint {
                     // SACKed data has left the network only for the SACK-based
                     // schemes; the others count duplicate ACKs instead (window
                     // inflation), and subtracting both would count it twice
+                    // (ns-2's Sack1 counts sequence numbers outside recovery)
                     let outstanding = match self.cfg.recovery {
+                        Recovery::Sack if s.scheme.sack_pipe_ns2() => nxt - s.una,
                         Recovery::Sack | Recovery::Fack => s.outstanding_below(nxt),
                         _ => nxt - s.una,
                     };
@@ -775,10 +777,13 @@ impl Endpoint {
         let window_changed = wnd != self.snd.peer_wnd;
         self.snd.peer_wnd = wnd;
         let frto_sacked_before = self.frto_sacked_below_recover();
+        if self.cfg.recovery == Recovery::Sack {
+            self.sack_ns2_count_ack(ack);
+        }
         let mut newly_sacked = 0;
         let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
         let mut nblocks = 0;
-        if self.sack_ok {
+        if self.sack_ok && self.snd.records_sack() {
             for &(s, e) in h.sack() {
                 let s = seq::unwrap(self.iss, self.snd.una, s);
                 let e = seq::unwrap(self.iss, self.snd.una, e);
@@ -1022,6 +1027,9 @@ impl Endpoint {
                 s.phase = Phase::Loss(0);
                 s.recover = s.max;
                 s.scheme.set_high_rxt(s.una);
+                if s.scheme.sack_pipe_ns2() {
+                    s.board.clear();
+                }
                 s.nxt = s.una;
                 s.clear_timing();
                 self.send_data(ctx);

@@ -115,6 +115,16 @@ pub enum RtoEstimator {
     Ns2,
 }
 
+/// How SACK recovery estimates the data in the network (`sack_pipe`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SackPipe {
+    /// RFC 6675 SetPipe() over the scoreboard.
+    Rfc6675,
+    /// ns-2 Sack1's `pipe_` counter (Fall and Floyd 1996): see
+    /// `tcp/recovery/sack.rs`.
+    Ns2,
+}
+
 /// Default values of the general `tcp` keys (see `scenario/parse/tcp.rs`
 /// for what each key does).
 #[derive(Clone, Copy, Debug)]
@@ -150,6 +160,7 @@ pub struct Defaults {
     /// A fast retransmit restarts the retransmission timer (ns-2's
     /// `reset_rtx_timer` in every agent's `dupack_action`).
     pub rearm_rto_on_fast_retransmit: bool,
+    pub sack_pipe: SackPipe,
 }
 
 /// 64 MiB: a bandwidth-delay product of about 850 Mb/s over a 600 ms GEO
@@ -181,6 +192,7 @@ pub static RFC: Defaults = Defaults {
     recover_rule: RecoverRule::At,
     rto_estimator: RtoEstimator::Rfc6298,
     rearm_rto_on_fast_retransmit: false,
+    sack_pipe: SackPipe::Rfc6675,
 };
 
 pub static LINUX: Defaults = Defaults {
@@ -213,6 +225,7 @@ pub static LINUX: Defaults = Defaults {
     recover_rule: RecoverRule::At,
     rto_estimator: RtoEstimator::Rfc6298,
     rearm_rto_on_fast_retransmit: false,
+    sack_pipe: SackPipe::Rfc6675,
 };
 
 pub static NS2: Defaults = Defaults {
@@ -248,6 +261,7 @@ pub static NS2: Defaults = Defaults {
     recover_rule: RecoverRule::Beyond,
     rto_estimator: RtoEstimator::Ns2,
     rearm_rto_on_fast_retransmit: true,
+    sack_pipe: SackPipe::Ns2,
 };
 
 pub static NS2_2003: Defaults = Defaults {

@@ -31,6 +31,11 @@ impl Scoreboard {
         (e - s) - before
     }
 
+    /// Forget everything (ns-2's `ClearScoreBoard` after a timeout).
+    pub fn clear(&mut self) {
+        self.sacked.drop_below(u64::MAX);
+    }
+
     /// Forget everything below the new cumulative ACK.
     pub fn advance(&mut self, una: u64) {
         self.sacked.drop_below(una);

@@ -105,7 +105,7 @@ impl Sender {
             acts: Vec::new(),
             peer_wnd: 0,
             phase: Phase::Open,
-            scheme: Scheme::new(cfg.recovery),
+            scheme: Scheme::with_sack_pipe(cfg.recovery, cfg.sack_pipe),
             recover: 0,
             board: Scoreboard::default(),
             last_data: None,
@@ -188,6 +188,12 @@ impl Sender {
             RecoverRule::At => self.una >= self.recover,
             RecoverRule::Beyond => self.una > self.recover,
         }
+    }
+
+    /// SACK blocks are recorded: always, except in the go-back-N after a
+    /// timeout under ns-2 Sack1's rules (which ignores them until then).
+    pub fn records_sack(&self) -> bool {
+        !(matches!(self.phase, Phase::Loss(_)) && self.scheme.sack_pipe_ns2())
     }
 
     /// Bytes sent below `x` and neither acknowledged nor SACKed.

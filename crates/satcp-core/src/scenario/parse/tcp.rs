@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::tcp::cc;
-use crate::tcp::profile::{self, CwndValidation, Profile, RecoverRule, RtoEstimator, RwndDefault, SsthreshBasis};
+use crate::tcp::profile::{self, CwndValidation, Profile, RecoverRule, RtoEstimator, RwndDefault, SackPipe, SsthreshBasis};
 use std::sync::OnceLock;
 
 /// The keys every flow's `tcp` table may hold; each registered controller's
@@ -17,7 +17,7 @@ const GENERAL_KEYS: &[&str] = &[
     "rescue_retransmission", "rearm_rto_on_retransmit", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
     "fack_overdamping", "fack_rampdown", "partial_ack_timer", "pacing", "accept_beyond_window",
     "cwnd_validation", "handshake", "ssthresh_basis", "recover_rule", "rto_estimator",
-    "rearm_rto_on_fast_retransmit",
+    "rearm_rto_on_fast_retransmit", "sack_pipe",
 ];
 
 /// The general keys, then each controller's, in registry order.
@@ -211,6 +211,11 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         Some(_) => RtoEstimator::Rfc6298,
         None => d.rto_estimator,
     };
+    let sack_pipe = match t.choice("sack_pipe", &["rfc6675", "ns2"])? {
+        Some("ns2") => SackPipe::Ns2,
+        Some(_) => SackPipe::Rfc6675,
+        None => d.sack_pipe,
+    };
     let rearm_rto_on_fast_retransmit = t.bool("rearm_rto_on_fast_retransmit")?.unwrap_or(d.rearm_rto_on_fast_retransmit);
     Ok(TcpCfg {
         handshake,
@@ -254,6 +259,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         recover_rule,
         rto_estimator,
         rearm_rto_on_fast_retransmit,
+        sack_pipe,
     })
 }
 

@@ -28,7 +28,7 @@ mod reno;
 mod sack;
 mod tahoe;
 
-use crate::scenario::Recovery;
+use crate::scenario::{Recovery, SackPipe};
 
 /// Where loss recovery stands (as Linux's `ca_state`), with the duplicate
 /// ACKs in a row.
@@ -102,11 +102,16 @@ pub enum Scheme {
 
 impl Scheme {
     pub fn new(r: Recovery) -> Self {
+        Self::with_sack_pipe(r, SackPipe::Rfc6675)
+    }
+
+    /// SACK recovery counts its pipe as `sack_pipe` says.
+    pub fn with_sack_pipe(r: Recovery, pipe: SackPipe) -> Self {
         match r {
             Recovery::NewReno => Scheme::NewReno(Default::default()),
             Recovery::Reno => Scheme::Reno,
             Recovery::Tahoe => Scheme::Tahoe,
-            Recovery::Sack => Scheme::Sack(Default::default()),
+            Recovery::Sack => Scheme::Sack(sack::SackState { ns2: pipe == SackPipe::Ns2, ..Default::default() }),
             Recovery::Fack => Scheme::Fack(Default::default()),
         }
     }
@@ -120,6 +125,11 @@ impl Scheme {
             Scheme::Sack(sack::SackState { high_rxt, .. }) | Scheme::Fack(fack::FackState { high_rxt }) => *high_rxt,
             Scheme::NewReno(_) | Scheme::Reno | Scheme::Tahoe => 0,
         }
+    }
+
+    /// SACK recovery with ns-2 Sack1's counted pipe.
+    pub fn sack_pipe_ns2(&self) -> bool {
+        matches!(self, Scheme::Sack(sack::SackState { ns2: true, .. }))
     }
 
     /// Set HighRxt (nothing for the schemes that keep none).

@@ -25,6 +25,21 @@
 //! * Its own state: HighRxt, whether the rescue retransmission is done, and
 //!   the controller's unused credit. An RTO moves HighRxt to snd_una and
 //!   leaves the other two as they are.
+//!
+//! `sack_pipe = "ns2"` (the `ns2` profiles) is ns-2's Sack1 instead (Fall
+//! and Floyd 1996, `tcp-sack1.cc`), which counts the pipe rather than
+//! computing it from the scoreboard:
+//! * enter on the DupThresh-th ACK that changes the scoreboard (no IsLost
+//!   trigger); pipe = FlightSize - DupThresh segments, the fast
+//!   retransmission itself not counted;
+//! * every ACK that arrives in recovery takes one segment off the pipe, a
+//!   partial ACK a second one; every segment sent adds one;
+//! * send while pipe < cwnd (whole segments): the next hole above HighRxt
+//!   below the highest SACKed byte, lost or not, else new data the
+//!   receiver's window allows;
+//! * after an RTO the scoreboard is cleared and SACK blocks are ignored
+//!   until the repair is over, so the go-back-N resends SACKed data too
+//!   (ns-2 clears it and sets `timeout_`).
 
 use super::{Phase, Scheme};
 use crate::tcp::{Ctx, Endpoint};
@@ -39,6 +54,10 @@ pub struct SackState {
     /// Segments the controller lets out beyond cwnd - pipe, from the last
     /// partial ACK until used or recovery ends.
     pub credit: u32,
+    /// ns-2 Sack1's counted pipe (`sack_pipe = "ns2"`).
+    pub ns2: bool,
+    /// The counted pipe, bytes (may go negative, as ns-2's `pipe_` does).
+    pub pipe: i64,
 }
 
 impl Scheme {
@@ -93,7 +112,7 @@ impl Endpoint {
         }
         let s = &self.snd;
         let dt = self.cfg.dupthresh;
-        let head_lost = s.board.lost_below(s.una, dt, s.smss() as u32) > s.una;
+        let head_lost = !s.scheme.sack_ref().ns2 && s.board.lost_below(s.una, dt, s.smss() as u32) > s.una;
         if (s.phase.dupacks() >= dt || head_lost) && s.past_recover() {
             self.sack_enter(ctx);
         }
@@ -112,6 +131,70 @@ impl Endpoint {
         s.phase.enter_recovery();
         self.stats.fast_recoveries += 1;
         self.retransmit_head_as_hole(ctx);
+        let s = &mut self.snd;
+        let pipe = (s.max - s.una) as i64 - self.cfg.dupthresh as i64 * s.smss() as i64;
+        s.scheme.sack().pipe = pipe;
+    }
+
+    /// ns-2 Sack1: every ACK in recovery takes a segment off the counted
+    /// pipe, a partial ACK (new data below `recover`) a second one. Called
+    /// for every ACK before the scheme sees it.
+    pub(crate) fn sack_ns2_count_ack(&mut self, ack: u64) {
+        let s = &mut self.snd;
+        if !s.phase.in_recovery() {
+            return;
+        }
+        let (una, recover, smss) = (s.una, s.recover, s.smss() as i64);
+        if let Scheme::Sack(st) = &mut s.scheme {
+            if st.ns2 {
+                st.pipe -= smss;
+                if ack > una && ack < recover {
+                    st.pipe -= smss;
+                }
+            }
+        }
+    }
+
+    /// ns-2 Sack1 sends while pipe < cwnd: holes below the highest SACKed
+    /// byte in order, then new data.
+    fn sack_ns2_send(&mut self, ctx: &mut Ctx, budget: &mut u32, retx_left: &mut u32) {
+        while *budget > 0 {
+            let s = &self.snd;
+            let smss = s.smss();
+            let cwnd_whole = (s.w.cwnd / smss * smss) as i64;
+            if s.scheme.sack_ref().pipe >= cwnd_whole {
+                break;
+            }
+            let highest_sacked = s.board.highest().unwrap_or(s.una);
+            let hole = s.board.first_unsacked_from(s.scheme.sack_ref().high_rxt.max(s.una));
+            let (start, len, fin) = if hole < highest_sacked {
+                let Some((len, fin)) = self.next_len_at(hole) else { break };
+                (hole, len, fin)
+            } else if s.max < s.seq_end() {
+                let Some((len, fin)) = self.next_len_at(s.max) else { break };
+                if s.max + len > s.una + s.send_window() && len > 0 {
+                    break;
+                }
+                (s.max, len, fin)
+            } else {
+                break;
+            };
+            let retx = start < self.snd.max;
+            if retx && *retx_left == 0 {
+                break;
+            }
+            if !self.pacing_allows(ctx) {
+                break;
+            }
+            self.emit(ctx, start, len, fin);
+            *budget -= 1;
+            *retx_left -= retx as u32;
+            let st = self.snd.scheme.sack();
+            st.pipe += smss as i64;
+            if retx {
+                st.high_rxt = st.high_rxt.max(start + len + fin as u64);
+            }
+        }
     }
 
     /// Resend the segment at snd_una on entering a SACK-based recovery and
@@ -127,6 +210,9 @@ impl Endpoint {
     /// RFC 6675 step (C): transmit while cwnd - pipe >= 1 SMSS (and the
     /// burst budget lasts).
     pub(crate) fn sack_send(&mut self, ctx: &mut Ctx, budget: &mut u32, retx_left: &mut u32) {
+        if self.snd.scheme.sack_ref().ns2 {
+            return self.sack_ns2_send(ctx, budget, retx_left);
+        }
         while *budget > 0 {
             let s = &self.snd;
             let dt = self.cfg.dupthresh;
