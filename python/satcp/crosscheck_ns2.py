@@ -105,12 +105,16 @@ class Cell:
 def cells(names: list[str], agents: list[str], seeds: int) -> list[Cell]:
     out = []
     for a in agents:
+        # loss-free cells still vary with the seed: ns-2 draws each agent's
+        # clock phase (boot_time_), which decides RTO-against-ACK races
         if "geo" in names:
-            out.append(Cell("geo", a))
+            out.append(Cell("geo", a, seeds=seeds))
         if "geo-delack" in names:
-            out.append(Cell("geo-delack", a, delack=True))
+            out.append(Cell("geo-delack", a, delack=True, seeds=seeds))
         if "geo-lossy" in names:
-            out.append(Cell("geo-lossy", a, per=1e-3, seeds=seeds))
+            # whether the first error comes before the slow-start overshoot
+            # makes completion bimodal: 4 x the seeds for a stable mean
+            out.append(Cell("geo-lossy", a, per=1e-3, seeds=4 * seeds))
         if "peach" in names:
             out.append(Cell("peach", a, flows=10, packets=0, stop_s=300, access_rate="500kb",
                             access_delay_ms=1, sat_rate="5Mb", sat_rate_up="5Mb", sat_delay_ms=275, qlim=25,
@@ -208,13 +212,23 @@ class Row:
     ns2: list[Run] = field(default_factory=list)
 
 
-def _metric(c: Cell, runs: list[Run]) -> Optional[float]:
-    """The cell's number: mean completion time (finite transfers) or total
-    goodput in b/s over the run (send-until-stop), averaged over seeds."""
+def _values(c: Cell, runs: list[Run]) -> Optional[list[float]]:
+    """Per seed: mean completion time (finite transfers; None if a seed
+    did not finish) or total goodput in b/s over the run."""
     if c.packets:
         vals = [r.mean_completion for r in runs]
-        return None if any(v is None for v in vals) else statistics.mean(vals)
-    return statistics.mean(sum(r.delivered_bytes) * 8 / c.stop_s for r in runs)
+        return None if any(v is None for v in vals) else vals
+    return [sum(r.delivered_bytes) * 8 / c.stop_s for r in runs]
+
+
+def _metric(c: Cell, runs: list[Run]) -> Optional[float]:
+    """The cell's number over seeds: the median for loss-free cells (their
+    seeds differ only in the clock phase, and the outcome is one of a few
+    discrete values), the mean for lossy ones."""
+    vals = _values(c, runs)
+    if vals is None:
+        return None
+    return statistics.median(vals) if c.per == 0 else statistics.mean(vals)
 
 
 def crosscheck(cell_list: list[Cell], jobs: int = 2) -> list[Row]:
@@ -237,6 +251,7 @@ def summary(rows: list[Row]) -> list[dict[str, Any]]:
             "cell": c.name, "agent": c.agent, "sink": c.sink, "per": c.per, "seeds": c.seeds,
             "metric": "completion_s" if c.packets else "goodput_bps",
             "satcp": s, "ns2": n, "diff": None if s is None or n is None else s / n - 1,
+            "satcp_range": _range(c, r.satcp), "ns2_range": _range(c, r.ns2),
             "satcp_rtx": statistics.mean(x.retransmissions for x in r.satcp),
             "ns2_rtx": statistics.mean(x.retransmissions for x in r.ns2),
             "satcp_rto": statistics.mean(x.timeouts for x in r.satcp),
@@ -245,17 +260,24 @@ def summary(rows: list[Row]) -> list[dict[str, Any]]:
     return out
 
 
+def _range(c: Cell, runs: list[Run]) -> Optional[tuple[float, float]]:
+    vals = _values(c, runs)
+    return None if vals is None else (min(vals), max(vals))
+
+
 def table(summ: list[dict[str, Any]]) -> str:
     rows = []
     for s in summ:
         scale = 1e-3 if s["metric"] == "goodput_bps" else 1
         unit = "kb/s" if s["metric"] == "goodput_bps" else "s"
+        rng = [("-" if x is None else f"{x[0] * scale:.2f}-{x[1] * scale:.2f}") for x in (s["satcp_range"], s["ns2_range"])]
         rows.append((s["cell"], s["agent"], s["sink"], f"{s['per']:g}", s["seeds"], unit,
                      num(s["satcp"], ".2f", scale), num(s["ns2"], ".2f", scale), num(s["diff"], "+.1f", 100, "%"),
+                     rng[0], rng[1],
                      num(s["satcp_rtx"], ".1f"), num(s["ns2_rtx"], ".1f"), num(s["satcp_rto"], ".1f"),
                      num(s["ns2_rto"], ".1f")))
-    return format_table(["cell", "agent", "sink", "PER", "n", "unit", "satcp", "ns-2", "diff", "rtx satcp",
-                         "rtx ns-2", "rto satcp", "rto ns-2"], rows, "lllrrlrrrrrrr")
+    return format_table(["cell", "agent", "sink", "PER", "n", "unit", "satcp", "ns-2", "diff", "satcp range",
+                         "ns-2 range", "rtx satcp", "rtx ns-2", "rto satcp", "rto ns-2"], rows, "lllrrlrrrrrrrrr")
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -280,8 +302,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     summ = summary(rows)
     print(table(summ))
     print("(completion: seconds until the sink has every byte, a SYN round trip included on both sides; goodput: "
-          "payload delivered over the run, all flows; diff = satcp/ns-2 - 1; rtx = data retransmissions; "
-          "rto = retransmission timeouts)")
+          "payload delivered over the run, all flows; loss-free cells: median over seeds, lossy cells: mean; "
+          "range = min-max over seeds; diff = satcp/ns-2 - 1; rtx = data retransmissions; "
+          "rto = retransmission timeouts, means over seeds)")
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "summary.csv", "w", newline="") as f:

@@ -77,6 +77,8 @@ const STREAM_LINK_ERRORS: u64 = 1 << 32;
 const STREAM_TCP_CC: u64 = 2 << 32;
 /// Applications' streams (on/off sources, jittered CBR), one per flow.
 const STREAM_APPS: u64 = 7 << 40;
+/// The phase of each endpoint's TCP clock (ns-2's `boot_time_`).
+const STREAM_TCP_CLOCK: u64 = 3 << 32;
 
 impl World {
     pub fn build(scn: &Scenario) -> Self {
@@ -113,6 +115,7 @@ impl World {
             for (me, peer, node, peer_node) in [(s, c, fc.src, fc.dst), (c, s, fc.dst, fc.src)] {
                 let mut ep = Endpoint::new(me, peer, node as u32, peer_node as u32, &fc.tcp);
                 ep.seed_controller(Rng::new(seed, STREAM_TCP_CC + me as u64));
+                ep.seed_clock(Rng::new(seed, STREAM_TCP_CLOCK + me as u64));
                 eps.push(ep);
             }
             let app = App::new(&fc.app, Rng::new(seed, STREAM_APPS + f as u64));

@@ -200,6 +200,12 @@ impl Endpoint {
         self.snd.cc.set_rng(rng);
     }
 
+    /// Draw the phase of the TCP clock (used by ns-2's RTT estimator only).
+    pub fn seed_clock(&mut self, mut rng: Rng) {
+        let phase = (rng.uniform() * self.cfg.clock_granularity_ns as f64) as u64;
+        self.snd.rtt.set_clock_phase(phase);
+    }
+
     /// The window-scale shift we offer: the smallest that fits our buffer.
     fn wanted_shift(&self) -> u8 {
         let mut s = 0u8;

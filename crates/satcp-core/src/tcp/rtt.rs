@@ -9,7 +9,10 @@
 //!
 //! ns-2 (`TcpAgent::rtt_update`, `rtt_timeout`, `rtt_backoff`, without the
 //! timestamp option): a sample is the number of clock ticks (`tcpTick_` =
-//! G) that began between the send and the ACK, at least one; SRTT and
+//! G) that began between the send and the ACK, at least one, on a clock
+//! whose phase is random (`boot_time_`, uniform within a tick, drawn from
+//! the flow's random stream: it decides races between the RTO and an ACK
+//! even on a loss-free path, in ns-2 and here); SRTT and
 //! RTTVAR are integers in ticks with 3 and 2 fraction bits, updated with
 //! shifts (gains 1/8 and 1/4), and RTO = floor(SRTT + 4 RTTVAR) ticks with
 //! no granularity term, at least min_rto and two ticks. The tick counting
@@ -32,6 +35,9 @@ pub struct RttEstimator {
     granularity: u64,
     /// ns-2's integer state, when that estimator is chosen.
     ns2: Option<Ns2State>,
+    /// ns-2's `boot_time_`: where between ticks the sender's clock began
+    /// (ns-2 draws it uniformly in [0, tcpTick_) per agent).
+    boot: u64,
 }
 
 /// ns-2's `t_srtt_` (ticks x 8), `t_rttvar_` (ticks x 4) and `t_backoff_`.
@@ -45,7 +51,7 @@ struct Ns2State {
 impl RttEstimator {
     pub fn new(initial_rto: u64, min_rto: u64, max_rto: u64, granularity: u64) -> Self {
         debug_assert!(initial_rto <= max_rto, "the parser refuses initial_rto > max_rto");
-        RttEstimator { srtt: None, min_rtt: None, rttvar: 0.0, rto: initial_rto, min_rto, max_rto, granularity, ns2: None }
+        RttEstimator { srtt: None, min_rtt: None, rttvar: 0.0, rto: initial_rto, min_rto, max_rto, granularity, ns2: None, boot: 0 }
     }
 
     /// ns-2's estimator, with `granularity` as `tcpTick_`.
@@ -53,6 +59,12 @@ impl RttEstimator {
         let mut e = Self::new(initial_rto, min_rto, max_rto, tick.max(1));
         e.ns2 = Some(Ns2State { backoff: 1, ..Default::default() });
         e
+    }
+
+    /// The clock started `phase` ns (taken modulo a tick) before a tick
+    /// (ns-2's `boot_time_`; 0 by default).
+    pub fn set_clock_phase(&mut self, phase: u64) {
+        self.boot = phase % self.granularity.max(1);
     }
 
     /// The current timeout, including any backoff.
@@ -65,7 +77,8 @@ impl RttEstimator {
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         if let Some(st) = self.ns2.as_mut() {
             let tick = self.granularity;
-            let ticks = ((now / tick) as i64 - (now.saturating_sub(r) / tick) as i64).max(1);
+            let (b, a) = (now + self.boot, now.saturating_sub(r) + self.boot);
+            let ticks = ((b / tick) as i64 - (a / tick) as i64).max(1);
             if st.srtt8 != 0 {
                 // ns-2 keeps delta in a short; it never comes near
                 let mut delta = ticks - (st.srtt8 >> 3);
