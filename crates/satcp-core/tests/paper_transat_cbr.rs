@@ -67,11 +67,13 @@ struct Cell {
 /// Cells not within 5% of the paper, each explained in docs/validation.md
 /// ("TRANSAT Table 1 rows 5-8"): all of rows 5 and 7 (the paper's NewReno
 /// window handling during and after recovery, and SACK timeouts), and row
-/// 8's Ref. and Iwin=4.
+/// 8's Ref., Iwin=4 and Enhanced (Enhanced was within 5% only while SACKed
+/// segments gave RTT samples; with one timed segment per round trip, as in
+/// ns-2, it is 11% fast).
 fn reproduced(row: &str, col: &str) -> bool {
     match row {
         "6" => true,
-        "8" => !matches!(col, "ref_tcp" | "ref_iw4"),
+        "8" => !matches!(col, "ref_tcp" | "ref_iw4" | "enhanced"),
         _ => false,
     }
 }

@@ -406,6 +406,10 @@ pub struct TcpCfg {
     pub rearm_rto_on_fast_retransmit: bool,
     /// How SACK recovery counts the pipe (`sack_pipe`).
     pub sack_pipe: SackPipe,
+    /// An RTO clears the SACK scoreboard (`rto_clears_sack`).
+    pub rto_clears_sack: bool,
+    /// FACK restarts cwnd at one segment on entering recovery (`fack_restart`).
+    pub fack_restart: bool,
     /// Open with a SYN exchange (false: ns-2's one-way agents, which send
     /// data at once; see `Endpoint::open_at_once`).
     pub handshake: bool,

@@ -793,7 +793,11 @@ impl Endpoint {
             for &(s, e) in h.sack() {
                 let s = seq::unwrap(self.iss, self.snd.una, s);
                 let e = seq::unwrap(self.iss, self.snd.una, e);
-                newly_sacked += self.snd.board.insert(ack.max(self.snd.una), self.snd.max, s, e);
+                let new = self.snd.board.insert(ack.max(self.snd.una), self.snd.max, s, e);
+                if new > 0 {
+                    self.snd.note_sacked(s, e);
+                }
+                newly_sacked += new;
                 blocks[nblocks] = (s, e);
                 nblocks += 1;
             }
@@ -807,10 +811,11 @@ impl Endpoint {
                 self.snd.nxt = ack;
             }
             self.snd.board.advance(ack);
-            rtt = self.snd.rtt_sample_on_ack(ack, ctx.now);
-            if let Some(r) = rtt {
+            let (for_rto, for_cc) = self.snd.rtt_sample_on_ack(ack, ctx.now);
+            if let Some(r) = for_rto {
                 self.snd.rtt.sample(r, ctx.now);
             }
+            rtt = for_cc;
             self.snd.rto_streak = 0;
             self.snd.lt_bytes = 0;
             if matches!(self.snd.phase, Phase::Loss(_)) && ack >= self.snd.recover {
@@ -1033,7 +1038,7 @@ impl Endpoint {
                 s.phase = Phase::Loss(0);
                 s.recover = s.max;
                 s.scheme.set_high_rxt(s.una);
-                if s.scheme.sack_pipe_ns2() {
+                if s.rto_clears_sack {
                     s.board.clear();
                 }
                 s.nxt = s.una;

@@ -161,6 +161,14 @@ pub struct Defaults {
     /// `reset_rtx_timer` in every agent's `dupack_action`).
     pub rearm_rto_on_fast_retransmit: bool,
     pub sack_pipe: SackPipe,
+    /// A retransmission timeout clears the SACK scoreboard and SACK blocks
+    /// are ignored until its repair is over (ns-2's `ClearScoreBoard` and
+    /// `timeout_`); RFC 6675 5.1 keeps it.
+    pub rto_clears_sack: bool,
+    /// FACK recovery restarts cwnd at one segment and slow-starts it back
+    /// during the recovery, one segment per ACK (ns-2's Agent/TCP/Fack:
+    /// `slowdown(CLOSE_CWND_RESTART)`, `opencwnd()` on every ACK).
+    pub fack_restart: bool,
 }
 
 /// 64 MiB: a bandwidth-delay product of about 850 Mb/s over a 600 ms GEO
@@ -193,6 +201,8 @@ pub static RFC: Defaults = Defaults {
     rto_estimator: RtoEstimator::Rfc6298,
     rearm_rto_on_fast_retransmit: false,
     sack_pipe: SackPipe::Rfc6675,
+    rto_clears_sack: false,
+    fack_restart: false,
 };
 
 pub static LINUX: Defaults = Defaults {
@@ -226,6 +236,8 @@ pub static LINUX: Defaults = Defaults {
     rto_estimator: RtoEstimator::Rfc6298,
     rearm_rto_on_fast_retransmit: false,
     sack_pipe: SackPipe::Rfc6675,
+    rto_clears_sack: false,
+    fack_restart: false,
 };
 
 pub static NS2: Defaults = Defaults {
@@ -262,6 +274,8 @@ pub static NS2: Defaults = Defaults {
     rto_estimator: RtoEstimator::Ns2,
     rearm_rto_on_fast_retransmit: true,
     sack_pipe: SackPipe::Ns2,
+    rto_clears_sack: true,
+    fack_restart: true,
 };
 
 pub static NS2_2003: Defaults = Defaults {

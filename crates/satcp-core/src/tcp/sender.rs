@@ -84,6 +84,8 @@ pub struct Sender {
     /// When a new fast retransmit is allowed.
     pub recover_rule: RecoverRule,
     rearm_on_fast_retransmit: bool,
+    /// A timeout clears the scoreboard (`rto_clears_sack`).
+    pub rto_clears_sack: bool,
     /// The next retransmission is a fast retransmit that restarts the timer.
     pub rearm_pending: bool,
 }
@@ -125,6 +127,7 @@ impl Sender {
             ssthresh_basis: cfg.ssthresh_basis,
             recover_rule: cfg.recover_rule,
             rearm_on_fast_retransmit: cfg.rearm_rto_on_fast_retransmit,
+            rto_clears_sack: cfg.rto_clears_sack,
             rearm_pending: false,
         }
     }
@@ -191,9 +194,9 @@ impl Sender {
     }
 
     /// SACK blocks are recorded: always, except in the go-back-N after a
-    /// timeout under ns-2 Sack1's rules (which ignores them until then).
+    /// timeout under `rto_clears_sack` (ns-2 ignores them until then).
     pub fn records_sack(&self) -> bool {
-        !(matches!(self.phase, Phase::Loss(_)) && self.scheme.sack_pipe_ns2())
+        !(matches!(self.phase, Phase::Loss(_)) && self.rto_clears_sack)
     }
 
     /// Bytes sent below `x` and neither acknowledged nor SACKed.
@@ -241,29 +244,43 @@ impl Sender {
             }
             return;
         }
-        match self.sampling {
-            RttSampling::EveryAck => self.segs.push_back(SentSeg { end, sent_at: now, retx: false }),
-            RttSampling::OnePerRtt => {
-                if self.timed.is_none() {
-                    self.timed = Some((start, end, now));
-                }
-            }
+        // every segment is recorded for the controller's per-ACK samples
+        self.segs.push_back(SentSeg { end, sent_at: now, retx: false });
+        if self.sampling == RttSampling::OnePerRtt && self.timed.is_none() {
+            self.timed = Some((start, end, now));
         }
     }
 
-    /// The cumulative ACK moved to `ack`: return an RTT sample if one is valid.
-    pub fn rtt_sample_on_ack(&mut self, ack: u64, now: Time) -> Option<Time> {
-        match self.sampling {
-            RttSampling::EveryAck => {
-                let mut last = None;
-                while let Some(s) = self.segs.front() {
-                    if s.end > ack {
-                        break;
-                    }
-                    last = self.segs.pop_front();
-                }
-                last.filter(|s| !s.retx).map(|s| now - s.sent_at)
+    /// [s, e) was SACKed: a later cumulative ACK says nothing about when
+    /// those segments arrived, so they give no RTT sample (Linux's
+    /// `tcp_clean_rtx_queue` skips SACKed skbs; without this, the ACK that
+    /// ends a recovery measured the whole recovery as one round trip).
+    pub fn note_sacked(&mut self, s: u64, e: u64) {
+        let i = self.segs.partition_point(|x| x.end <= s);
+        for seg in self.segs.range_mut(i..) {
+            if seg.end > e {
+                break;
             }
+            seg.retx = true;
+        }
+    }
+
+    /// The cumulative ACK moved to `ack`: the RTT sample for the RTO
+    /// estimator (per `rtt_sampling`) and the one for the window controller
+    /// (always from the latest segment the ACK covers, Karn's rule applied:
+    /// ns-2's Vegas keeps per-packet send times of its own, whatever the
+    /// timer samples), each if valid.
+    pub fn rtt_sample_on_ack(&mut self, ack: u64, now: Time) -> (Option<Time>, Option<Time>) {
+        let mut last = None;
+        while let Some(s) = self.segs.front() {
+            if s.end > ack {
+                break;
+            }
+            last = self.segs.pop_front();
+        }
+        let every = last.filter(|s| !s.retx).map(|s| now - s.sent_at);
+        let for_rto = match self.sampling {
+            RttSampling::EveryAck => every,
             RttSampling::OnePerRtt => match self.timed {
                 Some((_, end, at)) if ack >= end => {
                     self.timed = None;
@@ -271,11 +288,10 @@ impl Sender {
                 }
                 _ => None,
             },
-        }
+        };
+        (for_rto, every)
     }
 
-    /// Forget timing state after an RTO (every outstanding range will be
-    /// resent, so none may be timed).
     /// A fast retransmit begins: BSD and ns-2 (`reset_rtx_timer`) stop
     /// timing the segment being timed (per-segment sampling needs nothing:
     /// Karn's rule marks the resent segment), and under
@@ -287,6 +303,8 @@ impl Sender {
         self.rearm_pending = self.rearm_on_fast_retransmit;
     }
 
+    /// Forget timing state after an RTO (every outstanding range will be
+    /// resent, so none may be timed).
     pub fn clear_timing(&mut self) {
         self.timed = None;
         for s in self.segs.iter_mut() {

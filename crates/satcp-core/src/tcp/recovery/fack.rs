@@ -36,6 +36,11 @@
 //!   (a pause of half a window), cwnd starts at awnd after the first
 //!   retransmission and falls by SMSS/2 on every ACK until it reaches
 //!   ssthresh, so one segment goes out for every two ACKs.
+//! * Restart (`fack_restart`, on under the `ns2` profiles): ns-2's
+//!   Agent/TCP/Fack sets cwnd to one segment (`CLOSE_CWND_RESTART`) when it
+//!   enters recovery and opens it on every ACK during recovery as outside
+//!   it, so the window slow-starts back to ssthresh while the holes are
+//!   repaired; on leaving, cwnd stays where it has grown.
 
 use super::Phase;
 use crate::tcp::{Ctx, Endpoint};
@@ -74,10 +79,13 @@ impl Endpoint {
         let s = &mut self.snd;
         if s.phase.in_recovery() {
             if s.una >= s.recover {
-                s.w.cwnd = s.w.ssthresh;
+                if !self.cfg.fack_restart {
+                    s.w.cwnd = s.w.ssthresh;
+                }
                 s.phase = Phase::Open;
             } else {
                 self.fack_rampdown_step();
+                self.fack_restart_step();
             }
             return true;
         }
@@ -94,10 +102,20 @@ impl Endpoint {
     pub(crate) fn fack_dupack(&mut self, ctx: &mut Ctx) {
         if self.snd.phase.in_recovery() {
             self.fack_rampdown_step();
+            self.fack_restart_step();
             return;
         }
         if self.fack_trigger() {
             self.fack_enter(ctx);
+        }
+    }
+
+    /// `fack_restart`: every ACK in recovery opens cwnd as outside it (slow
+    /// start from one segment back to ssthresh), as ns-2's `opencwnd()`.
+    fn fack_restart_step(&mut self) {
+        if self.cfg.fack_restart {
+            let smss = self.snd.smss();
+            self.grow_window(smss);
         }
     }
 
@@ -123,7 +141,13 @@ impl Endpoint {
         self.retransmit_head_as_hole(ctx);
         let awnd = self.fack_awnd();
         let w = &mut self.snd.w;
-        w.cwnd = if self.cfg.fack_rampdown { awnd.max(w.ssthresh) } else { w.ssthresh };
+        w.cwnd = if self.cfg.fack_restart {
+            w.smss
+        } else if self.cfg.fack_rampdown {
+            awnd.max(w.ssthresh)
+        } else {
+            w.ssthresh
+        };
     }
 
     /// Send while awnd leaves a segment of room in cwnd: holes below

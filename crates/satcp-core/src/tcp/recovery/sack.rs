@@ -37,9 +37,10 @@
 //! * send while pipe < cwnd (whole segments): the next hole above HighRxt
 //!   below the highest SACKed byte, lost or not, else new data the
 //!   receiver's window allows;
-//! * after an RTO the scoreboard is cleared and SACK blocks are ignored
-//!   until the repair is over, so the go-back-N resends SACKed data too
-//!   (ns-2 clears it and sets `timeout_`).
+//! * (with `rto_clears_sack`, also an `ns2` default) after an RTO the
+//!   scoreboard is cleared and SACK blocks are ignored until the repair is
+//!   over, so the go-back-N resends SACKed data too (ns-2 clears it and
+//!   sets `timeout_`).
 
 use super::{Phase, Scheme};
 use crate::tcp::{Ctx, Endpoint};
