@@ -408,8 +408,8 @@ pub struct TcpCfg {
     pub sack_pipe: SackPipe,
     /// An RTO clears the SACK scoreboard (`rto_clears_sack`).
     pub rto_clears_sack: bool,
-    /// FACK restarts cwnd at one segment on entering recovery (`fack_restart`).
-    pub fack_restart: bool,
+    /// FACK recovery as ns-2 does it (`fack_style = "ns2"`).
+    pub fack_ns2: bool,
     /// Open with a SYN exchange (false: ns-2's one-way agents, which send
     /// data at once; see `Endpoint::open_at_once`).
     pub handshake: bool,

@@ -186,6 +186,12 @@ impl Endpoint {
         }
     }
 
+    /// Restart the retransmission timer from now.
+    pub(crate) fn restart_rto(&mut self, ctx: &mut Ctx) {
+        let rto = self.snd.rtt.rto();
+        self.rto_timer.set(ctx.now + rto, ctx.q, self.rto_event());
+    }
+
     fn rto_event(&self) -> Event {
         Event::Timer { ep: self.id, kind: TimerKind::Rto }
     }
@@ -1041,6 +1047,8 @@ impl Endpoint {
                 if s.rto_clears_sack {
                     s.board.clear();
                 }
+                s.rtx_log.clear();
+                s.rtx_lost_stall = false;
                 s.nxt = s.una;
                 s.clear_timing();
                 self.send_data(ctx);

@@ -27,4 +27,6 @@ mod harness;
 #[cfg(test)]
 mod hook_traces;
 #[cfg(test)]
+mod ns2_traces;
+#[cfg(test)]
 mod tests;

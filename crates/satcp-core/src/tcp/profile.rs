@@ -165,10 +165,11 @@ pub struct Defaults {
     /// are ignored until its repair is over (ns-2's `ClearScoreBoard` and
     /// `timeout_`); RFC 6675 5.1 keeps it.
     pub rto_clears_sack: bool,
-    /// FACK recovery restarts cwnd at one segment and slow-starts it back
-    /// during the recovery, one segment per ACK (ns-2's Agent/TCP/Fack:
-    /// `slowdown(CLOSE_CWND_RESTART)`, `opencwnd()` on every ACK).
-    pub fack_restart: bool,
+    /// FACK recovery as ns-2's Agent/TCP/Fack does it (`fack_style =
+    /// "ns2"`): cwnd restarts at one segment and slow-starts back during the
+    /// recovery (`slowdown(CLOSE_CWND_RESTART)`, `opencwnd()` on every ACK),
+    /// and every ACK restarts the retransmission timer (`oldack()`).
+    pub fack_ns2: bool,
 }
 
 /// 64 MiB: a bandwidth-delay product of about 850 Mb/s over a 600 ms GEO
@@ -202,7 +203,7 @@ pub static RFC: Defaults = Defaults {
     rearm_rto_on_fast_retransmit: false,
     sack_pipe: SackPipe::Rfc6675,
     rto_clears_sack: false,
-    fack_restart: false,
+    fack_ns2: false,
 };
 
 pub static LINUX: Defaults = Defaults {
@@ -237,7 +238,7 @@ pub static LINUX: Defaults = Defaults {
     rearm_rto_on_fast_retransmit: false,
     sack_pipe: SackPipe::Rfc6675,
     rto_clears_sack: false,
-    fack_restart: false,
+    fack_ns2: false,
 };
 
 pub static NS2: Defaults = Defaults {
@@ -275,7 +276,7 @@ pub static NS2: Defaults = Defaults {
     rearm_rto_on_fast_retransmit: true,
     sack_pipe: SackPipe::Ns2,
     rto_clears_sack: true,
-    fack_restart: true,
+    fack_ns2: true,
 };
 
 pub static NS2_2003: Defaults = Defaults {

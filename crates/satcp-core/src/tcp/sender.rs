@@ -86,6 +86,12 @@ pub struct Sender {
     rearm_on_fast_retransmit: bool,
     /// A timeout clears the scoreboard (`rto_clears_sack`).
     pub rto_clears_sack: bool,
+    /// ns-2 FACK: retransmissions of this recovery (start, end, snd_max when
+    /// sent), to find those lost again (`fack_style = "ns2"`).
+    pub rtx_log: VecDeque<(u64, u64, u64)>,
+    /// ns-2 FACK found a retransmission lost again and sends nothing more
+    /// until the retransmission timer expires.
+    pub rtx_lost_stall: bool,
     /// The next retransmission is a fast retransmit that restarts the timer.
     pub rearm_pending: bool,
 }
@@ -129,6 +135,8 @@ impl Sender {
             rearm_on_fast_retransmit: cfg.rearm_rto_on_fast_retransmit,
             rto_clears_sack: cfg.rto_clears_sack,
             rearm_pending: false,
+            rtx_log: VecDeque::new(),
+            rtx_lost_stall: false,
         }
     }
 

@@ -550,3 +550,33 @@ fn rearming_the_timer_at_the_fast_retransmission_avoids_a_spurious_timeout() {
         assert_eq!(st.timeouts, timeouts, "rearm = {rearm}");
     }
 }
+
+/// RTT samples: the cumulative ACK that covers segments the receiver had
+/// already SACKed gives the timer no sample (they arrived earlier than the
+/// ACK says), and under one timed segment per round trip the window
+/// controller still gets a sample from every ACK of new data.
+#[test]
+fn rtt_samples_skip_sacked_segments_and_reach_the_controller_per_ack() {
+    use crate::scenario::RttSampling;
+    use crate::sim::Rng;
+    use crate::tcp::sender::Sender;
+    let mut c = cfg(Recovery::Sack);
+    c.rtt_sampling = RttSampling::EveryAck;
+    let mut s = Sender::new(&c, Rng::new(0, 0));
+    for k in 1..=4u64 {
+        s.record_send(seg(k), seg(k) + 1000, k * MS, false);
+    }
+    // 3 and 4 SACKed at 100 ms; the ACK of everything at 400 ms
+    s.note_sacked(seg(3), seg(5));
+    assert_eq!(s.rtt_sample_on_ack(seg(2), 101 * MS), (Some(100 * MS), Some(100 * MS)));
+    assert_eq!(s.rtt_sample_on_ack(seg(5), 400 * MS), (None, None));
+    let mut c = cfg(Recovery::NewReno);
+    c.rtt_sampling = RttSampling::OnePerRtt;
+    let mut s = Sender::new(&c, Rng::new(0, 0));
+    for k in 1..=3u64 {
+        s.record_send(seg(k), seg(k) + 1000, k * MS, false);
+    }
+    // segment 1 is timed: its ACK samples both; segment 2's only the controller's
+    assert_eq!(s.rtt_sample_on_ack(seg(2), 101 * MS), (Some(100 * MS), Some(100 * MS)));
+    assert_eq!(s.rtt_sample_on_ack(seg(3), 112 * MS), (None, Some(110 * MS)));
+}

@@ -17,7 +17,7 @@ const GENERAL_KEYS: &[&str] = &[
     "rescue_retransmission", "rearm_rto_on_retransmit", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
     "fack_overdamping", "fack_rampdown", "partial_ack_timer", "pacing", "accept_beyond_window",
     "cwnd_validation", "handshake", "ssthresh_basis", "recover_rule", "rto_estimator",
-    "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "fack_restart",
+    "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "fack_style",
 ];
 
 /// The general keys, then each controller's, in registry order.
@@ -217,10 +217,13 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         None => d.sack_pipe,
     };
     let rto_clears_sack = t.bool("rto_clears_sack")?.unwrap_or(d.rto_clears_sack);
-    let fack_restart = t.bool("fack_restart")?.unwrap_or(d.fack_restart);
-    if fack_restart && recovery != Recovery::Fack && t.map.contains_key("fack_restart") {
-        return Err(t.bad("fack_restart", "only with recovery = \"fack\" (or variant = \"fack\")"));
-    }
+    let fack_ns2 = match t.choice("fack_style", &["mathis", "ns2"])? {
+        Some(v) if recovery != Recovery::Fack => {
+            return Err(t.bad("fack_style", format!("\"{v}\" only with recovery = \"fack\" (or variant = \"fack\")")));
+        }
+        Some(v) => v == "ns2",
+        None => d.fack_ns2,
+    };
     let rearm_rto_on_fast_retransmit = t.bool("rearm_rto_on_fast_retransmit")?.unwrap_or(d.rearm_rto_on_fast_retransmit);
     Ok(TcpCfg {
         handshake,
@@ -266,7 +269,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         rearm_rto_on_fast_retransmit,
         sack_pipe,
         rto_clears_sack,
-        fack_restart,
+        fack_ns2,
     })
 }
 

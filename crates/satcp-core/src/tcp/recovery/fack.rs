@@ -36,11 +36,14 @@
 //!   (a pause of half a window), cwnd starts at awnd after the first
 //!   retransmission and falls by SMSS/2 on every ACK until it reaches
 //!   ssthresh, so one segment goes out for every two ACKs.
-//! * Restart (`fack_restart`, on under the `ns2` profiles): ns-2's
-//!   Agent/TCP/Fack sets cwnd to one segment (`CLOSE_CWND_RESTART`) when it
-//!   enters recovery and opens it on every ACK during recovery as outside
-//!   it, so the window slow-starts back to ssthresh while the holes are
-//!   repaired; on leaving, cwnd stays where it has grown.
+//! * `fack_style = "ns2"` (the `ns2` profiles' default; "mathis" is the
+//!   above): ns-2's Agent/TCP/Fack sets cwnd to one segment
+//!   (`CLOSE_CWND_RESTART`) when it enters recovery and opens it on every
+//!   ACK during recovery as outside it, so the window slow-starts back to
+//!   ssthresh while the holes are repaired (on leaving, cwnd stays where it
+//!   has grown); and every ACK that carries SACK blocks or ends no
+//!   recovery restarts the retransmission timer (`oldack()` calls
+//!   `newtimer()`), so a long repair does not time out while ACKs arrive.
 
 use super::Phase;
 use crate::tcp::{Ctx, Endpoint};
@@ -79,11 +82,16 @@ impl Endpoint {
         let s = &mut self.snd;
         if s.phase.in_recovery() {
             if s.una >= s.recover {
-                if !self.cfg.fack_restart {
+                if !self.cfg.fack_ns2 {
                     s.w.cwnd = s.w.ssthresh;
                 }
                 s.phase = Phase::Open;
+                s.rtx_log.clear();
+                s.rtx_lost_stall = false;
             } else {
+                if self.cfg.fack_ns2 {
+                    self.fack_check_lost_retransmissions();
+                }
                 self.fack_rampdown_step();
                 self.fack_restart_step();
             }
@@ -100,7 +108,13 @@ impl Endpoint {
     /// A duplicate ACK (one that SACKs new data), already counted in the
     /// phase.
     pub(crate) fn fack_dupack(&mut self, ctx: &mut Ctx) {
+        if self.cfg.fack_ns2 && self.snd.una < self.snd.max {
+            self.restart_rto(ctx);
+        }
         if self.snd.phase.in_recovery() {
+            if self.cfg.fack_ns2 {
+                self.fack_check_lost_retransmissions();
+            }
             self.fack_rampdown_step();
             self.fack_restart_step();
             return;
@@ -110,10 +124,41 @@ impl Endpoint {
         }
     }
 
-    /// `fack_restart`: every ACK in recovery opens cwnd as outside it (slow
-    /// start from one segment back to ssthresh), as ns-2's `opencwnd()`.
+    /// `fack_style = "ns2"`: note a retransmission of [start, end) with the
+    /// highest sequence sent so far (ns-2's scoreboard `snd_nxt_`).
+    fn fack_log_retransmission(&mut self, start: u64, end: u64) {
+        if self.cfg.fack_ns2 && end > start {
+            let max = self.snd.max;
+            self.snd.rtx_log.push_back((start, end, max));
+        }
+    }
+
+    /// `fack_style = "ns2"` (`CheckSndNxt`): a retransmission still
+    /// unacknowledged and unSACKed when data sent after it is SACKed was
+    /// lost again; ns-2's FACK then stops sending (`timeout_`) and waits
+    /// for the retransmission timer.
+    pub(crate) fn fack_check_lost_retransmissions(&mut self) {
+        let s = &mut self.snd;
+        let Some(highest) = s.board.highest() else { return };
+        let (una, board) = (s.una, &s.board);
+        let mut lost = false;
+        s.rtx_log.retain(|&(a, e, max)| {
+            if e <= una || board.sacked_in(a, e) == e - a {
+                return false;
+            }
+            if highest > max {
+                lost = true;
+                return false;
+            }
+            true
+        });
+        s.rtx_lost_stall |= lost;
+    }
+
+    /// `fack_style = "ns2"`: every ACK in recovery opens cwnd as outside it
+    /// (slow start from one segment back to ssthresh), as ns-2's `opencwnd()`.
     fn fack_restart_step(&mut self) {
-        if self.cfg.fack_restart {
+        if self.cfg.fack_ns2 {
             let smss = self.snd.smss();
             self.grow_window(smss);
         }
@@ -139,9 +184,12 @@ impl Endpoint {
         s.phase.enter_recovery();
         self.stats.fast_recoveries += 1;
         self.retransmit_head_as_hole(ctx);
+        let una = self.snd.una;
+        let end = self.snd.scheme.high_rxt();
+        self.fack_log_retransmission(una, end);
         let awnd = self.fack_awnd();
         let w = &mut self.snd.w;
-        w.cwnd = if self.cfg.fack_restart {
+        w.cwnd = if self.cfg.fack_ns2 {
             w.smss
         } else if self.cfg.fack_rampdown {
             awnd.max(w.ssthresh)
@@ -153,6 +201,9 @@ impl Endpoint {
     /// Send while awnd leaves a segment of room in cwnd: holes below
     /// snd.fack first, then new data.
     pub(crate) fn fack_send(&mut self, ctx: &mut Ctx, budget: &mut u32) {
+        if self.snd.rtx_lost_stall {
+            return;
+        }
         while *budget > 0 {
             if self.fack_awnd() + self.snd.smss() > self.snd.w.cwnd || !self.pacing_allows(ctx) {
                 break;
@@ -164,6 +215,7 @@ impl Endpoint {
                 let Some((len, fin)) = self.next_len_at(hole) else { break };
                 self.emit(ctx, hole, len, fin);
                 self.snd.scheme.set_high_rxt(hole + len + fin as u64);
+                self.fack_log_retransmission(hole, hole + len + fin as u64);
             } else if s.max < s.seq_end() {
                 let Some((len, fin)) = self.next_len_at(s.max) else { break };
                 if len > 0 && s.max + len > s.una + s.peer_wnd {

@@ -1,0 +1,162 @@
+//! Hand-worked traces of the rules the `ns2` profile takes from ns-2's
+//! agents (`tcp/profile.rs`): the loss response's window basis, the
+//! recover rule, the timer restarted by a fast retransmit, Sack1's counted
+//! pipe and FACK's restart. Each test sets one key and shows what it
+//! changes against the RFC reading on the same drops.
+
+use super::harness::Harness;
+use super::tests::{cfg, drop_first_tx_of, seg};
+use crate::scenario::{InitialWindow, RecoverRule, Recovery, SackPipe, SsthreshBasis};
+use crate::sim::Rng;
+use crate::tcp::sender::Sender;
+
+const MS: u64 = 1_000_000;
+
+/// IW 11: the ACKs of segments 1 and 2 open cwnd to 13 and release segments
+/// 12-15, so at the third duplicate ACK for segment 3 FlightSize is 13
+/// segments (15001 - 2001) and cwnd is 13 segments.
+fn entry_ssthresh(basis: SsthreshBasis) -> u64 {
+    let mut c = cfg(Recovery::NewReno);
+    c.initial_window = InitialWindow::Segments(11);
+    c.ssthresh_basis = basis;
+    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+    h.drop = drop_first_tx_of(&[3]);
+    h.transfer(30_000);
+    h.run_until(10_000 * MS);
+    assert_eq!(h.delivered(), 30_000);
+    h.win.iter().find(|w| w.in_recovery).unwrap().ssthresh
+}
+
+#[test]
+fn window_basis_halves_whole_packets_as_ns2_slowdown() {
+    // RFC 5681: FlightSize / 2 = 6500 bytes; ns-2: int(window() / 2) = 6 packets
+    assert_eq!(entry_ssthresh(SsthreshBasis::Flight), 6500);
+    assert_eq!(entry_ssthresh(SsthreshBasis::Window), 6000);
+}
+
+/// Segment 3 and its fast retransmission are lost, so the RTO resends it;
+/// that is lost too and a second RTO follows. RFC 5681 keeps the first
+/// expiry's ssthresh; ns-2 halves window() again, and cwnd is then one
+/// packet: ssthresh falls to its floor of two.
+#[test]
+fn window_basis_halves_at_every_timeout() {
+    let second_rto_ssthresh = |basis: SsthreshBasis| {
+        let mut c = cfg(Recovery::NewReno);
+        c.ssthresh_basis = basis;
+        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+        let mut sends_of_3 = 0;
+        h.drop = Box::new(move |p, from| {
+            if from == 0 && p.payload > 0 && p.stream_off == seg(3) {
+                sends_of_3 += 1;
+                return sends_of_3 <= 3;
+            }
+            false
+        });
+        h.transfer(20_000);
+        h.run_until(30_000 * MS);
+        assert_eq!(h.delivered(), 20_000);
+        assert_eq!(h.eps[0].stats.timeouts, 2);
+        // the window log entry where cwnd is one segment for the second time
+        let mut ones = h.win.iter().filter(|w| w.cwnd == 1000 && w.ssthresh < 1 << 40).map(|w| w.ssthresh).collect::<Vec<_>>();
+        ones.dedup();
+        ones
+    };
+    let rfc = second_rto_ssthresh(SsthreshBasis::Flight);
+    let ns2 = second_rto_ssthresh(SsthreshBasis::Window);
+    assert_eq!(rfc.len(), 1, "RFC 5681 keeps ssthresh on the second expiry: {rfc:?}");
+    assert_eq!(ns2.last(), Some(&2000), "ns-2 halves cwnd = 1 packet to the floor: {ns2:?}");
+    assert!(ns2.len() == 2 && ns2[0] > 2000, "{ns2:?}");
+}
+
+#[test]
+fn recover_rule_at_or_beyond() {
+    let mut c = cfg(Recovery::NewReno);
+    for (rule, at, beyond) in [(RecoverRule::At, true, true), (RecoverRule::Beyond, false, true)] {
+        c.recover_rule = rule;
+        let mut s = Sender::new(&c, Rng::new(0, 0));
+        s.recover = 5001;
+        s.una = 5001;
+        assert_eq!(s.past_recover(), at, "{rule:?} at recover");
+        s.una = 6001;
+        assert_eq!(s.past_recover(), beyond, "{rule:?} beyond");
+    }
+}
+
+/// At 1 Mb/s each 1040-byte segment takes 8.3 ms, so the third duplicate
+/// ACK for segment 3 arrives about 25 ms after the last new ACK. With the
+/// fast retransmission lost too, the RTO (1 s) fires 1 s after the fast
+/// retransmit when that restarted the timer (ns-2), 1 s after the last new
+/// ACK when it did not (RFC 6298).
+#[test]
+fn fast_retransmit_restarts_the_timer_under_ns2() {
+    let rto_retx_after_fr = |rearm: bool| {
+        let mut c = cfg(Recovery::NewReno);
+        c.rearm_rto_on_fast_retransmit = rearm;
+        let mut h = Harness::new(&c, 1_000_000, 50 * MS);
+        let mut sends_of_3 = 0;
+        h.drop = Box::new(move |p, from| {
+            if from == 0 && p.payload > 0 && p.stream_off == seg(3) {
+                sends_of_3 += 1;
+                return sends_of_3 <= 2;
+            }
+            false
+        });
+        h.transfer(20_000);
+        h.run_until(30_000 * MS);
+        assert_eq!(h.delivered(), 20_000);
+        let r: Vec<_> = h.data_sent().into_iter().filter(|d| d.1 == seg(3) && d.2).map(|d| d.0).collect();
+        assert_eq!(r.len(), 2, "the fast retransmission and the RTO's");
+        r[1] - r[0]
+    };
+    let rearmed = rto_retx_after_fr(true);
+    let not = rto_retx_after_fr(false);
+    assert_eq!(rearmed, 1000 * MS, "one RTO after the fast retransmit");
+    assert!(not < 1000 * MS - 15 * MS, "RFC 6298: one RTO after the last new ACK ({not})");
+}
+
+/// Sack1's counted pipe on one loss (segment 3), Limited Transmit off.
+/// IW 10 leaves at 100 ms; the ACKs of 1 and 2 (200 ms) open cwnd to 12
+/// and release 11-14; the duplicate ACKs for 4-10 follow 83 us apart, and
+/// those for 11-14 come a round trip later.
+/// * ns-2: outside recovery nothing is sent on a duplicate ACK; at the
+///   third (for 6) pipe = (14 - 2) - 3 = 9 and cwnd = 6; the duplicate ACKs
+///   for 7-10 take pipe to 5: one new segment (15) in that round trip.
+/// * RFC 6675: the first two duplicate ACKs each let a new segment out (15,
+///   16: pipe leaves SACKed data out); after the fast retransmit pipe = 11,
+///   12, 13, 14, 15, 16 and the retransmission = 7 >= 6: nothing more.
+#[test]
+fn ns2_sack_pipe_counts_acks() {
+    let new_in_recovery = |pipe: SackPipe| {
+        let mut c = cfg(Recovery::Sack);
+        c.sack_pipe = pipe;
+        c.limited_transmit = false;
+        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+        h.drop = drop_first_tx_of(&[3]);
+        h.transfer(40_000);
+        h.run_until(10_000 * MS);
+        assert_eq!(h.delivered(), 40_000);
+        assert_eq!((h.eps[0].stats.retransmissions, h.eps[0].stats.timeouts), (1, 0));
+        let fr = h.data_sent().into_iter().find(|d| d.2).unwrap().0;
+        // new segments sent from the fast retransmit for one round trip
+        h.data_sent().into_iter().filter(|d| !d.2 && d.0 >= fr && d.0 < fr + 99 * MS).count()
+    };
+    let (ns2, rfc) = (new_in_recovery(SackPipe::Ns2), new_in_recovery(SackPipe::Rfc6675));
+    assert_eq!((ns2, rfc), (1, 0));
+}
+
+/// ns-2's FACK restarts cwnd at one packet on entering recovery and opens
+/// it by one per ACK during it.
+#[test]
+fn ns2_fack_restarts_cwnd_and_slow_starts_in_recovery() {
+    let mut c = cfg(Recovery::Fack);
+    c.fack_ns2 = true;
+    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+    h.drop = drop_first_tx_of(&[3]);
+    h.transfer(30_000);
+    h.run_until(10_000 * MS);
+    assert_eq!(h.delivered(), 30_000);
+    let rec: Vec<_> = h.win.iter().filter(|w| w.in_recovery).map(|w| w.cwnd).collect();
+    assert_eq!(rec[0], 1000, "{rec:?}");
+    assert!(rec.windows(2).all(|p| p[1] >= p[0] && p[1] <= p[0] + 1000), "{rec:?}");
+    assert!(*rec.last().unwrap() > 1000);
+}
