@@ -17,8 +17,10 @@
 //!   in congestion avoidance.
 //! * On RTO (4.8): the same reduction on the first expiry, cwnd = 1 SMSS,
 //!   slow start back to ssthresh, then a new epoch.
-//! * Slow start: RFC 5681's, or HyStart++ (RFC 9406, `hystart.rs`) for the
-//!   initial slow start with `cubic_hystart = true`.
+//! * Slow start: RFC 5681's, or with `cubic_hystart = true` HyStart in the
+//!   initial slow start: HyStart++ (RFC 9406, `hystart.rs`, the default) or,
+//!   with `cubic_hystart_style = "linux"`, Linux's own HyStart
+//!   (`hystart_linux.rs`: ACK train and delay, leaving slow start at once).
 //!
 //! Choices:
 //! * Windows are bytes (u64) with the fraction of a byte carried between
@@ -33,6 +35,7 @@
 //!   differ only when the receiver's window limits the sender).
 
 use super::hystart::{HyStart, Phase};
+use super::hystart_linux::LinuxHyStart;
 use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
 use crate::scenario::parse::{Res, Tbl};
 use crate::tcp::profile::Profile;
@@ -47,10 +50,13 @@ pub struct CubicCfg {
     pub beta: f64,
     pub fast_convergence: bool,
     pub hystart: bool,
+    /// Linux's HyStart instead of HyStart++ (`cubic_hystart_style`).
+    pub hystart_linux: bool,
 }
 
 impl CcParams for CubicCfg {
-    const KEYS: &'static [&'static str] = &["cubic_c", "cubic_beta", "cubic_fast_convergence", "cubic_hystart"];
+    const KEYS: &'static [&'static str] =
+        &["cubic_c", "cubic_beta", "cubic_fast_convergence", "cubic_hystart", "cubic_hystart_style"];
 
     fn parse(t: &Tbl, _profile: Profile) -> Res<Self> {
         Ok(CubicCfg {
@@ -58,6 +64,9 @@ impl CcParams for CubicCfg {
             beta: t.number("cubic_beta", |x| x > 0.0 && x < 1.0, "a number in (0, 1), e.g. 0.7")?.unwrap_or(0.7),
             fast_convergence: t.bool("cubic_fast_convergence")?.unwrap_or(true),
             hystart: t.bool("cubic_hystart")?.unwrap_or(true),
+            // HyStart++ under every profile for now: see hystart_linux.rs for
+            // why Linux's own does not yet agree with the kernel here
+            hystart_linux: t.choice("cubic_hystart_style", &["rfc9406", "linux"])? == Some("linux"),
         })
     }
 }
@@ -69,6 +78,7 @@ pub struct Cubic {
     fast_convergence: bool,
     abc_limit: u32,
     pub hystart: Option<HyStart>,
+    pub hystart_linux: Option<LinuxHyStart>,
     /// W_max in bytes (0 = no congestion event yet).
     pub w_max: f64,
     /// cwnd before the last reduction (bytes).
@@ -93,6 +103,7 @@ impl Cubic {
             fast_convergence,
             abc_limit,
             hystart: hystart.then(HyStart::default),
+            hystart_linux: None,
             w_max: 0.0,
             cwnd_prior: 0.0,
             k: 0.0,
@@ -110,9 +121,14 @@ impl Cubic {
         self.c * smss as f64 * d * d * d + self.w_max
     }
 
-    pub fn on_ack(&mut self, a: &AckCtx) {
+    pub fn on_ack(&mut self, w: &mut Window, a: &AckCtx) {
         if a.srtt.is_some() {
             self.srtt = a.srtt;
+        }
+        if let Some(h) = &mut self.hystart_linux {
+            if a.acked > 0 {
+                h.on_ack(w, a);
+            }
         }
     }
 
@@ -169,6 +185,9 @@ impl Cubic {
         if let Some(h) = &mut self.hystart {
             h.phase = Phase::Done;
         }
+        if let Some(h) = &mut self.hystart_linux {
+            h.on_loss();
+        }
         ((flight as f64 * self.beta).round() as u64).max(2 * w.smss)
     }
 
@@ -189,11 +208,15 @@ impl WindowController for Cubic {
     type Params = CubicCfg;
 
     fn new(p: &CubicCfg, env: Env) -> Self {
-        Cubic::new(p.c, p.beta, p.fast_convergence, p.hystart, env.abc_limit)
+        let mut c = Cubic::new(p.c, p.beta, p.fast_convergence, p.hystart && !p.hystart_linux, env.abc_limit);
+        if p.hystart && p.hystart_linux {
+            c.hystart_linux = Some(LinuxHyStart::default());
+        }
+        c
     }
 
-    fn on_ack(&mut self, _w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
-        Cubic::on_ack(self, a);
+    fn on_ack(&mut self, w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
+        Cubic::on_ack(self, w, a);
     }
 
     fn grow(&mut self, w: &mut Window, a: &AckCtx) {
@@ -223,8 +246,8 @@ mod tests {
         // SMSS 1000, cwnd 100 segments, FlightSize 100 segments: ssthresh =
         // 70 segments; K = cbrt((100 - 70) / 0.4) = cbrt(75) = 4.2172 s
         let mut c = Cubic::new(0.4, 0.7, true, false, 1);
-        c.on_ack(&ack(0, 0));
         let mut w = Window::new(100_000, 50_000, 1000);
+        c.on_ack(&mut w, &ack(0, 0));
         w.ssthresh = c.ssthresh_after_loss(&w, 100_000);
         assert_eq!(w.ssthresh, 70_000);
         assert_eq!(c.w_max, 100_000.0);
@@ -272,8 +295,8 @@ mod tests {
         // the first 100 ms, while W_est (alpha = 1 as W_est >= cwnd_prior =
         // 0) grows by SMSS^2 / cwnd = 10 bytes per ACK: Reno-friendly.
         let mut c = Cubic::new(0.4, 0.7, true, false, 1);
-        c.on_ack(&ack(0, 0));
         let mut w = Window::new(100_000, 100_000, 1000);
+        c.on_ack(&mut w, &ack(0, 0));
         for k in 0..=10 {
             c.grow(&mut w, &ack(10 * k, 1000));
             assert!(c.reno_friendly, "ACK {k}");

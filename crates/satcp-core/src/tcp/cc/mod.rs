@@ -46,6 +46,7 @@ pub mod bbr;
 pub mod cubic;
 pub mod hybla;
 pub mod hystart;
+pub mod hystart_linux;
 pub mod vegas;
 pub mod westwood;
 
