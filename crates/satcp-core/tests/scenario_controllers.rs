@@ -52,7 +52,7 @@ fn presets_pick_recovery_controller_and_defaults() {
     assert_eq!((b.recovery, b.sack), (Recovery::Sack, true));
     assert_eq!(b.controller, Controller::Bbr(BbrCfg { cwnd_gain: 2.0, probe_rtt_interval_ns: 10_000_000_000, probe_rtt_duration_ns: 200_000_000 }));
     assert_eq!(b.variant, "bbr");
-    assert_eq!(tcp("variant = \"sack\"").controller, Controller::Aimd(AimdCfg));
+    assert_eq!(tcp("variant = \"sack\"").controller, Controller::Aimd(AimdCfg { exact_ca: false }));
 }
 
 #[test]

@@ -79,7 +79,7 @@ fn paced_segments_are_spaced_by_the_pacing_rate() {
     // the fastest phase paces at 1.25 x BtlBw: 1500 B at 12.2 Mb/s = 0.99 ms
     assert!(min_gap >= 980_000, "min gap {min_gap} ns");
     let mut c = bbr_cfg();
-    c.controller = Controller::Aimd(AimdCfg);
+    c.controller = Controller::Aimd(AimdCfg::default());
     let mut h2 = Harness::new(&c, 10_000_000, 50 * MS);
     h2.transfer(100_000);
     h2.run_until(1_000 * MS);

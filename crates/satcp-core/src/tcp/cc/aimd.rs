@@ -5,7 +5,12 @@
 //!   3465's recommended limit).
 //! * Congestion avoidance while cwnd >= ssthresh (RFC 5681 lets cwnd ==
 //!   ssthresh be either; we take CA): cwnd += max(1, SMSS*SMSS/cwnd) per ACK,
-//!   RFC 5681 Eq. 3 in integer bytes (as ns-3 does).
+//!   RFC 5681 Eq. 3 in integer bytes (as ns-3 does), or, with
+//!   `ca_increment = "exact"` (the `ns2` profiles' default), the same with
+//!   the remainder carried to the next ACK, so that cwnd grows by exactly
+//!   one SMSS per cwnd of bytes acknowledged, as ns-2's floating-point
+//!   `cwnd_ += 1 / cwnd_` does (the integer formula falls behind as cwnd
+//!   grows: at 150 segments it adds 6 bytes where 6.67 are due).
 //! * After a loss: ssthresh = max(FlightSize / 2, 2 x SMSS) (RFC 5681 Eq. 4).
 //! * Whether cwnd may grow while the sender is limited by the receiver's
 //!   window or the application is the endpoint's `cwnd_validation` (on in
@@ -17,28 +22,37 @@ use super::{AckCtx, CcParams, Env, Window, WindowController};
 use crate::scenario::parse::{Res, Tbl};
 use crate::tcp::profile::Profile;
 
-/// AIMD has no parameters of its own.
+/// AIMD's one parameter: how congestion avoidance rounds
+/// (`ca_increment`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct AimdCfg;
+pub struct AimdCfg {
+    pub exact_ca: bool,
+}
 
 impl CcParams for AimdCfg {
-    const KEYS: &'static [&'static str] = &[];
+    const KEYS: &'static [&'static str] = &["ca_increment"];
 
-    fn parse(_t: &Tbl, _profile: Profile) -> Res<Self> {
-        Ok(AimdCfg)
+    fn parse(t: &Tbl, profile: Profile) -> Res<Self> {
+        let exact_ca = match t.choice("ca_increment", &["rfc5681", "exact"])? {
+            Some(v) => v == "exact",
+            None => matches!(profile, Profile::Ns2 | Profile::Ns2_2003),
+        };
+        Ok(AimdCfg { exact_ca })
     }
 }
 
 #[derive(Clone, Debug)]
 pub struct Aimd {
     pub abc_limit: u32,
+    /// The remainder of SMSS^2 / cwnd carried between ACKs, when exact.
+    pub carry: Option<u64>,
 }
 
 impl WindowController for Aimd {
     type Params = AimdCfg;
 
-    fn new(_p: &AimdCfg, env: Env) -> Self {
-        Aimd { abc_limit: env.abc_limit }
+    fn new(p: &AimdCfg, env: Env) -> Self {
+        Aimd { abc_limit: env.abc_limit, carry: p.exact_ca.then_some(0) }
     }
 
     fn grow(&mut self, w: &mut Window, a: &AckCtx) {
@@ -53,6 +67,10 @@ impl Aimd {
         }
         if w.cwnd < w.ssthresh {
             w.cwnd += acked.min(self.abc_limit as u64 * w.smss);
+        } else if let Some(carry) = &mut self.carry {
+            let num = w.smss * w.smss + *carry;
+            *carry = num % w.cwnd;
+            w.cwnd += num / w.cwnd;
         } else {
             w.cwnd += (w.smss * w.smss / w.cwnd).max(1);
         }
@@ -69,11 +87,11 @@ mod tests {
 
     #[test]
     fn slow_start_one_smss_per_ack_even_for_delayed_acks() {
-        let mut a = Aimd { abc_limit: 1 };
+        let mut a = Aimd { abc_limit: 1, carry: None };
         let mut w = Window::new(2920, 65535, 1460);
         a.on_ack(&mut w, 2920); // a delayed ACK of two segments
         assert_eq!(w.cwnd, 4380);
-        let mut b = Aimd { abc_limit: 2 };
+        let mut b = Aimd { abc_limit: 2, carry: None };
         let mut w2 = Window::new(2920, 65535, 1460);
         b.on_ack(&mut w2, 2920);
         assert_eq!(w2.cwnd, 5840);
@@ -81,7 +99,7 @@ mod tests {
 
     #[test]
     fn congestion_avoidance_about_one_smss_per_window() {
-        let mut a = Aimd { abc_limit: 1 };
+        let mut a = Aimd { abc_limit: 1, carry: None };
         let mut w = Window::new(14600, 14600, 1460);
         for _ in 0..10 {
             a.on_ack(&mut w, 1460);
@@ -89,6 +107,33 @@ mod tests {
         // ten ACKs of 146 bytes each, slightly fewer as cwnd grows
         assert!(w.cwnd > 14600 + 1350 && w.cwnd <= 14600 + 1460, "{}", w.cwnd);
         assert_eq!(w.cwnd, 14600 + 146 + 144 + 143 + 141 + 140 + 139 + 137 + 136 + 135 + 134);
+    }
+
+    /// cwnd 150,000 bytes, SMSS 1000: SMSS^2 / cwnd = 6.67 bytes per ACK.
+    /// RFC 5681 in integers adds 6 per ACK (18 after three); exact carries
+    /// the remainder: 6 (carry 100,000), 1,100,000 / 150,006 = 7 (carry
+    /// 49,958), 1,049,958 / 150,013 = 6: 19 after three, and one SMSS after
+    /// 150 ACKs less what the growing cwnd takes.
+    #[test]
+    fn exact_increment_carries_the_remainder() {
+        let mut a = Aimd { abc_limit: 1, carry: Some(0) };
+        let mut w = Window::new(150_000, 100_000, 1000);
+        for _ in 0..3 {
+            a.on_ack(&mut w, 1000);
+        }
+        assert_eq!(w.cwnd, 150_019);
+        let mut r = Aimd { abc_limit: 1, carry: None };
+        let mut v = Window::new(150_000, 100_000, 1000);
+        for _ in 0..3 {
+            r.on_ack(&mut v, 1000);
+        }
+        assert_eq!(v.cwnd, 150_018);
+        let mut w = Window::new(150_000, 100_000, 1000);
+        a.carry = Some(0);
+        for _ in 0..150 {
+            a.on_ack(&mut w, 1000);
+        }
+        assert!((150_990..=151_000).contains(&w.cwnd), "{}", w.cwnd);
     }
 
     #[test]
