@@ -726,10 +726,11 @@ impl Endpoint {
             self.snd.rtt.reset_after_syn_loss();
             smss
         } else {
-            match self.cfg.initial_window {
+            let iw = match self.cfg.initial_window {
                 InitialWindow::Segments(n) => n as u64 * smss,
                 InitialWindow::Rfc3390 => (4 * smss).min((2 * smss).max(4380)),
-            }
+            };
+            self.snd.cc.initial_cwnd(iw, smss)
         };
     }
 

@@ -160,3 +160,33 @@ fn ns2_fack_restarts_cwnd_and_slow_starts_in_recovery() {
     assert!(rec.windows(2).all(|p| p[1] >= p[0] && p[1] <= p[0] + 1000), "{rec:?}");
     assert!(*rec.last().unwrap() > 1000);
 }
+
+/// ns-2's Vegas takes windowInit_ one round trip late: one segment in the
+/// first round of data, then 2 + 1 = 3 at its ACK; growth every other
+/// round doubles from there (3, 6, 12) where the window taken at once gives
+/// 2, 4, 8.
+#[test]
+fn ns2_vegas_takes_the_initial_window_a_round_late() {
+    use crate::scenario::{Controller, VegasCfg};
+    let rounds = |late_iw: bool| {
+        let mut c = cfg(Recovery::NewReno);
+        c.sack = false;
+        c.initial_window = InitialWindow::Segments(2);
+        c.controller = Controller::Vegas(VegasCfg { alpha: 1, beta: 3, gamma: 1, late_iw });
+        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+        h.transfer(60_000);
+        h.run_until(10_000 * MS);
+        assert_eq!(h.delivered(), 60_000);
+        // segments sent per round trip of data (the first leaves at 100 ms)
+        let mut per_round = [0u32; 6];
+        for d in h.data_sent() {
+            let r = ((d.0 - 100 * MS) / (100 * MS)) as usize;
+            if r < per_round.len() {
+                per_round[r] += 1;
+            }
+        }
+        per_round
+    };
+    assert_eq!(rounds(true)[..5], [1, 3, 3, 6, 6]);
+    assert_eq!(rounds(false)[..5], [2, 2, 4, 4, 8]);
+}

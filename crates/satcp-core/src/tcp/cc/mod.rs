@@ -295,6 +295,12 @@ pub(crate) trait WindowController {
         false
     }
 
+    /// cwnd when the connection opens, given the configured initial
+    /// window `iw` (bytes).
+    fn initial_cwnd(&mut self, iw: u64, _smss: u64) -> u64 {
+        iw
+    }
+
     /// Whether the sender must keep delivery-rate samples for it.
     fn wants_rate_samples(&self) -> bool {
         false
@@ -467,6 +473,12 @@ impl Cc {
     #[inline]
     pub fn paces(&self) -> bool {
         dispatch!(self, paces())
+    }
+
+    /// cwnd when the connection opens (the configured initial window
+    /// `iw`, unless the controller says otherwise).
+    pub fn initial_cwnd(&mut self, iw: u64, smss: u64) -> u64 {
+        dispatch!(self, initial_cwnd(iw, smss))
     }
 
     /// Whether the sender must keep delivery-rate samples for this

@@ -20,6 +20,12 @@
 //! Per ACK the planned increment is applied only when cwnd - (FlightSize +
 //! 1 SMSS) <= 2 SMSS (ns-2: "unless we haven't been able to keep up").
 //!
+//! Under the `ns2` profiles the initial window is taken one round trip
+//! late, as ns-2's agent does (`initial_cwnd`): one packet, then at the
+//! first ACK of data windowInit_ and that ACK's growth (1, then 3, 6, 12,
+//! ... in slow start's growth rounds, where a window taken at once gives 2,
+//! 4, 8, ...).
+//!
 //! Choices:
 //! * Slow-start growth per ACK is RFC 5681's min(acked, L x SMSS) (ns-2 adds
 //!   one segment per ACK: the same without delayed ACKs).
@@ -49,12 +55,15 @@ pub struct VegasCfg {
     pub alpha: u32,
     pub beta: u32,
     pub gamma: u32,
+    /// ns-2's Agent/TCP/Vegas applies `windowInit_` one round trip late
+    /// (the `ns2` profiles).
+    pub late_iw: bool,
 }
 
 impl CcParams for VegasCfg {
     const KEYS: &'static [&'static str] = &["vegas_alpha", "vegas_beta", "vegas_gamma"];
 
-    fn parse(t: &Tbl, _profile: Profile) -> Res<Self> {
+    fn parse(t: &Tbl, profile: Profile) -> Res<Self> {
         let alpha = t.u32_in("vegas_alpha", 0, 1000)?.unwrap_or(1);
         let beta = t.u32_in("vegas_beta", 0, 1000)?.unwrap_or(3);
         if beta < alpha {
@@ -64,7 +73,8 @@ impl CcParams for VegasCfg {
             ));
         }
         let gamma = t.u32_in("vegas_gamma", 0, 1000)?.unwrap_or(1);
-        Ok(VegasCfg { alpha, beta, gamma })
+        let late_iw = matches!(profile, Profile::Ns2 | Profile::Ns2_2003);
+        Ok(VegasCfg { alpha, beta, gamma, late_iw })
     }
 }
 
@@ -93,6 +103,10 @@ pub struct Vegas {
     pub incr: Incr,
     /// diff of the last round, in segments (for tests and traces).
     pub last_diff: Option<i64>,
+    /// ns-2's late initial window: the window to take at the first ACK of
+    /// data (`late_iw`).
+    pending_iw: Option<u64>,
+    late_iw: bool,
 }
 
 impl Vegas {
@@ -110,6 +124,8 @@ impl Vegas {
             inc_flag: true,
             incr: Incr::Hold,
             last_diff: None,
+            pending_iw: None,
+            late_iw: false,
         }
     }
 
@@ -125,6 +141,9 @@ impl Vegas {
     pub fn grow(&mut self, w: &mut Window, a: &AckCtx) {
         if a.acked == 0 {
             return;
+        }
+        if let Some(iw) = self.pending_iw.take() {
+            w.cwnd = w.cwnd.max(iw);
         }
         if a.una > self.beg_seq {
             self.end_round(w, a);
@@ -190,7 +209,25 @@ impl WindowController for Vegas {
     type Params = VegasCfg;
 
     fn new(p: &VegasCfg, env: Env) -> Self {
-        Vegas::new(p.alpha, p.beta, p.gamma, env.abc_limit)
+        let mut v = Vegas::new(p.alpha, p.beta, p.gamma, env.abc_limit);
+        v.late_iw = p.late_iw;
+        v
+    }
+
+    /// ns-2's Vegas checks `last_ack_ == 0` before its new-ACK update (the
+    /// other agents after it), so the SYN's ACK leaves cwnd at one packet
+    /// and the initial window is taken at the first ACK of data: one
+    /// packet in the first round trip of data, then windowInit_ plus one.
+    fn initial_cwnd(&mut self, iw: u64, smss: u64) -> u64 {
+        if self.late_iw && iw > smss {
+            // ns-2's SYN-ACK is a round of its own (it acknowledges
+            // v_begseq_ 0): the first round of data is then a growth round
+            self.inc_flag = false;
+            self.pending_iw = Some(iw);
+            smss
+        } else {
+            iw
+        }
     }
 
     fn on_ack(&mut self, _w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
