@@ -37,9 +37,9 @@ fn run(sets: &[&str]) -> (FlowSummary, u64) {
 /// The paper's Hybla (SACK, packet spacing, Hoe's ssthresh): Hoe's estimate
 /// ends slow start at the bandwidth-delay product, so slow start loses
 /// nothing; the losses that remain come from congestion avoidance's
-/// rho^2 = 576 segments per round trip meeting a buffer of 0.7 BDP (about
+/// rho^2 = 576 segments per round trip meeting a buffer of one BDP (about
 /// one overflow every few round trips, each repaired by SACK without a
-/// timeout). It finishes within 5% of SACK with AIMD, which needs only its
+/// timeout). It finishes before SACK with AIMD, which needs only its
 /// one slow-start overshoot; before the fix it did not finish in 300 s.
 #[test]
 fn the_papers_hybla_ends_slow_start_at_the_bdp_and_finishes() {
