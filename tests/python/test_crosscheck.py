@@ -118,8 +118,15 @@ def test_rejected_variant_is_marked_not_crashed(peer, monkeypatch):
 #   +1.1% with delayed ACK, +5.5% without). It can fail: satcp's AIMD (the
 #   SACK row, 14.32 s) against ns-3's CUBIC is -11.4%, so a CUBIC that fell
 #   back to Reno growth would show.
-# * BBR: +1.0% (14.67 s vs 14.52 s), both paced, the same v1 state machine.
-#   Tolerance 5%.
+# * BBR: +10.1% (15.99 s vs 14.52 s), both paced, the same v1 state
+#   machine. Both lose the fast retransmission of the slow-start overshoot's
+#   first hole and wait for the RTO, while BBR keeps sending new data at its
+#   pacing rate (RFC 6675 cannot see a retransmission lost again). satcp's
+#   RTO fires at 8.2 s with the bottleneck queue still full of that data:
+#   the go-back-N's second segment is dropped and a second, backed-off RTO
+#   follows (ns-3: one). It was +1.0% while the ACK that ends a recovery
+#   gave an RTT sample from long-SACKed segments: the inflated SRTT put the
+#   RTO at 8.95 s, after the queue had drained. Tolerance 12%.
 # * Vegas: satcp -36.7% (37.73 s vs 59.64 s). ns-3's Vegas decides from
 #   SRTT values and truncates its target window to whole segments, so with
 #   alpha = 1 any SRTT above the base one gives diff >= 1 and the window
@@ -132,7 +139,7 @@ def test_rejected_variant_is_marked_not_crashed(peer, monkeypatch):
 #   equal the minimum RTT), so it runs NewReno: the same completion time as
 #   ns-3's SACK within 1%, and satcp's Hybla with rho = 1 (RTT0 1 s > RTT)
 #   matches it within 3%, as satcp's SACK does.
-CONTROLLER_TOL = {"cubic": 0.15, "bbr": 0.05}
+CONTROLLER_TOL = {"cubic": 0.15, "bbr": 0.12}
 BANDS = {"vegas": (-0.45, -0.25), "westwood": (0.10, 0.40)}
 
 
