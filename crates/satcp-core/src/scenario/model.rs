@@ -410,6 +410,8 @@ pub struct TcpCfg {
     pub rto_clears_sack: bool,
     /// FACK recovery as ns-2 does it (`fack_style = "ns2"`).
     pub fack_ns2: bool,
+    /// RACK time-based loss detection in SACK recovery (`rack`).
+    pub rack: bool,
     /// Open with a SYN exchange (false: ns-2's one-way agents, which send
     /// data at once; see `Endpoint::open_at_once`).
     pub handshake: bool,

@@ -802,7 +802,7 @@ impl Endpoint {
                 let e = seq::unwrap(self.iss, self.snd.una, e);
                 let new = self.snd.board.insert(ack.max(self.snd.una), self.snd.max, s, e);
                 if new > 0 {
-                    self.snd.note_sacked(s, e);
+                    self.snd.note_sacked(s, e, ctx.now);
                 }
                 newly_sacked += new;
                 blocks[nblocks] = (s, e);
@@ -828,6 +828,10 @@ impl Endpoint {
             if matches!(self.snd.phase, Phase::Loss(_)) && ack >= self.snd.recover {
                 self.snd.phase = Phase::Open; // the repair after a timeout is over
             }
+        }
+        if self.snd.rack.is_some() && (ack > old_una || newly_sacked > 0) {
+            let in_recovery = self.snd.phase.in_recovery();
+            self.snd.rack_detect(ctx.now, in_recovery, self.cfg.dupthresh);
         }
         if ack > old_una || dupack || newly_sacked > 0 {
             self.cc_on_ack(ctx.now, ack - old_una, dupack, rtt, &blocks[..nblocks]);
@@ -939,7 +943,7 @@ impl Endpoint {
             snd_max: s.max,
             flight: s.flight(),
             inflight: s.outstanding_below(s.max),
-            pipe: s.board.pipe(s.una, s.max, s.scheme.high_rxt(), dupthresh, s.smss() as u32),
+            pipe: s.pipe(dupthresh),
             recovering: s.phase.in_recovery() || una < s.recover,
             recover: s.recover,
             peer_wnd: s.peer_wnd,

@@ -170,6 +170,8 @@ pub struct Defaults {
     /// recovery (`slowdown(CLOSE_CWND_RESTART)`, `opencwnd()` on every ACK),
     /// and every ACK restarts the retransmission timer (`oldack()`).
     pub fack_ns2: bool,
+    /// RACK time-based loss detection in SACK recovery (RFC 8985).
+    pub rack: bool,
 }
 
 /// 64 MiB: a bandwidth-delay product of about 850 Mb/s over a 600 ms GEO
@@ -204,6 +206,7 @@ pub static RFC: Defaults = Defaults {
     sack_pipe: SackPipe::Rfc6675,
     rto_clears_sack: false,
     fack_ns2: false,
+    rack: false,
 };
 
 pub static LINUX: Defaults = Defaults {
@@ -239,6 +242,8 @@ pub static LINUX: Defaults = Defaults {
     sack_pipe: SackPipe::Rfc6675,
     rto_clears_sack: false,
     fack_ns2: false,
+    // tcp_recovery = 1 (RACK) since 4.18
+    rack: true,
 };
 
 pub static NS2: Defaults = Defaults {
@@ -277,6 +282,7 @@ pub static NS2: Defaults = Defaults {
     sack_pipe: SackPipe::Ns2,
     rto_clears_sack: true,
     fack_ns2: true,
+    rack: false,
 };
 
 pub static NS2_2003: Defaults = Defaults {

@@ -80,7 +80,12 @@ impl Scoreboard {
     /// RFC 6675 SetPipe(): unSACKed bytes not deemed lost, plus unSACKed
     /// bytes that have been retransmitted (below `high_rxt`).
     pub fn pipe(&self, una: u64, max: u64, high_rxt: u64, dupthresh: u32, smss: u32) -> u64 {
-        let lost = self.lost_below(una, dupthresh, smss);
+        self.pipe_with_lost(una, max, high_rxt, self.lost_below(una, dupthresh, smss))
+    }
+
+    /// SetPipe() with the lost boundary given (IsLost's, or RACK's if higher).
+    pub fn pipe_with_lost(&self, una: u64, max: u64, high_rxt: u64, lost: u64) -> u64 {
+        let lost = lost.clamp(una, max);
         let not_lost = (max - lost) - self.sacked_in(lost, max);
         let rxt_end = high_rxt.clamp(una, max);
         let retransmitted = (rxt_end - una) - self.sacked_in(una, rxt_end);

@@ -12,6 +12,7 @@ use std::collections::VecDeque;
 
 use super::cc::{AckCtx, Action, Cc, Env, Window};
 use super::recovery::frto::Frto;
+use super::recovery::rack::Rack;
 use super::recovery::{Phase, Scheme};
 use super::delivery_rate::DeliveryRate;
 use super::limits::SendLimits;
@@ -27,8 +28,14 @@ pub const SSTHRESH_INFINITE: u64 = u64::MAX / 4;
 #[derive(Clone, Copy, Debug)]
 struct SentSeg {
     end: u64,
+    /// First transmission.
     sent_at: Time,
+    /// Latest transmission (RACK).
+    xmit_at: Time,
     retx: bool,
+    /// SACKed: a later cumulative ACK gives neither an RTT sample nor news
+    /// for RACK.
+    sacked: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -92,6 +99,13 @@ pub struct Sender {
     /// ns-2 FACK found a retransmission lost again and sends nothing more
     /// until the retransmission timer expires.
     pub rtx_lost_stall: bool,
+    /// RACK loss detection (`rack`, SACK recovery only).
+    pub rack: Option<Rack>,
+    /// RACK: unSACKed data below this is lost (snd_una when none).
+    pub rack_lost_below: u64,
+    /// RACK: retransmissions lost again lie in [from, to): resend the
+    /// unSACKed data there before anything else.
+    pub rack_relost: Option<(u64, u64)>,
     /// The next retransmission is a fast retransmit that restarts the timer.
     pub rearm_pending: bool,
 }
@@ -136,6 +150,9 @@ impl Sender {
             rto_clears_sack: cfg.rto_clears_sack,
             rearm_pending: false,
             rtx_log: VecDeque::new(),
+            rack: (cfg.rack && cfg.recovery == crate::scenario::Recovery::Sack).then(Rack::default),
+            rack_lost_below: 0,
+            rack_relost: None,
             rtx_lost_stall: false,
         }
     }
@@ -246,6 +263,7 @@ impl Sender {
             let i = self.segs.partition_point(|s| s.end <= start);
             for s in self.segs.range_mut(i..) {
                 s.retx = true;
+                s.xmit_at = now;
                 if s.end >= end {
                     break;
                 }
@@ -253,24 +271,74 @@ impl Sender {
             return;
         }
         // every segment is recorded for the controller's per-ACK samples
-        self.segs.push_back(SentSeg { end, sent_at: now, retx: false });
+        self.segs.push_back(SentSeg { end, sent_at: now, xmit_at: now, retx: false, sacked: false });
         if self.sampling == RttSampling::OnePerRtt && self.timed.is_none() {
             self.timed = Some((start, end, now));
         }
     }
 
-    /// [s, e) was SACKed: a later cumulative ACK says nothing about when
-    /// those segments arrived, so they give no RTT sample (Linux's
-    /// `tcp_clean_rtx_queue` skips SACKed skbs; without this, the ACK that
-    /// ends a recovery measured the whole recovery as one round trip).
-    pub fn note_sacked(&mut self, s: u64, e: u64) {
+    /// [s, e) was SACKed at `now`: a later cumulative ACK says nothing
+    /// about when those segments arrived, so they give no RTT sample
+    /// (Linux's `tcp_clean_rtx_queue` skips SACKed skbs; without this, the
+    /// ACK that ends a recovery measured the whole recovery as one round
+    /// trip); RACK learns of their delivery now.
+    pub fn note_sacked(&mut self, s: u64, e: u64, now: Time) {
+        let min_rtt = self.rtt.min_rtt;
+        // a block never covers the FIN: the last segment counts as SACKed
+        // when its data is
+        let e = if self.fin_queued && e + 1 == self.seq_end() { e + 1 } else { e };
         let i = self.segs.partition_point(|x| x.end <= s);
         for seg in self.segs.range_mut(i..) {
             if seg.end > e {
                 break;
             }
-            seg.retx = true;
+            if !seg.sacked {
+                seg.sacked = true;
+                if let Some(r) = &mut self.rack {
+                    r.delivered(seg.xmit_at, seg.end, seg.retx, now, min_rtt);
+                }
+            }
         }
+    }
+
+    /// RACK's verdict after an ACK (`rack_lost_below`,
+    /// `rack_relost`; see `recovery/rack.rs`).
+    pub fn rack_detect(&mut self, now: Time, in_recovery: bool, dupthresh: u32) {
+        let Some(r) = self.rack else { return };
+        self.rack_lost_below = self.una;
+        self.rack_relost = None;
+        // Linux's tcp_rack_reo_wnd without reordering seen: none in
+        // recovery or once DupThresh segments are SACKed
+        let sacked_enough = self.board.sacked_in(self.una, self.max) >= dupthresh as u64 * self.smss();
+        let reo = if in_recovery || sacked_enough { 0 } else { self.rtt.min_rtt.unwrap_or(0) / 4 };
+        let Some(t) = r.lost_sent_by(now, reo) else { return };
+        // first transmissions leave in sequence order: the lost ones are a
+        // prefix (sent before the reference, and long enough ago)
+        let k = self.segs.partition_point(|s| s.sent_at < t || (s.sent_at == t && (t < r.xmit || s.end < r.end)));
+        if k > 0 {
+            self.rack_lost_below = self.segs[k - 1].end.max(self.una);
+        }
+        // retransmissions are sent in sequence order too: the ones lost
+        // again form a run from the first to the last such segment
+        let mut start = self.una;
+        for s in self.segs.iter() {
+            if s.retx && !s.sacked && s.xmit_at != s.sent_at && r.is_lost(s.xmit_at, s.end, now, reo) {
+                let (from, _) = self.rack_relost.unwrap_or((start, s.end));
+                self.rack_relost = Some((from, s.end));
+            }
+            start = s.end;
+        }
+    }
+
+    /// The lost boundary of SACK recovery: RFC 6675's IsLost, or RACK's if
+    /// it reaches higher.
+    pub fn lost_boundary(&self, dupthresh: u32) -> u64 {
+        self.board.lost_below(self.una, dupthresh, self.smss() as u32).max(self.rack_lost_below)
+    }
+
+    /// RFC 6675 SetPipe() with that boundary.
+    pub fn pipe(&self, dupthresh: u32) -> u64 {
+        self.board.pipe_with_lost(self.una, self.max, self.scheme.high_rxt(), self.lost_boundary(dupthresh))
     }
 
     /// The cumulative ACK moved to `ack`: the RTT sample for the RTO
@@ -280,13 +348,18 @@ impl Sender {
     /// timer samples), each if valid.
     pub fn rtt_sample_on_ack(&mut self, ack: u64, now: Time) -> (Option<Time>, Option<Time>) {
         let mut last = None;
+        let min_rtt = self.rtt.min_rtt;
         while let Some(s) = self.segs.front() {
             if s.end > ack {
                 break;
             }
-            last = self.segs.pop_front();
+            let s = self.segs.pop_front().unwrap();
+            if let (Some(r), false) = (&mut self.rack, s.sacked) {
+                r.delivered(s.xmit_at, s.end, s.retx, now, min_rtt);
+            }
+            last = Some(s);
         }
-        let every = last.filter(|s| !s.retx).map(|s| now - s.sent_at);
+        let every = last.filter(|s| !s.retx && !s.sacked).map(|s| now - s.sent_at);
         let for_rto = match self.sampling {
             RttSampling::EveryAck => every,
             RttSampling::OnePerRtt => match self.timed {

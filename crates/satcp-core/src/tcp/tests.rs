@@ -567,7 +567,7 @@ fn rtt_samples_skip_sacked_segments_and_reach_the_controller_per_ack() {
         s.record_send(seg(k), seg(k) + 1000, k * MS, false);
     }
     // 3 and 4 SACKed at 100 ms; the ACK of everything at 400 ms
-    s.note_sacked(seg(3), seg(5));
+    s.note_sacked(seg(3), seg(5), 100 * MS);
     assert_eq!(s.rtt_sample_on_ack(seg(2), 101 * MS), (Some(100 * MS), Some(100 * MS)));
     assert_eq!(s.rtt_sample_on_ack(seg(5), 400 * MS), (None, None));
     let mut c = cfg(Recovery::NewReno);
@@ -579,4 +579,40 @@ fn rtt_samples_skip_sacked_segments_and_reach_the_controller_per_ack() {
     // segment 1 is timed: its ACK samples both; segment 2's only the controller's
     assert_eq!(s.rtt_sample_on_ack(seg(2), 101 * MS), (Some(100 * MS), Some(100 * MS)));
     assert_eq!(s.rtt_sample_on_ack(seg(3), 112 * MS), (None, Some(110 * MS)));
+}
+
+/// RACK (the `linux` profile's SACK recovery): the last two segments of a
+/// transfer are lost and the retransmission of the first hole too. RFC
+/// 6675 alone cannot mark the tail holes (fewer than three SACKed segments
+/// above them) nor see a retransmission lost again, and waits for the RTO;
+/// RACK marks both by time and repairs them within round trips.
+#[test]
+fn rack_repairs_tail_holes_and_a_lost_retransmission_without_the_rto() {
+    let run = |rack: bool| {
+        let mut c = cfg(Recovery::Sack);
+        c.rack = rack;
+        c.limited_transmit = true;
+        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+        let mut sends_of_15 = 0;
+        h.drop = Box::new(move |p, from| {
+            if from != 0 || p.payload == 0 {
+                return false;
+            }
+            if p.stream_off == seg(15) {
+                sends_of_15 += 1;
+                return sends_of_15 <= 2; // the original and its first retransmission
+            }
+            !p.retx && (p.stream_off == seg(18) || p.stream_off == seg(19))
+        });
+        h.transfer(20_000);
+        h.run_until(30_000 * MS);
+        assert_eq!(h.delivered(), 20_000);
+        let done = h.log.iter().filter(|s| s.from == 1).map(|s| s.t).max().unwrap();
+        (h.eps[0].stats.timeouts, done)
+    };
+    let (rto_rfc, t_rfc) = run(false);
+    let (rto_rack, t_rack) = run(true);
+    assert!(rto_rfc >= 1, "RFC 6675 alone waits for the RTO");
+    assert_eq!(rto_rack, 0, "RACK repairs without it");
+    assert!(t_rack + 500 * MS < t_rfc, "rack {t_rack} rfc {t_rfc}");
 }

@@ -17,7 +17,7 @@ const GENERAL_KEYS: &[&str] = &[
     "rescue_retransmission", "rearm_rto_on_retransmit", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
     "fack_overdamping", "fack_rampdown", "partial_ack_timer", "pacing", "accept_beyond_window",
     "cwnd_validation", "handshake", "ssthresh_basis", "recover_rule", "rto_estimator",
-    "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "fack_style",
+    "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "fack_style", "rack",
 ];
 
 /// The general keys, then each controller's, in registry order.
@@ -224,6 +224,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         Some(v) => v == "ns2",
         None => d.fack_ns2,
     };
+    let rack = t.bool("rack")?.unwrap_or(d.rack);
     let rearm_rto_on_fast_retransmit = t.bool("rearm_rto_on_fast_retransmit")?.unwrap_or(d.rearm_rto_on_fast_retransmit);
     Ok(TcpCfg {
         handshake,
@@ -270,6 +271,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         sack_pipe,
         rto_clears_sack,
         fack_ns2,
+        rack,
     })
 }
 

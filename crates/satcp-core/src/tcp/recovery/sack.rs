@@ -26,6 +26,12 @@
 //!   the controller's unused credit. An RTO moves HighRxt to snd_una and
 //!   leaves the other two as they are.
 //!
+//! With `rack = true` (the `linux` profile) RACK's time-based verdicts
+//! (`rack.rs`) join IsLost: its lost boundary counts in NextSeg() rule 1,
+//! in SetPipe() and in the entry test, an ACK of new data can start
+//! recovery when RACK finds a loss, and a lost retransmission of the head
+//! is sent again.
+//!
 //! `sack_pipe = "ns2"` (the `ns2` profiles) is ns-2's Sack1 instead (Fall
 //! and Floyd 1996, `tcp-sack1.cc`), which counts the pipe rather than
 //! computing it from the scoreboard:
@@ -80,6 +86,8 @@ impl Scheme {
 /// Which NextSeg() rule produced a segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Rule {
+    /// RACK found this retransmission lost again.
+    Relost,
     LostHole,
     NewData,
     OtherHole,
@@ -101,6 +109,11 @@ impl Endpoint {
         } else {
             s.phase.end_dupacks();
             self.grow_window(acked);
+            // RACK marks losses on any ACK, and Linux then enters recovery
+            let s = &self.snd;
+            if s.rack_lost_below > s.una && s.past_recover() && !s.scheme.sack_ref().ns2 {
+                self.sack_enter(_ctx);
+            }
         }
         true
     }
@@ -113,7 +126,7 @@ impl Endpoint {
         }
         let s = &self.snd;
         let dt = self.cfg.dupthresh;
-        let head_lost = !s.scheme.sack_ref().ns2 && s.board.lost_below(s.una, dt, s.smss() as u32) > s.una;
+        let head_lost = !s.scheme.sack_ref().ns2 && s.lost_boundary(dt) > s.una;
         if (s.phase.dupacks() >= dt || head_lost) && s.past_recover() {
             self.sack_enter(ctx);
         }
@@ -218,7 +231,7 @@ impl Endpoint {
             let s = &self.snd;
             let dt = self.cfg.dupthresh;
             let st = s.scheme.sack_ref();
-            let pipe = s.board.pipe(s.una, s.max, st.high_rxt, dt, s.smss() as u32);
+            let pipe = s.pipe(dt);
             let by_credit = s.w.cwnd < pipe + s.smss();
             if by_credit && st.credit == 0 {
                 break;
@@ -240,6 +253,11 @@ impl Endpoint {
             }
             let end = start + len + fin as u64;
             match rule {
+                Rule::Relost => {
+                    if let Some((_, to)) = self.snd.rack_relost {
+                        self.snd.rack_relost = (end < to).then_some((end, to));
+                    }
+                }
                 Rule::LostHole | Rule::OtherHole => st.high_rxt = st.high_rxt.max(end),
                 Rule::Rescue => st.rescue_done = true,
                 Rule::NewData => {}
@@ -252,11 +270,20 @@ impl Endpoint {
         let s = &self.snd;
         let st = s.scheme.sack_ref();
         let smss = s.smss();
-        let lost = s.board.lost_below(s.una, self.cfg.dupthresh, smss as u32);
+        let lost = s.lost_boundary(self.cfg.dupthresh);
         let highest_sacked = s.board.highest().unwrap_or(s.una);
+        // (0) RACK: a retransmission lost again
+        if let Some((from, to)) = s.rack_relost {
+            let h = s.board.first_unsacked_from(from.max(s.una));
+            if h < to {
+                let (len, fin) = self.next_len_at(h)?;
+                return Some((h, len.min(to - h), fin && h + len == to, Rule::Relost));
+            }
+        }
         let hole = s.board.first_unsacked_from(st.high_rxt.max(s.una));
         // (1) the first lost hole not yet retransmitted
-        if hole < lost && hole < highest_sacked {
+        // (IsLost implies data SACKed above; RACK's verdict does not)
+        if hole < lost && (hole < highest_sacked || s.rack_lost_below > hole) {
             let (len, fin) = self.next_len_at(hole)?;
             return Some((hole, len, fin, Rule::LostHole));
         }
