@@ -319,9 +319,13 @@ impl Sender {
             self.rack_lost_below = self.segs[k - 1].end.max(self.una);
         }
         // retransmissions are sent in sequence order too: the ones lost
-        // again form a run from the first to the last such segment
+        // again form a run from the first to the last such segment. Only
+        // segments first sent by t can be (a retransmission is sent after
+        // its original), and only those below HighRxt have been resent by
+        // SACK recovery: the scan stays within the repair, not the window.
+        let rxt = self.segs.partition_point(|s| s.end <= self.scheme.high_rxt());
         let mut start = self.una;
-        for s in self.segs.iter() {
+        for s in self.segs.range(..k.min(rxt)) {
             if s.retx && !s.sacked && s.xmit_at != s.sent_at && r.is_lost(s.xmit_at, s.end, now, reo) {
                 let (from, _) = self.rack_relost.unwrap_or((start, s.end));
                 self.rack_relost = Some((from, s.end));
