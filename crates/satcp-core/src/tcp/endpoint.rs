@@ -858,9 +858,14 @@ impl Endpoint {
             }
         } else if scheme_dup {
             // the controller judges the loss before the scheme acts
-            if self.loss_verdict() == Verdict::Corruption {
+            let verdict = self.loss_verdict();
+            if verdict == Verdict::Corruption {
                 self.retransmit_corrupted(ctx);
             } else {
+                if verdict == Verdict::RetransmitNow && matches!(self.snd.phase, Phase::Open | Phase::Disorder(_)) {
+                    // count this duplicate as the DupThresh-th
+                    self.snd.phase = Phase::Disorder(self.cfg.dupthresh - 1);
+                }
                 self.snd.phase.count_dupack();
                 match self.cfg.recovery {
                     Recovery::NewReno | Recovery::Reno => self.newreno_dupack(ctx),
@@ -889,10 +894,11 @@ impl Endpoint {
     /// The controller's verdict on the duplicate ACK being processed (its
     /// `AckCtx` is already built).
     fn loss_verdict(&mut self) -> Verdict {
+        let head_sent_at = self.snd.head_sent_at();
         let Sender { cc, w, ack, phase, .. } = &mut self.snd;
         let count = phase.dupacks() + 1;
         let in_recovery = phase.in_recovery();
-        let d = DupAck { count, at_dupthresh: !in_recovery && count == self.cfg.dupthresh, in_recovery };
+        let d = DupAck { count, at_dupthresh: !in_recovery && count == self.cfg.dupthresh, in_recovery, head_sent_at };
         cc.loss_verdict(w, ack, d)
     }
 

@@ -147,7 +147,7 @@ fn corruption_verdicts_resend_without_touching_the_window() {
         assert_eq!((rcv.bytes_delivered, h.eps[1].stats.integrity_errors), (40_000, 0));
         // The duplicate ACKs were never counted: each verdict saw count 1.
         let v = &probe(&h, 0).verdicts;
-        assert!(v.iter().all(|d| *d == DupAck { count: 1, at_dupthresh: false, in_recovery: false }), "{v:?}");
+        assert!(v.iter().all(|d| *d == DupAck { count: 1, at_dupthresh: false, in_recovery: false, head_sent_at: d.head_sent_at }), "{v:?}");
         // one resend per verdict (with SACK only while pipe < cwnd)
         match recovery {
             Recovery::Sack => assert!(st.retransmissions > 0 && st.retransmissions <= v.len() as u64),
@@ -160,7 +160,7 @@ fn corruption_verdicts_resend_without_touching_the_window() {
     assert_eq!(h.eps[0].stats.fast_recoveries, 1);
     let v = &probe(&h, 0).verdicts;
     let third = v.iter().position(|d| d.at_dupthresh).unwrap();
-    assert_eq!(v[third], DupAck { count: 3, at_dupthresh: true, in_recovery: false });
+    assert_eq!(v[third], DupAck { count: 3, at_dupthresh: true, in_recovery: false, head_sent_at: v[third].head_sent_at });
     assert!(v[..third].iter().enumerate().all(|(i, d)| d.count == i as u32 + 1 && !d.in_recovery));
     assert!(v[third + 1..].iter().all(|d| d.in_recovery && !d.at_dupthresh));
 }

@@ -172,7 +172,7 @@ fn ns2_vegas_takes_the_initial_window_a_round_late() {
         let mut c = cfg(Recovery::NewReno);
         c.sack = false;
         c.initial_window = InitialWindow::Segments(2);
-        c.controller = Controller::Vegas(VegasCfg { alpha: 1, beta: 3, gamma: 1, late_iw });
+        c.controller = Controller::Vegas(VegasCfg { alpha: 1, beta: 3, gamma: 1, late_iw, fine_timeout: false });
         let mut h = Harness::new(&c, 100_000_000, 50 * MS);
         h.transfer(60_000);
         h.run_until(10_000 * MS);

@@ -334,6 +334,11 @@ impl Sender {
         }
     }
 
+    /// When the segment at snd_una was last sent, if it is outstanding.
+    pub fn head_sent_at(&self) -> Option<Time> {
+        self.segs.front().map(|s| s.xmit_at)
+    }
+
     /// The lost boundary of SACK recovery: RFC 6675's IsLost, or RACK's if
     /// it reaches higher.
     pub fn lost_boundary(&self, dupthresh: u32) -> u64 {

@@ -146,6 +146,9 @@ pub enum Verdict {
     /// unacknowledged segment (with SACK only if pipe < cwnd) and leaves
     /// cwnd, ssthresh, snd_nxt and the recovery state as they are.
     Corruption,
+    /// Treat this duplicate ACK as the DupThresh-th: fast retransmit now
+    /// (Vegas's fine-grained timeout, ns-2's `vegas_expire`).
+    RetransmitNow,
 }
 
 /// The duplicate ACK a verdict is asked about.
@@ -158,6 +161,8 @@ pub struct DupAck {
     pub at_dupthresh: bool,
     /// The sender is in fast recovery.
     pub in_recovery: bool,
+    /// When the segment at snd_una was last sent.
+    pub head_sent_at: Option<Time>,
 }
 
 /// What a controller is built with besides its own parameters.

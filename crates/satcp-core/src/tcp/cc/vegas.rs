@@ -29,8 +29,16 @@
 //! Choices:
 //! * Slow-start growth per ACK is RFC 5681's min(acked, L x SMSS) (ns-2 adds
 //!   one segment per ACK: the same without delayed ACKs).
-//! * Vegas's own fine-grained retransmission check is not modelled: loss
-//!   detection and repair are the recovery scheme's (NewReno by default).
+//! * Vegas's fine-grained retransmission check (`vegas_fine_timeout`, on
+//!   under the `ns2` profiles, as ns-2's agent has it; off elsewhere, as
+//!   ns-3's and Linux's Vegas have none): on a duplicate ACK, if the first
+//!   unacknowledged segment has been out longer than a timeout kept from
+//!   every RTT sample (ns-2's v_sa_/v_sd_ arithmetic, `FineTimeout`), the
+//!   controller's verdict is to fast-retransmit at once (`Verdict::
+//!   RetransmitNow`) instead of waiting for DupThresh duplicates. ns-2's
+//!   check of the first two new ACKs after it (`v_worried_`) is left to
+//!   the recovery scheme, which resends the head on a partial ACK; the
+//!   repair itself is the recovery scheme's (NewReno by default).
 //! * On a loss detected by duplicate ACKs ssthresh = 3/4 of FlightSize (the
 //!   paper's and ns-2's one-quarter reduction, floor 2 SMSS); after recovery
 //!   cwnd <= ssthresh, so Vegas continues in congestion avoidance as ns-2's
@@ -43,7 +51,7 @@
 //!   a small window under delayed ACKs (one segment left in flight after
 //!   each ACK) never passes the keep-up check and stops growing.
 
-use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
+use super::{AckCtx, Action, CcParams, DupAck, Env, Verdict, Window, WindowController};
 use crate::scenario::parse::{Res, Tbl};
 use crate::tcp::profile::Profile;
 use crate::sim::Time;
@@ -58,10 +66,13 @@ pub struct VegasCfg {
     /// ns-2's Agent/TCP/Vegas applies `windowInit_` one round trip late
     /// (the `ns2` profiles).
     pub late_iw: bool,
+    /// Vegas's fine-grained retransmission check (`vegas_fine_timeout`,
+    /// on under the `ns2` profiles).
+    pub fine_timeout: bool,
 }
 
 impl CcParams for VegasCfg {
-    const KEYS: &'static [&'static str] = &["vegas_alpha", "vegas_beta", "vegas_gamma"];
+    const KEYS: &'static [&'static str] = &["vegas_alpha", "vegas_beta", "vegas_gamma", "vegas_fine_timeout"];
 
     fn parse(t: &Tbl, profile: Profile) -> Res<Self> {
         let alpha = t.u32_in("vegas_alpha", 0, 1000)?.unwrap_or(1);
@@ -74,7 +85,8 @@ impl CcParams for VegasCfg {
         }
         let gamma = t.u32_in("vegas_gamma", 0, 1000)?.unwrap_or(1);
         let late_iw = matches!(profile, Profile::Ns2 | Profile::Ns2_2003);
-        Ok(VegasCfg { alpha, beta, gamma, late_iw })
+        let fine_timeout = t.bool("vegas_fine_timeout")?.unwrap_or(late_iw);
+        Ok(VegasCfg { alpha, beta, gamma, late_iw, fine_timeout })
     }
 }
 
@@ -107,6 +119,38 @@ pub struct Vegas {
     /// data (`late_iw`).
     pending_iw: Option<u64>,
     late_iw: bool,
+    /// The fine-grained timeout (ns-2's v_sa_, v_sd_, v_timeout_; ns),
+    /// when `fine_timeout` is on.
+    fine: Option<FineTimeout>,
+}
+
+/// Vegas's fine-grained retransmission timeout, computed as ns-2's
+/// `VegasTcpAgent::recv` does from every RTT sample of a segment sent once:
+/// sa = 8 x smoothed RTT, sd = 4 x mean deviation (gains 1/8 and 1/4),
+/// timeout = (sa / 4 + sd) / 2 x 17/16; the first sample r gives sa = 8 r,
+/// sd = r.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FineTimeout {
+    sa: f64,
+    sd: f64,
+    pub timeout: Option<f64>,
+}
+
+impl FineTimeout {
+    pub fn sample(&mut self, r: Time) {
+        let r = r as f64;
+        if self.timeout.is_none() {
+            self.sa = 8.0 * r;
+            self.sd = r;
+        } else {
+            let mut n = r - self.sa / 8.0;
+            self.sa += n;
+            n = n.abs() - self.sd / 4.0;
+            self.sd += n;
+        }
+        let t = (self.sa / 4.0 + self.sd) / 2.0;
+        self.timeout = Some(t + t / 16.0);
+    }
 }
 
 impl Vegas {
@@ -126,6 +170,7 @@ impl Vegas {
             last_diff: None,
             pending_iw: None,
             late_iw: false,
+            fine: None,
         }
     }
 
@@ -211,7 +256,19 @@ impl WindowController for Vegas {
     fn new(p: &VegasCfg, env: Env) -> Self {
         let mut v = Vegas::new(p.alpha, p.beta, p.gamma, env.abc_limit);
         v.late_iw = p.late_iw;
+        v.fine = p.fine_timeout.then(FineTimeout::default);
         v
+    }
+
+    /// Vegas's retransmission check (Brakmo and Peterson section 3.1, ns-2's
+    /// `vegas_expire`): on a duplicate ACK, the first unacknowledged
+    /// segment is resent at once if it has been out longer than the
+    /// fine-grained timeout, without waiting for DupThresh duplicates.
+    fn loss_verdict(&mut self, _w: &Window, a: &AckCtx, d: DupAck) -> Verdict {
+        match (self.fine.and_then(|f| f.timeout), d.head_sent_at) {
+            (Some(t), Some(sent)) if !d.in_recovery && (a.now - sent) as f64 >= t => Verdict::RetransmitNow,
+            _ => Verdict::Congestion,
+        }
     }
 
     /// ns-2's Vegas checks `last_ack_ == 0` before its new-ACK update (the
@@ -232,6 +289,11 @@ impl WindowController for Vegas {
 
     fn on_ack(&mut self, _w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
         Vegas::on_ack(self, a);
+        if let (Some(f), Some(r)) = (&mut self.fine, a.rtt.filter(|&r| r > 0)) {
+            if a.acked > 0 {
+                f.sample(r);
+            }
+        }
     }
 
     fn grow(&mut self, w: &mut Window, a: &AckCtx) {
@@ -347,5 +409,45 @@ mod tests {
         let w = Window::new(20_000, 10_000, 1000);
         assert_eq!(Vegas::ssthresh_after_loss(&w, 20_000), 15_000);
         assert_eq!(Vegas::ssthresh_after_loss(&w, 2_000), 2_000);
+    }
+}
+
+#[cfg(test)]
+mod fine_timeout_tests {
+    use super::*;
+    const MS: u64 = 1_000_000;
+
+    /// First sample 100 ms: sa = 800, sd = 100, timeout = (200 + 100) / 2 =
+    /// 150, x 17/16 = 159.375 ms. Second 120 ms: sa = 820, sd = 100 + (20 -
+    /// 25) = 95, timeout = (205 + 95) / 2 x 17/16 = 159.375 ms again.
+    #[test]
+    fn ns2_fine_timeout_hand_worked() {
+        let mut f = FineTimeout::default();
+        f.sample(100 * MS);
+        assert!((f.timeout.unwrap() - 159.375e6).abs() < 1.0);
+        f.sample(120 * MS);
+        assert!((f.sd - 95e6).abs() < 1.0 && (f.sa - 820e6).abs() < 1.0);
+        assert!((f.timeout.unwrap() - 159.375e6).abs() < 1.0);
+    }
+
+    /// A duplicate ACK resends at once when the head has been out longer
+    /// than the fine-grained timeout, not in recovery, not without it.
+    #[test]
+    fn duplicate_ack_of_an_expired_head_retransmits_now() {
+        let mut v = Vegas::new(1, 3, 1, 1);
+        let w = Window::new(10_000, 5_000, 1000);
+        let a = AckCtx { now: 1000 * MS, ..Default::default() };
+        let d = |ago: u64, in_recovery: bool| DupAck {
+            count: 1,
+            at_dupthresh: false,
+            in_recovery,
+            head_sent_at: Some(1000 * MS - ago * MS),
+        };
+        assert_eq!(v.loss_verdict(&w, &a, d(500, false)), Verdict::Congestion, "off without fine_timeout");
+        v.fine = Some(FineTimeout::default());
+        v.fine.as_mut().unwrap().sample(100 * MS);
+        assert_eq!(v.loss_verdict(&w, &a, d(160, false)), Verdict::RetransmitNow);
+        assert_eq!(v.loss_verdict(&w, &a, d(150, false)), Verdict::Congestion);
+        assert_eq!(v.loss_verdict(&w, &a, d(500, true)), Verdict::Congestion);
     }
 }
