@@ -60,8 +60,23 @@ fn each_profile_fills_the_keys_left_out() {
     let n = tcp("profile = \"ns2\"");
     assert_eq!((n.initial_window, n.mss, n.rwnd_bytes), (InitialWindow::Segments(2), 1000, 20_000));
     assert_eq!((n.cwnd_validation, n.rtt_sampling, n.delayed_ack), (CwndValidation::Off, RttSampling::OnePerRtt, false));
+    // ns-2's loss and timer rules, each a key; the RFC ones elsewhere
+    assert_eq!((n.ssthresh_basis, n.recover_rule, n.rto_estimator), (SsthreshBasis::Window, RecoverRule::Beyond, RtoEstimator::Ns2));
+    assert_eq!((n.rearm_rto_on_fast_retransmit, n.sack_pipe, n.rto_clears_sack, n.rack), (true, SackPipe::Ns2, true, false));
+    assert_eq!(n.partial_ack_timer, PartialAckTimer::Impatient);
+    for x in [&r, &l] {
+        assert_eq!((x.ssthresh_basis, x.recover_rule, x.rto_estimator), (SsthreshBasis::Flight, RecoverRule::At, RtoEstimator::Rfc6298));
+        assert_eq!((x.rearm_rto_on_fast_retransmit, x.sack_pipe, x.rto_clears_sack), (false, SackPipe::Rfc6675, false));
+    }
+    assert_eq!((r.rack, l.rack), (false, true));
     let o = tcp("profile = \"ns2-2003\"");
     assert_eq!((o.initial_window, o.min_rto_ns, o.initial_rto_ns), (InitialWindow::Segments(1), 1_000_000_000, 6_000_000_000));
+    assert_eq!((o.partial_ack_timer, o.recover_rule), (PartialAckTimer::SlowButSteady, RecoverRule::Beyond));
+    // an explicit key takes one ns-2 rule alone
+    let m = tcp("profile = \"rfc\", ssthresh_basis = \"window\"");
+    assert_eq!((m.ssthresh_basis, m.recover_rule), (SsthreshBasis::Window, RecoverRule::At));
+    let f = tcp("profile = \"ns2\", variant = \"fack\"");
+    assert!(f.fack_ns2);
 }
 
 #[test]

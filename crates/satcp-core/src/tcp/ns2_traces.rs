@@ -5,7 +5,7 @@
 //! changes against the RFC reading on the same drops.
 
 use super::harness::Harness;
-use super::tests::{cfg, drop_first_tx_of, seg};
+use super::tests::{cfg, drop_first_sends_of, drop_first_tx_of, seg};
 use crate::scenario::{InitialWindow, RecoverRule, Recovery, SackPipe, SsthreshBasis};
 use crate::sim::Rng;
 use crate::tcp::sender::Sender;
@@ -44,14 +44,7 @@ fn window_basis_halves_at_every_timeout() {
         let mut c = cfg(Recovery::NewReno);
         c.ssthresh_basis = basis;
         let mut h = Harness::new(&c, 100_000_000, 50 * MS);
-        let mut sends_of_3 = 0;
-        h.drop = Box::new(move |p, from| {
-            if from == 0 && p.payload > 0 && p.stream_off == seg(3) {
-                sends_of_3 += 1;
-                return sends_of_3 <= 3;
-            }
-            false
-        });
+        h.drop = drop_first_sends_of(3, 3);
         h.transfer(20_000);
         h.run_until(30_000 * MS);
         assert_eq!(h.delivered(), 20_000);
@@ -93,14 +86,7 @@ fn fast_retransmit_restarts_the_timer_under_ns2() {
         let mut c = cfg(Recovery::NewReno);
         c.rearm_rto_on_fast_retransmit = rearm;
         let mut h = Harness::new(&c, 1_000_000, 50 * MS);
-        let mut sends_of_3 = 0;
-        h.drop = Box::new(move |p, from| {
-            if from == 0 && p.payload > 0 && p.stream_off == seg(3) {
-                sends_of_3 += 1;
-                return sends_of_3 <= 2;
-            }
-            false
-        });
+        h.drop = drop_first_sends_of(3, 2);
         h.transfer(20_000);
         h.run_until(30_000 * MS);
         assert_eq!(h.delivered(), 20_000);

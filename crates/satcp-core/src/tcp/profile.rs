@@ -154,6 +154,16 @@ pub struct Defaults {
     pub cwnd_validation: CwndValidation,
     /// Open with a SYN exchange (ns-2's one-way agents have none).
     pub handshake: bool,
+    /// The loss-recovery and timer rules (RFC or ns-2's).
+    pub rules: LossRules,
+    /// RACK time-based loss detection in SACK recovery (RFC 8985).
+    pub rack: bool,
+}
+
+/// The rules a profile takes from the RFCs or from ns-2's agents, each
+/// its own `tcp` key (see `docs/models/profiles.md`).
+#[derive(Clone, Copy, Debug)]
+pub struct LossRules {
     pub ssthresh_basis: SsthreshBasis,
     pub recover_rule: RecoverRule,
     pub rto_estimator: RtoEstimator,
@@ -170,9 +180,31 @@ pub struct Defaults {
     /// recovery (`slowdown(CLOSE_CWND_RESTART)`, `opencwnd()` on every ACK),
     /// and every ACK restarts the retransmission timer (`oldack()`).
     pub fack_ns2: bool,
-    /// RACK time-based loss detection in SACK recovery (RFC 8985).
-    pub rack: bool,
 }
+
+/// The RFC readings (the `rfc` and `linux` profiles).
+pub const RFC_RULES: LossRules = LossRules {
+    ssthresh_basis: SsthreshBasis::Flight,
+    recover_rule: RecoverRule::At,
+    rto_estimator: RtoEstimator::Rfc6298,
+    rearm_rto_on_fast_retransmit: false,
+    sack_pipe: SackPipe::Rfc6675,
+    rto_clears_sack: false,
+    fack_ns2: false,
+};
+
+/// ns-2.35's agents (the `ns2` profiles).
+pub const NS2_RULES: LossRules = LossRules {
+    // slowdown(CLOSE_SSTHRESH_HALF): ssthresh_ = window() / 2
+    ssthresh_basis: SsthreshBasis::Window,
+    // bugFix_ 1: dupack_action() needs highest_ack_ > recover_
+    recover_rule: RecoverRule::Beyond,
+    rto_estimator: RtoEstimator::Ns2,
+    rearm_rto_on_fast_retransmit: true,
+    sack_pipe: SackPipe::Ns2,
+    rto_clears_sack: true,
+    fack_ns2: true,
+};
 
 /// 64 MiB: a bandwidth-delay product of about 850 Mb/s over a 600 ms GEO
 /// round trip, so a default window never limits a typical satellite path.
@@ -199,13 +231,7 @@ pub static RFC: Defaults = Defaults {
     partial_ack_timer: PartialAckTimer::Impatient,
     cwnd_validation: CwndValidation::Linux,
     handshake: true,
-    ssthresh_basis: SsthreshBasis::Flight,
-    recover_rule: RecoverRule::At,
-    rto_estimator: RtoEstimator::Rfc6298,
-    rearm_rto_on_fast_retransmit: false,
-    sack_pipe: SackPipe::Rfc6675,
-    rto_clears_sack: false,
-    fack_ns2: false,
+    rules: RFC_RULES,
     rack: false,
 };
 
@@ -235,13 +261,7 @@ pub static LINUX: Defaults = Defaults {
     partial_ack_timer: PartialAckTimer::SlowButSteady,
     cwnd_validation: CwndValidation::Linux,
     handshake: true,
-    ssthresh_basis: SsthreshBasis::Flight,
-    recover_rule: RecoverRule::At,
-    rto_estimator: RtoEstimator::Rfc6298,
-    rearm_rto_on_fast_retransmit: false,
-    sack_pipe: SackPipe::Rfc6675,
-    rto_clears_sack: false,
-    fack_ns2: false,
+    rules: RFC_RULES,
     // tcp_recovery = 1 (RACK) since 4.18
     rack: true,
 };
@@ -273,15 +293,7 @@ pub static NS2: Defaults = Defaults {
     // syn_ true (ns-2.35): the agent's first packet is a 40-byte SYN and
     // data waits for its ACK, one round trip as with a SYN exchange
     handshake: true,
-    // slowdown(CLOSE_SSTHRESH_HALF): ssthresh_ = window() / 2
-    ssthresh_basis: SsthreshBasis::Window,
-    // bugFix_ 1: dupack_action() needs highest_ack_ > recover_
-    recover_rule: RecoverRule::Beyond,
-    rto_estimator: RtoEstimator::Ns2,
-    rearm_rto_on_fast_retransmit: true,
-    sack_pipe: SackPipe::Ns2,
-    rto_clears_sack: true,
-    fack_ns2: true,
+    rules: NS2_RULES,
     rack: false,
 };
 

@@ -18,7 +18,9 @@
 //! no granularity term, at least min_rto and two ticks. The tick counting
 //! keeps RTTVAR near a tick when the RTT is steady (samples alternate
 //! between two tick counts), so ns-2's RTO stays a few ticks above SRTT where
-//! RFC 6298's falls to SRTT + G. More than three backoffs in a row clear
+//! RFC 6298's falls to SRTT + G. Not modelled: Newreno's and FACK's reset
+//! of the backoff by a partial ACK that covers the timed segment without
+//! taking its sample (`partialnewack`, `oldack`). More than three backoffs in a row clear
 //! SRTT into RTTVAR (the next sample starts afresh), as ns-2 does.
 
 use crate::sim::Time;

@@ -22,6 +22,19 @@ pub(super) fn seg(k: u64) -> u64 {
     1 + (k - 1) * 1000
 }
 
+/// Drop the first `n` transmissions of data segment k (the original and
+/// n - 1 retransmissions).
+pub(super) fn drop_first_sends_of(k: u64, n: u32) -> DropRule {
+    let mut sent = 0;
+    Box::new(move |p, from| {
+        if from == 0 && p.payload > 0 && p.stream_off == seg(k) {
+            sent += 1;
+            return sent <= n;
+        }
+        false
+    })
+}
+
 pub(super) fn drop_first_tx_of(segs: &'static [u64]) -> DropRule {
     Box::new(move |p, from| from == 0 && p.payload > 0 && !p.retx && segs.iter().any(|&k| seg(k) == p.stream_off))
 }

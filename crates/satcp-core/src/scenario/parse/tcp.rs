@@ -199,33 +199,33 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     let ssthresh_basis = match t.choice("ssthresh_basis", &["flight", "window"])? {
         Some("window") => SsthreshBasis::Window,
         Some(_) => SsthreshBasis::Flight,
-        None => d.ssthresh_basis,
+        None => d.rules.ssthresh_basis,
     };
     let recover_rule = match t.choice("recover_rule", &["at", "beyond"])? {
         Some("beyond") => RecoverRule::Beyond,
         Some(_) => RecoverRule::At,
-        None => d.recover_rule,
+        None => d.rules.recover_rule,
     };
     let rto_estimator = match t.choice("rto_estimator", &["rfc6298", "ns2"])? {
         Some("ns2") => RtoEstimator::Ns2,
         Some(_) => RtoEstimator::Rfc6298,
-        None => d.rto_estimator,
+        None => d.rules.rto_estimator,
     };
     let sack_pipe = match t.choice("sack_pipe", &["rfc6675", "ns2"])? {
         Some("ns2") => SackPipe::Ns2,
         Some(_) => SackPipe::Rfc6675,
-        None => d.sack_pipe,
+        None => d.rules.sack_pipe,
     };
-    let rto_clears_sack = t.bool("rto_clears_sack")?.unwrap_or(d.rto_clears_sack);
+    let rto_clears_sack = t.bool("rto_clears_sack")?.unwrap_or(d.rules.rto_clears_sack);
     let fack_ns2 = match t.choice("fack_style", &["mathis", "ns2"])? {
         Some(v) if recovery != Recovery::Fack => {
             return Err(t.bad("fack_style", format!("\"{v}\" only with recovery = \"fack\" (or variant = \"fack\")")));
         }
         Some(v) => v == "ns2",
-        None => d.fack_ns2,
+        None => d.rules.fack_ns2,
     };
     let rack = t.bool("rack")?.unwrap_or(d.rack);
-    let rearm_rto_on_fast_retransmit = t.bool("rearm_rto_on_fast_retransmit")?.unwrap_or(d.rearm_rto_on_fast_retransmit);
+    let rearm_rto_on_fast_retransmit = t.bool("rearm_rto_on_fast_retransmit")?.unwrap_or(d.rules.rearm_rto_on_fast_retransmit);
     Ok(TcpCfg {
         handshake,
         profile,

@@ -10,7 +10,9 @@
 //!   the remainder carried to the next ACK, so that cwnd grows by exactly
 //!   one SMSS per cwnd of bytes acknowledged, as ns-2's floating-point
 //!   `cwnd_ += 1 / cwnd_` does (the integer formula falls behind as cwnd
-//!   grows: at 150 segments it adds 6 bytes where 6.67 are due).
+//!   grows: at 150 segments it adds 6 bytes where 6.67 are due). Only
+//!   `cc = "aimd"` reads it; Westwood+ and Hybla's Reno phases keep the
+//!   integer formula.
 //! * After a loss: ssthresh = max(FlightSize / 2, 2 x SMSS) (RFC 5681 Eq. 4).
 //! * Whether cwnd may grow while the sender is limited by the receiver's
 //!   window or the application is the endpoint's `cwnd_validation` (on in

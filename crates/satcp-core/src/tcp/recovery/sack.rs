@@ -29,8 +29,8 @@
 //! With `rack = true` (the `linux` profile) RACK's time-based verdicts
 //! (`rack.rs`) join IsLost: its lost boundary counts in NextSeg() rule 1,
 //! in SetPipe() and in the entry test, an ACK of new data can start
-//! recovery when RACK finds a loss, and a lost retransmission of the head
-//! is sent again.
+//! recovery when RACK finds a loss, and retransmissions RACK finds lost
+//! again are sent once more before anything else (NextSeg() "rule 0").
 //!
 //! `sack_pipe = "ns2"` (the `ns2` profiles) is ns-2's Sack1 instead (Fall
 //! and Floyd 1996, `tcp-sack1.cc`), which counts the pipe rather than
@@ -47,6 +47,12 @@
 //!   scoreboard is cleared and SACK blocks are ignored until the repair is
 //!   over, so the go-back-N resends SACKed data too (ns-2 clears it and
 //!   sets `timeout_`).
+//!
+//! Not taken from Sack1: it sets `recover_ = 0` when recovery ends, so a
+//! new fast retransmit may follow at once; satcp keeps `recover` and its
+//! `recover_rule`. Its `partial_ack_` option (off by default) is not
+//! modelled. The timer restart on every partial ACK is RFC 6298's rule
+//! here too.
 
 use super::{Phase, Scheme};
 use crate::tcp::{Ctx, Endpoint};
@@ -95,7 +101,7 @@ enum Rule {
 }
 
 impl Endpoint {
-    pub(crate) fn sack_new_ack(&mut self, _ctx: &mut Ctx, acked: u64) -> bool {
+    pub(crate) fn sack_new_ack(&mut self, ctx: &mut Ctx, acked: u64) -> bool {
         let s = &mut self.snd;
         if s.phase.in_recovery() {
             if s.una >= s.recover {
@@ -112,7 +118,7 @@ impl Endpoint {
             // RACK marks losses on any ACK, and Linux then enters recovery
             let s = &self.snd;
             if s.rack_lost_below > s.una && s.past_recover() && !s.scheme.sack_ref().ns2 {
-                self.sack_enter(_ctx);
+                self.sack_enter(ctx);
             }
         }
         true
@@ -194,21 +200,28 @@ impl Endpoint {
                 break;
             };
             let retx = start < self.snd.max;
-            if retx && *retx_left == 0 {
+            if !self.sack_try_emit(ctx, start, len, fin, budget, retx_left) {
                 break;
             }
-            if !self.pacing_allows(ctx) {
-                break;
-            }
-            self.emit(ctx, start, len, fin);
-            *budget -= 1;
-            *retx_left -= retx as u32;
             let st = self.snd.scheme.sack();
             st.pipe += smss as i64;
             if retx {
                 st.high_rxt = st.high_rxt.max(start + len + fin as u64);
             }
         }
+    }
+
+    /// Send [start, start + len) in recovery if the retransmission budget
+    /// and the pacer allow it, charging the budgets; false if not sent.
+    fn sack_try_emit(&mut self, ctx: &mut Ctx, start: u64, len: u64, fin: bool, budget: &mut u32, retx_left: &mut u32) -> bool {
+        let retx = start < self.snd.max;
+        if (retx && *retx_left == 0) || !self.pacing_allows(ctx) {
+            return false;
+        }
+        self.emit(ctx, start, len, fin);
+        *budget -= 1;
+        *retx_left -= retx as u32;
+        true
     }
 
     /// Resend the segment at snd_una on entering a SACK-based recovery and
@@ -237,16 +250,9 @@ impl Endpoint {
                 break;
             }
             let Some((start, len, fin, rule)) = self.next_seg() else { break };
-            let retx = start < self.snd.max;
-            if retx && *retx_left == 0 {
+            if !self.sack_try_emit(ctx, start, len, fin, budget, retx_left) {
                 break;
             }
-            if !self.pacing_allows(ctx) {
-                break;
-            }
-            self.emit(ctx, start, len, fin);
-            *budget -= 1;
-            *retx_left -= retx as u32;
             let st = self.snd.scheme.sack();
             if by_credit {
                 st.credit -= 1;
