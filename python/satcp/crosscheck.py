@@ -30,7 +30,12 @@ Variants (label: satcp settings / ns-3 settings):
 
 ns-3 uses TcpClassicRecovery (see ``bench/ns3/README.md`` for why it, not
 ns-3's default PRR, is the closer match to satcp), limited transmit off, no
-timestamps, and satcp's RTO, delayed-ACK and initial-window defaults. Both
+timestamps, and satcp's RTO, delayed-ACK and initial-window defaults. Every
+satcp variant sets ``ssthresh_basis = "pipe"``: ns-3 halves its
+``BytesInFlight`` (the flight less what SACK blocks or, without SACK,
+duplicate ACKs reported) at a fast retransmit and at a timeout, where RFC
+5681's FlightSize, satcp's default, counts everything sent and not
+cumulatively acknowledged. Both
 links carry ns-3's 2-byte PPP header, so the satcp scenario sets
 ``overhead = 2`` on every link direction.
 
@@ -144,7 +149,8 @@ class CaseRow:
 
 def satcp_scenario(net: Network, case: Case) -> dict[str, Any]:
     """The satcp scenario of one case, as a dict (what ``satcp.run`` takes)."""
-    tcp = dict(VARIANTS[case.variant][0])
+    # ns-3's loss response unless the variant says otherwise
+    tcp: dict[str, Any] = {"ssthresh_basis": "pipe", **VARIANTS[case.variant][0]}
     tcp.update({"rwnd": net.rwnd_bytes, "window_scaling": True, "delayed_ack": case.delayed_ack,
                 "min_rto": net.min_rto_s})
     sat: dict[str, Any] = {

@@ -11,27 +11,28 @@ Vegas, Westwood+, Hybla; delayed ACK on), with the tolerances and bands
 explained above those tests.
 
 Tolerances (docs/validation.md, "Cross-check against ns-3", has the
-measurements):
+measurements). satcp runs with `ssthresh_basis = "pipe"`, ns-3's loss
+response (it halves its BytesInFlight, not RFC 5681's FlightSize):
 
-* Loss-free, both variants: completion time within 3%. The runs are
-  deterministic; measured differences are +0.2% (NewReno) and +1.1% (SACK),
-  the remaining gap being the two stacks' different slow-start overshoot and
-  recovery timing after 338 drops at the 250-packet queue.
+* Loss-free, both variants: completion time within 5%. The runs are
+  deterministic; measured differences are +3.1% (NewReno) and +1.1%
+  (SACK), after 338 drops at the 250-packet queue. NewReno's gap is ns-3's
+  cascade of spurious fast recoveries after its timeout (20 recoveries and
+  4193 retransmissions against satcp's 2 and 1385: ns-3 enters recovery on
+  a single duplicate ACK without the `recover` check). It was +0.2% while
+  satcp timed the segments above a hole on a partial ACK (an SRTT of
+  1.5 s and an 11 s RTO, which happened to delay the second timeout).
 * PER 1e-2, NewReno: mean completion time within 20%. Measured with 10
-  seeds: -11.1% (satcp faster). ns-3 halves its pipe estimate instead of
-  FlightSize when it enters recovery (9.9 instead of 10.9 segments on
-  average in a seed-1 trace) and times out more (12.7 vs 9.6 RTOs per run).
-  The standard error of each mean over 8 seeds is 2-4%, that of the
-  difference about 4.5%: 20% is the measured bias plus two standard errors.
-* PER 1e-2, SACK: satcp faster by 10% to 40%. Measured with 10 seeds:
-  -26.0%. ns-3's ssthresh from its pipe is, with real SACK information,
-  32% below FlightSize / 2 at the entry of recovery (8.6 vs 12.6 segments,
-  mean of 57 recoveries of a seed-1 trace), so ns-3's SACK flow runs with a
-  smaller window after every loss, and ns-3 times out three times as often
-  (20.9 vs 6.2 RTOs per run). satcp follows RFC 6675 / RFC 5681
-  (FlightSize / 2). The band is -26% +- about 3 standard errors of the
-  difference; it fails if satcp adopted ns-3's rule or if either side's
-  SACK recovery broke (an RTO per loss roughly doubles the time).
+  seeds: +2.8%. The standard error of each mean over 8 seeds is 2-4%,
+  that of the difference about 4.5%.
+* PER 1e-2, SACK: within 15%. Measured with 10 seeds: -5.2% (ns-3 times
+  out more, 20.9 vs 13.5 RTOs per run).
+* The same SACK cell with satcp's RFC rule (`ssthresh_basis = "flight"`):
+  satcp faster by 10% to 40% (measured -26.0%): with real SACK information
+  ns-3's pipe at the entry of recovery is 32% below FlightSize (8.6 vs
+  12.6 segments, mean of 57 recoveries of a seed-1 trace), so ns-3 runs
+  with a smaller window after every loss. It fails if the two rules
+  stopped differing or either side's SACK recovery broke.
 """
 
 from __future__ import annotations
@@ -55,7 +56,12 @@ def peer():
 
 @pytest.fixture(scope="module")
 def rows(peer):
-    rows = cc.crosscheck(["newreno", "sack"], [0.0, 1e-2], [True], SEEDS, jobs=2, peer=peer)
+    cc.VARIANTS["sack-flight"] = ({"variant": "sack", "ssthresh_basis": "flight"}, "NewReno", "1")
+    try:
+        rows = cc.crosscheck(["newreno", "sack"], [0.0, 1e-2], [True], SEEDS, jobs=2, peer=peer)
+        rows += cc.crosscheck(["sack-flight"], [1e-2], [True], SEEDS, jobs=2, peer=peer)
+    finally:
+        del cc.VARIANTS["sack-flight"]
     return {(r.variant, r.per): r for r in rows}
 
 
@@ -66,10 +72,10 @@ def completion_diff(row: cc.CaseRow) -> float:
 
 
 @pytest.mark.parametrize("variant", ["newreno", "sack"])
-def test_loss_free_completion_within_3_percent(rows, variant):
+def test_loss_free_completion_within_5_percent(rows, variant):
     row = rows[(variant, 0.0)]
     assert len(row.satcp) == len(row.ns3) == 1
-    assert abs(completion_diff(row)) <= 0.03, cc.format_table([row])
+    assert abs(completion_diff(row)) <= 0.05, cc.format_table([row])
 
 
 def test_lossy_newreno_within_20_percent(rows):
@@ -78,8 +84,13 @@ def test_lossy_newreno_within_20_percent(rows):
     assert abs(completion_diff(row)) <= 0.20, cc.format_table([row])
 
 
-def test_lossy_sack_faster_than_ns3_by_its_pipe_ssthresh(rows):
+def test_lossy_sack_within_15_percent(rows):
     row = rows[("sack", 1e-2)]
+    assert abs(completion_diff(row)) <= 0.15, cc.format_table([row])
+
+
+def test_lossy_sack_with_the_rfc_rule_is_faster_than_ns3_s_pipe_rule(rows):
+    row = rows[("sack-flight", 1e-2)]
     assert -0.40 <= completion_diff(row) <= -0.10, cc.format_table([row])
 
 
@@ -110,14 +121,14 @@ def test_rejected_variant_is_marked_not_crashed(peer, monkeypatch):
 # differences (docs/validation.md, section 4) and the bands asserted:
 #
 # * CUBIC (HyStart off, byte counting up to 2 segments per ACK in slow
-#   start on both sides): +9.6% (17.72 s vs 16.17 s). The slow starts are
-#   identical (1266 segments at the first loss, ssthresh 0.7 x cwnd = 886 on
-#   both sides); the recovery window then overflows the 250-packet queue
-#   again and satcp times out twice where ns-3 times out once. Tolerance
-#   15%: the measured gap plus about the spread such a repair gives (SACK
-#   +1.1% with delayed ACK, +5.5% without). It can fail: satcp's AIMD (the
-#   SACK row, 14.32 s) against ns-3's CUBIC is -11.4%, so a CUBIC that fell
-#   back to Reno growth would show.
+#   start on both sides): +2.1% (16.51 s vs 16.17 s). The slow starts are
+#   identical (1266 segments at the first loss); the recovery window then
+#   overflows the 250-packet queue again and satcp times out twice where
+#   ns-3 times out once. Tolerance 15%: the measured gap plus about the
+#   spread such a repair gives (it was +9.6% and +11.7% with FlightSize as
+#   the loss response's basis). It can fail: satcp's AIMD (the SACK row,
+#   14.32 s) against ns-3's CUBIC is -11.4%, so a CUBIC that fell back to
+#   Reno growth would show.
 # * BBR: +10.1% (15.99 s vs 14.52 s), both paced, the same v1 state
 #   machine. Both lose the fast retransmission of the slow-start overshoot's
 #   first hole and wait for the RTO, while BBR keeps sending new data at its
@@ -173,8 +184,9 @@ def test_ns3_hybla_is_newreno_and_satcp_hybla_with_rho_1_matches(peer, monkeypat
     s, n = loss_free(peer, "hybla")
     assert abs(s.completion_s / n.completion_s - 1) <= 0.03, (s, n)
     # satcp's own Hybla (RTT0 25 ms, rho ~ 20, Hoe's ssthresh, spacing) is
-    # a different transfer: measured +11% (rho^2 growth overflows the
-    # 250-packet queue in congestion avoidance: 623 retransmissions)
+    # a different transfer: measured +3.9% with 434 retransmissions against
+    # 338 (rho^2 growth overflows the 250-packet queue in congestion
+    # avoidance)
     monkeypatch.undo()
     s, _ = loss_free(peer, "hybla")
-    assert abs(s.completion_s / n.completion_s - 1) > 0.05 and s.retransmissions > n.retransmissions
+    assert s.retransmissions > 1.2 * n.retransmissions, (s, n)

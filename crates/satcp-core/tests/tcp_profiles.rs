@@ -69,6 +69,8 @@ fn each_profile_fills_the_keys_left_out() {
         assert_eq!((x.rearm_rto_on_fast_retransmit, x.sack_pipe, x.rto_clears_sack), (false, SackPipe::Rfc6675, false));
     }
     assert_eq!((r.rack, l.rack), (false, true));
+    assert_eq!((r.newreno_within_cwnd, l.newreno_within_cwnd, n.newreno_within_cwnd), (false, true, false));
+    assert_eq!((r.timestamps, l.timestamps, n.timestamps), (false, true, false));
     let o = tcp("profile = \"ns2-2003\"");
     assert_eq!((o.initial_window, o.min_rto_ns, o.initial_rto_ns), (InitialWindow::Segments(1), 1_000_000_000, 6_000_000_000));
     assert_eq!((o.partial_ack_timer, o.recover_rule), (PartialAckTimer::SlowButSteady, RecoverRule::Beyond));
@@ -198,4 +200,81 @@ fn without_a_handshake_data_leaves_at_once() {
     assert_eq!((with.integrity_errors, without.integrity_errors), (0, 0));
     let saved = with.completion_s.unwrap() - without.completion_s.unwrap();
     assert!((saved - 0.6).abs() < 0.01, "{saved}");
+}
+
+/// The Linux kernel's CUBIC leaves slow start on its ACK train before any
+/// loss on a 10 Mb/s, 250 ms, 400-packet path (captured: 0 retransmissions,
+/// 7.15 s for 5 MB; docs/validation-linux.md). The ACK train forms because
+/// the Linux receiver ACKs every segment while its autotuned window opens:
+/// the reverse link carries about one ACK per data segment then, and about
+/// one per two once the window is at its maximum. HyStart++ instead
+/// overshoots here.
+/// The path of the Linux kernel cross-check (docs/validation-linux.md):
+/// 10 Mb/s, 250 ms one way, a 400-packet queue toward the receiver.
+fn kernel_path(tcp: &str, size: &str) -> String {
+    format!(
+        r#"
+[run]
+seed = 1
+stop = "600s"
+[nodes]
+a = {{}}
+b = {{}}
+[[links]]
+a = "a"
+b = "b"
+rate = "10Mbps"
+delay = "250ms"
+queue_ab = {{ kind = "droptail", packets = 400 }}
+[[flows]]
+src = "a"
+dst = "b"
+tcp = {{ profile = "linux", {tcp} }}
+app = {{ kind = "ftp", size = "{size}" }}
+"#
+    )
+}
+
+#[test]
+fn linux_cubic_leaves_slow_start_on_the_ack_train_without_loss() {
+    let path = kernel_path;
+    let out = run_text(&path("variant = \"cubic\", sack = false, recovery = \"newreno\"", "5MB"), &[]);
+    let f = &out.summary.flows[0];
+    assert_eq!((f.retransmissions, f.completed), (0, true));
+    assert!((f.completion_s.unwrap() - 7.15).abs() < 0.15, "{:?}", f.completion_s);
+    let acks_per_segment = |o: &satcp_core::RunOutput| {
+        let l = &o.summary.links;
+        l.iter().find(|x| x.direction == "ba").unwrap().packets_tx as f64
+            / l.iter().find(|x| x.direction == "ab").unwrap().packets_tx as f64
+    };
+    // 1 MB: the window opens all the way through (it starts at 64 KiB and
+    // opens 2 bytes per byte up to 3 MiB): about one ACK per segment
+    let growing = run_text(&path("rwnd = \"auto\"", "1MB"), &[]);
+    assert!(acks_per_segment(&growing) > 0.95, "{}", acks_per_segment(&growing));
+    // a window already at its maximum: every second segment
+    let fixed = run_text(&path("rwnd = \"8MB\"", "2MB"), &[]);
+    assert!((acks_per_segment(&fixed) - 0.5).abs() < 0.05, "{}", acks_per_segment(&fixed));
+    let plus = run_text(&path("cubic_hystart_style = \"rfc9406\"", "5MB"), &[]);
+    assert!(plus.summary.flows[0].retransmissions > 100, "{}", plus.summary.flows[0].retransmissions);
+}
+
+/// BBR without SACK on the kernel path (captured with `ss -tin` beside the
+/// kernel, docs/validation-linux.md): Startup's overshoot leaves about 400
+/// holes, repaired one per round trip; 10 s after its min-RTT sample BBR
+/// enters ProbeRTT with a 4-segment window, below Linux's packets in flight
+/// (the holes: the flight less what duplicate ACKs reported), so the next
+/// hole's retransmission waits (`newreno_within_cwnd`), the RTO fires, and
+/// the go-back-N resends the rest within seconds. Without the wait NewReno
+/// resends one hole per round trip regardless of cwnd and the transfer
+/// takes minutes.
+#[test]
+fn linux_bbr_without_sack_leaves_a_long_repair_through_the_timeout() {
+    let tcp = "variant = \"bbr\", sack = false, recovery = \"newreno\"";
+    let out = run_text(&kernel_path(tcp, "5MB"), &[]);
+    let f = &out.summary.flows[0];
+    assert!(f.completed && f.timeouts >= 1, "{f:?}");
+    assert!(f.completion_s.unwrap() < 25.0, "{:?}", f.completion_s);
+    let slow = run_text(&kernel_path(&format!("{tcp}, newreno_within_cwnd = false"), "5MB"), &[]);
+    let g = &slow.summary.flows[0];
+    assert!(g.completion_s.unwrap() > 100.0, "{:?}", g.completion_s);
 }

@@ -412,6 +412,14 @@ pub struct TcpCfg {
     pub fack_ns2: bool,
     /// RACK time-based loss detection in SACK recovery (`rack`).
     pub rack: bool,
+    /// NewReno's partial-ACK retransmissions wait until the packets in
+    /// flight, as Linux counts them without SACK, are below cwnd
+    /// (`newreno_within_cwnd`).
+    pub newreno_within_cwnd: bool,
+    /// RFC 7323 timestamps (`timestamps`): what the RTT samples may use
+    /// (satcp does not put the option's 12 bytes on the wire; the `linux`
+    /// profile's MSS leaves room for them).
+    pub timestamps: bool,
     /// Open with a SYN exchange (false: ns-2's one-way agents, which send
     /// data at once; see `Endpoint::open_at_once`).
     pub handshake: bool,

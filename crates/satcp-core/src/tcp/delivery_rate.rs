@@ -16,6 +16,12 @@
 //!   dropped (ACK compression would inflate them), as Linux does.
 //! * App-limited: when the sender has nothing to send while its window has
 //!   room, the bubble ends once everything then in flight is delivered.
+//! * Without SACK, a duplicate ACK counts one segment delivered and the
+//!   cumulative ACK that follows only what the duplicates had not counted
+//!   (at least one segment), as Linux's `tcp_add_reno_sack` and
+//!   `tcp_remove_reno_sacks` count `tp->delivered`: round trips and the
+//!   delivery rate go on through a repair without SACK. A duplicate ACK
+//!   gives no rate sample (no segment is known to have been delivered).
 
 use std::collections::VecDeque;
 
@@ -103,9 +109,24 @@ impl DeliveryRate {
         self.app_limited_until = (self.delivered + inflight).max(1);
     }
 
-    /// An ACK moved the cumulative point to `una` and SACKed `blocks`.
-    /// Returns the rate sample, if the ACK delivered anything.
-    pub fn on_ack(&mut self, una: u64, blocks: &[(u64, u64)], now: Time, min_rtt: Option<Time>) -> Option<RateSample> {
+    /// A duplicate ACK without SACK reported `bytes` delivered.
+    pub fn on_reno_dupack(&mut self, bytes: u64, now: Time) {
+        self.delivered += bytes;
+        self.delivered_at = now;
+    }
+
+    /// An ACK moved the cumulative point to `una` and SACKed `blocks`;
+    /// `counted` of the bytes it covers were counted by duplicate ACKs
+    /// already (`on_reno_dupack`). Returns the rate sample, if the ACK
+    /// delivered anything.
+    pub fn on_ack(
+        &mut self,
+        una: u64,
+        blocks: &[(u64, u64)],
+        now: Time,
+        min_rtt: Option<Time>,
+        counted: u64,
+    ) -> Option<RateSample> {
         let mut newest: Option<SendRecord> = None;
         let mut take = |r: &mut SendRecord, delivered: &mut u64| {
             r.done = true;
@@ -136,7 +157,7 @@ impl DeliveryRate {
             self.recs.pop_front();
         }
         let p = newest?;
-        self.delivered = delivered;
+        self.delivered = delivered.saturating_sub(counted).max(self.delivered);
         self.delivered_at = now;
         if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
             self.app_limited_until = 0;
@@ -174,7 +195,7 @@ mod tests {
             d.on_send(1 + k * 1000, 1 + (k + 1) * 1000, k * MS, k * 1000);
         }
         for k in 0..10u64 {
-            let s = d.on_ack(1 + (k + 1) * 1000, &[], 100 * MS + k * MS, Some(100 * MS)).unwrap();
+            let s = d.on_ack(1 + (k + 1) * 1000, &[], 100 * MS + k * MS, Some(100 * MS), 0).unwrap();
             assert_eq!(s.delivered, (k + 1) * 1000);
             assert_eq!(s.interval, 100 * MS + k * MS);
             assert_eq!(s.prior_delivered, 0);
@@ -189,18 +210,18 @@ mod tests {
             d.on_send(k * 1000, (k + 1) * 1000, 0, k * 1000);
         }
         // segment 1 lost: SACK of [2000, 4000) at 50 ms
-        let s = d.on_ack(1000, &[(2000, 4000)], 50 * MS, None).unwrap();
+        let s = d.on_ack(1000, &[(2000, 4000)], 50 * MS, None, 0).unwrap();
         assert_eq!(s.delivered, 3000);
         // the retransmission of [1000, 2000) at 60 ms, acked at 110 ms with
         // the SACKed bytes: only 1000 new bytes
         d.on_send(1000, 2000, 60 * MS, 3000);
-        let s = d.on_ack(4000, &[], 110 * MS, None).unwrap();
+        let s = d.on_ack(4000, &[], 110 * MS, None, 0).unwrap();
         assert_eq!(d.delivered, 4000);
         assert_eq!(s.delivered, 1000);
         assert_eq!(s.prior_delivered, 3000);
         // an interval below the minimum RTT gives no sample
         d.on_send(4000, 5000, 200 * MS, 0);
-        assert_eq!(d.on_ack(5000, &[], 201 * MS, Some(10 * MS)), None);
+        assert_eq!(d.on_ack(5000, &[], 201 * MS, Some(10 * MS), 0), None);
         assert_eq!(d.delivered, 5000);
     }
 
@@ -210,12 +231,34 @@ mod tests {
         d.on_send(0, 1000, 0, 0);
         d.mark_app_limited(1000);
         d.on_send(1000, 2000, MS, 1000);
-        let s = d.on_ack(1000, &[], 10 * MS, None).unwrap();
+        let s = d.on_ack(1000, &[], 10 * MS, None, 0).unwrap();
         assert!(!s.app_limited);
-        let s = d.on_ack(2000, &[], 11 * MS, None).unwrap();
+        let s = d.on_ack(2000, &[], 11 * MS, None, 0).unwrap();
         assert!(s.app_limited);
         d.on_send(2000, 3000, 12 * MS, 0);
-        let s = d.on_ack(3000, &[], 22 * MS, None).unwrap();
+        let s = d.on_ack(3000, &[], 22 * MS, None, 0).unwrap();
         assert!(!s.app_limited, "delivered (2000) passed the bubble end (1000) before this send");
+    }
+
+    /// Without SACK: segments 0..4 of 1000 bytes sent at 0, segment 0 lost;
+    /// three duplicate ACKs at 50, 51, 52 ms count 3000 bytes delivered and
+    /// give no sample; the retransmission of segment 0, sent at 60 ms, is
+    /// acknowledged cumulatively with the three at 110 ms: only 1000 new
+    /// bytes, over max(60 ms since the first send, 110 - 52 ms since the
+    /// delivery counted before the retransmission left).
+    #[test]
+    fn duplicate_acks_count_delivery_without_sack() {
+        let mut d = DeliveryRate::default();
+        for k in 0..4u64 {
+            d.on_send(k * 1000, (k + 1) * 1000, 0, k * 1000);
+        }
+        for k in 0..3u64 {
+            d.on_reno_dupack(1000, (50 + k) * MS);
+        }
+        assert_eq!(d.delivered, 3000);
+        d.on_send(0, 1000, 60 * MS, 4000);
+        let s = d.on_ack(4000, &[], 110 * MS, None, 3000).unwrap();
+        assert_eq!((d.delivered, s.delivered, s.prior_delivered), (4000, 1000, 3000));
+        assert_eq!(s.interval, 60 * MS);
     }
 }

@@ -767,7 +767,8 @@ impl Endpoint {
         }
         let daass = self.cfg.daass_segments.is_some_and(|n| self.rcv.data_segments <= n as u64);
         let immediate =
-            !self.cfg.delayed_ack || daass || a.out_of_order || a.filled_hole || a.duplicate || fin || a.delivered == 0;
+            !self.cfg.delayed_ack || daass || a.out_of_order || a.filled_hole || a.duplicate || fin || a.delivered == 0
+                || a.window_grew;
         if immediate {
             self.ack_needed = true;
         } else {
@@ -811,6 +812,10 @@ impl Endpoint {
         }
         let old_una = self.snd.una;
         let dupack = ack == old_una && self.snd.max > old_una && !carries_data && !window_changed;
+        if dupack && !self.sack_ok {
+            self.snd.reno_sack_dupack(ctx.now);
+        }
+        let mut reno_counted = 0;
         let mut rtt = None;
         if ack > old_una {
             self.snd.una = ack;
@@ -825,6 +830,9 @@ impl Endpoint {
             rtt = for_cc;
             self.snd.rto_streak = 0;
             self.snd.lt_bytes = 0;
+            if !self.sack_ok {
+                reno_counted = self.snd.reno_sack_acked(ack - old_una);
+            }
             if matches!(self.snd.phase, Phase::Loss(_)) && ack >= self.snd.recover {
                 self.snd.phase = Phase::Open; // the repair after a timeout is over
             }
@@ -834,7 +842,7 @@ impl Endpoint {
             self.snd.rack_detect(ctx.now, in_recovery, self.cfg.dupthresh);
         }
         if ack > old_una || dupack || newly_sacked > 0 {
-            self.cc_on_ack(ctx.now, ack - old_una, dupack, rtt, &blocks[..nblocks]);
+            self.cc_on_ack(ctx.now, ack - old_una, dupack, rtt, &blocks[..nblocks], reno_counted);
         }
         let was_in_recovery = self.snd.phase.in_recovery();
         // a duplicate ACK in the scheme's sense (for SACK and FACK one that
@@ -883,6 +891,10 @@ impl Endpoint {
             let Sender { cc, w, .. } = &mut self.snd;
             cc.on_recovery_exit(w);
         }
+        if self.snd.phase == Phase::Open {
+            self.snd.reno_sacked = 0;
+            self.snd.head_rtx_owed = false;
+        }
         if self.cfg.pacing && !self.snd.cc.paces() {
             self.window_pacing_rate();
         }
@@ -929,13 +941,15 @@ impl Endpoint {
     }
 
     /// Tell the controller about this ACK (before recovery handles it).
-    fn cc_on_ack(&mut self, now: Time, acked: u64, dupack: bool, rtt: Option<Time>, blocks: &[(u64, u64)]) {
+    /// `reno_counted`: bytes of this cumulative ACK that duplicate ACKs
+    /// counted delivered already (no SACK).
+    fn cc_on_ack(&mut self, now: Time, acked: u64, dupack: bool, rtt: Option<Time>, blocks: &[(u64, u64)], reno_counted: u64) {
         let dupthresh = self.cfg.dupthresh;
         let s = &mut self.snd;
         let min_rtt = s.rtt.min_rtt;
         let una = s.una;
         let (rate, delivered) = match &mut s.rate {
-            Some(r) => (r.on_ack(una, blocks, now, min_rtt), r.delivered),
+            Some(r) => (r.on_ack(una, blocks, now, min_rtt, reno_counted), r.delivered),
             None => (None, 0),
         };
         s.ack = AckCtx {
@@ -1044,9 +1058,10 @@ impl Endpoint {
                 self.frto_on_rto(was_in_recovery);
                 let s = &mut self.snd;
                 // RFC 5681: FlightSize, ssthresh kept on a repeated expiry;
-                // ns-2: window() at every expiry
+                // ns-3: the pipe; ns-2: window() at every expiry
                 let (flight, first) = match s.ssthresh_basis {
                     SsthreshBasis::Flight => (s.flight(), s.rto_streak == 1),
+                    SsthreshBasis::Pipe => (s.pipe(self.cfg.dupthresh), s.rto_streak == 1),
                     SsthreshBasis::Window => (s.flight_for_ssthresh(), true),
                 };
                 s.cc.on_rto(&mut s.w, flight, first, &mut s.acts);
@@ -1060,6 +1075,8 @@ impl Endpoint {
                 }
                 s.rtx_log.clear();
                 s.rtx_lost_stall = false;
+                s.reno_sacked = 0;
+                s.head_rtx_owed = false;
                 s.nxt = s.una;
                 s.clear_timing();
                 self.send_data(ctx);

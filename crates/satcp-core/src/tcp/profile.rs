@@ -95,6 +95,14 @@ pub enum SsthreshBasis {
     /// loss response, each repeated timeout included: after a timeout cwnd
     /// is one segment, so a second one sets ssthresh to its floor of two.
     Window,
+    /// The pipe: FlightSize less what SACK blocks, or without SACK the
+    /// duplicate ACKs, say has left the network (ns-3's `BytesInFlight`,
+    /// which it halves at a fast retransmit and at a timeout); a repeated
+    /// timeout keeps ssthresh, as under `Flight`. Under `Flight`, a timeout
+    /// during a long NewReno repair halves everything sent, the data the
+    /// receiver holds above the holes included, and can set ssthresh above
+    /// the repair's own.
+    Pipe,
 }
 
 /// When a new fast retransmit is allowed (`recover_rule`).
@@ -158,6 +166,11 @@ pub struct Defaults {
     pub rules: LossRules,
     /// RACK time-based loss detection in SACK recovery (RFC 8985).
     pub rack: bool,
+    /// NewReno's partial-ACK retransmissions wait for room in cwnd, counted
+    /// as Linux counts packets in flight without SACK.
+    pub newreno_within_cwnd: bool,
+    /// RFC 7323 timestamps on every segment.
+    pub timestamps: bool,
 }
 
 /// The rules a profile takes from the RFCs or from ns-2's agents, each
@@ -233,6 +246,8 @@ pub static RFC: Defaults = Defaults {
     handshake: true,
     rules: RFC_RULES,
     rack: false,
+    newreno_within_cwnd: false,
+    timestamps: false,
 };
 
 pub static LINUX: Defaults = Defaults {
@@ -264,6 +279,10 @@ pub static LINUX: Defaults = Defaults {
     rules: RFC_RULES,
     // tcp_recovery = 1 (RACK) since 4.18
     rack: true,
+    // tcp_xmit_retransmit_queue stops at tcp_packets_in_flight >= cwnd
+    newreno_within_cwnd: true,
+    // net.ipv4.tcp_timestamps = 1
+    timestamps: true,
 };
 
 pub static NS2: Defaults = Defaults {
@@ -295,6 +314,8 @@ pub static NS2: Defaults = Defaults {
     handshake: true,
     rules: NS2_RULES,
     rack: false,
+    newreno_within_cwnd: false,
+    timestamps: false,
 };
 
 pub static NS2_2003: Defaults = Defaults {

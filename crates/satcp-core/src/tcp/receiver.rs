@@ -30,6 +30,12 @@
 //!   the buffer at least as fast as the window needs; the maximum stands for
 //!   `tcp_rmem[2]`'s share left for data. The window therefore opens faster
 //!   than any slow start fills it and limits a sender only at the maximum.
+//!   A segment that opens the window is ACKed at once, as `tcp_grow_window`
+//!   sets `icsk_ack.quick` whenever it raises rcv_ssthresh: while its window
+//!   grows, Linux's receiver ACKs every segment (seen in a capture of the
+//!   kernel's receiver, docs/validation-linux.md), and only once the window
+//!   stops at its maximum every second one. CUBIC's HyStart depends on it:
+//!   its ACK train needs ACKs at most 2 ms apart.
 
 use super::intervals::IntervalSet;
 use crate::net::packet::MAX_SACK_BLOCKS;
@@ -77,6 +83,8 @@ pub struct Arrival {
     pub duplicate: bool,
     /// It carried the FIN, now in order.
     pub fin_now_in_order: bool,
+    /// An autotuned window opened on it.
+    pub window_grew: bool,
 }
 
 impl Receiver {
@@ -100,7 +108,14 @@ impl Receiver {
     /// Take in payload [seq, seq + len) and a FIN after it if `fin`.
     /// `limit` is the advertised right edge; bytes beyond it are dropped.
     pub fn on_segment(&mut self, seq: u64, len: u64, fin: bool, limit: u64) -> Arrival {
-        let mut a = Arrival { delivered: 0, out_of_order: false, filled_hole: false, duplicate: false, fin_now_in_order: false };
+        let mut a = Arrival {
+            delivered: 0,
+            out_of_order: false,
+            filled_hole: false,
+            duplicate: false,
+            fin_now_in_order: false,
+            window_grew: false,
+        };
         let end = seq + len;
         self.bytes_arrived += len;
         self.data_segments += (len > 0) as u64;
@@ -123,6 +138,7 @@ impl Receiver {
                 self.bytes_delivered += a.delivered;
                 if self.buffer < self.auto_max {
                     self.buffer = (self.buffer + 2 * a.delivered).min(self.auto_max);
+                    a.window_grew = true;
                 }
                 self.recent.retain(|&(_, re)| re > self.nxt);
             } else {
@@ -181,21 +197,23 @@ mod tests {
         let mut r = Receiver::autotuned(100_000);
         r.nxt = 1;
         assert_eq!(r.buffer, 65_536);
-        r.on_segment(1, 1000, false, u64::MAX);
+        assert!(r.on_segment(1, 1000, false, u64::MAX).window_grew);
         assert_eq!(r.buffer, 67_536);
         // out of order: nothing delivered, nothing opened
-        r.on_segment(2001, 1000, false, u64::MAX);
+        assert!(!r.on_segment(2001, 1000, false, u64::MAX).window_grew);
         assert_eq!(r.buffer, 67_536);
         // the hole filled: 2000 bytes delivered
         r.on_segment(1001, 1000, false, u64::MAX);
         assert_eq!(r.buffer, 71_536);
-        r.on_segment(3001, 20_000, false, u64::MAX);
+        assert!(r.on_segment(3001, 20_000, false, u64::MAX).window_grew);
         assert_eq!(r.buffer, 100_000);
+        // at its maximum it opens no further
+        assert!(!r.on_segment(23_001, 1000, false, u64::MAX).window_grew);
         assert_eq!(Receiver::autotuned(1000).buffer, 1000);
         // a fixed buffer never moves
         let mut f = Receiver::new(5000);
         f.nxt = 1;
-        f.on_segment(1, 1000, false, u64::MAX);
+        assert!(!f.on_segment(1, 1000, false, u64::MAX).window_grew);
         assert_eq!(f.buffer, 5000);
     }
 

@@ -67,6 +67,10 @@ pub struct Sender {
     pub last_data: Option<(u64, u64)>,
     pub rtt: RttEstimator,
     sampling: RttSampling,
+    /// RFC 7323 timestamps: an ACK of a retransmission still gives a sample.
+    timestamps: bool,
+    /// Duplicate ACKs for a fast retransmit (the pipe's IsLost).
+    dupthresh: u32,
     segs: VecDeque<SentSeg>,
     /// The timed segment (start, end, sent at), one-per-RTT sampling.
     timed: Option<(u64, u64, Time)>,
@@ -108,6 +112,16 @@ pub struct Sender {
     pub rack_relost: Option<(u64, u64)>,
     /// The next retransmission is a fast retransmit that restarts the timer.
     pub rearm_pending: bool,
+    /// Without SACK, the segments duplicate ACKs say have left the network
+    /// (Linux's Reno emulation of SACK, `tcp_add_reno_sack`): one per
+    /// duplicate ACK, at most all outstanding but one; a cumulative ACK of
+    /// n segments takes n - 1 back (one was the hole,
+    /// `tcp_remove_reno_sacks`); none once recovery is over or at a
+    /// timeout. `pipe` leaves them out.
+    pub reno_sacked: u64,
+    /// NewReno owes the retransmission of the segment at snd_una
+    /// (`newreno_within_cwnd` held it back).
+    pub head_rtx_owed: bool,
 }
 
 impl Sender {
@@ -136,6 +150,8 @@ impl Sender {
                 RtoEstimator::Ns2 => RttEstimator::ns2(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns),
             },
             sampling: cfg.rtt_sampling,
+            timestamps: cfg.timestamps,
+            dupthresh: cfg.dupthresh,
             segs: VecDeque::new(),
             timed: None,
             rto_streak: 0,
@@ -149,6 +165,8 @@ impl Sender {
             rearm_on_fast_retransmit: cfg.rearm_rto_on_fast_retransmit,
             rto_clears_sack: cfg.rto_clears_sack,
             rearm_pending: false,
+            reno_sacked: 0,
+            head_rtx_owed: false,
             rtx_log: VecDeque::new(),
             rack: (cfg.rack && cfg.recovery == crate::scenario::Recovery::Sack).then(Rack::default),
             rack_lost_below: 0,
@@ -168,10 +186,12 @@ impl Sender {
     /// FlightSize for the ssthresh computation at a loss: Limited Transmit
     /// segments are not counted (RFC 5681 3.2 step 2).
     /// Under `ssthresh_basis = "window"`, ns-2's `window()` instead: the
-    /// usable window min(cwnd, rwnd) in whole segments.
+    /// usable window min(cwnd, rwnd) in whole segments; under `"pipe"`, the
+    /// pipe.
     pub fn flight_for_ssthresh(&self) -> u64 {
         match self.ssthresh_basis {
             SsthreshBasis::Flight => self.flight().saturating_sub(self.lt_bytes),
+            SsthreshBasis::Pipe => self.pipe(self.dupthresh),
             SsthreshBasis::Window => {
                 // ns-2's Reno agents inflate a separate dupwnd_, which a
                 // timeout clears first: the window at an RTO in fast
@@ -199,7 +219,7 @@ impl Sender {
     /// `window` basis; unchanged under `flight`.
     pub fn whole_segments(&self, x: u64) -> u64 {
         match self.ssthresh_basis {
-            SsthreshBasis::Flight => x,
+            SsthreshBasis::Flight | SsthreshBasis::Pipe => x,
             SsthreshBasis::Window => {
                 let smss = self.smss();
                 (x / smss * smss).max(2 * smss)
@@ -345,18 +365,68 @@ impl Sender {
         self.board.lost_below(self.una, dupthresh, self.smss() as u32).max(self.rack_lost_below)
     }
 
-    /// RFC 6675 SetPipe() with that boundary.
+    /// RFC 6675 SetPipe() with that boundary; without SACK, the flight
+    /// less the segments duplicate ACKs reported (`reno_sacked`). In the
+    /// go-back-N after a timeout, what has not been resent yet ([snd_nxt,
+    /// recover), unSACKed) is lost, not in flight, as Linux's
+    /// `tcp_enter_loss` marks it.
     pub fn pipe(&self, dupthresh: u32) -> u64 {
-        self.board.pipe_with_lost(self.una, self.max, self.scheme.high_rxt(), self.lost_boundary(dupthresh))
+        let mut pipe = self.board.pipe_with_lost(self.una, self.max, self.scheme.high_rxt(), self.lost_boundary(dupthresh));
+        if matches!(self.phase, Phase::Loss(_)) && self.nxt < self.recover {
+            let (a, b) = (self.nxt.max(self.una), self.recover.min(self.max));
+            if a < b {
+                pipe = pipe.saturating_sub((b - a) - self.board.sacked_in(a, b));
+            }
+        }
+        pipe.saturating_sub(self.reno_sacked * self.smss())
+    }
+
+    /// Segments outstanding, a partial last one counted whole.
+    fn outstanding_segments(&self) -> u64 {
+        self.flight().div_ceil(self.smss())
+    }
+
+    /// A duplicate ACK without SACK: one more segment has left the network
+    /// (delivery-rate sampling counts it delivered).
+    pub fn reno_sack_dupack(&mut self, now: Time) {
+        let before = self.reno_sacked;
+        self.reno_sacked = (self.reno_sacked + 1).min(self.outstanding_segments().saturating_sub(1));
+        if let (Some(r), true) = (&mut self.rate, self.reno_sacked > before) {
+            r.on_reno_dupack(self.w.smss, now);
+        }
+    }
+
+    /// The cumulative ACK moved by `acked` bytes without SACK: of the
+    /// segments it covers, all but the hole were counted by duplicate ACKs.
+    /// Returns the bytes they had counted.
+    pub fn reno_sack_acked(&mut self, acked: u64) -> u64 {
+        let n = acked.div_ceil(self.smss());
+        let eaten = self.reno_sacked.min(n.saturating_sub(1));
+        self.reno_sacked -= eaten;
+        self.reno_sacked = self.reno_sacked.min(self.outstanding_segments().saturating_sub(1));
+        eaten * self.smss()
     }
 
     /// The cumulative ACK moved to `ack`: the RTT sample for the RTO
     /// estimator (per `rtt_sampling`) and the one for the window controller
-    /// (always from the latest segment the ACK covers, Karn's rule applied:
-    /// ns-2's Vegas keeps per-packet send times of its own, whatever the
-    /// timer samples), each if valid.
+    /// (under one-per-RTT timing, ns-2's: its Vegas keeps per-packet send
+    /// times of its own, whatever the timer samples), each if valid. The
+    /// per-ACK sample runs from the
+    /// sending of the latest segment the ACK covers when nothing it covers
+    /// was resent or SACKed earlier. An ACK that covers a retransmission (a
+    /// hole filled, a partial ACK, a go-back-N) gives none without
+    /// timestamps (Karn's rule, RFC 6298 section 3; timing the segments
+    /// above the hole would count the round trips they waited for it), and
+    /// with them (`timestamps`, RFC 7323) the echo of the retransmission
+    /// when the ACK starts with one: the sample runs from when it was
+    /// resent (Linux's `tcp_ack_update_rtt` falls back to the echo exactly
+    /// when Karn's rule forbids the sequence sample). An ACK that comes
+    /// sooner than the minimum RTT after the resend answers an earlier
+    /// copy, whose echo satcp does not keep: no sample then.
     pub fn rtt_sample_on_ack(&mut self, ack: u64, now: Time) -> (Option<Time>, Option<Time>) {
-        let mut last = None;
+        let mut first: Option<SentSeg> = None;
+        let mut last: Option<SentSeg> = None;
+        let mut any_retx = false;
         let min_rtt = self.rtt.min_rtt;
         while let Some(s) = self.segs.front() {
             if s.end > ack {
@@ -366,20 +436,33 @@ impl Sender {
             if let (Some(r), false) = (&mut self.rack, s.sacked) {
                 r.delivered(s.xmit_at, s.end, s.retx, now, min_rtt);
             }
+            any_retx |= s.retx;
+            first.get_or_insert(s);
             last = Some(s);
         }
-        let every = last.filter(|s| !s.retx && !s.sacked).map(|s| now - s.sent_at);
-        let for_rto = match self.sampling {
-            RttSampling::EveryAck => every,
-            RttSampling::OnePerRtt => match self.timed {
-                Some((_, end, at)) if ack >= end => {
-                    self.timed = None;
-                    Some(now - at)
-                }
-                _ => None,
-            },
+        let every = match first {
+            // an ACK sooner than the minimum RTT after the resend was sent
+            // for an earlier copy (a spurious resend): no sample
+            Some(f) if f.retx && self.timestamps => Some(now - f.xmit_at).filter(|&r| min_rtt.is_none_or(|m| r >= m)),
+            _ if any_retx => None,
+            _ => last.filter(|s| !s.sacked).map(|s| now - s.sent_at),
         };
-        (for_rto, every)
+        match self.sampling {
+            RttSampling::EveryAck => (every, every),
+            RttSampling::OnePerRtt => {
+                let timed = match self.timed {
+                    Some((_, end, at)) if ack >= end => {
+                        self.timed = None;
+                        Some(now - at)
+                    }
+                    _ => None,
+                };
+                // ns-2's Vegas times the latest packet an ACK covers if it
+                // was sent once (`v_transmits_` == 1), whatever came before
+                // it: a partial ACK measures the wait for the hole too
+                (timed, last.filter(|s| !s.retx && !s.sacked).map(|s| now - s.sent_at))
+            }
+        }
     }
 
     /// A fast retransmit begins: BSD and ns-2 (`reset_rtx_timer`) stop

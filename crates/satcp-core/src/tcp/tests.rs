@@ -594,6 +594,76 @@ fn rtt_samples_skip_sacked_segments_and_reach_the_controller_per_ack() {
     assert_eq!(s.rtt_sample_on_ack(seg(3), 112 * MS), (None, Some(110 * MS)));
 }
 
+/// A cumulative ACK that starts with a retransmission (a partial ACK of
+/// NewReno): with timestamps the echo is the retransmission's, so the
+/// sample runs from when it was resent, not from the first sending of the
+/// segments above the hole, which waited for it; without, Karn's rule gives
+/// none. If only a later segment it covers was resent, there is no sample
+/// either way.
+#[test]
+fn rtt_sample_after_a_retransmission_is_the_retransmission_s() {
+    use crate::scenario::RttSampling;
+    use crate::sim::Rng;
+    use crate::tcp::sender::Sender;
+    let mut c = cfg(Recovery::NewReno);
+    c.rtt_sampling = RttSampling::EveryAck;
+    for (timestamps, sample) in [(true, Some(100 * MS)), (false, None)] {
+        c.timestamps = timestamps;
+        let mut s = Sender::new(&c, Rng::new(0, 0));
+        for k in 1..=4u64 {
+            s.record_send(seg(k), seg(k) + 1000, k * MS, false);
+        }
+        s.record_send(seg(1), seg(2), 200 * MS, true);
+        // segments 1 (resent at 200 ms) to 3 acknowledged at 300 ms
+        assert_eq!(s.rtt_sample_on_ack(seg(4), 300 * MS), (sample, sample), "timestamps {timestamps}");
+    }
+    // ns-2 (one timed segment per RTT): the timer's sample is gone with the
+    // resent timed segment; Vegas's own times segment 3, sent once at 3 ms
+    let mut n = c.clone();
+    n.rtt_sampling = RttSampling::OnePerRtt;
+    n.timestamps = false;
+    let mut s = Sender::new(&n, Rng::new(0, 0));
+    for k in 1..=4u64 {
+        s.record_send(seg(k), seg(k) + 1000, k * MS, false);
+    }
+    s.record_send(seg(1), seg(2), 200 * MS, true);
+    assert_eq!(s.rtt_sample_on_ack(seg(4), 300 * MS), (None, Some(297 * MS)));
+    c.timestamps = true;
+    let mut s = Sender::new(&c, Rng::new(0, 0));
+    for k in 1..=3u64 {
+        s.record_send(seg(k), seg(k) + 1000, k * MS, false);
+    }
+    s.record_send(seg(2), seg(3), 200 * MS, true);
+    assert_eq!(s.rtt_sample_on_ack(seg(4), 300 * MS), (None, None));
+}
+
+/// Linux's Reno emulation of SACK, by hand: 10 segments out, 5 duplicate
+/// ACKs say 5 have left the network, so the pipe is 5 segments; a partial
+/// ACK of 3 segments (the hole and 2 that the duplicates had counted)
+/// leaves 3 counted and 7 outstanding: a pipe of 4. The count never
+/// reaches all that is outstanding (one is the hole).
+#[test]
+fn reno_sack_emulation_counts_duplicate_acks_out_of_the_pipe() {
+    use crate::sim::Rng;
+    use crate::tcp::sender::Sender;
+    let c = cfg(Recovery::NewReno);
+    let mut s = Sender::new(&c, Rng::new(0, 0));
+    s.una = seg(1);
+    s.max = seg(11);
+    s.nxt = s.max;
+    for _ in 0..5 {
+        s.reno_sack_dupack(0);
+    }
+    assert_eq!((s.reno_sacked, s.pipe(3)), (5, 5000));
+    s.una = seg(4);
+    assert_eq!(s.reno_sack_acked(3000), 2000);
+    assert_eq!((s.reno_sacked, s.pipe(3)), (3, 4000));
+    for _ in 0..10 {
+        s.reno_sack_dupack(0);
+    }
+    assert_eq!((s.reno_sacked, s.pipe(3)), (6, 1000));
+}
+
 /// RACK (the `linux` profile's SACK recovery): the last two segments of a
 /// transfer are lost and the retransmission of the first hole too. RFC
 /// 6675 alone cannot mark the tail holes (fewer than three SACKed segments

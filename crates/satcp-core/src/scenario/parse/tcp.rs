@@ -17,7 +17,8 @@ const GENERAL_KEYS: &[&str] = &[
     "rescue_retransmission", "rearm_rto_on_retransmit", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
     "fack_overdamping", "fack_rampdown", "partial_ack_timer", "pacing", "accept_beyond_window",
     "cwnd_validation", "handshake", "ssthresh_basis", "recover_rule", "rto_estimator",
-    "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "fack_style", "rack",
+    "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "fack_style", "rack", "newreno_within_cwnd",
+    "timestamps",
 ];
 
 /// The general keys, then each controller's, in registry order.
@@ -196,8 +197,9 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         None => d.cwnd_validation,
     };
     let handshake = t.bool("handshake")?.unwrap_or(d.handshake);
-    let ssthresh_basis = match t.choice("ssthresh_basis", &["flight", "window"])? {
+    let ssthresh_basis = match t.choice("ssthresh_basis", &["flight", "window", "pipe"])? {
         Some("window") => SsthreshBasis::Window,
+        Some("pipe") => SsthreshBasis::Pipe,
         Some(_) => SsthreshBasis::Flight,
         None => d.rules.ssthresh_basis,
     };
@@ -225,6 +227,8 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         None => d.rules.fack_ns2,
     };
     let rack = t.bool("rack")?.unwrap_or(d.rack);
+    let newreno_within_cwnd = t.bool("newreno_within_cwnd")?.unwrap_or(d.newreno_within_cwnd);
+    let timestamps = t.bool("timestamps")?.unwrap_or(d.timestamps);
     let rearm_rto_on_fast_retransmit = t.bool("rearm_rto_on_fast_retransmit")?.unwrap_or(d.rules.rearm_rto_on_fast_retransmit);
     Ok(TcpCfg {
         handshake,
@@ -272,6 +276,8 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         rto_clears_sack,
         fack_ns2,
         rack,
+        newreno_within_cwnd,
+        timestamps,
     })
 }
 

@@ -36,16 +36,20 @@
 //!
 //! Choices:
 //! * The bandwidth filter is an exact sliding-window maximum over rounds
-//!   (Linux approximates it with Nichols' three-sample min-max).
-//! * "Inflight" is bytes sent and neither cumulatively acknowledged nor
-//!   SACKed (no separate lost-segment accounting); the ProbeBW phase checks
-//!   use inflight after the ACK, and the 5/4 phase does not end on losses.
-//!   ProbeRTT's "inflight <= 4 SMSS" test uses the smaller of inflight and
-//!   RFC 6675's pipe (lost segments left out, as Linux's packets in flight
-//!   and ns-3's BytesInFlight do): with inflight alone, a burst of losses
-//!   (Startup's overshoot at PER 1e-2 in the ns-3 cross-check) kept
-//!   ProbeRTT's 4-segment window until every hole was repaired, 200 s,
-//!   while the bandwidth filter expired.
+//!   (Linux approximates it with Nichols' three-sample min-max). As in
+//!   Linux, it ages only when a sample enters it: app-limited samples below
+//!   the maximum are left out and leave the estimate as it was (a repair
+//!   after all data has been sent keeps the bandwidth measured before).
+//! * "Inflight" is the pipe, as Linux's BBR reads `tcp_packets_in_flight`:
+//!   bytes sent less those SACKed and those deemed lost (RFC 6675's pipe,
+//!   RACK's marks included); without SACK, less the segments duplicate
+//!   ACKs reported (Linux's Reno emulation, `Sender::reno_sacked`); after a
+//!   timeout, less what the go-back-N has not resent yet. With un-SACKed
+//!   bytes instead, a burst of losses (Startup's overshoot at PER 1e-2 in
+//!   the ns-3 cross-check) kept ProbeRTT's 4-segment window until every
+//!   hole was repaired, 200 s, and without SACK ProbeRTT never ended. The
+//!   ProbeBW phase checks use it after the ACK, and the 5/4 phase does not
+//!   end on losses.
 //! * The send quantum is one segment (no TSO), so the cwnd quanta are 3 SMSS.
 //! * The controller first runs on the first ACK of data, so the initial
 //!   window leaves unpaced (Linux paces it from the handshake RTT).
@@ -122,10 +126,6 @@ impl MaxFilter {
             self.q.pop_back();
         }
         self.q.push_back((round, v));
-        self.expire(round);
-    }
-
-    fn expire(&mut self, round: u64) {
         while self.q.front().is_some_and(|&(r, _)| r + BTLBW_FILTER_ROUNDS <= round) {
             self.q.pop_front();
         }
@@ -225,7 +225,7 @@ impl Bbr {
         self.initial_cwnd.get_or_insert(w.cwnd);
         let newly = a.delivered - self.delivered;
         self.delivered = a.delivered;
-        self.last_inflight = a.inflight;
+        self.last_inflight = a.pipe;
         self.last_delivered_now = newly;
         if self.rto_repair && !a.recovering {
             self.rto_repair = false;
@@ -252,7 +252,6 @@ impl Bbr {
             self.packet_conservation = false;
         }
         let bw = rs.bps();
-        self.btl_bw.expire(self.round_count);
         if !rs.app_limited || bw >= self.btl_bw() {
             self.btl_bw.update(self.round_count, bw);
         }
@@ -261,9 +260,9 @@ impl Bbr {
     fn should_advance_cycle(&self, w: &Window, a: &AckCtx) -> bool {
         let full_length = self.rt_prop.is_some_and(|rt| a.now - self.cycle_stamp > rt);
         if self.pacing_gain > 1.0 {
-            full_length && a.inflight >= self.inflight(self.pacing_gain, w)
+            full_length && a.pipe >= self.inflight(self.pacing_gain, w)
         } else if self.pacing_gain < 1.0 {
-            full_length || a.inflight <= self.inflight(1.0, w)
+            full_length || a.pipe <= self.inflight(1.0, w)
         } else {
             full_length
         }
@@ -307,7 +306,7 @@ impl Bbr {
             self.pacing_gain = 1.0 / HIGH_GAIN;
             self.cwnd_gain = HIGH_GAIN;
         }
-        if self.mode == Mode::Drain && a.inflight <= self.inflight(1.0, w) {
+        if self.mode == Mode::Drain && a.pipe <= self.inflight(1.0, w) {
             self.enter_probe_bw(a.now);
         }
     }
@@ -335,7 +334,7 @@ impl Bbr {
 
     fn handle_probe_rtt(&mut self, w: &mut Window, a: &AckCtx) {
         match self.probe_rtt_done {
-            None if a.pipe.min(a.inflight) <= MIN_CWND_SEGMENTS * w.smss => {
+            None if a.pipe <= MIN_CWND_SEGMENTS * w.smss => {
                 self.probe_rtt_done = Some(a.now + self.probe_rtt_duration);
                 self.probe_rtt_round_done = false;
                 self.next_round_delivered = a.delivered;
@@ -387,7 +386,7 @@ impl Bbr {
         let floor = MIN_CWND_SEGMENTS * w.smss;
         if newly > 0 {
             if self.packet_conservation {
-                w.cwnd = w.cwnd.max(a.inflight + newly);
+                w.cwnd = w.cwnd.max(a.pipe + newly);
             } else {
                 let target = self.inflight(self.cwnd_gain, w);
                 if self.filled_pipe {
@@ -476,7 +475,9 @@ mod tests {
         assert_eq!(f.max(), 9.0);
         f.update(12, 2.0); // round 2 expired: max of rounds 3..12
         assert_eq!(f.max(), 7.0);
-        f.expire(13);
+        // no sample, no ageing (Linux's minmax): round 3's 7.0 stays
+        assert_eq!(f.max(), 7.0);
+        f.update(14, 1.0); // rounds 3 expired: max of rounds 11..14
         assert_eq!(f.max(), 2.0);
     }
 

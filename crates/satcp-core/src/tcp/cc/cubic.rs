@@ -18,9 +18,10 @@
 //! * On RTO (4.8): the same reduction on the first expiry, cwnd = 1 SMSS,
 //!   slow start back to ssthresh, then a new epoch.
 //! * Slow start: RFC 5681's, or with `cubic_hystart = true` HyStart in the
-//!   initial slow start: HyStart++ (RFC 9406, `hystart.rs`, the default) or,
-//!   with `cubic_hystart_style = "linux"`, Linux's own HyStart
-//!   (`hystart_linux.rs`: ACK train and delay, leaving slow start at once).
+//!   initial slow start: HyStart++ (RFC 9406, `hystart.rs`) or Linux's own
+//!   HyStart (`hystart_linux.rs`: ACK train and delay, leaving slow start at
+//!   once), chosen by `cubic_hystart_style` ("rfc9406" | "linux"; the
+//!   profile's by default: "linux" under `linux`, "rfc9406" elsewhere).
 //!
 //! Choices:
 //! * Windows are bytes (u64) with the fraction of a byte carried between
@@ -42,8 +43,9 @@ use crate::tcp::profile::Profile;
 use crate::sim::Time;
 
 /// CUBIC's parameters: C (`cubic_c`, 0.4 segments/s^3), beta (`cubic_beta`,
-/// 0.7), fast convergence and HyStart++ (RFC 9406) in the initial slow start
-/// (`cubic_fast_convergence`, `cubic_hystart`, both on).
+/// 0.7), fast convergence and HyStart in the initial slow start
+/// (`cubic_fast_convergence`, `cubic_hystart`, both on; which HyStart,
+/// `cubic_hystart_style`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CubicCfg {
     pub c: f64,
@@ -58,15 +60,17 @@ impl CcParams for CubicCfg {
     const KEYS: &'static [&'static str] =
         &["cubic_c", "cubic_beta", "cubic_fast_convergence", "cubic_hystart", "cubic_hystart_style"];
 
-    fn parse(t: &Tbl, _profile: Profile) -> Res<Self> {
+    fn parse(t: &Tbl, profile: Profile) -> Res<Self> {
         Ok(CubicCfg {
             c: t.number("cubic_c", |x| x > 0.0 && x <= 100.0, "a number in (0, 100], e.g. 0.4")?.unwrap_or(0.4),
             beta: t.number("cubic_beta", |x| x > 0.0 && x < 1.0, "a number in (0, 1), e.g. 0.7")?.unwrap_or(0.7),
             fast_convergence: t.bool("cubic_fast_convergence")?.unwrap_or(true),
             hystart: t.bool("cubic_hystart")?.unwrap_or(true),
-            // HyStart++ under every profile for now: see hystart_linux.rs for
-            // why Linux's own does not yet agree with the kernel here
-            hystart_linux: t.choice("cubic_hystart_style", &["rfc9406", "linux"])? == Some("linux"),
+            // the kernel's own HyStart under `linux`, HyStart++ elsewhere
+            hystart_linux: match t.choice("cubic_hystart_style", &["rfc9406", "linux"])? {
+                Some(style) => style == "linux",
+                None => profile == Profile::Linux,
+            },
         })
     }
 }

@@ -20,18 +20,14 @@
 //! on it; so does this. Only the initial slow start uses it: a loss ends
 //! it for good, as Linux's `found` stays set until the connection restarts.
 //!
-//! Not the `linux` profile's default yet, measured against the kernel
-//! (docs/validation-linux.md): on 10 Mb/s, 250 ms one way and a 400-packet
-//! queue, the delay signal fires only at cwnd 1280 segments (the first 8
-//! samples of each round are of packets sent at the start of a burst, which
-//! find the queue empty until it stands across rounds, past the
-//! overshoot), and the ACK train never forms because satcp's Linux receiver
-//! ACKs every second segment, 2.4 ms apart at that rate, above the 2 ms
-//! train spacing: 9.59 s and 563 retransmissions against the kernel's
-//! 7.15 s without loss, where HyStart++'s conservative phase gives 7.16 s.
-//! The kernel leaving slow start without loss points to its receiver ACKing
-//! more often than every other segment while its window grows, which
-//! satcp's receiver does not model.
+//! The `linux` profile's default. Measured against the kernel
+//! (docs/validation-linux.md; 10 Mb/s, 250 ms one way, a 400-packet queue):
+//! the ACK train ends slow start before any loss, as in the kernel, once the
+//! receiver ACKs every segment while its window opens (`receiver.rs`, as
+//! `tcp_grow_window` does); 7.12 s and no retransmission against the
+//! kernel's 7.15 s and none. The delay signal alone would fire late on such
+//! a path (the first 8 samples of a round are of packets sent at the start
+//! of a burst, which find the queue empty until it stands across rounds).
 
 use super::{AckCtx, Window};
 use crate::sim::Time;

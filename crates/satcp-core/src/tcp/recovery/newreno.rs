@@ -59,8 +59,25 @@ impl Endpoint {
         let Scheme::NewReno(st) = &mut s.scheme else { unreachable!("NewReno recovery keeps NewReno's state") };
         st.partial_acks += 1;
         let restart = st.partial_acks == 1 || self.cfg.partial_ack_timer == PartialAckTimer::SlowButSteady;
-        self.retransmit_head(ctx);
+        self.snd.head_rtx_owed = true;
+        self.newreno_pay_owed(ctx);
         restart
+    }
+
+    /// Resend the segment at snd_una if a partial ACK asked for it and, under
+    /// `newreno_within_cwnd`, the pipe (Linux's packets in flight: the flight
+    /// less what duplicate ACKs reported) is below cwnd, as
+    /// `tcp_xmit_retransmit_queue` waits; tried again on every ACK of the
+    /// recovery.
+    pub(crate) fn newreno_pay_owed(&mut self, ctx: &mut Ctx) {
+        if !self.snd.head_rtx_owed {
+            return;
+        }
+        if self.cfg.newreno_within_cwnd && self.snd.pipe(self.cfg.dupthresh) >= self.snd.w.cwnd {
+            return;
+        }
+        self.snd.head_rtx_owed = false;
+        self.retransmit_head(ctx);
     }
 
     /// A duplicate ACK, already counted in the phase (NewReno and Reno).
@@ -68,6 +85,7 @@ impl Endpoint {
         let smss = self.snd.smss();
         if self.snd.phase.in_recovery() {
             self.snd.w.cwnd += smss;
+            self.newreno_pay_owed(ctx);
             return;
         }
         let s = &mut self.snd;
