@@ -4,7 +4,9 @@
 # prints one line per flow at the end:
 #   flow <i> last <s> done <s> acked <packets> rexmitpack <n> rexmit <n> bytes <n>
 # With vartrace=FILE, flow 0's variable changes (cwnd_, ssthresh_, t_seqno_,
-# ack_, dupacks_, rtt_, srtt_, rttvar_, backoff_, maxseq_) go to FILE.
+# ack_, dupacks_, rtt_, srtt_, rttvar_, backoff_, maxseq_) go to FILE; with
+# qtrace=FILE, the satellite queue's events (ns-2's trace format: + enqueue,
+# - dequeue, d drop, r receive) go to FILE.
 # `last` is when the sink had received every byte in order (polled every
 # millisecond), `done` when the sender saw its last packet acknowledged
 # (Agent/TCP's `done` callback), both from the flow's start; `bytes` what
@@ -13,7 +15,7 @@ array set P {
     agent Newreno sink TCPSink flows 1 packets 1000 stop 600 seed 1
     access_rate 100Mb access_delay 5ms sat_rate 10Mb sat_rate_up 10Mb sat_delay 250ms
     qlim 250 per 0 packetSize 1000 window 20 windowInit 2 maxburst 0
-    delack_interval 0.1 start_spacing 0 hdr 40 vartrace {}
+    delack_interval 0.1 start_spacing 0 hdr 40 vartrace {} qtrace {}
 }
 foreach a $argv {
     set kv [split $a =]
@@ -28,6 +30,10 @@ set n2 [$ns node]
 $ns simplex-link $n1 $n2 $P(sat_rate) $P(sat_delay) DropTail
 $ns simplex-link $n2 $n1 $P(sat_rate_up) $P(sat_delay) DropTail
 $ns queue-limit $n1 $n2 $P(qlim)
+if {$P(qtrace) ne {}} {
+    set qt [open $P(qtrace) w]
+    $ns trace-queue $n1 $n2 $qt
+}
 if {$P(per) > 0} {
     set em [new ErrorModel]
     $em unit pkt
@@ -91,8 +97,9 @@ proc report {} {
         puts [format "flow %d last %s done %s acked %d rexmitpack %d rexmit %d bytes %d" $i $last($i) $finish($i) \
             [expr {[$tcp($i) set ack_] + 1}] [$tcp($i) set nrexmitpack_] [$tcp($i) set nrexmit_] [$sink($i) set bytes_]]
     }
-    global vt
+    global vt qt
     if {[info exists vt]} { close $vt }
+    if {[info exists qt]} { close $qt }
     exit 0
 }
 # every millisecond: note when each sink has every byte (its application's

@@ -183,7 +183,7 @@ def satcp_scenario(c: Cell, seed: int) -> dict[str, Any]:
            "delayed_ack_timeout": c.delack_interval_s}
     nodes = {"n1": {}, "n2": {}}
     sat: dict[str, Any] = {"a": "n1", "b": "n2", "rate_ab": c.sat_rate + "ps", "rate_ba": c.sat_rate_up + "ps",
-                           "delay": c.sat_delay_ms / 1000, "queue_ab": {"kind": "droptail", "packets": c.qlim}}
+                           "delay": c.sat_delay_ms / 1000, "queue_ab": {"kind": "droptail", "packets": c.qlim - 1}}
     if c.per > 0:
         sat["errors_ab"] = {"per": c.per}
     links, flows = [sat], []

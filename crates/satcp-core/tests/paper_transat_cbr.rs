@@ -64,16 +64,20 @@ struct Cell {
     cbr_lost: u64,
 }
 
-/// Cells not within 5% of the paper, each explained in docs/validation.md
-/// ("TRANSAT Table 1 rows 5-8"): all of rows 5 and 7 (the paper's NewReno
-/// window handling during and after recovery, and SACK timeouts), and row
-/// 8's Ref., Iwin=4 and Enhanced (Enhanced was within 5% only while SACKed
-/// segments gave RTT samples; with one timed segment per round trip, as in
-/// ns-2, it is 11% fast).
+/// Cells within 5% of the paper; the others are explained in
+/// docs/validation.md ("TRANSAT Table 1 rows 5-8"): row 5 but Enhanced and
+/// row 7's Ref., Iwin=4, DAASS and Enhanced (the paper's NewReno window
+/// handling during and after recovery), and row 8's Enhanced (11% fast with
+/// one timed segment per round trip, as in ns-2). Row 5's Enhanced, row 7's
+/// SACK columns and row 8's Ref. and Iwin=4 came within 5% when a packet
+/// arriving at a full queue at the very instant a transmission begins
+/// started to find the queue still full, as in ns-2.
 fn reproduced(row: &str, col: &str) -> bool {
     match row {
+        "5" => col == "enhanced",
         "6" => true,
-        "8" => !matches!(col, "ref_tcp" | "ref_iw4" | "enhanced"),
+        "7" => matches!(col, "sack" | "sack_limtran"),
+        "8" => col != "enhanced",
         _ => false,
     }
 }
@@ -127,13 +131,18 @@ fn table1_rows_5_to_8_all_columns_with_cbr() {
     assert!(c("6", "ref_iw4").t < c("6", "ref_tcp").t && c("6", "ref_daass").t < c("6", "ref_tcp").t);
     assert!(c("6", "enhanced").t < c("6", "ref_iw4").t && c("6", "enhanced").t < c("6", "ref_daass").t);
     // Rows 5, 7 and 8 overflow the 50-packet buffer in every column and take
-    // longer than the loss-free row 6.
+    // longer than the loss-free row 6, whose 64 KB window limits it, except
+    // Enhanced TCP in row 5 (window scaling on), faster than in row 6 in
+    // the paper too (10.60 vs 12.22 s).
     for row in ["5", "7", "8"] {
         for (col, _) in TRANSAT_COLUMNS {
             assert!(c(row, col).retx > 0, "row {row} {col} loses packets");
-            assert!(c(row, col).t > c("6", col).t + 1.0, "row {row} {col}");
+            if (row, col) != ("5", "enhanced") {
+                assert!(c(row, col).t > c("6", col).t + 1.0, "row {row} {col}");
+            }
         }
     }
+    assert!(c("5", "enhanced").t < c("6", "enhanced").t);
     // SACK recovers the congestion losses faster than NewReno in every lossy
     // row; in row 5 (the slow-start overshoot) far faster (paper 12.90 vs
     // 63.24 s, ours 17.45 vs 38.57 s).

@@ -71,6 +71,11 @@ fn each_profile_fills_the_keys_left_out() {
     assert_eq!((r.rack, l.rack), (false, true));
     assert_eq!((r.newreno_within_cwnd, l.newreno_within_cwnd, n.newreno_within_cwnd), (false, true, false));
     assert_eq!((r.timestamps, l.timestamps, n.timestamps), (false, true, false));
+    assert_eq!((r.options_on_wire, l.options_on_wire, n.options_on_wire), (true, true, false));
+    assert_eq!((r.lt_resends, l.lt_resends, n.lt_resends), (false, false, true));
+    // ns-2's FACK agent sends nothing on the first duplicate ACKs
+    let nf = tcp("profile = \"ns2\", variant = \"fack\"");
+    assert!(!nf.limited_transmit && n.limited_transmit);
     let o = tcp("profile = \"ns2-2003\"");
     assert_eq!((o.initial_window, o.min_rto_ns, o.initial_rto_ns), (InitialWindow::Segments(1), 1_000_000_000, 6_000_000_000));
     assert_eq!((o.partial_ack_timer, o.recover_rule), (PartialAckTimer::SlowButSteady, RecoverRule::Beyond));
@@ -277,4 +282,21 @@ fn linux_bbr_without_sack_leaves_a_long_repair_through_the_timeout() {
     let slow = run_text(&kernel_path(&format!("{tcp}, newreno_within_cwnd = false"), "5MB"), &[]);
     let g = &slow.summary.flows[0];
     assert!(g.completion_s.unwrap() > 100.0, "{:?}", g.completion_s);
+}
+
+/// ns-2 counts no option bytes: under the `ns2` profile every ACK is 40
+/// bytes on the wire, SACK blocks or not, as ns-2's sinks send them; under
+/// `rfc` an ACK with SACK blocks is longer.
+#[test]
+fn ns2_options_take_no_bytes_on_the_wire() {
+    let ack_bytes = |profile: &str| {
+        let t = format!("profile = \"{profile}\", variant = \"sack\", rwnd = \"1MB\"");
+        let out = run_text(&geo(&t, FTP_2MB), &[]);
+        let back = out.summary.links.iter().find(|l| l.direction == "ba").unwrap();
+        (back.bytes_tx, back.packets_tx)
+    };
+    let (b, n) = ack_bytes("ns2");
+    assert_eq!(b, 40 * n);
+    let (b, n) = ack_bytes("rfc");
+    assert!(b > 40 * n, "{b} {n}");
 }

@@ -28,7 +28,16 @@
 //! Queue semantics (a choice; ns-2's): the limit counts packets (or IP bytes)
 //! waiting for the transmitter, not the one being transmitted. A packet that
 //! finds the transmitter idle is never dropped by the queue. RED
-//! (`net/red.rs`) decides on arrival too, so it fits the same scheme.
+//! (`net/red.rs`) decides on arrival too, so it fits the same scheme. When a
+//! packet arrives at the very instant the next waiting packet begins its
+//! transmission, it finds that packet still waiting: ns-2 and ns-3 handle
+//! simultaneous events in the order they were scheduled, and the arrival
+//! was scheduled a propagation delay earlier than the transmitter's
+//! completion. Such ties are common in simulation: with one packet size an
+//! ACK clock puts arrivals exactly on transmission boundaries, and which
+//! packet of a pair a full queue drops decided whole repairs in the ns-2
+//! cross-check. (ns-2's `DropTail` also drops when the waiting packets
+//! would reach `qlim_`, so an ns-2 limit of N is N - 1 here.)
 //!
 //! Outages (`changes = [{ at, down = true }]`): a packet queued, being sent
 //! or on the wire when the link goes down is lost, and one offered while it
@@ -588,11 +597,13 @@ fn serialisation_ns(ip_bytes: u32, overhead: u32, rate_bps: u64) -> u64 {
 }
 
 impl Fifo {
-    /// Forget accepted packets whose transmission has started by `now`.
+    /// Forget accepted packets whose transmission started before `now`; one
+    /// that starts at `now` still waits for a packet arriving at `now` (see
+    /// the module's queue semantics).
     #[inline]
     fn advance(&mut self, now: Time) {
         while let Some(&(start, bytes)) = self.waiting.front() {
-            if start > now {
+            if start >= now {
                 break;
             }
             self.waiting.pop_front();
@@ -631,10 +642,14 @@ mod tests {
         assert!(matches!(l.enqueue(0, 10), Enqueued::Arrives(_))); // waits (2)
         assert_eq!(l.enqueue(0, 10), Enqueued::DroppedQueue);
         assert_eq!(l.queue_packets(0), 2);
-        // after the first finishes, the second is in service: one waiting
-        assert_eq!(l.queue_packets(10_000_000), 1);
-        assert!(matches!(l.enqueue(10_000_000, 10), Enqueued::Arrives(40_000_000)));
-        assert_eq!(l.stats.drops_queue, 1);
+        // at the instant the first finishes, an arrival still finds the
+        // second waiting (ns-2's and ns-3's order: the arrival was
+        // scheduled first): dropped
+        assert_eq!(l.enqueue(10_000_000, 10), Enqueued::DroppedQueue);
+        // a moment later the second is in service: one waiting
+        assert_eq!(l.queue_packets(10_000_001), 1);
+        assert!(matches!(l.enqueue(10_000_001, 10), Enqueued::Arrives(40_000_000)));
+        assert_eq!(l.stats.drops_queue, 2);
         assert_eq!(l.stats.max_queue_packets, 2);
     }
 

@@ -410,6 +410,8 @@ pub struct TcpCfg {
     pub rto_clears_sack: bool,
     /// FACK recovery as ns-2 does it (`fack_style = "ns2"`).
     pub fack_ns2: bool,
+    /// Limited Transmit may resend (`limited_transmit_style = "ns2"`).
+    pub lt_resends: bool,
     /// RACK time-based loss detection in SACK recovery (`rack`).
     pub rack: bool,
     /// NewReno's partial-ACK retransmissions wait until the packets in
@@ -420,6 +422,9 @@ pub struct TcpCfg {
     /// (satcp does not put the option's 12 bytes on the wire; the `linux`
     /// profile's MSS leaves room for them).
     pub timestamps: bool,
+    /// TCP options take their bytes on the wire (`options_on_wire`; ns-2's
+    /// agents size every packet packetSize_ + 40 and every ACK 40 bytes).
+    pub options_on_wire: bool,
     /// Open with a SYN exchange (false: ns-2's one-way agents, which send
     /// data at once; see `Endpoint::open_at_once`).
     pub handshake: bool,

@@ -318,13 +318,23 @@ impl Endpoint {
             }
             h.opt_sack_perm = self.cfg.sack;
         }
-        ctx.out.push(Packet::tcp(self.node, self.peer_node, self.peer, h, 0, 0, self.syn_retx));
+        ctx.out.push(self.tcp_packet(h, 0, 0, self.syn_retx));
         let rto = self.snd.rtt.rto();
         self.rto_timer.set(ctx.now + rto, ctx.q, self.rto_event());
     }
 
     /// Build and queue one segment carrying [start, start + len) and, if
     /// `fin`, the FIN after it. Every segment carries the current ACK.
+    /// A segment of this connection; without `options_on_wire` (ns-2's
+    /// agents) its options take no bytes on the wire.
+    fn tcp_packet(&self, h: TcpHeader, payload: u32, start: u64, retx: bool) -> Packet {
+        let mut p = Packet::tcp(self.node, self.peer_node, self.peer, h, payload, start, retx);
+        if !self.cfg.options_on_wire {
+            p.ip_bytes -= h.options_len();
+        }
+        p
+    }
+
     pub(crate) fn emit(&mut self, ctx: &mut Ctx, start: u64, len: u64, fin: bool) {
         let end = start + len + fin as u64;
         let retx = start < self.snd.max;
@@ -341,7 +351,7 @@ impl Endpoint {
         if self.sack_ok && self.rcv.has_ooo() {
             self.fill_sack(&mut h);
         }
-        let pkt = Packet::tcp(self.node, self.peer_node, self.peer, h, len as u32, start, retx);
+        let pkt = self.tcp_packet(h, len as u32, start, retx);
         if len > 0 {
             self.snd.last_data = Some((start, len));
         }
@@ -419,7 +429,7 @@ impl Endpoint {
         if self.sack_ok && self.rcv.has_ooo() {
             self.fill_sack(&mut h);
         }
-        ctx.out.push(Packet::tcp(self.node, self.peer_node, self.peer, h, 0, 0, false));
+        ctx.out.push(self.tcp_packet(h, 0, 0, false));
         self.acked_now();
     }
 
@@ -435,7 +445,7 @@ impl Endpoint {
             return;
         }
         let h = self.ack_header(start, Kind::Dummy);
-        let pkt = Packet::tcp(self.node, self.peer_node, self.peer, h, (end - start) as u32, start, false);
+        let pkt = self.tcp_packet(h, (end - start) as u32, start, false);
         ctx.out.push(pkt.with_kind(Kind::Dummy));
         self.stats.dummy_segments_sent += 1;
     }
@@ -444,7 +454,7 @@ impl Endpoint {
     #[cold]
     fn answer_dummy(&mut self, ctx: &mut Ctx) {
         let h = self.ack_header(self.snd.nxt.max(self.snd.una), Kind::DummyAck);
-        ctx.out.push(Packet::tcp(self.node, self.peer_node, self.peer, h, 0, 0, false).with_kind(Kind::DummyAck));
+        ctx.out.push(self.tcp_packet(h, 0, 0, false).with_kind(Kind::DummyAck));
         self.stats.dummy_acks_sent += 1;
     }
 
@@ -537,6 +547,8 @@ impl Endpoint {
                 Recovery::Fack => return self.fack_send(ctx, &mut budget),
                 _ => {}
             }
+        } else if self.fack_ns2_holds() {
+            return;
         }
         while budget > 0 {
             let lt_room = self.limited_transmit_room();
@@ -562,8 +574,13 @@ impl Endpoint {
                         _ => nxt - s.una,
                     };
                     let room_cwnd = s.w.cwnd.saturating_sub(outstanding);
-                    // Limited Transmit only sends new data (RFC 3042)
-                    let room_lt = if nxt >= s.max { (s.w.cwnd + lt_room).saturating_sub(outstanding) } else { 0 };
+                    // Limited Transmit only sends new data (RFC 3042); ns-2's
+                    // send_one() whatever is next, a go-back-N's resend too
+                    let room_lt = if nxt >= s.max || self.cfg.lt_resends {
+                        (s.w.cwnd + lt_room).saturating_sub(outstanding)
+                    } else {
+                        0
+                    };
                     let room_rwnd = (s.una + s.send_window()).saturating_sub(nxt);
                     if len > 0 && ((len > room_cwnd && len > room_lt) || len > room_rwnd) {
                         break;

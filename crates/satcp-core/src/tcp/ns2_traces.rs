@@ -176,3 +176,28 @@ fn ns2_vegas_takes_the_initial_window_a_round_late() {
     assert_eq!(rounds(true)[..5], [1, 3, 3, 6, 6]);
     assert_eq!(rounds(false)[..5], [2, 2, 4, 4, 8]);
 }
+
+/// ns-2's FACK sends, and opens cwnd, only on ACKs without SACK blocks:
+/// between the first duplicate ACK for segment 3 and the fast retransmit
+/// nothing leaves, where the Mathis FACK (the pipe leaving SACKed data out)
+/// sends a segment per duplicate.
+#[test]
+fn ns2_fack_sends_nothing_on_sack_acks_before_its_fast_retransmit() {
+    let sent_before_fr = |ns2: bool| {
+        let mut c = cfg(Recovery::Fack);
+        c.fack_ns2 = ns2;
+        c.limited_transmit = false;
+        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+        h.drop = drop_first_tx_of(&[3]);
+        h.transfer(30_000);
+        h.run_until(10_000 * MS);
+        assert_eq!(h.delivered(), 30_000);
+        // when the receiver's first ACK with a SACK block arrives (50 ms
+        // after it left), and the fast retransmit
+        let first_sack = h.log.iter().find(|s| s.from == 1 && !s.pkt.tcp.sack().is_empty()).unwrap().t + 50 * MS;
+        let fr = h.data_sent().iter().find(|d| d.2).unwrap().0;
+        h.data_sent().iter().filter(|d| !d.2 && d.0 > first_sack && d.0 < fr).count()
+    };
+    assert_eq!(sent_before_fr(true), 0);
+    assert!(sent_before_fr(false) > 0);
+}

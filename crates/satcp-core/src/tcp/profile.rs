@@ -171,6 +171,8 @@ pub struct Defaults {
     pub newreno_within_cwnd: bool,
     /// RFC 7323 timestamps on every segment.
     pub timestamps: bool,
+    /// TCP options take bytes on the wire.
+    pub options_on_wire: bool,
 }
 
 /// The rules a profile takes from the RFCs or from ns-2's agents, each
@@ -193,6 +195,10 @@ pub struct LossRules {
     /// recovery (`slowdown(CLOSE_CWND_RESTART)`, `opencwnd()` on every ACK),
     /// and every ACK restarts the retransmission timer (`oldack()`).
     pub fack_ns2: bool,
+    /// Limited Transmit sends the segment at snd.nxt whatever it is, a
+    /// go-back-N retransmission included (ns-2's `send_one()` sends
+    /// `t_seqno_`); RFC 3042 sends new data only.
+    pub lt_resends: bool,
 }
 
 /// The RFC readings (the `rfc` and `linux` profiles).
@@ -204,6 +210,7 @@ pub const RFC_RULES: LossRules = LossRules {
     sack_pipe: SackPipe::Rfc6675,
     rto_clears_sack: false,
     fack_ns2: false,
+    lt_resends: false,
 };
 
 /// ns-2.35's agents (the `ns2` profiles).
@@ -217,6 +224,7 @@ pub const NS2_RULES: LossRules = LossRules {
     sack_pipe: SackPipe::Ns2,
     rto_clears_sack: true,
     fack_ns2: true,
+    lt_resends: true,
 };
 
 /// 64 MiB: a bandwidth-delay product of about 850 Mb/s over a 600 ms GEO
@@ -248,6 +256,7 @@ pub static RFC: Defaults = Defaults {
     rack: false,
     newreno_within_cwnd: false,
     timestamps: false,
+    options_on_wire: true,
 };
 
 pub static LINUX: Defaults = Defaults {
@@ -283,6 +292,7 @@ pub static LINUX: Defaults = Defaults {
     newreno_within_cwnd: true,
     // net.ipv4.tcp_timestamps = 1
     timestamps: true,
+    options_on_wire: true,
 };
 
 pub static NS2: Defaults = Defaults {
@@ -316,6 +326,9 @@ pub static NS2: Defaults = Defaults {
     rack: false,
     newreno_within_cwnd: false,
     timestamps: false,
+    // packetSize_ + tcpip_base_hdr_size_ for every packet, 40-byte ACKs and
+    // SYNs: ns-2 counts no option bytes
+    options_on_wire: false,
 };
 
 pub static NS2_2003: Defaults = Defaults {

@@ -18,7 +18,7 @@ const GENERAL_KEYS: &[&str] = &[
     "fack_overdamping", "fack_rampdown", "partial_ack_timer", "pacing", "accept_beyond_window",
     "cwnd_validation", "handshake", "ssthresh_basis", "recover_rule", "rto_estimator",
     "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "fack_style", "rack", "newreno_within_cwnd",
-    "timestamps",
+    "timestamps", "options_on_wire", "limited_transmit_style",
 ];
 
 /// The general keys, then each controller's, in registry order.
@@ -226,9 +226,21 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         Some(v) => v == "ns2",
         None => d.rules.fack_ns2,
     };
+    // ns-2's Agent/TCP/Fack sends nothing on the duplicate ACKs before its
+    // fast retransmit (its recv() never calls send_one), whatever
+    // singledup_ gives the other agents
+    let limited_transmit = match t.get("limited_transmit") {
+        None if fack_ns2 && recovery == Recovery::Fack => false,
+        _ => limited_transmit,
+    };
     let rack = t.bool("rack")?.unwrap_or(d.rack);
     let newreno_within_cwnd = t.bool("newreno_within_cwnd")?.unwrap_or(d.newreno_within_cwnd);
     let timestamps = t.bool("timestamps")?.unwrap_or(d.timestamps);
+    let lt_resends = match t.choice("limited_transmit_style", &["rfc3042", "ns2"])? {
+        Some(v) => v == "ns2",
+        None => d.rules.lt_resends,
+    };
+    let options_on_wire = t.bool("options_on_wire")?.unwrap_or(d.options_on_wire);
     let rearm_rto_on_fast_retransmit = t.bool("rearm_rto_on_fast_retransmit")?.unwrap_or(d.rules.rearm_rto_on_fast_retransmit);
     Ok(TcpCfg {
         handshake,
@@ -278,6 +290,8 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         rack,
         newreno_within_cwnd,
         timestamps,
+        options_on_wire,
+        lt_resends,
     })
 }
 

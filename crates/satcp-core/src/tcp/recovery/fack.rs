@@ -71,6 +71,14 @@ impl Endpoint {
         s.max.saturating_sub(fack) + retran_data
     }
 
+    /// `fack_style = "ns2"`, outside recovery: ns-2's Agent/TCP/Fack sends,
+    /// and opens cwnd, only on an ACK without SACK blocks (`if (dupacks_ ==
+    /// 0) send_much`), so nothing goes out while the receiver reports a
+    /// hole and the fast retransmit has not come yet.
+    pub(crate) fn fack_ns2_holds(&self) -> bool {
+        self.cfg.fack_ns2 && self.cfg.recovery == crate::scenario::Recovery::Fack && self.snd.board.highest().is_some()
+    }
+
     fn fack_trigger(&self) -> bool {
         let s = &self.snd;
         let dt = self.cfg.dupthresh;
@@ -81,7 +89,10 @@ impl Endpoint {
     pub(crate) fn fack_new_ack(&mut self, ctx: &mut Ctx, acked: u64) -> bool {
         let s = &mut self.snd;
         if s.phase.in_recovery() {
-            if s.una >= s.recover {
+            // ns-2's Agent/TCP/Fack leaves recovery only on an ACK without
+            // SACK blocks (`sa_length() == 0 && last_ack_ >= recover_`)
+            let sack_left = self.cfg.fack_ns2 && s.board.highest().is_some();
+            if s.una >= s.recover && !sack_left {
                 if !self.cfg.fack_ns2 {
                     s.w.cwnd = s.w.ssthresh;
                 }
@@ -98,7 +109,12 @@ impl Endpoint {
             return true;
         }
         s.phase.end_dupacks();
-        self.grow_window(acked);
+        // ns-2's Agent/TCP/Fack opens cwnd only on an ACK without SACK
+        // blocks (`recv_newack_helper`); one that carries some goes through
+        // `oldack()`, which does not
+        if !self.fack_ns2_holds() {
+            self.grow_window(acked);
+        }
         if self.fack_trigger() {
             self.fack_enter(ctx);
         }
