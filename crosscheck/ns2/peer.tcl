@@ -16,6 +16,7 @@ array set P {
     access_rate 100Mb access_delay 5ms sat_rate 10Mb sat_rate_up 10Mb sat_delay 250ms
     qlim 250 per 0 packetSize 1000 window 20 windowInit 2 maxburst 0
     delack_interval 0.1 start_spacing 0 hdr 40 vartrace {} qtrace {}
+    syn 1 newreno_changes1 1 minrto 0.2 rtxcur_init 3.0 tcpTick 0.01
 }
 foreach a $argv {
     set kv [split $a =]
@@ -43,6 +44,14 @@ if {$P(per) > 0} {
     $ns lossmodel $em $n1 $n2
 }
 
+# the agents' defaults that changed since the ns-2 of 2003 (the TRANSAT and
+# Peach papers): syn_ (2.35: true), newreno_changes1_ (1 since 2.27),
+# minrto_, rtxcur_init_, tcpTick_
+Agent/TCP set syn_ $P(syn)
+Agent/TCP/Newreno set newreno_changes1_ $P(newreno_changes1)
+Agent/TCP set minrto_ $P(minrto)
+Agent/TCP set rtxcur_init_ $P(rtxcur_init)
+Agent/TCP set tcpTick_ $P(tcpTick)
 Agent/TCPSink/DelAck set interval_ $P(delack_interval)
 Agent/TCPSink/Sack1/DelAck set interval_ $P(delack_interval)
 
@@ -110,7 +119,9 @@ proc check {} {
     global P finish last sink start ns
     set all 1
     for {set i 0} {$i < $P(flows)} {incr i} {
-        if {$last($i) < 0 && [$sink($i) set bytes_] >= $P(packets) * ($P(packetSize) + $P(hdr))} {
+        # (without a SYN the sink counts the first packet's header short)
+        set want [expr {$P(packets) * ($P(packetSize) + $P(hdr)) - ($P(syn) ? 0 : $P(hdr))}]
+        if {$last($i) < 0 && [$sink($i) set bytes_] >= $want} {
             set last($i) [expr {[$ns now] - $start($i)}]
         }
         if {$finish($i) < 0 || $last($i) < 0} { set all 0 }
