@@ -16,7 +16,8 @@ array set P {
     access_rate 100Mb access_delay 5ms sat_rate 10Mb sat_rate_up 10Mb sat_delay 250ms
     qlim 250 per 0 packetSize 1000 window 20 windowInit 2 maxburst 0
     delack_interval 0.1 start_spacing 0 hdr 40 vartrace {} qtrace {}
-    syn 1 newreno_changes1 1 minrto 0.2 rtxcur_init 3.0 tcpTick 0.01
+    syn 1 delay_growth 1 syn_immediate_ack 1 newreno_changes1 1 partial_window_deflation 1 minrto 0.2 rtxcur_init 3.0 tcpTick 0.01
+    cbr_rate 0 cbr_size 1000
 }
 foreach a $argv {
     set kv [split $a =]
@@ -45,10 +46,17 @@ if {$P(per) > 0} {
 }
 
 # the agents' defaults that changed since the ns-2 of 2003 (the TRANSAT and
-# Peach papers): syn_ (2.35: true), newreno_changes1_ (1 since 2.27),
-# minrto_, rtxcur_init_, tcpTick_
+# Peach papers): syn_ and delay_growth_ (2.35: true; without a SYN,
+# delay_growth_ still holds cwnd at the first ACK), the DelAck sinks'
+# SYN_immediate_ack_ (packet 0 ACKed at once, a SYN or not),
+# newreno_changes1_ (1 since 2.27), partial_window_deflation_, minrto_,
+# rtxcur_init_, tcpTick_
 Agent/TCP set syn_ $P(syn)
+Agent/TCP set delay_growth_ $P(delay_growth)
+Agent/TCPSink/DelAck set SYN_immediate_ack_ $P(syn_immediate_ack)
+Agent/TCPSink/Sack1/DelAck set SYN_immediate_ack_ $P(syn_immediate_ack)
 Agent/TCP/Newreno set newreno_changes1_ $P(newreno_changes1)
+Agent/TCP/Newreno set partial_window_deflation_ $P(partial_window_deflation)
 Agent/TCP set minrto_ $P(minrto)
 Agent/TCP set rtxcur_init_ $P(rtxcur_init)
 Agent/TCP set tcpTick_ $P(tcpTick)
@@ -128,6 +136,22 @@ proc check {} {
     }
     if {$all} { report }
     $ns at [expr {[$ns now] + 0.001}] "check"
+}
+# cbr_rate > 0: a UDP CBR flow of cbr_size-byte packets from flow 0's
+# source to its sink's node, from t = 0 (TRANSAT's cross traffic: it shares
+# the satellite queue with the TCP data)
+if {$P(cbr_rate) ne "0"} {
+    set udp [new Agent/UDP]
+    $udp set packetSize_ $P(cbr_size)
+    $ns attach-agent $s(0) $udp
+    set null [new Agent/Null]
+    $ns attach-agent $d(0) $null
+    $ns connect $udp $null
+    set cbr [new Application/Traffic/CBR]
+    $cbr set packetSize_ $P(cbr_size)
+    $cbr set rate_ $P(cbr_rate)
+    $cbr attach-agent $udp
+    $ns at 0.0 "$cbr start"
 }
 if {$P(packets) > 0} { $ns at 0.01 "check" }
 $ns at $P(stop) "report"

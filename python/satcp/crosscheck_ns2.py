@@ -1,6 +1,6 @@
 """Cross-check of satcp's ``ns2`` profile against ns-2 2.35 itself.
 
-    python -m satcp.crosscheck_ns2 [--cells geo,geo-delack,geo-lossy,transat,peach]
+    python -m satcp.crosscheck_ns2 [--cells geo,geo-delack,geo-lossy,transat,transat-rows,peach]
                                    [--agents Tahoe,Reno,...] [--seeds 5] [--out DIR]
 
 (``make crosscheck-ns2`` installs Debian's ``ns2`` package when ``ns`` is
@@ -25,6 +25,13 @@ Cells:
 * ``transat``: TRANSAT Table 1 row 1 (spec 001): 1000 packets of 1000
   bytes (packetSize_ 960), 10 Mb/s 20 ms access, 2 Mb/s 255 ms satellite,
   200-packet buffer, windowInit_ 1, DelAck sink 200 ms, Newreno.
+* ``transat-rows``: TRANSAT Table 1 rows 3 and 5-8 (50-packet buffer, a
+  0.8 or 1.7 Mb/s CBR flow of 1000-byte packets beside the TCP flow from
+  t = 0, window scaling off as a 68-packet window) in the three columns
+  stock ns-2 runs (Ref. = Newreno, Iwin=4, SACK = Sack1), with the agent
+  defaults of the ns-2 of 2003 the paper ran (no SYN, every partial ACK
+  restarting Newreno's timer, 1 s minimum RTO, 6 s initial RTO, 100 ms
+  tick) on the ns-2 side and the ``ns2-2003`` profile on satcp's.
 * ``peach``: the Modified Peach topology (spec 003): ten flows, 500 kb/s
   access, 5 Mb/s 275 ms satellite, 25-packet buffer, PER 1e-2, 300 s,
   goodput summed over the flows, ``--seeds`` seeds.
@@ -46,7 +53,7 @@ import statistics
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional
 
@@ -86,6 +93,12 @@ class Cell:
     delack: bool = False
     delack_interval_s: float = 0.1
     seeds: int = 1
+    # a UDP CBR flow beside flow 0 ("0" = none), as ns-2 writes rates
+    cbr_rate: str = "0"
+    # the agent defaults of the ns-2 the TRANSAT paper ran (2003), and
+    # satcp's `ns2-2003` profile
+    ns2_2003: bool = False
+    column: str = ""
 
     @property
     def sack(self) -> bool:
@@ -119,10 +132,23 @@ def cells(names: list[str], agents: list[str], seeds: int) -> list[Cell]:
             out.append(Cell("peach", a, flows=10, packets=0, stop_s=300, access_rate="500kb",
                             access_delay_ms=1, sat_rate="5Mb", sat_rate_up="5Mb", sat_delay_ms=275, qlim=25,
                             per=1e-2, window=100, seeds=seeds))
+    transat = Cell("transat", "Newreno", packets=1000, access_rate="10Mb", access_delay_ms=20,
+                   sat_rate="2Mb", sat_rate_up="2Mb", sat_delay_ms=255, qlim=200, packet_size=960,
+                   window=20_000, window_init=1, delack=True, delack_interval_s=0.2)
     if "transat" in names and "Newreno" in agents:
-        out.append(Cell("transat", "Newreno", packets=1000, access_rate="10Mb", access_delay_ms=20,
-                        sat_rate="2Mb", sat_rate_up="2Mb", sat_delay_ms=255, qlim=200, packet_size=960,
-                        window=20_000, window_init=1, delack=True, delack_interval_s=0.2))
+        out.append(transat)
+    if "transat-rows" in names:
+        # TRANSAT Table 1 rows 3 and 5-8 (50-packet buffer; CBR 0.8 or 1.7
+        # Mb/s; window scaling off = a 64 KB window, 68 packets of 960
+        # bytes) in the columns stock ns-2 can run (Ref., Iwin=4, SACK),
+        # with the agent defaults of 2003 on both sides
+        rows = {"3": ("0", 20_000), "5": ("0.8Mb", 20_000), "6": ("0.8Mb", 68), "7": ("1.7Mb", 20_000),
+                "8": ("1.7Mb", 68)}
+        for row, (cbr, window) in rows.items():
+            for col, agent, iw in (("ref_tcp", "Newreno", 1), ("ref_iw4", "Newreno", 4), ("sack", "Sack1", 1)):
+                if agent in agents:
+                    out.append(replace(transat, name=f"transat-{row}", agent=agent, window_init=iw, qlim=50,
+                                       window=window, cbr_rate=cbr, ns2_2003=True, column=col))
     return out
 
 
@@ -153,7 +179,11 @@ def run_ns2(c: Cell, seed: int) -> Run:
         "sat_rate": c.sat_rate, "sat_rate_up": c.sat_rate_up, "sat_delay": f"{c.sat_delay_ms}ms",
         "qlim": c.qlim, "per": c.per, "packetSize": c.packet_size, "window": c.window,
         "windowInit": c.window_init, "delack_interval": c.delack_interval_s, "hdr": c.header,
+        "cbr_rate": c.cbr_rate,
     }
+    if c.ns2_2003:
+        args.update({"syn": 0, "delay_growth": 0, "syn_immediate_ack": 0, "newreno_changes1": 0, "partial_window_deflation": 0, "minrto": 1.0,
+                     "rtxcur_init": 6.0, "tcpTick": 0.1})
     p = subprocess.run([ns_binary(), str(PEER), *[f"{k}={v}" for k, v in args.items()]],
                        capture_output=True, text=True, timeout=1800)
     if p.returncode != 0:
@@ -178,7 +208,7 @@ def satcp_scenario(c: Cell, seed: int) -> dict[str, Any]:
     # the same packets on the wire: ns-2 sends packetSize_ + header bytes,
     # satcp mss + 40
     mss = c.packet_size + c.header - 40
-    tcp = {"profile": "ns2", "variant": VARIANT[c.agent], "sack": c.sack, "mss": mss,
+    tcp = {"profile": "ns2-2003" if c.ns2_2003 else "ns2", "variant": VARIANT[c.agent], "sack": c.sack, "mss": mss,
            "rwnd": c.window * mss, "initial_window": c.window_init, "delayed_ack": c.delack,
            "delayed_ack_timeout": c.delack_interval_s}
     nodes = {"n1": {}, "n2": {}}
@@ -196,11 +226,14 @@ def satcp_scenario(c: Cell, seed: int) -> dict[str, Any]:
         if c.packets:
             app["size"] = c.packets * mss
         flows.append({"name": f"f{i}", "src": f"s{i}", "dst": f"d{i}", "tcp": tcp, "app": app})
+    if c.cbr_rate != "0":
+        flows.append({"name": "cbr", "src": "s0", "dst": "d0",
+                      "app": {"kind": "cbr", "rate": c.cbr_rate + "ps", "packet_size": 1000}})
     return {"run": {"seed": seed, "stop": c.stop_s}, "nodes": nodes, "links": links, "flows": flows}
 
 
 def run_satcp(c: Cell, seed: int) -> Run:
-    fl = satcp.run(satcp_scenario(c, seed)).summary["flows"]
+    fl = [f for f in satcp.run(satcp_scenario(c, seed)).summary["flows"] if f["udp"] is None]
     return Run([f["completion_s"] if f["completed"] else None for f in fl], [f["bytes_delivered"] for f in fl],
                sum(f["retransmissions"] for f in fl), sum(f["timeouts"] for f in fl))
 
@@ -248,7 +281,7 @@ def summary(rows: list[Row]) -> list[dict[str, Any]]:
         c = r.cell
         s, n = _metric(c, r.satcp), _metric(c, r.ns2)
         out.append({
-            "cell": c.name, "agent": c.agent, "sink": c.sink, "per": c.per, "seeds": c.seeds,
+            "cell": c.name + (f" {c.column}" if c.column else ""), "agent": c.agent, "sink": c.sink, "per": c.per, "seeds": c.seeds,
             "metric": "completion_s" if c.packets else "goodput_bps",
             "satcp": s, "ns2": n, "diff": None if s is None or n is None else s / n - 1,
             "satcp_range": _range(c, r.satcp), "ns2_range": _range(c, r.ns2),
@@ -282,7 +315,7 @@ def table(summ: list[dict[str, Any]]) -> str:
 
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m satcp.crosscheck_ns2", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cells", default="geo,geo-delack,geo-lossy,transat,peach")
+    ap.add_argument("--cells", default="geo,geo-delack,geo-lossy,transat,transat-rows,peach")
     ap.add_argument("--agents", default=",".join(AGENTS))
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=2)

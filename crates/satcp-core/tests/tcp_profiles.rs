@@ -79,6 +79,7 @@ fn each_profile_fills_the_keys_left_out() {
     let o = tcp("profile = \"ns2-2003\"");
     assert_eq!((o.initial_window, o.min_rto_ns, o.initial_rto_ns), (InitialWindow::Segments(1), 1_000_000_000, 6_000_000_000));
     assert_eq!((o.partial_ack_timer, o.recover_rule), (PartialAckTimer::SlowButSteady, RecoverRule::Beyond));
+    assert!(!o.partial_window_deflation && n.partial_window_deflation && r.partial_window_deflation);
     // an explicit key takes one ns-2 rule alone
     let m = tcp("profile = \"rfc\", ssthresh_basis = \"window\"");
     assert_eq!((m.ssthresh_basis, m.recover_rule), (SsthreshBasis::Window, RecoverRule::At));

@@ -425,6 +425,10 @@ pub struct TcpCfg {
     /// TCP options take their bytes on the wire (`options_on_wire`; ns-2's
     /// agents size every packet packetSize_ + 40 and every ACK 40 bytes).
     pub options_on_wire: bool,
+    /// NewReno's partial ACKs deflate the window by what they acknowledge
+    /// (RFC 6582), or drop the inflation whole (`partial_window_deflation =
+    /// false`, the ns-2 of 2003).
+    pub partial_window_deflation: bool,
     /// Open with a SYN exchange (false: ns-2's one-way agents, which send
     /// data at once; see `Endpoint::open_at_once`).
     pub handshake: bool,

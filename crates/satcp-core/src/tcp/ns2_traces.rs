@@ -201,3 +201,31 @@ fn ns2_fack_sends_nothing_on_sack_acks_before_its_fast_retransmit() {
     assert_eq!(sent_before_fr(true), 0);
     assert!(sent_before_fr(false) > 0);
 }
+
+/// The ns-2 of 2003 (`partial_window_deflation_ 0`): a NewReno partial ACK
+/// drops the window's inflation whole, so the window right after it is
+/// ssthresh; RFC 6582 deflates by what the ACK acknowledged and adds one
+/// segment back, keeping the inflation the other duplicates brought.
+#[test]
+fn ns2_2003_partial_ack_drops_the_inflation_whole() {
+    let after_partial = |deflation: bool| {
+        let mut c = cfg(Recovery::NewReno);
+        c.sack = false;
+        c.partial_window_deflation = deflation;
+        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+        h.drop = drop_first_tx_of(&[3, 6]);
+        h.transfer(20_000);
+        h.run_until(10_000 * MS);
+        assert_eq!(h.delivered(), 20_000);
+        // the windows logged in recovery: the first drop below the inflated
+        // window is the partial ACK's
+        let rec: Vec<_> = h.win.iter().filter(|w| w.in_recovery).map(|w| (w.cwnd, w.ssthresh)).collect();
+        let i = rec.windows(2).position(|p| p[1].0 < p[0].0).unwrap() + 1;
+        (rec[i - 1].0, rec[i].0, rec[i].1)
+    };
+    let (inflated, ns2, ssthresh) = after_partial(false);
+    assert_eq!(ns2, ssthresh);
+    let (inflated_rfc, rfc, _) = after_partial(true);
+    assert_eq!(inflated, inflated_rfc);
+    assert!(rfc > ssthresh && rfc < inflated, "{rfc} {ssthresh} {inflated}");
+}

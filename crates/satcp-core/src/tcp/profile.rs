@@ -171,6 +171,10 @@ pub struct Defaults {
     pub newreno_within_cwnd: bool,
     /// RFC 7323 timestamps on every segment.
     pub timestamps: bool,
+    /// NewReno's partial ACK deflates the inflated window by what it
+    /// acknowledged (RFC 6582); without, the inflation is dropped whole and
+    /// cwnd is ssthresh (the ns-2 of 2003, `partial_window_deflation_ 0`).
+    pub partial_window_deflation: bool,
     /// TCP options take bytes on the wire.
     pub options_on_wire: bool,
 }
@@ -257,6 +261,7 @@ pub static RFC: Defaults = Defaults {
     newreno_within_cwnd: false,
     timestamps: false,
     options_on_wire: true,
+    partial_window_deflation: true,
 };
 
 pub static LINUX: Defaults = Defaults {
@@ -293,6 +298,7 @@ pub static LINUX: Defaults = Defaults {
     // net.ipv4.tcp_timestamps = 1
     timestamps: true,
     options_on_wire: true,
+    partial_window_deflation: true,
 };
 
 pub static NS2: Defaults = Defaults {
@@ -329,6 +335,8 @@ pub static NS2: Defaults = Defaults {
     // packetSize_ + tcpip_base_hdr_size_ for every packet, 40-byte ACKs and
     // SYNs: ns-2 counts no option bytes
     options_on_wire: false,
+    // partial_window_deflation_ 1 (the default since 2.27)
+    partial_window_deflation: true,
 };
 
 pub static NS2_2003: Defaults = Defaults {
@@ -341,6 +349,8 @@ pub static NS2_2003: Defaults = Defaults {
     // newreno_changes1_ 0 (its default until 2.27): every partial ACK
     // restarts the timer
     partial_ack_timer: PartialAckTimer::SlowButSteady,
+    // partial_window_deflation_ 0: a partial ACK drops dupwnd_ whole
+    partial_window_deflation: false,
     ..NS2
 };
 

@@ -18,7 +18,7 @@ const GENERAL_KEYS: &[&str] = &[
     "fack_overdamping", "fack_rampdown", "partial_ack_timer", "pacing", "accept_beyond_window",
     "cwnd_validation", "handshake", "ssthresh_basis", "recover_rule", "rto_estimator",
     "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "fack_style", "rack", "newreno_within_cwnd",
-    "timestamps", "options_on_wire", "limited_transmit_style",
+    "timestamps", "options_on_wire", "limited_transmit_style", "partial_window_deflation",
 ];
 
 /// The general keys, then each controller's, in registry order.
@@ -241,6 +241,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         None => d.rules.lt_resends,
     };
     let options_on_wire = t.bool("options_on_wire")?.unwrap_or(d.options_on_wire);
+    let partial_window_deflation = t.bool("partial_window_deflation")?.unwrap_or(d.partial_window_deflation);
     let rearm_rto_on_fast_retransmit = t.bool("rearm_rto_on_fast_retransmit")?.unwrap_or(d.rules.rearm_rto_on_fast_retransmit);
     Ok(TcpCfg {
         handshake,
@@ -292,6 +293,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         timestamps,
         options_on_wire,
         lt_resends,
+        partial_window_deflation,
     })
 }
 

@@ -7,7 +7,9 @@
 //! * Each further duplicate ACK inflates cwnd by SMSS.
 //! * Partial ACK: retransmit the next unacknowledged segment, deflate cwnd by
 //!   the bytes acknowledged and add back SMSS if at least SMSS was
-//!   acknowledged; restart the retransmission timer on the first partial ACK
+//!   acknowledged (with `partial_window_deflation = false`, the ns-2 of
+//!   2003's `partial_window_deflation_ 0`: drop the inflation whole, cwnd =
+//!   ssthresh); restart the retransmission timer on the first partial ACK
 //!   only ("impatient" variant, RFC 6582 section 4, the default) or on every
 //!   one (`partial_ack_timer = "slow_but_steady"`, ns-2's NewReno).
 //! * Full ACK: leave recovery with cwnd = min(ssthresh, max(FlightSize,
@@ -50,11 +52,16 @@ impl Endpoint {
             s.phase = Phase::Open;
             return true;
         }
-        let mut deflated = s.w.cwnd.saturating_sub(acked);
-        if acked >= smss {
-            deflated += smss;
-        }
-        let deflated = deflated.max(smss);
+        let deflated = if self.cfg.partial_window_deflation {
+            let mut d = s.w.cwnd.saturating_sub(acked);
+            if acked >= smss {
+                d += smss;
+            }
+            d.max(smss)
+        } else {
+            // the ns-2 of 2003: dupwnd_ = 0, the window is cwnd_ = ssthresh
+            s.w.ssthresh.min(s.w.cwnd).max(smss)
+        };
         s.w.cwnd = s.cc.partial_ack_cwnd(&s.w, acked, deflated);
         let Scheme::NewReno(st) = &mut s.scheme else { unreachable!("NewReno recovery keeps NewReno's state") };
         st.partial_acks += 1;
