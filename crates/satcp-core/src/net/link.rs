@@ -30,14 +30,16 @@
 //! finds the transmitter idle is never dropped by the queue. RED
 //! (`net/red.rs`) decides on arrival too, so it fits the same scheme. When a
 //! packet arrives at the very instant the next waiting packet begins its
-//! transmission, it finds that packet still waiting: ns-2 and ns-3 handle
+//! transmission, it finds that packet still waiting: ns-3 handles
 //! simultaneous events in the order they were scheduled, and the arrival
 //! was scheduled a propagation delay earlier than the transmitter's
-//! completion. Such ties are common in simulation: with one packet size an
-//! ACK clock puts arrivals exactly on transmission boundaries, and which
-//! packet of a pair a full queue drops decided whole repairs in the ns-2
-//! cross-check. (ns-2's `DropTail` also drops when the waiting packets
-//! would reach `qlim_`, so an ns-2 limit of N is N - 1 here.)
+//! completion (ns-2, whose time is a double, orders such near-ties by
+//! floating-point rounding; in the ns-2 cross-check's FACK cells it too ran
+//! the arrival first). Such ties are common in simulation: with one packet
+//! size an ACK clock puts arrivals exactly on transmission boundaries, and
+//! which packet of a pair a full queue drops decided whole repairs there.
+//! (ns-2's `DropTail` also drops when the waiting packets would reach
+//! `qlim_`, so an ns-2 limit of N is N - 1 here.)
 //!
 //! Outages (`changes = [{ at, down = true }]`): a packet queued, being sent
 //! or on the wire when the link goes down is lost, and one offered while it
@@ -643,8 +645,8 @@ mod tests {
         assert_eq!(l.enqueue(0, 10), Enqueued::DroppedQueue);
         assert_eq!(l.queue_packets(0), 2);
         // at the instant the first finishes, an arrival still finds the
-        // second waiting (ns-2's and ns-3's order: the arrival was
-        // scheduled first): dropped
+        // second waiting (ns-3's order: the arrival was scheduled first):
+        // dropped
         assert_eq!(l.enqueue(10_000_000, 10), Enqueued::DroppedQueue);
         // a moment later the second is in service: one waiting
         assert_eq!(l.queue_packets(10_000_001), 1);
