@@ -979,7 +979,6 @@ impl Endpoint {
             una,
             snd_max: s.max,
             flight: s.flight(),
-            inflight: s.outstanding_below(s.max),
             pipe: s.pipe(dupthresh),
             recovering: s.phase.in_recovery() || una < s.recover,
             recover: s.recover,

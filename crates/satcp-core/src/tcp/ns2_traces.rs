@@ -5,7 +5,7 @@
 //! changes against the RFC reading on the same drops.
 
 use super::harness::Harness;
-use super::tests::{cfg, drop_first_sends_of, drop_first_tx_of, seg};
+use super::tests::{cfg, drop_first_sends_of, drop_first_tx_of, seg, transfer_with};
 use crate::scenario::{InitialWindow, RecoverRule, Recovery, SackPipe, SsthreshBasis};
 use crate::sim::Rng;
 use crate::tcp::sender::Sender;
@@ -19,11 +19,7 @@ fn entry_ssthresh(basis: SsthreshBasis) -> u64 {
     let mut c = cfg(Recovery::NewReno);
     c.initial_window = InitialWindow::Segments(11);
     c.ssthresh_basis = basis;
-    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
-    h.drop = drop_first_tx_of(&[3]);
-    h.transfer(30_000);
-    h.run_until(10_000 * MS);
-    assert_eq!(h.delivered(), 30_000);
+    let h = transfer_with(&c, drop_first_tx_of(&[3]), 30_000);
     h.win.iter().find(|w| w.in_recovery).unwrap().ssthresh
 }
 
@@ -43,11 +39,7 @@ fn window_basis_halves_at_every_timeout() {
     let second_rto_ssthresh = |basis: SsthreshBasis| {
         let mut c = cfg(Recovery::NewReno);
         c.ssthresh_basis = basis;
-        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
-        h.drop = drop_first_sends_of(3, 3);
-        h.transfer(20_000);
-        h.run_until(30_000 * MS);
-        assert_eq!(h.delivered(), 20_000);
+        let h = transfer_with(&c, drop_first_sends_of(3, 3), 20_000);
         assert_eq!(h.eps[0].stats.timeouts, 2);
         // the window log entry where cwnd is one segment for the second time
         let mut ones = h.win.iter().filter(|w| w.cwnd == 1000 && w.ssthresh < 1 << 40).map(|w| w.ssthresh).collect::<Vec<_>>();
@@ -116,11 +108,7 @@ fn ns2_sack_pipe_counts_acks() {
         let mut c = cfg(Recovery::Sack);
         c.sack_pipe = pipe;
         c.limited_transmit = false;
-        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
-        h.drop = drop_first_tx_of(&[3]);
-        h.transfer(40_000);
-        h.run_until(10_000 * MS);
-        assert_eq!(h.delivered(), 40_000);
+        let h = transfer_with(&c, drop_first_tx_of(&[3]), 40_000);
         assert_eq!((h.eps[0].stats.retransmissions, h.eps[0].stats.timeouts), (1, 0));
         let fr = h.data_sent().into_iter().find(|d| d.2).unwrap().0;
         // new segments sent from the fast retransmit for one round trip
@@ -136,11 +124,7 @@ fn ns2_sack_pipe_counts_acks() {
 fn ns2_fack_restarts_cwnd_and_slow_starts_in_recovery() {
     let mut c = cfg(Recovery::Fack);
     c.fack_ns2 = true;
-    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
-    h.drop = drop_first_tx_of(&[3]);
-    h.transfer(30_000);
-    h.run_until(10_000 * MS);
-    assert_eq!(h.delivered(), 30_000);
+    let h = transfer_with(&c, drop_first_tx_of(&[3]), 30_000);
     let rec: Vec<_> = h.win.iter().filter(|w| w.in_recovery).map(|w| w.cwnd).collect();
     assert_eq!(rec[0], 1000, "{rec:?}");
     assert!(rec.windows(2).all(|p| p[1] >= p[0] && p[1] <= p[0] + 1000), "{rec:?}");
@@ -187,11 +171,7 @@ fn ns2_fack_sends_nothing_on_sack_acks_before_its_fast_retransmit() {
         let mut c = cfg(Recovery::Fack);
         c.fack_ns2 = ns2;
         c.limited_transmit = false;
-        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
-        h.drop = drop_first_tx_of(&[3]);
-        h.transfer(30_000);
-        h.run_until(10_000 * MS);
-        assert_eq!(h.delivered(), 30_000);
+        let h = transfer_with(&c, drop_first_tx_of(&[3]), 30_000);
         // when the receiver's first ACK with a SACK block arrives (50 ms
         // after it left), and the fast retransmit
         let first_sack = h.log.iter().find(|s| s.from == 1 && !s.pkt.tcp.sack().is_empty()).unwrap().t + 50 * MS;
@@ -212,11 +192,7 @@ fn ns2_2003_partial_ack_drops_the_inflation_whole() {
         let mut c = cfg(Recovery::NewReno);
         c.sack = false;
         c.partial_window_deflation = deflation;
-        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
-        h.drop = drop_first_tx_of(&[3, 6]);
-        h.transfer(20_000);
-        h.run_until(10_000 * MS);
-        assert_eq!(h.delivered(), 20_000);
+        let h = transfer_with(&c, drop_first_tx_of(&[3, 6]), 20_000);
         // the windows logged in recovery: the first drop below the inflated
         // window is the partial ACK's
         let rec: Vec<_> = h.win.iter().filter(|w| w.in_recovery).map(|w| (w.cwnd, w.ssthresh)).collect();

@@ -35,6 +35,17 @@ pub(super) fn drop_first_sends_of(k: u64, n: u32) -> DropRule {
     })
 }
 
+/// A transfer of `bytes` over the harness's usual path (100 Mb/s, 50 ms one
+/// way) with `drop`'s losses, run to the end; every byte must arrive.
+pub(super) fn transfer_with(c: &TcpCfg, drop: DropRule, bytes: u64) -> Harness {
+    let mut h = Harness::new(c, 100_000_000, 50 * MS);
+    h.drop = drop;
+    h.transfer(bytes);
+    h.run_until(30_000 * MS);
+    assert_eq!(h.delivered(), bytes);
+    h
+}
+
 pub(super) fn drop_first_tx_of(segs: &'static [u64]) -> DropRule {
     Box::new(move |p, from| from == 0 && p.payload > 0 && !p.retx && segs.iter().any(|&k| seg(k) == p.stream_off))
 }
@@ -388,11 +399,7 @@ fn fack_awnd_accounting_by_hand() {
 fn fack_rampdown_and_overdamping() {
     let mut c = cfg(Recovery::Fack);
     c.fack_rampdown = true;
-    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
-    h.drop = drop_first_tx_of(&[3, 4, 5]);
-    h.transfer(20_000);
-    h.run_until(10_000 * MS);
-    assert_eq!(h.delivered(), 20_000);
+    let h = transfer_with(&c, drop_first_tx_of(&[3, 4, 5]), 20_000);
     let rec: Vec<u64> = h.win.iter().filter(|w| w.in_recovery).map(|w| w.cwnd).collect();
     assert_eq!(rec[0], 9000, "awnd after resending 3");
     assert!(rec.windows(2).all(|p| p[1] <= p[0] && p[0] - p[1] <= 500), "{rec:?}");
@@ -420,11 +427,7 @@ fn limited_transmit_turns_a_timeout_into_a_fast_retransmit() {
         let mut c = cfg(Recovery::NewReno);
         c.initial_window = InitialWindow::Segments(3);
         c.limited_transmit = lt;
-        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
-        h.drop = drop_first_tx_of(&[1]);
-        h.transfer(5000);
-        h.run_until(10_000 * MS);
-        assert_eq!(h.delivered(), 5000);
+        let h = transfer_with(&c, drop_first_tx_of(&[1]), 5000);
         let st = h.eps[0].stats;
         if lt {
             assert_eq!((st.fast_recoveries, st.timeouts), (1, 0));
@@ -445,11 +448,7 @@ fn limited_transmit_turns_a_timeout_into_a_fast_retransmit() {
 fn max_burst_caps_segments_per_event() {
     let mut c = cfg(Recovery::Sack);
     c.max_burst = Some(4);
-    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
-    h.drop = drop_first_tx_of(&[5, 9, 12, 30]);
-    h.transfer(60_000);
-    h.run_until(20_000 * MS);
-    assert_eq!(h.delivered(), 60_000);
+    let h = transfer_with(&c, drop_first_tx_of(&[5, 9, 12, 30]), 60_000);
     let data = h.data_sent();
     let mut most = 0;
     for d in &data {
@@ -529,11 +528,7 @@ fn frto_detects_a_spurious_timeout_and_undoes_the_reduction() {
 fn frto_leaves_a_genuine_timeout_alone() {
     let mut c = cfg(Recovery::NewReno);
     c.frto = true;
-    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
-    h.drop = drop_first_tx_of(&[11]);
-    h.transfer(11_000);
-    h.run_until(10_000 * MS);
-    assert_eq!(h.delivered(), 11_000);
+    let h = transfer_with(&c, drop_first_tx_of(&[11]), 11_000);
     let st = h.eps[0].stats;
     assert_eq!((st.timeouts, st.spurious_rtos, st.retransmissions), (1, 0, 1));
 }
@@ -553,11 +548,7 @@ fn rearming_the_timer_at_the_fast_retransmission_avoids_a_spurious_timeout() {
         c.rwnd_bytes = 10_000;
         c.min_rto_ns = 150 * MS;
         c.rearm_rto_on_retransmit = rearm;
-        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
-        h.drop = drop_first_tx_of(&[51]);
-        h.transfer(100_000);
-        h.run_until(10_000 * MS);
-        assert_eq!(h.delivered(), 100_000);
+        let h = transfer_with(&c, drop_first_tx_of(&[51]), 100_000);
         let st = h.eps[0].stats;
         assert_eq!(st.fast_recoveries, 1, "rearm = {rearm}");
         assert_eq!(st.timeouts, timeouts, "rearm = {rearm}");

@@ -481,10 +481,9 @@ mod tests {
         assert_eq!(f.max(), 2.0);
     }
 
-    /// ProbeRTT with 500 segments un-SACKed but only 3 of them in the pipe
-    /// (the rest deemed lost by the scoreboard): the 4-segment condition
-    /// holds, so the 200 ms hold starts at once; with 10 segments in the
-    /// pipe it does not.
+    /// ProbeRTT's 4-segment condition reads the pipe (segments deemed lost
+    /// left out, however many are un-SACKed): with 3 segments in the pipe
+    /// the 200 ms hold starts at once; with 10 it does not.
     #[test]
     fn probe_rtt_counts_the_pipe_not_lost_segments() {
         let smss = 1000;
@@ -492,7 +491,7 @@ mod tests {
         for (pipe, starts) in [(3 * smss, true), (10 * smss, false)] {
             let mut b = Bbr::new(2.0, 10_000_000_000, 200_000_000, Rng::new(1, 3));
             b.mode = Mode::ProbeRtt;
-            let a = AckCtx { now: 5_000_000_000, inflight: 500 * smss, pipe, ..Default::default() };
+            let a = AckCtx { now: 5_000_000_000, pipe, ..Default::default() };
             b.handle_probe_rtt(&mut w, &a);
             assert_eq!(b.probe_rtt_done, starts.then_some(5_200_000_000), "pipe {pipe}");
         }

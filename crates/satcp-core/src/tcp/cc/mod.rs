@@ -103,10 +103,11 @@ pub struct AckCtx {
     pub snd_max: u64,
     /// FlightSize (snd_max - snd_una).
     pub flight: u64,
-    /// Bytes sent and neither acknowledged nor SACKed.
-    pub inflight: u64,
-    /// RFC 6675's pipe: `inflight` less the segments the scoreboard deems
-    /// lost, plus retransmissions (equal to `inflight` without SACK blocks).
+    /// The packets in flight (`Sender::pipe`): bytes sent and neither
+    /// acknowledged nor SACKed, less those deemed lost (RFC 6675, RACK),
+    /// plus retransmissions; without SACK, less the segments duplicate ACKs
+    /// reported (Linux's Reno emulation of SACK); after a timeout, less
+    /// what the go-back-N has not resent yet.
     pub pipe: u64,
     /// In fast recovery or repairing after an RTO when the ACK arrived.
     pub recovering: bool,

@@ -43,7 +43,15 @@
 //!   ssthresh while the holes are repaired (on leaving, cwnd stays where it
 //!   has grown); and every ACK that carries SACK blocks or ends no
 //!   recovery restarts the retransmission timer (`oldack()` calls
-//!   `newtimer()`), so a long repair does not time out while ACKs arrive.
+//!   `newtimer()`), so a long repair does not time out while ACKs arrive;
+//!   outside recovery it sends, and opens cwnd, only on an ACK without
+//!   SACK blocks (`if (dupacks_ == 0) send_much`; `oldack()` for an
+//!   advancing ACK with blocks), so it has no Limited Transmit and sends
+//!   nothing between the first duplicate ACK and the fast retransmit; and
+//!   it leaves recovery only on an ACK without SACK blocks at or beyond
+//!   `recover` (`sa_length() == 0 && last_ack_ >= recover_`). Each was
+//!   found comparing ns-2's queue trace with satcp's, packet by packet
+//!   (docs/validation-ns2.md).
 
 use super::Phase;
 use crate::tcp::{Ctx, Endpoint};

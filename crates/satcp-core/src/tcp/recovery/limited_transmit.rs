@@ -4,7 +4,11 @@
 //! the sender may send one new segment beyond cwnd, if the receiver's window
 //! allows; cwnd itself is unchanged, so at most DupThresh - 1 segments above
 //! cwnd are outstanding ("FlightSize <= cwnd + 2 SMSS" for DupThresh = 3).
-//! Only new data is sent this way. The segments are left out of FlightSize
+//! Only new data is sent this way, unless `limited_transmit_style = "ns2"`:
+//! ns-2's `send_one()` sends whatever `t_seqno_` points at, which after a
+//! timeout is a go-back-N resend (the check is in `Endpoint::fill_windows`).
+//! ns-2's FACK agent has no Limited Transmit at all (`fack.rs`). The
+//! segments are left out of FlightSize
 //! when the following fast retransmit computes ssthresh (RFC 5681: "MUST NOT
 //! be included"); `Sender::lt_bytes` carries them until the cumulative ACK
 //! moves. Applies to every recovery scheme; for SACK and FACK a duplicate

@@ -12,6 +12,13 @@
 //!   ssthresh); restart the retransmission timer on the first partial ACK
 //!   only ("impatient" variant, RFC 6582 section 4, the default) or on every
 //!   one (`partial_ack_timer = "slow_but_steady"`, ns-2's NewReno).
+//! * With `newreno_within_cwnd` (the `linux` profile) the partial ACK's
+//!   retransmission waits until the pipe (the flight less the segments
+//!   duplicate ACKs reported, Linux's Reno emulation of SACK,
+//!   `Sender::reno_sacked`) is below cwnd, as `tcp_xmit_retransmit_queue`
+//!   stops at `tcp_packets_in_flight >= cwnd`; it is tried again on every
+//!   ACK of the recovery, and if none comes the RTO repairs. RFC 6582 sends
+//!   it at once.
 //! * Full ACK: leave recovery with cwnd = min(ssthresh, max(FlightSize,
 //!   SMSS) + SMSS) (RFC 6582 option 1, the recommended one) or cwnd =
 //!   ssthresh (`full_ack_cwnd = "ssthresh"`, ns-3's classic recovery).
