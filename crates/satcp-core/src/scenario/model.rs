@@ -414,6 +414,8 @@ pub struct TcpCfg {
     pub lt_resends: bool,
     /// RACK time-based loss detection in SACK recovery (`rack`).
     pub rack: bool,
+    /// Proportional Rate Reduction in SACK recovery (`prr`).
+    pub prr: bool,
     /// NewReno's partial-ACK retransmissions wait until the packets in
     /// flight, as Linux counts them without SACK, are below cwnd
     /// (`newreno_within_cwnd`).

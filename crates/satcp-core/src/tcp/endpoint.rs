@@ -808,6 +808,7 @@ impl Endpoint {
         let window_changed = wnd != self.snd.peer_wnd;
         self.snd.peer_wnd = wnd;
         let frto_sacked_before = self.frto_sacked_below_recover();
+        let prr_before = self.prr_before_ack();
         if self.cfg.recovery == Recovery::Sack {
             self.sack_ns2_count_ack(ack);
         }
@@ -858,6 +859,9 @@ impl Endpoint {
             let in_recovery = self.snd.phase.in_recovery();
             self.snd.rack_detect(ctx.now, in_recovery, self.cfg.dupthresh);
         }
+        if let Some(b) = prr_before {
+            self.prr_note_ack(old_una, b);
+        }
         if ack > old_una || dupack || newly_sacked > 0 {
             self.cc_on_ack(ctx.now, ack - old_una, dupack, rtt, &blocks[..nblocks], reno_counted);
         }
@@ -907,6 +911,8 @@ impl Endpoint {
         if was_in_recovery && !self.snd.phase.in_recovery() {
             let Sender { cc, w, .. } = &mut self.snd;
             cc.on_recovery_exit(w);
+        } else if was_in_recovery && prr_before.is_some() {
+            self.prr_reduce();
         }
         if self.snd.phase == Phase::Open {
             self.snd.reno_sacked = 0;

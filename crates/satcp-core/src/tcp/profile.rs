@@ -166,6 +166,9 @@ pub struct Defaults {
     pub rules: LossRules,
     /// RACK time-based loss detection in SACK recovery (RFC 8985).
     pub rack: bool,
+    /// Proportional Rate Reduction in SACK recovery (RFC 6937, Linux's
+    /// `tcp_cwnd_reduction`); RFC 6675 sets cwnd = ssthresh at once.
+    pub prr: bool,
     /// NewReno's partial-ACK retransmissions wait for room in cwnd, counted
     /// as Linux counts packets in flight without SACK.
     pub newreno_within_cwnd: bool,
@@ -258,6 +261,7 @@ pub static RFC: Defaults = Defaults {
     handshake: true,
     rules: RFC_RULES,
     rack: false,
+    prr: false,
     newreno_within_cwnd: false,
     timestamps: false,
     options_on_wire: true,
@@ -293,6 +297,8 @@ pub static LINUX: Defaults = Defaults {
     rules: RFC_RULES,
     // tcp_recovery = 1 (RACK) since 4.18
     rack: true,
+    // PRR since 3.2, tcp_cwnd_reduction
+    prr: true,
     // tcp_xmit_retransmit_queue stops at tcp_packets_in_flight >= cwnd
     newreno_within_cwnd: true,
     // net.ipv4.tcp_timestamps = 1
@@ -330,6 +336,7 @@ pub static NS2: Defaults = Defaults {
     handshake: true,
     rules: NS2_RULES,
     rack: false,
+    prr: false,
     newreno_within_cwnd: false,
     timestamps: false,
     // packetSize_ + tcpip_base_hdr_size_ for every packet, 40-byte ACKs and

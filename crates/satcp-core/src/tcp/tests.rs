@@ -690,3 +690,49 @@ fn rack_repairs_tail_holes_and_a_lost_retransmission_without_the_rto() {
     assert_eq!(rto_rack, 0, "RACK repairs without it");
     assert!(t_rack + 500 * MS < t_rfc, "rack {t_rack} rfc {t_rfc}");
 }
+
+/// PRR (RFC 6937, the `linux` profile) against RFC 6675 by hand. IW 20, no
+/// delayed ACK, segment 5 lost: the ACKs of 1-4 open cwnd to 24 and send
+/// 21-28; the first two duplicate ACKs (SACKing 6 and 7) each let one new
+/// segment out (29, 30: SACKed data has left the network); the third
+/// (SACKing 8) starts recovery with 26 segments out, so ssthresh = 13,
+/// prior_cwnd = 24 and the pipe is 22 (26 less 3 SACKed and the lost 5).
+/// The ACKs SACKing 9-20 follow one per 83.2 us (a 1040-byte segment at
+/// 100 Mb/s).
+/// * RFC 6675: cwnd = 13 at once; the pipe, 23 with the fast retransmit,
+///   falls by one per ACK, so nothing new leaves until the 12th recovery
+///   ACK (SACKing 19, pipe 12), then one per ACK: 31 and 32, 11 and 12
+///   ACK gaps after the fast retransmit.
+/// * PRR: by the k-th recovery ACK it may have sent ceil(13 k / 24) in
+///   all: the fast retransmit on the first, then new segments on the 2nd,
+///   4th, 6th, 8th, 10th, 12th and 13th (1, 3, ..., 11, 12 gaps after).
+/// Both end the recovery at cwnd = ssthresh = 13 segments, with the one
+/// retransmission.
+#[test]
+fn prr_spreads_the_reduction_where_rfc6675_pauses() {
+    const ACK_GAP: u64 = 83_200;
+    let run = |prr: bool| {
+        let mut c = cfg(Recovery::Sack);
+        c.initial_window = InitialWindow::Segments(20);
+        c.prr = prr;
+        let h = transfer_with(&c, drop_first_tx_of(&[5]), 60_000);
+        let sent = h.data_sent();
+        let rtx_at = sent.iter().find(|d| d.2).unwrap().0;
+        // new segments the first round of recovery ACKs sent: (segment,
+        // ACK gaps after the fast retransmit)
+        let new: Vec<(u64, u64)> = sent
+            .iter()
+            .filter(|d| d.0 >= rtx_at && d.0 < rtx_at + 50 * MS && !d.2)
+            .map(|d| ((d.1 - 1) / 1000 + 1, (d.0 - rtx_at + ACK_GAP / 2) / ACK_GAP))
+            .collect();
+        let exit = h.win.iter().skip_while(|w| !w.in_recovery).find(|w| !w.in_recovery).unwrap();
+        (new, (exit.cwnd, exit.ssthresh), h.eps[0].stats.retransmissions)
+    };
+    let (new_rfc, exit_rfc, rtx_rfc) = run(false);
+    let (new_prr, exit_prr, rtx_prr) = run(true);
+    // the k-th recovery ACK comes k - 1 gaps after the first (SACKing 8)
+    assert_eq!(new_rfc, vec![(31, 11), (32, 12)]);
+    assert_eq!(new_prr, vec![(31, 1), (32, 3), (33, 5), (34, 7), (35, 9), (36, 11), (37, 12)]);
+    assert_eq!((exit_rfc, rtx_rfc), ((13_000, 13_000), 1));
+    assert_eq!((exit_prr, rtx_prr), ((13_000, 13_000), 1));
+}

@@ -455,6 +455,12 @@ impl WindowController for Bbr {
         true
     }
 
+    // tcp_bbr.c is a cong_control module: its packet conservation and
+    // prior_cwnd replace PRR
+    fn sets_recovery_cwnd(&self) -> bool {
+        true
+    }
+
     fn wants_rate_samples(&self) -> bool {
         true
     }

@@ -301,6 +301,12 @@ pub(crate) trait WindowController {
         false
     }
 
+    /// Whether the controller sets cwnd on every ACK itself, recovery
+    /// included (Linux's `cong_control`): PRR leaves its window alone.
+    fn sets_recovery_cwnd(&self) -> bool {
+        false
+    }
+
     /// cwnd when the connection opens, given the configured initial
     /// window `iw` (bytes).
     fn initial_cwnd(&mut self, iw: u64, _smss: u64) -> u64 {
@@ -479,6 +485,11 @@ impl Cc {
     #[inline]
     pub fn paces(&self) -> bool {
         dispatch!(self, paces())
+    }
+
+    /// Whether the controller sets cwnd through recovery itself.
+    pub fn sets_recovery_cwnd(&self) -> bool {
+        dispatch!(self, sets_recovery_cwnd())
     }
 
     /// cwnd when the connection opens (the configured initial window

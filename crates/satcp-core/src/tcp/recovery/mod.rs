@@ -24,6 +24,7 @@ mod fack;
 pub mod frto;
 mod limited_transmit;
 mod newreno;
+pub mod prr;
 pub mod rack;
 mod reno;
 mod sack;

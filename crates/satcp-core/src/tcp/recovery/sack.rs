@@ -32,6 +32,10 @@
 //! recovery when RACK finds a loss, and retransmissions RACK finds lost
 //! again are sent once more before anything else (NextSeg() "rule 0").
 //!
+//! With `prr = true` (the `linux` profile) cwnd follows Proportional Rate
+//! Reduction (`prr.rs`) through the recovery instead of dropping to
+//! ssthresh at entry, and is set to ssthresh when recovery ends.
+//!
 //! `sack_pipe = "ns2"` (the `ns2` profiles) is ns-2's Sack1 instead (Fall
 //! and Floyd 1996, `tcp-sack1.cc`), which counts the pipe rather than
 //! computing it from the scoreboard:
@@ -54,6 +58,7 @@
 //! modelled. The timer restart on every partial ACK is RFC 6298's rule
 //! here too.
 
+use super::prr::{Prr, PrrAck};
 use super::{Phase, Scheme};
 use crate::tcp::{Ctx, Endpoint};
 
@@ -71,6 +76,10 @@ pub struct SackState {
     pub ns2: bool,
     /// The counted pipe, bytes (may go negative, as ns-2's `pipe_` does).
     pub pipe: i64,
+    /// PRR's state for this recovery (`prr`).
+    pub prr: Prr,
+    /// What the ACK being processed told PRR.
+    pub prr_ack: PrrAck,
 }
 
 impl Scheme {
@@ -102,10 +111,15 @@ enum Rule {
 
 impl Endpoint {
     pub(crate) fn sack_new_ack(&mut self, ctx: &mut Ctx, acked: u64) -> bool {
+        let prr = self.prr_on();
         let s = &mut self.snd;
         if s.phase.in_recovery() {
             if s.una >= s.recover {
                 s.phase = Phase::Open;
+                if prr {
+                    // tcp_end_cwnd_reduction
+                    s.w.cwnd = s.w.ssthresh;
+                }
                 s.w.cwnd = s.cc.recovery_exit_cwnd(&s.w, acked, s.w.cwnd);
                 s.scheme.sack().credit = 0;
             } else {
@@ -139,17 +153,26 @@ impl Endpoint {
     }
 
     fn sack_enter(&mut self, ctx: &mut Ctx) {
+        let prr = self.prr_on();
         let s = &mut self.snd;
         s.recover = s.max;
         s.fast_retransmit_timing();
+        let prior_cwnd = s.w.cwnd / s.smss();
         s.w.ssthresh = s.loss_ssthresh();
         s.w.cwnd = s.w.ssthresh;
         let una = s.una;
         let st = s.scheme.sack();
         st.high_rxt = una;
         st.rescue_done = false;
+        st.prr = Prr::start(prior_cwnd);
         s.phase.enter_recovery();
         self.stats.fast_recoveries += 1;
+        if prr {
+            // the entry ACK is PRR's first; the fast retransmit is its
+            // first segment out
+            self.prr_reduce();
+            self.snd.scheme.sack().prr.sent(1);
+        }
         self.retransmit_head_as_hole(ctx);
         let s = &mut self.snd;
         let pipe = (s.max - s.una) as i64 - self.cfg.dupthresh as i64 * s.smss() as i64;
@@ -221,7 +244,47 @@ impl Endpoint {
         self.emit(ctx, start, len, fin);
         *budget -= 1;
         *retx_left -= retx as u32;
+        self.snd.scheme.sack().prr.sent(1);
         true
+    }
+
+    /// PRR runs in this flow's SACK recovery: asked for, with RFC 6675's
+    /// pipe, and the controller does not set the window itself.
+    pub(crate) fn prr_on(&self) -> bool {
+        self.cfg.prr && !self.snd.scheme.sack_pipe_ns2() && !self.snd.cc.sets_recovery_cwnd()
+    }
+
+    /// Before an ACK's SACK blocks and cumulative ACK are applied: the
+    /// SACKed bytes and the lost boundary PRR compares with afterwards.
+    pub(crate) fn prr_before_ack(&self) -> Option<(u64, u64)> {
+        let s = &self.snd;
+        (matches!(s.scheme, Scheme::Sack(_)) && self.prr_on()).then(|| (s.board.sacked_in(s.una, s.max), s.lost_boundary(self.cfg.dupthresh)))
+    }
+
+    /// After the ACK is applied (snd_una was `old_una`): what it delivered
+    /// and whether it marked new losses, for PRR.
+    pub(crate) fn prr_note_ack(&mut self, old_una: u64, (sacked_before, lost_before): (u64, u64)) {
+        let s = &mut self.snd;
+        let sacked = s.board.sacked_in(s.una, s.max);
+        let delivered = (s.una - old_una + sacked).saturating_sub(sacked_before);
+        let ack = PrrAck {
+            delivered: delivered.div_ceil(s.smss()),
+            una_advanced: s.una > old_una,
+            newly_lost: s.lost_boundary(self.cfg.dupthresh) > lost_before.max(s.una),
+        };
+        s.scheme.sack().prr_ack = ack;
+    }
+
+    /// RFC 6937 on the ACK just processed: cwnd = pipe + sndcnt.
+    pub(crate) fn prr_reduce(&mut self) {
+        let s = &mut self.snd;
+        let smss = s.smss();
+        let pipe = s.pipe(self.cfg.dupthresh).div_ceil(smss);
+        let ssthresh = s.w.ssthresh / smss;
+        let st = s.scheme.sack();
+        if let Some(n) = st.prr.sndcnt(st.prr_ack, ssthresh, pipe) {
+            s.w.cwnd = (pipe + n) * smss;
+        }
     }
 
     /// Resend the segment at snd_una on entering a SACK-based recovery and
