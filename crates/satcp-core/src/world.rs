@@ -581,6 +581,7 @@ impl World {
                 retransmissions: st(s).retransmissions + st(c).retransmissions,
                 timeouts: st(s).timeouts + st(c).timeouts,
                 fast_recoveries: st(s).fast_recoveries + st(c).fast_recoveries,
+                loss_probes: st(s).loss_probes + st(c).loss_probes,
                 spurious_rtos: st(s).spurious_rtos + st(c).spurious_rtos,
                 dummy_segments_sent: st(s).dummy_segments_sent + st(c).dummy_segments_sent,
                 dummy_acks_sent: st(s).dummy_acks_sent + st(c).dummy_acks_sent,

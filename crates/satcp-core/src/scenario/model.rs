@@ -416,6 +416,8 @@ pub struct TcpCfg {
     pub rack: bool,
     /// Proportional Rate Reduction in SACK recovery (`prr`).
     pub prr: bool,
+    /// The tail loss probe (`tlp`).
+    pub tlp: bool,
     /// NewReno's partial-ACK retransmissions wait until the packets in
     /// flight, as Linux counts them without SACK, are below cwnd
     /// (`newreno_within_cwnd`).

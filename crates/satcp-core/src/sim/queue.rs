@@ -41,6 +41,9 @@ pub enum TimerKind {
     Pace,
     /// The window controller's own timer (`tcp::cc::Action::WakeAt`).
     Cc,
+    /// RACK's reordering timer or the tail loss probe
+    /// (`tcp/recovery/tlp.rs`), which share one slot as in Linux.
+    RackTlp,
 }
 
 #[derive(Clone, Copy, Debug)]

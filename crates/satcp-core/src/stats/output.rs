@@ -85,6 +85,8 @@ pub struct FlowSummary {
     pub retransmissions: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
+    /// Tail loss probes sent (`tcp.tlp`).
+    pub loss_probes: u64,
     /// Retransmission timeouts F-RTO (`tcp.frto`) found spurious.
     pub spurious_rtos: u64,
     /// Low-priority dummy segments the window controller had sent (copies

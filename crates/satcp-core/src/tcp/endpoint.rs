@@ -111,6 +111,8 @@ pub struct EndpointStats {
     pub retransmissions: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
+    /// Tail loss probes sent (`tlp`).
+    pub loss_probes: u64,
     pub integrity_errors: u64,
     /// Retransmission timeouts F-RTO found spurious.
     pub spurious_rtos: u64,
@@ -148,6 +150,10 @@ pub struct Endpoint {
     pace_timer: Timer,
     /// The window controller's own timer.
     cc_timer: Timer,
+    /// RACK's reordering timer or the tail loss probe (`recovery/tlp.rs`).
+    pub(crate) rack_tlp_timer: Timer,
+    /// `rack_tlp_timer` holds the probe (else the reordering timeout).
+    pub(crate) rack_tlp_probe: bool,
     ack_needed: bool,
     syn_sent_at: Time,
     syn_retx: bool,
@@ -178,6 +184,8 @@ impl Endpoint {
             delack: Timer::default(),
             pace_timer: Timer::default(),
             cc_timer: Timer::default(),
+            rack_tlp_timer: Timer::default(),
+            rack_tlp_probe: false,
             ack_needed: false,
             syn_sent_at: 0,
             syn_retx: false,
@@ -512,7 +520,11 @@ impl Endpoint {
         if self.state != State::Established {
             return;
         }
+        let max_before = self.snd.max;
         self.fill_windows(ctx);
+        if self.snd.max > max_before {
+            self.tlp_schedule(ctx, false);
+        }
         let why = self.limit_now(ctx.now);
         let s = &mut self.snd;
         s.limits.note(ctx.now, why, s.max - s.una, s.una, s.nxt.max(s.max));
@@ -855,9 +867,19 @@ impl Endpoint {
                 self.snd.phase = Phase::Open; // the repair after a timeout is over
             }
         }
+        let mut reo_armed = false;
         if self.snd.rack.is_some() && (ack > old_una || newly_sacked > 0) {
             let in_recovery = self.snd.phase.in_recovery();
             self.snd.rack_detect(ctx.now, in_recovery, self.cfg.dupthresh);
+            reo_armed = self.rack_reo_arm(ctx);
+        }
+        if self.snd.rate.is_some() && self.sack_ok && self.cfg.recovery == Recovery::Sack {
+            let b = self.snd.lost_boundary(self.cfg.dupthresh);
+            self.snd.mark_lost_to(b);
+        }
+        if self.snd.tlp_high.is_some() {
+            let pure_dup = ack == old_una && !carries_data && !window_changed && newly_sacked == 0;
+            self.tlp_on_ack(ack, pure_dup);
         }
         if let Some(b) = prr_before {
             self.prr_note_ack(old_una, b);
@@ -917,6 +939,9 @@ impl Endpoint {
         if self.snd.phase == Phase::Open {
             self.snd.reno_sacked = 0;
             self.snd.head_rtx_owed = false;
+        }
+        if ack > old_una && !reo_armed {
+            self.tlp_after_ack(ctx);
         }
         if self.cfg.pacing && !self.snd.cc.paces() {
             self.window_pacing_rate();
@@ -992,6 +1017,7 @@ impl Endpoint {
             rto: s.rtt.rto(),
             delivered,
             rate,
+            lost: s.lost,
         };
         let Sender { cc, w, ack, acts, .. } = s;
         cc.on_ack(w, ack, acts);
@@ -1031,7 +1057,16 @@ impl Endpoint {
             }
             TimerKind::Rto => {
                 if self.rto_timer.on_pop(ctx.now, ctx.q, ev) {
+                    // Linux's one timer slot would hold the probe
+                    if self.tlp_due(ctx.now) && self.tlp_fire(ctx) {
+                        return;
+                    }
                     self.on_rto(ctx);
+                }
+            }
+            TimerKind::RackTlp => {
+                if self.rack_tlp_timer.on_pop(ctx.now, ctx.q, ev) {
+                    self.on_rack_tlp_timer(ctx);
                 }
             }
             TimerKind::Pace => {
@@ -1052,6 +1087,9 @@ impl Endpoint {
 
     fn on_rto(&mut self, ctx: &mut Ctx) {
         self.stats.timeouts += 1;
+        // tcp_enter_loss: no probe or reordering wait survives a timeout
+        self.rack_tlp_timer.stop();
+        self.snd.tlp_high = None;
         self.snd.rto_streak += 1;
         if let Some(limit) = self.cfg.max_retransmissions {
             if self.snd.rto_streak > limit {
@@ -1086,7 +1124,9 @@ impl Endpoint {
                     SsthreshBasis::Pipe => (s.pipe(self.cfg.dupthresh), s.rto_streak == 1),
                     SsthreshBasis::Window => (s.flight_for_ssthresh(), true),
                 };
-                s.cc.on_rto(&mut s.w, flight, first, &mut s.acts);
+                s.mark_lost_at_rto();
+                let last = AckCtx { lost: s.lost, ..s.ack };
+                s.cc.on_rto(&mut s.w, flight, first, &last, &mut s.acts);
                 s.w.ssthresh = s.whole_segments(s.w.ssthresh);
                 s.lt_bytes = 0;
                 s.phase = Phase::Loss(0);

@@ -8,7 +8,8 @@
 //!   receive window large enough not to limit a GEO path.
 //! * `linux`: Linux 6.x's defaults as far as satcp models them (CUBIC, IW 10,
 //!   200 ms RTO floor added to SRTT, quick-ACKs at the start, 40 ms delayed
-//!   ACK, F-RTO, receive-window autotuning, `tcp_is_cwnd_limited`).
+//!   ACK, F-RTO, receive-window autotuning, `tcp_is_cwnd_limited`, RACK
+//!   with its reordering timer, PRR, the tail loss probe).
 //! * `ns2`: ns-2.35's one-way agents with their stock `ns-default.tcl`
 //!   values (1000-byte packets, window_ 20, windowInit_ 2, minrto_ 0.2,
 //!   rtxcur_init_ 3, tcpTick_ 0.01, one timed segment per RTT).
@@ -169,6 +170,8 @@ pub struct Defaults {
     /// Proportional Rate Reduction in SACK recovery (RFC 6937, Linux's
     /// `tcp_cwnd_reduction`); RFC 6675 sets cwnd = ssthresh at once.
     pub prr: bool,
+    /// The tail loss probe in SACK recovery (RFC 8985 section 7).
+    pub tlp: bool,
     /// NewReno's partial-ACK retransmissions wait for room in cwnd, counted
     /// as Linux counts packets in flight without SACK.
     pub newreno_within_cwnd: bool,
@@ -262,6 +265,7 @@ pub static RFC: Defaults = Defaults {
     rules: RFC_RULES,
     rack: false,
     prr: false,
+    tlp: false,
     newreno_within_cwnd: false,
     timestamps: false,
     options_on_wire: true,
@@ -299,6 +303,8 @@ pub static LINUX: Defaults = Defaults {
     rack: true,
     // PRR since 3.2, tcp_cwnd_reduction
     prr: true,
+    // tcp_early_retrans = 3 (TLP) since 3.10
+    tlp: true,
     // tcp_xmit_retransmit_queue stops at tcp_packets_in_flight >= cwnd
     newreno_within_cwnd: true,
     // net.ipv4.tcp_timestamps = 1
@@ -337,6 +343,7 @@ pub static NS2: Defaults = Defaults {
     rules: NS2_RULES,
     rack: false,
     prr: false,
+    tlp: false,
     newreno_within_cwnd: false,
     timestamps: false,
     // packetSize_ + tcpip_base_hdr_size_ for every packet, 40-byte ACKs and

@@ -56,6 +56,16 @@ impl Scoreboard {
         self.sacked.first_gap_from(x)
     }
 
+    /// The largest y <= x whose byte y - 1 is not SACKed (the end of the
+    /// highest unSACKed stretch below x).
+    pub fn unsacked_end_below(&self, x: u64) -> u64 {
+        // blocks are coalesced: below a block's start lies an unSACKed byte
+        match self.blocks().iter().rev().find(|b| b.0 < x) {
+            Some(&(s, e)) if e >= x => s,
+            _ => x,
+        }
+    }
+
     /// Start of the first SACKed block strictly above x, if any.
     pub fn next_sacked_after(&self, x: u64) -> Option<u64> {
         self.sacked.next_start_after(x)
@@ -114,6 +124,12 @@ mod tests {
         assert_eq!(b.first_unsacked_from(46), 50);
         assert_eq!(b.first_unsacked_from(60), 60);
         assert_eq!(b.next_sacked_after(50), Some(90));
+        // [45, 50) and [90, 100) SACKed
+        assert_eq!(b.unsacked_end_below(100), 90);
+        assert_eq!(b.unsacked_end_below(95), 90);
+        assert_eq!(b.unsacked_end_below(90), 90);
+        assert_eq!(b.unsacked_end_below(60), 60);
+        assert_eq!(b.unsacked_end_below(50), 45);
     }
 
     /// RFC 6675 with SMSS = 10, DupThresh = 3: segments 0..10 lost, 10..20

@@ -110,6 +110,21 @@ pub struct Sender {
     /// RACK: retransmissions lost again lie in [from, to): resend the
     /// unSACKed data there before anything else.
     pub rack_relost: Option<(u64, u64)>,
+    /// RACK: when the last segment sent before the reference and not yet
+    /// lost or SACKed will be lost, if no ACK comes first (the reordering
+    /// timer's deadline, before its slack).
+    pub rack_reo_at: Option<Time>,
+    /// The outstanding tail loss probe: snd_max when it was sent (Linux's
+    /// `tlp_high_seq`) and whether it was a retransmission.
+    pub tlp_high: Option<(u64, bool)>,
+    /// Bytes marked lost so far (Linux's `tp->lost`, read by BBR's policer
+    /// detection; kept only with delivery-rate sampling): unSACKed data as
+    /// the lost boundary (IsLost, RACK) or, without SACK, the head resent
+    /// by NewReno passes it, and at a timeout everything outstanding not yet
+    /// counted plus retransmissions (lost again).
+    pub lost: u64,
+    /// Data below this has been counted in `lost`.
+    lost_marked_to: u64,
     /// The next retransmission is a fast retransmit that restarts the timer.
     pub rearm_pending: bool,
     /// Without SACK, the segments duplicate ACKs say have left the network
@@ -171,6 +186,10 @@ impl Sender {
             rack: (cfg.rack && cfg.recovery == crate::scenario::Recovery::Sack).then(Rack::default),
             rack_lost_below: 0,
             rack_relost: None,
+            rack_reo_at: None,
+            tlp_high: None,
+            lost: 0,
+            lost_marked_to: 0,
             rtx_lost_stall: false,
         }
     }
@@ -327,6 +346,7 @@ impl Sender {
         let Some(r) = self.rack else { return };
         self.rack_lost_below = self.una;
         self.rack_relost = None;
+        self.rack_reo_at = None;
         // Linux's tcp_rack_reo_wnd without reordering seen: none in
         // recovery or once DupThresh segments are SACKed
         let sacked_enough = self.board.sacked_in(self.una, self.max) >= dupthresh as u64 * self.smss();
@@ -337,6 +357,16 @@ impl Sender {
         let k = self.segs.partition_point(|s| s.sent_at < t || (s.sent_at == t && (t < r.xmit || s.end < r.end)));
         if k > 0 {
             self.rack_lost_below = self.segs[k - 1].end.max(self.una);
+        }
+        // the reordering timer waits for the latest segment sent before the
+        // reference that is not lost yet (Linux keeps the longest wait)
+        let before_ref = self.segs.partition_point(|s| s.sent_at < r.xmit || (s.sent_at == r.xmit && s.end < r.end));
+        if before_ref > k {
+            let y = self.board.unsacked_end_below(self.segs[before_ref - 1].end);
+            let i = self.segs.partition_point(|s| s.end < y);
+            if y > self.una && i >= k && i < before_ref {
+                self.rack_reo_at = Some(self.segs[i].sent_at + r.rtt + reo);
+            }
         }
         // retransmissions are sent in sequence order too: the ones lost
         // again form a run from the first to the last such segment. Only
@@ -352,6 +382,44 @@ impl Sender {
             }
             start = s.end;
         }
+    }
+
+    /// Count the unSACKed data below `to` not counted yet as lost.
+    pub fn mark_lost_to(&mut self, to: u64) {
+        let from = self.lost_marked_to.max(self.una);
+        if self.rate.is_some() && to > from {
+            self.lost += (to - from) - self.board.sacked_in(from, to);
+            self.lost_marked_to = to;
+        }
+    }
+
+    /// A timeout marks every unSACKed byte outstanding lost: what was not
+    /// counted yet, and retransmissions, which are lost again
+    /// (`tcp_enter_loss`, `tcp_mark_skb_lost`).
+    pub fn mark_lost_at_rto(&mut self) {
+        if self.rate.is_none() {
+            return;
+        }
+        let from = self.lost_marked_to.max(self.una);
+        let mut start = self.una;
+        for s in &self.segs {
+            if s.end > from {
+                break;
+            }
+            if s.retx && !s.sacked {
+                self.lost += s.end - start;
+            }
+            start = s.end;
+        }
+        self.mark_lost_to(self.max);
+    }
+
+    /// The highest outstanding segment, [start, end).
+    pub fn last_segment(&self) -> Option<(u64, u64)> {
+        let n = self.segs.len();
+        let last = self.segs.back()?;
+        let start = if n >= 2 { self.segs[n - 2].end } else { self.una };
+        Some((start.max(self.una), last.end))
     }
 
     /// When the segment at snd_una was last sent, if it is outstanding.

@@ -736,3 +736,61 @@ fn prr_spreads_the_reduction_where_rfc6675_pauses() {
     assert_eq!((exit_rfc, rtx_rfc), ((13_000, 13_000), 1));
     assert_eq!((exit_prr, rtx_prr), ((13_000, 13_000), 1));
 }
+
+/// The tail loss probe (the `linux` profile) by hand: 20 segments, the last
+/// two lost. The ACK of 18 (about 300.7 ms) arms the probe for 2 SRTT + 2
+/// ms (two segments out, SRTT about 100.1 ms); it finds no new data and
+/// resends 20. Its SACK gives RACK a reference sent after 19, long enough
+/// ago, so 19 is lost and SACK recovery resends it: done in two round
+/// trips after the probe, no timeout. Without the probe nothing is
+/// SACKed after the tail and only the RTO (1 s here) repairs it.
+#[test]
+fn tail_loss_probe_repairs_a_lost_tail_without_the_rto() {
+    let run = |tlp: bool| {
+        let mut c = cfg(Recovery::Sack);
+        c.rack = true;
+        c.tlp = tlp;
+        let h = transfer_with(&c, drop_first_tx_of(&[19, 20]), 20_000);
+        let st = h.eps[0].stats;
+        let retx: Vec<(u64, u64)> = h.data_sent().into_iter().filter(|d| d.2).map(|d| (d.0, (d.1 - 1) / 1000 + 1)).collect();
+        let last_ack_before = |t: u64| h.log.iter().filter(|s| s.from == 1 && s.t + 50 * MS < t).map(|s| s.t + 50 * MS).max().unwrap();
+        let done = h.log.iter().filter(|s| s.from == 1).map(|s| s.t).max().unwrap();
+        let pto = retx.first().map(|r| r.0 - last_ack_before(r.0));
+        (st, retx, done, pto)
+    };
+    let (st, retx, done, pto) = run(true);
+    assert_eq!((st.loss_probes, st.timeouts, st.fast_recoveries), (1, 0, 1));
+    assert_eq!(retx.iter().map(|r| r.1).collect::<Vec<_>>(), vec![20, 19]);
+    let pto = pto.unwrap();
+    assert!((202 * MS..204 * MS).contains(&pto), "PTO {pto}");
+    // the resend of 19 follows the probe by one round trip
+    assert!((100 * MS..101 * MS).contains(&(retx[1].0 - retx[0].0)), "{retx:?}");
+    let (st_rto, retx_rto, done_rto, _) = run(false);
+    assert_eq!((st_rto.loss_probes, st_rto.timeouts), (0, 1));
+    assert_eq!(retx_rto[0].1, 19);
+    assert!(done + 500 * MS < done_rto, "{done} {done_rto}");
+}
+
+/// RACK's reordering timer by hand: 20 segments, 18 lost. The ACKs of 19
+/// and 20 SACK two segments, fewer than DupThresh, so RFC 6675 sees no
+/// loss, and outside recovery RACK allows a reordering window of min RTT /
+/// 4 (about 25 ms): 18 is not lost yet when they arrive, and no ACK comes
+/// after them. The timer, set for 18's send time + RACK.rtt + reo_wnd + 2
+/// ms, marks it and starts recovery; the RTO (1 s) is not needed.
+#[test]
+fn rack_reordering_timer_marks_a_loss_no_ack_would_reveal() {
+    let mut c = cfg(Recovery::Sack);
+    c.rack = true;
+    let h = transfer_with(&c, drop_first_tx_of(&[18]), 20_000);
+    let st = h.eps[0].stats;
+    assert_eq!((st.timeouts, st.fast_recoveries, st.retransmissions), (0, 1, 1));
+    let sent = h.data_sent();
+    let at = |k: u64, retx: bool| sent.iter().find(|d| d.1 == seg(k) && d.2 == retx).unwrap().0;
+    // RACK.rtt from segment 20 (its ACK is the last before the timer), and
+    // min RTT, both about 100.1 ms
+    let ack20 = h.log.iter().filter(|s| s.from == 1 && s.t + 50 * MS < at(18, true)).map(|s| s.t + 50 * MS).max().unwrap();
+    let rack_rtt = ack20 - at(20, false);
+    let wait = at(18, true) - at(18, false);
+    let expect = rack_rtt + rack_rtt / 4 + super::recovery::tlp::TIMEOUT_MIN;
+    assert!(wait.abs_diff(expect) < MS / 5, "waited {wait}, expected about {expect}");
+}

@@ -17,7 +17,7 @@ const GENERAL_KEYS: &[&str] = &[
     "rescue_retransmission", "rearm_rto_on_retransmit", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
     "fack_overdamping", "fack_rampdown", "partial_ack_timer", "pacing", "accept_beyond_window",
     "cwnd_validation", "handshake", "ssthresh_basis", "recover_rule", "rto_estimator",
-    "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "fack_style", "rack", "prr", "newreno_within_cwnd",
+    "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "fack_style", "rack", "prr", "tlp", "newreno_within_cwnd",
     "timestamps", "options_on_wire", "limited_transmit_style", "partial_window_deflation",
 ];
 
@@ -235,6 +235,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     };
     let rack = t.bool("rack")?.unwrap_or(d.rack);
     let prr = t.bool("prr")?.unwrap_or(d.prr);
+    let tlp = t.bool("tlp")?.unwrap_or(d.tlp);
     let newreno_within_cwnd = t.bool("newreno_within_cwnd")?.unwrap_or(d.newreno_within_cwnd);
     let timestamps = t.bool("timestamps")?.unwrap_or(d.timestamps);
     let lt_resends = match t.choice("limited_transmit_style", &["rfc3042", "ns2"])? {
@@ -291,6 +292,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         fack_ns2,
         rack,
         prr,
+        tlp,
         newreno_within_cwnd,
         timestamps,
         options_on_wire,

@@ -28,6 +28,17 @@
 //! target (unbounded before the pipe is full while below target or before an
 //! initial window has been delivered), never below 4 SMSS.
 //!
+//! Policers (Linux's long-term bandwidth, `bbr_lt_bw_sampling`): from the
+//! first loss, BBR samples the delivery rate over intervals of 4 to 16
+//! round trips that end on a loss; an interval that lost at least 50/256
+//! of what it delivered is "lossy". Two lossy intervals in a row whose
+//! rates differ by at most 1/8 or 4 kb/s mean a token-bucket policer: BBR
+//! then uses their mean as its bandwidth, with pacing gain 1, for 48 round
+//! trips of ProbeBW, and starts sampling afresh. An app-limited sample or
+//! an interval over 16 round trips restarts the sampling; a timeout counts
+//! as a loss and as the end of a round (and clears Startup's full-bandwidth
+//! reference, `bbr_set_state`).
+//!
 //! Loss: BBR does not react to loss by rate reduction. On entering fast
 //! recovery it saves cwnd and applies packet conservation for one round
 //! (cwnd = max(cwnd, inflight + delivered)); on leaving recovery the saved
@@ -53,8 +64,12 @@
 //! * The send quantum is one segment (no TSO), so the cwnd quanta are 3 SMSS.
 //! * The controller first runs on the first ACK of data, so the initial
 //!   window leaves unpaced (Linux paces it from the handshake RTT).
-//! * No idle-restart handling and no long-term (policer) bandwidth mode, and
-//!   no pacing margin (Linux paces 1% below the rate).
+//! * No idle-restart handling, and no pacing margin (Linux paces 1% below
+//!   the rate).
+//! * The policer detection counts bytes where Linux counts packets, and
+//!   reads the losses marked up to this ACK: without SACK, NewReno marks
+//!   its head lost after the controller has seen the ACK, so BBR learns of
+//!   it one ACK later than Linux's (which runs after the marking).
 //! * RTprop is replaced by a strictly lower sample or when expired (Linux);
 //!   the draft's "<=" would let a path whose minimum recurs exactly (a
 //!   clean simulated path) never enter ProbeRTT.
@@ -105,6 +120,16 @@ const FULL_BW_GROWTH: f64 = 1.25;
 const FULL_BW_ROUNDS: u32 = 3;
 const MIN_CWND_SEGMENTS: u64 = 4;
 const QUANTA_SEGMENTS: u64 = 3;
+/// Policer detection (`bbr_lt_*` in tcp_bbr.c): an interval lasts at least
+/// this many round trips, at most 4 times as many.
+const LT_INTERVAL_MIN_ROUNDS: u32 = 4;
+/// An interval is lossy when lost / delivered >= 50/256.
+const LT_LOSS_THRESH: f64 = 50.0 / 256.0;
+/// Two rates are consistent within 1/8 of the first or 4 kb/s.
+const LT_BW_RATIO: f64 = 1.0 / 8.0;
+const LT_BW_DIFF_BPS: f64 = 4000.0;
+/// The policed rate is used for this many round trips.
+const LT_BW_MAX_ROUNDS: u32 = 48;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -166,6 +191,25 @@ pub struct Bbr {
     delivered: u64,
     last_inflight: u64,
     last_delivered_now: u64,
+    lt: LongTermBw,
+}
+
+/// The policer detection's state (`lt_*` in tcp_bbr.c).
+#[derive(Clone, Copy, Debug, Default)]
+struct LongTermBw {
+    /// The previous lossy interval's rate, or the policed rate in use, bit/s.
+    bw: f64,
+    /// BBR runs at `bw`: a policer was detected.
+    use_bw: bool,
+    sampling: bool,
+    rounds: u32,
+    /// When the interval began, and the delivered and lost counts then.
+    stamp: Time,
+    delivered: u64,
+    lost: u64,
+    /// The lost count at the previous ACK (its difference is this ACK's
+    /// losses).
+    last_lost: u64,
 }
 
 impl Bbr {
@@ -198,6 +242,7 @@ impl Bbr {
             delivered: 0,
             last_inflight: 0,
             last_delivered_now: 0,
+            lt: LongTermBw::default(),
         }
     }
 
@@ -205,20 +250,36 @@ impl Bbr {
         self.rng = rng;
     }
 
-    /// The bottleneck bandwidth estimate, bit/s.
+    /// The bandwidth BBR runs at, bit/s: the policed rate when a policer
+    /// was detected, else the windowed maximum (`bbr_bw`).
     pub fn btl_bw(&self) -> f64 {
-        self.btl_bw.max()
+        if self.lt.use_bw {
+            self.lt.bw
+        } else {
+            self.btl_bw.max()
+        }
     }
 
-    /// gain x BDP + quanta, bytes (the initial window before any estimate).
-    fn inflight(&self, gain: f64, w: &Window) -> u64 {
+    /// Whether BBR runs at a detected policer's rate.
+    pub fn policed(&self) -> bool {
+        self.lt.use_bw
+    }
+
+    /// gain x BDP + quanta, bytes (the initial window before any estimate),
+    /// at bandwidth `bw`.
+    fn inflight_at(&self, bw: f64, gain: f64, w: &Window) -> u64 {
         match self.rt_prop {
-            Some(rt) if self.btl_bw() > 0.0 => {
-                let bdp = self.btl_bw() * rt as f64 / 8e9;
+            Some(rt) if bw > 0.0 => {
+                let bdp = bw * rt as f64 / 8e9;
                 (gain * bdp) as u64 + QUANTA_SEGMENTS * w.smss
             }
             _ => self.initial_cwnd.unwrap_or(w.cwnd),
         }
+    }
+
+    /// gain x BDP + quanta at the bandwidth BBR runs at.
+    fn inflight(&self, gain: f64, w: &Window) -> u64 {
+        self.inflight_at(self.btl_bw(), gain, w)
     }
 
     pub fn on_ack(&mut self, w: &mut Window, a: &AckCtx) {
@@ -251,6 +312,9 @@ impl Bbr {
             self.round_start = true;
             self.packet_conservation = false;
         }
+        let losses = a.lost - self.lt.last_lost;
+        self.lt.last_lost = a.lost;
+        self.lt_sample(a, rs.app_limited, losses > 0);
         let bw = rs.bps();
         if !rs.app_limited || bw >= self.btl_bw() {
             self.btl_bw.update(self.round_count, bw);
@@ -259,10 +323,11 @@ impl Bbr {
 
     fn should_advance_cycle(&self, w: &Window, a: &AckCtx) -> bool {
         let full_length = self.rt_prop.is_some_and(|rt| a.now - self.cycle_stamp > rt);
+        let max_bw = self.btl_bw.max();
         if self.pacing_gain > 1.0 {
-            full_length && a.pipe >= self.inflight(self.pacing_gain, w)
+            full_length && a.pipe >= self.inflight_at(max_bw, self.pacing_gain, w)
         } else if self.pacing_gain < 1.0 {
-            full_length || a.pipe <= self.inflight(1.0, w)
+            full_length || a.pipe <= self.inflight_at(max_bw, 1.0, w)
         } else {
             full_length
         }
@@ -271,7 +336,7 @@ impl Bbr {
     fn advance_cycle(&mut self, now: Time) {
         self.cycle_index = (self.cycle_index + 1) % PACING_GAIN_CYCLE.len();
         self.cycle_stamp = now;
-        self.pacing_gain = PACING_GAIN_CYCLE[self.cycle_index];
+        self.pacing_gain = if self.lt.use_bw { 1.0 } else { PACING_GAIN_CYCLE[self.cycle_index] };
     }
 
     fn enter_probe_bw(&mut self, now: Time) {
@@ -289,8 +354,9 @@ impl Bbr {
         if self.filled_pipe || !self.round_start || app_limited {
             return;
         }
-        if self.btl_bw() >= self.full_bw * FULL_BW_GROWTH {
-            self.full_bw = self.btl_bw();
+        let max_bw = self.btl_bw.max();
+        if max_bw >= self.full_bw * FULL_BW_GROWTH {
+            self.full_bw = max_bw;
             self.full_bw_count = 0;
             return;
         }
@@ -306,7 +372,7 @@ impl Bbr {
             self.pacing_gain = 1.0 / HIGH_GAIN;
             self.cwnd_gain = HIGH_GAIN;
         }
-        if self.mode == Mode::Drain && a.pipe <= self.inflight(1.0, w) {
+        if self.mode == Mode::Drain && a.pipe <= self.inflight_at(self.btl_bw.max(), 1.0, w) {
             self.enter_probe_bw(a.now);
         }
     }
@@ -402,6 +468,84 @@ impl Bbr {
         }
     }
 
+    /// Policer detection on an ACK with a valid rate sample
+    /// (`bbr_lt_bw_sampling`); `lossy_ack`: it marked something lost.
+    fn lt_sample(&mut self, a: &AckCtx, app_limited: bool, lossy_ack: bool) {
+        if self.lt.use_bw {
+            if self.mode == Mode::ProbeBw && self.round_start {
+                self.lt.rounds += 1;
+                if self.lt.rounds >= LT_BW_MAX_ROUNDS {
+                    self.lt_reset(a);
+                    self.enter_probe_bw(a.now); // gain cycling restarts
+                }
+            }
+            return;
+        }
+        // wait for the first loss: the policer's tokens are spent
+        if !self.lt.sampling {
+            if !lossy_ack {
+                return;
+            }
+            self.lt_new_interval(a);
+            self.lt.sampling = true;
+        }
+        if app_limited {
+            self.lt_reset(a);
+            return;
+        }
+        if self.round_start {
+            self.lt.rounds += 1;
+        }
+        if self.lt.rounds < LT_INTERVAL_MIN_ROUNDS {
+            return;
+        }
+        if self.lt.rounds > 4 * LT_INTERVAL_MIN_ROUNDS {
+            self.lt_reset(a);
+            return;
+        }
+        // the interval ends on a loss (the tokens ran out again)
+        if !lossy_ack {
+            return;
+        }
+        let lost = (a.lost - self.lt.lost) as f64;
+        let delivered = (a.delivered - self.lt.delivered) as f64;
+        if delivered == 0.0 || lost < LT_LOSS_THRESH * delivered {
+            return;
+        }
+        let t = a.now.saturating_sub(self.lt.stamp);
+        if t < 1_000_000 {
+            return; // under a millisecond: wait
+        }
+        let bw = delivered * 8e9 / t as f64;
+        if self.lt.bw > 0.0 {
+            let diff = (bw - self.lt.bw).abs();
+            if diff <= LT_BW_RATIO * self.lt.bw || diff <= LT_BW_DIFF_BPS {
+                // two consistent lossy intervals: policed
+                self.lt.bw = (bw + self.lt.bw) / 2.0;
+                self.lt.use_bw = true;
+                self.pacing_gain = 1.0;
+                self.lt.rounds = 0;
+                return;
+            }
+        }
+        self.lt.bw = bw;
+        self.lt_new_interval(a);
+    }
+
+    fn lt_new_interval(&mut self, a: &AckCtx) {
+        self.lt.stamp = a.now;
+        self.lt.delivered = a.delivered;
+        self.lt.lost = a.lost;
+        self.lt.rounds = 0;
+    }
+
+    fn lt_reset(&mut self, a: &AckCtx) {
+        self.lt.bw = 0.0;
+        self.lt.use_bw = false;
+        self.lt.sampling = false;
+        self.lt_new_interval(a);
+    }
+
     /// Loss detected: start packet conservation for one round. Returns the
     /// window recovery starts from (inflight + bytes just delivered).
     pub fn ssthresh_after_loss(&mut self, w: &Window) -> u64 {
@@ -416,7 +560,15 @@ impl Bbr {
         self.packet_conservation = false;
     }
 
-    pub fn on_rto(&mut self, w: &mut Window) {
+    /// A timeout (`bbr_set_state(TCP_CA_Loss)`): Startup's reference is
+    /// cleared, and policer detection counts it as a loss ending a round.
+    /// `ack` is the last ACK's context with the timeout's losses counted.
+    pub fn on_rto(&mut self, w: &mut Window, ack: &AckCtx) {
+        self.full_bw = 0.0;
+        self.round_start = true;
+        self.lt.last_lost = ack.lost;
+        // Linux passes a sample with only `losses = 1`
+        self.lt_sample(ack, false, true);
         self.save_cwnd(w);
         self.packet_conservation = false;
         self.rto_repair = true;
@@ -443,8 +595,8 @@ impl WindowController for Bbr {
         Bbr::on_recovery_exit(self, w);
     }
 
-    fn on_rto(&mut self, w: &mut Window, _flight: u64, _first: bool, _acts: &mut Vec<Action>) {
-        Bbr::on_rto(self, w);
+    fn on_rto(&mut self, w: &mut Window, _flight: u64, _first: bool, last: &AckCtx, _acts: &mut Vec<Action>) {
+        Bbr::on_rto(self, w, last);
     }
 
     fn set_rng(&mut self, rng: Rng) {
@@ -469,6 +621,7 @@ impl WindowController for Bbr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::delivery_rate::RateSample;
 
     #[test]
     fn max_filter_keeps_the_last_ten_rounds() {
@@ -513,5 +666,88 @@ mod tests {
             assert_eq!(b.pacing_gain, PACING_GAIN_CYCLE[b.cycle_index]);
             assert_eq!(b.cwnd_gain, 2.0);
         }
+    }
+
+    /// Policer detection by hand (`bbr_lt_bw_sampling`): BBR in ProbeBW
+    /// with a 12 Mb/s maximum; one ACK per round trip of 100 ms, each a
+    /// round start delivering 125 kB (10 Mb/s) and losing 30 kB (24% >
+    /// 50/256). The first loss (ACK 1) starts an interval and counts its
+    /// first round; the fourth round (ACK 4), lossy, ends it at 375 kB in
+    /// 300 ms, 10 Mb/s. The next interval (ACKs 4-8) gives 10 Mb/s too:
+    /// consistent, so BBR runs at their mean with pacing gain 1 for 48
+    /// rounds of ProbeBW (ACKs 9-56), then samples afresh, at its windowed
+    /// maximum (10 Mb/s: the 12 Mb/s sample has aged out).
+    #[test]
+    fn policer_detection_by_hand() {
+        const MS: u64 = 1_000_000;
+        let smss = 1000;
+        let mut w = Window::new(100 * smss, u64::MAX, smss);
+        let mut b = Bbr::new(2.0, 1_000_000 * MS, 200 * MS, Rng::new(1, 3));
+        b.mode = Mode::ProbeBw;
+        b.filled_pipe = true;
+        b.rt_prop = Some(100 * MS);
+        b.btl_bw.update(0, 12e6);
+        let (mut delivered, mut lost) = (0u64, 0u64);
+        let mut ack = |b: &mut Bbr, w: &mut Window, k: u64, loses: bool| {
+            let prior = delivered;
+            delivered += 125_000;
+            if loses {
+                lost += 30_000;
+            }
+            let rate = RateSample { delivered: 125_000, interval: 100 * MS, prior_delivered: prior, app_limited: false };
+            let a = AckCtx { now: k * 100 * MS, delivered, lost, rate: Some(rate), pipe: 50 * smss, ..Default::default() };
+            b.on_ack(w, &a);
+        };
+        ack(&mut b, &mut w, 1, true);
+        assert!(b.lt.sampling && !b.policed() && b.lt.bw == 0.0);
+        for k in 2..=4 {
+            ack(&mut b, &mut w, k, true);
+        }
+        assert!((b.lt.bw - 10e6).abs() < 1.0 && !b.policed(), "{}", b.lt.bw);
+        for k in 5..=7 {
+            ack(&mut b, &mut w, k, true);
+            assert!(!b.policed(), "ACK {k}");
+        }
+        ack(&mut b, &mut w, 8, true);
+        assert!(b.policed());
+        assert!((b.btl_bw() - 10e6).abs() < 1.0);
+        assert_eq!(b.pacing_gain, 1.0);
+        // the cycle's 5/4 and 3/4 phases are held at 1 while policed
+        for k in 9..=55 {
+            ack(&mut b, &mut w, k, false);
+            assert!(b.policed() && b.pacing_gain == 1.0, "ACK {k}");
+        }
+        ack(&mut b, &mut w, 56, false);
+        assert!(!b.policed() && !b.lt.sampling);
+        assert_eq!(b.btl_bw(), 10e6);
+    }
+
+    /// A lossy interval of a different rate is not a policer: the second
+    /// interval (ACKs 4-8) at 5 Mb/s, half the first, starts a third
+    /// instead; the third (ACKs 8-12), at 5 Mb/s again, is consistent with
+    /// it.
+    #[test]
+    fn inconsistent_lossy_intervals_are_not_a_policer() {
+        const MS: u64 = 1_000_000;
+        let mut w = Window::new(100_000, u64::MAX, 1000);
+        let mut b = Bbr::new(2.0, 1_000_000 * MS, 200 * MS, Rng::new(1, 3));
+        b.mode = Mode::ProbeBw;
+        b.filled_pipe = true;
+        b.rt_prop = Some(100 * MS);
+        let (mut delivered, mut lost) = (0u64, 0u64);
+        for k in 1..=11u64 {
+            let d = if k <= 4 { 125_000 } else { 62_500 };
+            let prior = delivered;
+            delivered += d;
+            lost += d / 4;
+            let rate = RateSample { delivered: d, interval: 100 * MS, prior_delivered: prior, app_limited: false };
+            b.on_ack(&mut w, &AckCtx { now: k * 100 * MS, delivered, lost, rate: Some(rate), ..Default::default() });
+            assert!(!b.policed(), "ACK {k}");
+        }
+        assert!((b.lt.bw - 5e6).abs() < 1.0);
+        let rate = RateSample { delivered: 62_500, interval: 100 * MS, prior_delivered: delivered, app_limited: false };
+        let a = AckCtx { now: 1200 * MS, delivered: delivered + 62_500, lost: lost + 15_625, rate: Some(rate), ..Default::default() };
+        b.on_ack(&mut w, &a);
+        assert!(b.policed() && (b.btl_bw() - 5e6).abs() < 1.0);
     }
 }

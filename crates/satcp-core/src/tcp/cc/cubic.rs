@@ -231,7 +231,7 @@ impl WindowController for Cubic {
         Cubic::ssthresh_after_loss(self, w, flight)
     }
 
-    fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool, _acts: &mut Vec<Action>) {
+    fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool, _last: &AckCtx, _acts: &mut Vec<Action>) {
         Cubic::on_rto(self, w, flight, first);
     }
 }

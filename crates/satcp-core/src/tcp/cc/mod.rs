@@ -121,6 +121,8 @@ pub struct AckCtx {
     pub delivered: u64,
     /// Delivery-rate sample from this ACK (delivery-rate sampling only).
     pub rate: Option<RateSample>,
+    /// Bytes marked lost so far (delivery-rate sampling only; `Sender::lost`).
+    pub lost: u64,
 }
 
 /// What a controller asks the endpoint to do beyond setting its window,
@@ -217,8 +219,9 @@ pub(crate) trait WindowController {
     /// The retransmission timer expired with `flight` bytes outstanding;
     /// `first` is the first expiry for this segment. Sets ssthresh and cwnd
     /// (default RFC 5681: ssthresh reduced on the first expiry only, cwnd =
-    /// 1 SMSS).
-    fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool, acts: &mut Vec<Action>) {
+    /// 1 SMSS). `last` is the last ACK's context with `lost` counting what
+    /// the timeout marks lost.
+    fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool, _last: &AckCtx, acts: &mut Vec<Action>) {
         if first {
             w.ssthresh = self.ssthresh_after_loss(w, flight, acts);
         }
@@ -529,8 +532,8 @@ impl Cc {
     }
 
     /// The retransmission timer expired (sets ssthresh and cwnd).
-    pub fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool, acts: &mut Vec<Action>) {
-        dispatch!(self, on_rto(w, flight, first, acts))
+    pub fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool, last: &AckCtx, acts: &mut Vec<Action>) {
+        dispatch!(self, on_rto(w, flight, first, last, acts))
     }
 
     /// Bytes the sender may send beyond the peer's advertised window.

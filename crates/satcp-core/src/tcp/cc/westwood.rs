@@ -131,7 +131,7 @@ impl WindowController for Westwood {
         Westwood::ssthresh_after_loss(self, w, flight)
     }
 
-    fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool, _acts: &mut Vec<Action>) {
+    fn on_rto(&mut self, w: &mut Window, flight: u64, first: bool, _last: &AckCtx, _acts: &mut Vec<Action>) {
         Westwood::on_rto(self, w, flight, first);
     }
 }

@@ -3,7 +3,9 @@
 //! endpoint dispatches on `TcpCfg::recovery`.
 //!
 //! Options that change recovery for every scheme have their own files too:
-//! Limited Transmit (`limited_transmit`) and F-RTO (`frto`).
+//! Limited Transmit (`limited_transmit`) and F-RTO (`frto`); SACK
+//! recovery's RACK (`rack`), PRR (`prr`) and tail loss probe with RACK's
+//! reordering timer (`tlp`).
 //!
 //! State: where recovery stands is one [`Phase`] (Linux's `ca_state`), which
 //! also counts the run of duplicate ACKs; what a scheme keeps for itself is
@@ -27,6 +29,7 @@ mod newreno;
 pub mod prr;
 pub mod rack;
 mod reno;
+pub mod tlp;
 mod sack;
 mod tahoe;
 

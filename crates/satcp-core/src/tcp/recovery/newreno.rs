@@ -74,6 +74,9 @@ impl Endpoint {
         st.partial_acks += 1;
         let restart = st.partial_acks == 1 || self.cfg.partial_ack_timer == PartialAckTimer::SlowButSteady;
         self.snd.head_rtx_owed = true;
+        // tcp_newreno_mark_lost: the new head is lost
+        let head_end = self.snd.una + self.snd.smss();
+        self.snd.mark_lost_to(head_end.min(self.snd.max));
         self.newreno_pay_owed(ctx);
         restart
     }
@@ -112,6 +115,8 @@ impl Endpoint {
                 st.partial_acks = 0;
             }
             self.stats.fast_recoveries += 1;
+            let head_end = self.snd.una + smss;
+            self.snd.mark_lost_to(head_end.min(self.snd.max));
             self.retransmit_head(ctx);
             let s = &mut self.snd;
             s.w.cwnd = s.w.ssthresh + self.cfg.dupthresh as u64 * smss;

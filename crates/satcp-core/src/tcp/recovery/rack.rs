@@ -23,11 +23,12 @@
 //! * Retransmissions are sent in sequence order as well: those lost again
 //!   (sent before the reference and older than RACK.rtt) form a range that
 //!   is resent before anything else (`rack_relost`, NextSeg() rule 0).
-//! * No reordering timer and no tail-loss probe: detection runs on ACK
-//!   arrivals. With reo_wnd = 0 in recovery, an ACK that SACKs a later
-//!   segment marks the earlier holes at once, which is the case the RFC
-//!   6675 scoreboard misses; a tail with nothing delivered after it still
-//!   waits for the RTO (Linux's probe would elicit an ACK).
+//! * Detection runs on ACK arrivals and when the reordering timer expires
+//!   (set for the segment that would be lost next, `tlp.rs`). With reo_wnd
+//!   = 0 in recovery, an ACK that SACKs a later segment marks the earlier
+//!   holes at once, which is the case the RFC 6675 scoreboard misses; a
+//!   tail with nothing delivered after it needs the tail loss probe
+//!   (`tlp`) to elicit an ACK, or the RTO.
 
 use crate::sim::Time;
 

@@ -165,6 +165,8 @@ impl Endpoint {
         st.high_rxt = una;
         st.rescue_done = false;
         st.prr = Prr::start(prior_cwnd);
+        // tcp_init_cwnd_reduction ends a probe episode
+        s.tlp_high = None;
         s.phase.enter_recovery();
         self.stats.fast_recoveries += 1;
         if prr {
@@ -177,6 +179,13 @@ impl Endpoint {
         let s = &mut self.snd;
         let pipe = (s.max - s.una) as i64 - self.cfg.dupthresh as i64 * s.smss() as i64;
         s.scheme.sack().pipe = pipe;
+    }
+
+    /// RACK's reordering timer found a loss outside recovery: start it, PRR
+    /// counting one segment delivered (`tcp_rack_reo_timeout`).
+    pub(crate) fn sack_enter_on_timer(&mut self, ctx: &mut Ctx) {
+        self.snd.scheme.sack().prr_ack = PrrAck { delivered: 1, una_advanced: false, newly_lost: true };
+        self.sack_enter(ctx);
     }
 
     /// ns-2 Sack1: every ACK in recovery takes a segment off the counted
