@@ -17,7 +17,7 @@ array set P {
     qlim 250 per 0 packetSize 1000 window 20 windowInit 2 maxburst 0
     delack_interval 0.1 start_spacing 0 hdr 40 vartrace {} qtrace {}
     syn 1 delay_growth 1 syn_immediate_ack 1 newreno_changes1 1 partial_window_deflation 1 minrto 0.2 rtxcur_init 3.0 tcpTick 0.01
-    cbr_rate 0 cbr_size 1000
+    cbr_rate 0 cbr_size 1000 singledup 1
 }
 foreach a $argv {
     set kv [split $a =]
@@ -58,6 +58,8 @@ Agent/TCPSink/Sack1/DelAck set SYN_immediate_ack_ $P(syn_immediate_ack)
 Agent/TCP/Newreno set newreno_changes1_ $P(newreno_changes1)
 Agent/TCP/Newreno set partial_window_deflation_ $P(partial_window_deflation)
 Agent/TCP set minrto_ $P(minrto)
+# Limited Transmit (on by default since 2001)
+Agent/TCP set singledup_ $P(singledup)
 Agent/TCP set rtxcur_init_ $P(rtxcur_init)
 Agent/TCP set tcpTick_ $P(tcpTick)
 Agent/TCPSink/DelAck set interval_ $P(delack_interval)

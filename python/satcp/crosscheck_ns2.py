@@ -25,13 +25,16 @@ Cells:
 * ``transat``: TRANSAT Table 1 row 1 (spec 001): 1000 packets of 1000
   bytes (packetSize_ 960), 10 Mb/s 20 ms access, 2 Mb/s 255 ms satellite,
   200-packet buffer, windowInit_ 1, DelAck sink 200 ms, Newreno.
-* ``transat-rows``: TRANSAT Table 1 rows 3 and 5-8 (50-packet buffer, a
-  0.8 or 1.7 Mb/s CBR flow of 1000-byte packets beside the TCP flow from
-  t = 0, window scaling off as a 68-packet window) in the three columns
-  stock ns-2 runs (Ref. = Newreno, Iwin=4, SACK = Sack1), with the agent
-  defaults of the ns-2 of 2003 the paper ran (no SYN, every partial ACK
-  restarting Newreno's timer, 1 s minimum RTO, 6 s initial RTO, 100 ms
-  tick) on the ns-2 side and the ``ns2-2003`` profile on satcp's.
+* ``transat-rows``: TRANSAT Table 1 rows 1-8 as the paper ran them
+  (``scenarios/transat_table1.toml``): 200- or 50-packet buffer, a 0.8 or
+  1.7 Mb/s CBR flow of 1000-byte packets beside the TCP flow from t = 0 in
+  rows 5-8, window scaling off as a 64-packet window, in the four columns
+  stock ns-2 runs (Ref. = Newreno, Iwin=4, SACK = Sack1, each without
+  Limited Transmit, ``singledup_ 0``; SACK + LT with it), with the agent
+  defaults of the ns-2 of 2003 (no SYN, every partial ACK restarting
+  Newreno's timer, 1 s minimum RTO, 6 s initial RTO, 100 ms tick) on the
+  ns-2 side and the ``ns2-2003`` profile on satcp's; completion ends when
+  the sender has the last ACK (the paper's elapsed time).
 * ``peach``: the Modified Peach topology (spec 003): ten flows, 500 kb/s
   access, 5 Mb/s 275 ms satellite, 25-packet buffer, PER 1e-2, 300 s,
   goodput summed over the flows, ``--seeds`` seeds.
@@ -99,6 +102,12 @@ class Cell:
     # satcp's `ns2-2003` profile
     ns2_2003: bool = False
     column: str = ""
+    # Limited Transmit (ns-2 `singledup_`; None: the agent's default, 1)
+    singledup: Optional[int] = None
+    # completion ends when the sink has every byte ("last") or when the
+    # sender has the last packet's ACK ("done", Agent/TCP's done callback;
+    # satcp's response_end = "last_ack")
+    end: str = "last"
 
     @property
     def sack(self) -> bool:
@@ -142,13 +151,17 @@ def cells(names: list[str], agents: list[str], seeds: int) -> list[Cell]:
         # Mb/s; window scaling off = a 64 KB window, 68 packets of 960
         # bytes) in the columns stock ns-2 can run (Ref., Iwin=4, SACK),
         # with the agent defaults of 2003 on both sides
-        rows = {"3": ("0", 20_000), "5": ("0.8Mb", 20_000), "6": ("0.8Mb", 68), "7": ("1.7Mb", 20_000),
-                "8": ("1.7Mb", 68)}
-        for row, (cbr, window) in rows.items():
-            for col, agent, iw in (("ref_tcp", "Newreno", 1), ("ref_iw4", "Newreno", 4), ("sack", "Sack1", 1)):
+        rows = {"1": (200, "0", 20_000), "2": (200, "0", 64), "3": (50, "0", 20_000), "4": (50, "0", 64),
+                "5": (50, "0.8Mb", 20_000), "6": (50, "0.8Mb", 64), "7": (50, "1.7Mb", 20_000),
+                "8": (50, "1.7Mb", 64)}
+        columns = (("ref_tcp", "Newreno", 1, 0), ("ref_iw4", "Newreno", 4, 0), ("sack", "Sack1", 1, 0),
+                   ("sack_limtran", "Sack1", 1, 1))
+        for row, (qlim, cbr, window) in rows.items():
+            for col, agent, iw, lt in columns:
                 if agent in agents:
-                    out.append(replace(transat, name=f"transat-{row}", agent=agent, window_init=iw, qlim=50,
-                                       window=window, cbr_rate=cbr, ns2_2003=True, column=col))
+                    out.append(replace(transat, name=f"transat-{row}", agent=agent, window_init=iw, qlim=qlim,
+                                       window=window, cbr_rate=cbr, ns2_2003=True, column=col, singledup=lt,
+                                       end="done"))
     return out
 
 
@@ -181,6 +194,8 @@ def run_ns2(c: Cell, seed: int) -> Run:
         "windowInit": c.window_init, "delack_interval": c.delack_interval_s, "hdr": c.header,
         "cbr_rate": c.cbr_rate,
     }
+    if c.singledup is not None:
+        args["singledup"] = c.singledup
     if c.ns2_2003:
         args.update({"syn": 0, "delay_growth": 0, "syn_immediate_ack": 0, "newreno_changes1": 0, "partial_window_deflation": 0, "minrto": 1.0,
                      "rtxcur_init": 6.0, "tcpTick": 0.1})
@@ -190,15 +205,15 @@ def run_ns2(c: Cell, seed: int) -> Run:
         raise RuntimeError(f"ns-2 failed on {c}: {p.stderr[-2000:]}")
     comp, delivered, rtx, rto = [], [], 0, 0
     for line in p.stdout.splitlines():
-        m = re.match(r"flow \d+ last (\S+) done \S+ acked \d+ rexmitpack (\d+) rexmit (\d+) bytes (\d+)", line)
+        m = re.match(r"flow \d+ last (\S+) done (\S+) acked \d+ rexmitpack (\d+) rexmit (\d+) bytes (\d+)", line)
         if m:
-            last = float(m.group(1))
+            last = float(m.group(1) if c.end == "last" else m.group(2))
             comp.append(last if last >= 0 else None)
-            rtx += int(m.group(2))
-            rto += int(m.group(3))
+            rtx += int(m.group(3))
+            rto += int(m.group(4))
             # the sink counts wire bytes (and 40 more for the connection's
             # first packet): payload = whole packets x packetSize_
-            delivered.append(int(m.group(4)) // (c.packet_size + c.header) * c.packet_size)
+            delivered.append(int(m.group(5)) // (c.packet_size + c.header) * c.packet_size)
     if len(comp) != c.flows:
         raise RuntimeError(f"ns-2 printed {len(comp)} flows for {c}: {p.stdout[-500:]}")
     return Run(comp, delivered, rtx, rto)
@@ -211,6 +226,8 @@ def satcp_scenario(c: Cell, seed: int) -> dict[str, Any]:
     tcp = {"profile": "ns2-2003" if c.ns2_2003 else "ns2", "variant": VARIANT[c.agent], "sack": c.sack, "mss": mss,
            "rwnd": c.window * mss, "initial_window": c.window_init, "delayed_ack": c.delack,
            "delayed_ack_timeout": c.delack_interval_s}
+    if c.singledup is not None:
+        tcp["limited_transmit"] = bool(c.singledup)
     nodes = {"n1": {}, "n2": {}}
     sat: dict[str, Any] = {"a": "n1", "b": "n2", "rate_ab": c.sat_rate + "ps", "rate_ba": c.sat_rate_up + "ps",
                            "delay": c.sat_delay_ms / 1000, "queue_ab": {"kind": "droptail", "packets": c.qlim - 1}}
@@ -222,7 +239,7 @@ def satcp_scenario(c: Cell, seed: int) -> dict[str, Any]:
         nodes[f"d{i}"] = {}
         for a, b in ((f"s{i}", "n1"), ("n2", f"d{i}")):
             links.append({"a": a, "b": b, "rate": c.access_rate + "ps", "delay": c.access_delay_ms / 1000})
-        app: dict[str, Any] = {"kind": "ftp"}
+        app: dict[str, Any] = {"kind": "ftp", "response_end": "last_ack" if c.end == "done" else "last_byte"}
         if c.packets:
             app["size"] = c.packets * mss
         flows.append({"name": f"f{i}", "src": f"s{i}", "dst": f"d{i}", "tcp": tcp, "app": app})

@@ -137,7 +137,11 @@ def test_rejected_variant_is_marked_not_crashed(peer, monkeypatch):
 #   the go-back-N's second segment is dropped and a second, backed-off RTO
 #   follows (ns-3: one). It was +1.0% while the ACK that ends a recovery
 #   gave an RTT sample from long-SACKed segments: the inflated SRTT put the
-#   RTO at 8.95 s, after the queue had drained. Tolerance 12%.
+#   RTO at 8.95 s, after the queue had drained. Now +12.9% (16.40 s):
+#   satcp's BBR clears Startup's full-bandwidth reference at a timeout, as
+#   tcp_bbr.c's bbr_set_state(TCP_CA_Loss) does and ns-3's TcpBbr does not,
+#   so it stays in Startup three rounds longer after the RTO (15.99 s
+#   without that). Tolerance 15%.
 # * Vegas: satcp -36.7% (37.73 s vs 59.64 s). ns-3's Vegas decides from
 #   SRTT values and truncates its target window to whole segments, so with
 #   alpha = 1 any SRTT above the base one gives diff >= 1 and the window
@@ -150,7 +154,7 @@ def test_rejected_variant_is_marked_not_crashed(peer, monkeypatch):
 #   equal the minimum RTT), so it runs NewReno: the same completion time as
 #   ns-3's SACK within 1%, and satcp's Hybla with rho = 1 (RTT0 1 s > RTT)
 #   matches it within 3%, as satcp's SACK does.
-CONTROLLER_TOL = {"cubic": 0.15, "bbr": 0.12}
+CONTROLLER_TOL = {"cubic": 0.15, "bbr": 0.15}
 BANDS = {"vegas": (-0.45, -0.25), "westwood": (0.10, 0.40)}
 
 

@@ -87,16 +87,24 @@ def test_peach_cell_goodput_and_timeouts_match_ns2():
         assert 0.5 < s["satcp_rto"] / s["ns2_rto"] < 2, s
 
 
-def test_transat_row3_with_the_2003_defaults_matches_ns2():
-    """TRANSAT Table 1 row 3 (50-packet buffer) with the agent defaults of
-    the ns-2 the paper ran (no SYN, the first packet's ACK delayed, every
-    partial ACK restarting the timer and dropping the window's inflation
-    whole): satcp's `ns2-2003` profile and ns-2 itself agree to the
-    millisecond (measured 61.11 s and 56.20 s for Ref. and Iwin=4), and
-    both give the paper's own numbers (60.81 s and 55.89 s) within 1%."""
-    cs = [c for c in x.cells(["transat-rows"], ["Newreno"], 1) if c.name == "transat-3"]
+def test_transat_rows_1_and_3_as_the_paper_ran_them_match_ns2_and_the_paper():
+    """TRANSAT Table 1 rows 1 and 3 as the paper ran them (the agent
+    defaults of the ns-2 of 2003: no SYN, the first packet's ACK delayed,
+    every partial ACK restarting the timer and dropping the window's
+    inflation whole; Limited Transmit off; elapsed time to the sender's
+    last ACK): satcp's `ns2-2003` profile and ns-2 itself agree to the
+    millisecond, and both give the paper's own numbers to the hundredth
+    (10.69, 60.81, 55.89 s) except row 3's SACK, where both take 11.75 s
+    against the paper's 15.52 (no timeout in either; the paper's needs
+    one)."""
+    cs = [c for c in x.cells(["transat-rows"], ["Newreno", "Sack1"], 1) if c.name in ("transat-1", "transat-3")]
     rows = x.crosscheck(cs, jobs=2)
-    paper = {"ref_tcp": 60.81, "ref_iw4": 55.89}
+    paper = {("transat-1", "ref_tcp"): 10.69, ("transat-1", "sack"): 10.69, ("transat-3", "ref_tcp"): 60.81,
+             ("transat-3", "ref_iw4"): 55.89}
     for r, s in zip(rows, x.summary(rows)):
-        assert abs(s["diff"]) <= 0.01, s
-        assert abs(s["ns2"] / paper[r.cell.column] - 1) <= 0.01, s
+        assert abs(s["diff"]) <= 0.001, s
+        want = paper.get((r.cell.name, r.cell.column))
+        if want is not None:
+            assert abs(s["ns2"] / want - 1) <= 0.001, s
+        if (r.cell.name, r.cell.column) == ("transat-3", "sack"):
+            assert abs(s["ns2"] - 11.75) < 0.01 and s["ns2_rto"] == 0, s

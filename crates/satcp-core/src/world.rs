@@ -451,6 +451,7 @@ impl World {
         let (ep, note) = match n {
             Note::Delivered { ep, total } => (ep, AppNote::Delivered(side_of(ep), total)),
             Note::PeerClosed { ep } => (ep, AppNote::PeerClosed(side_of(ep))),
+            Note::AllAcked { ep } => (ep, AppNote::AllAcked(side_of(ep))),
             Note::Finished { ep } => {
                 let fr = &mut self.flows[(ep / 2) as usize];
                 fr.finished_eps += 1;

@@ -247,6 +247,10 @@ fn toml(n_nodes: usize, links: &[LinkSpec], flows: &[FlowSpec], seed: u64, agent
         if let (Some(n), true) = (o.daass, f.delayed_ack) {
             extra += &format!(", daass = true, daass_segments = {n}");
         }
+        // a FIN-ended response needs a FIN, which the ns2 profiles leave out
+        if matches!(f.app, AppSpec::Ftp { fin_end: true, .. }) {
+            extra += ", fin = true";
+        }
         if let Some(b) = o.max_burst {
             extra += &format!(", max_burst = {b}");
         }

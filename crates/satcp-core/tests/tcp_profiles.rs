@@ -311,3 +311,31 @@ fn prr_leaves_bbr_alone_and_reduces_reno() {
     assert_ne!((with, rtx_with), (without, rtx_without));
     assert!(rtx_with > 0 && (with - without).abs() < 0.05 * without, "{with} {without}");
 }
+
+/// ns-2's one-way agents never close: under the `ns2` profiles no FIN is
+/// sent, the transfer ends with its last data packet (whose ACK the
+/// delayed-ACK rule may hold, as ns-2's DelAck sink does), and a response
+/// time that needs the FIN exchange is refused before the run.
+#[test]
+fn ns2_profiles_send_no_fin() {
+    let t = tcp("profile = \"ns2-2003\"");
+    assert!(!t.fin && tcp("profile = \"ns2\"").fin == false && tcp("").fin && tcp("profile = \"linux\"").fin);
+    let path = |tcp: &str, end: &str| {
+        one_link("2Mbps", "100ms", 100, tcp, &format!("kind = \"ftp\", size = 99000, response_end = \"{end}\""))
+    };
+    let out = run_text(&path("profile = \"ns2-2003\", mss = 1000, delayed_ack = true, delayed_ack_timeout = \"200ms\"", "last_ack"), &[]);
+    let f = &out.summary.flows[0];
+    assert!(f.completed && f.fin_done_at_s.is_none());
+    // 99 segments: the last is odd one out and its ACK waits for the 200 ms
+    // timer; ACK back over 100 ms
+    let back = f.start_s + f.completion_s.unwrap() - f.last_byte_at_s.unwrap();
+    assert!((back - 0.3).abs() < 0.001, "{back}");
+    // with a FIN on the last segment the receiver ACKs it at once
+    let with_fin = run_text(&path("profile = \"ns2-2003\", mss = 1000, fin = true", "last_ack"), &[]);
+    let g = &with_fin.summary.flows[0];
+    let back = g.start_s + g.completion_s.unwrap() - g.last_byte_at_s.unwrap();
+    assert!((back - 0.1).abs() < 0.001, "{back}");
+    let e = parse_toml(&path("profile = \"ns2\"", "fin"), &[]).expect_err("fin end without a FIN");
+    let msg = e.to_string();
+    assert!(msg.contains("response_end") && msg.contains("tcp.fin = false"), "{msg}");
+}

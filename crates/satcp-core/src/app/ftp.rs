@@ -8,8 +8,10 @@
 //!   request has arrived (the ADaLR thesis' "from sending the FTP request").
 //! * The client closes its side when the server's FIN arrives.
 //! * Response time runs from `start` (the first SYN) to the last byte
-//!   delivered (`response_end = "last_byte"`, default) or to the completed FIN
-//!   exchange (`"fin"`, as the ADaLR thesis counts it).
+//!   delivered (`response_end = "last_byte"`, default), to the completed FIN
+//!   exchange (`"fin"`, as the ADaLR thesis counts it), or to the server's
+//!   receipt of the ACK of the file's last byte (`"last_ack"`, what an ns-2
+//!   sender trace shows; the TRANSAT paper's elapsed time).
 
 use super::{Action, AppNote, Side, UNLIMITED_BYTES};
 use crate::scenario::{FtpCfg, ResponseEnd};
@@ -65,6 +67,12 @@ impl Ftp {
                     }
                 }
             }
+            AppNote::AllAcked(Side::Server) => {
+                if self.cfg.response_end == ResponseEnd::LastAck && self.file_sent && self.cfg.size_bytes.is_some() {
+                    self.completed_at = Some(now);
+                }
+            }
+            AppNote::AllAcked(Side::Client) => {}
             AppNote::PeerClosed(side) => out.push(Action::Close(side)),
             AppNote::ConnectionFinished => {
                 if self.cfg.response_end == ResponseEnd::Fin && self.last_byte_at.is_some() {
@@ -95,6 +103,20 @@ mod tests {
         assert_eq!(f.completed_at, None);
         f.on_note(7, AppNote::Delivered(Side::Client, 1000), &mut out);
         assert_eq!(f.completed_at, Some(7));
+    }
+
+    /// `last_ack`: the server's news that everything is acknowledged ends
+    /// it, not the client's delivery nor the client's own acknowledgements.
+    #[test]
+    fn last_ack_end_waits_for_the_servers_ack() {
+        let mut f = Ftp::new(cfg(0, ResponseEnd::LastAck));
+        let mut out = vec![];
+        f.on_wakeup(0, &mut out);
+        f.on_note(7, AppNote::Delivered(Side::Client, 1000), &mut out);
+        f.on_note(8, AppNote::AllAcked(Side::Client), &mut out);
+        assert_eq!((f.last_byte_at, f.completed_at), (Some(7), None));
+        f.on_note(9, AppNote::AllAcked(Side::Server), &mut out);
+        assert_eq!(f.completed_at, Some(9));
     }
 
     #[test]

@@ -136,7 +136,7 @@ impl Http {
                 }
             }
             AppNote::PeerClosed(side) => out.push(Action::Close(side)),
-            AppNote::ConnectionFinished | AppNote::Aborted => {}
+            AppNote::ConnectionFinished | AppNote::AllAcked(_) | AppNote::Aborted => {}
         }
     }
 

@@ -38,6 +38,8 @@ pub enum Action {
 pub enum AppNote {
     Delivered(Side, u64),
     PeerClosed(Side),
+    /// Every byte this side has written is acknowledged by the peer.
+    AllAcked(Side),
     /// Both FINs of the connection are acknowledged.
     ConnectionFinished,
     Aborted,

@@ -412,6 +412,8 @@ pub struct TcpCfg {
     pub fack_ns2: bool,
     /// Limited Transmit may resend (`limited_transmit_style = "ns2"`).
     pub lt_resends: bool,
+    /// Close with a FIN (`fin`).
+    pub fin: bool,
     /// RACK time-based loss detection in SACK recovery (`rack`).
     pub rack: bool,
     /// Proportional Rate Reduction in SACK recovery (`prr`).
@@ -470,6 +472,10 @@ pub enum ResponseEnd {
     /// The connection's FIN exchange has completed (both FINs acknowledged),
     /// as the ADaLR thesis counts FTP download response time.
     Fin,
+    /// The sender has the ACK of the file's last byte: the end an ns-2
+    /// sender-side trace shows (ns-2's one-way agents have no FIN), which
+    /// the TRANSAT paper's elapsed times fit.
+    LastAck,
 }
 
 #[derive(Clone, Debug, PartialEq)]

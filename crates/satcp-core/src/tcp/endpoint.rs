@@ -91,6 +91,8 @@ pub enum Note {
     PeerClosed { ep: u32 },
     /// Our FIN is acknowledged and the peer's FIN has arrived.
     Finished { ep: u32 },
+    /// Every byte the application has written so far is acknowledged.
+    AllAcked { ep: u32 },
     Aborted { ep: u32 },
 }
 
@@ -274,9 +276,11 @@ impl Endpoint {
         self.flush_ack(ctx);
     }
 
-    /// The application will send nothing more: queue the FIN.
+    /// The application will send nothing more: queue the FIN (with `fin =
+    /// false`, ns-2's one-way agents, nothing: the peer never learns of the
+    /// close).
     pub fn close(&mut self, ctx: &mut Ctx) {
-        if !self.snd.fin_queued {
+        if self.cfg.fin && !self.snd.fin_queued {
             self.snd.fin_queued = true;
             self.send_data(ctx);
             self.flush_ack(ctx);
@@ -848,6 +852,10 @@ impl Endpoint {
         let mut reno_counted = 0;
         let mut rtt = None;
         if ack > old_una {
+            // the written data is all acknowledged (data_end is 1 before any write)
+            if old_una < self.snd.data_end && ack >= self.snd.data_end && self.snd.data_end > 1 {
+                ctx.notes.push(Note::AllAcked { ep: self.id });
+            }
             self.snd.una = ack;
             if self.snd.nxt < ack {
                 self.snd.nxt = ack;

@@ -163,6 +163,9 @@ pub struct Defaults {
     pub cwnd_validation: CwndValidation,
     /// Open with a SYN exchange (ns-2's one-way agents have none).
     pub handshake: bool,
+    /// Close with a FIN (ns-2's one-way agents send none: the transfer ends
+    /// with its last data packet, ACKed like any other).
+    pub fin: bool,
     /// The loss-recovery and timer rules (RFC or ns-2's).
     pub rules: LossRules,
     /// RACK time-based loss detection in SACK recovery (RFC 8985).
@@ -262,6 +265,7 @@ pub static RFC: Defaults = Defaults {
     partial_ack_timer: PartialAckTimer::Impatient,
     cwnd_validation: CwndValidation::Linux,
     handshake: true,
+    fin: true,
     rules: RFC_RULES,
     rack: false,
     prr: false,
@@ -298,6 +302,7 @@ pub static LINUX: Defaults = Defaults {
     partial_ack_timer: PartialAckTimer::SlowButSteady,
     cwnd_validation: CwndValidation::Linux,
     handshake: true,
+    fin: true,
     rules: RFC_RULES,
     // tcp_recovery = 1 (RACK) since 4.18
     rack: true,
@@ -340,6 +345,8 @@ pub static NS2: Defaults = Defaults {
     // syn_ true (ns-2.35): the agent's first packet is a 40-byte SYN and
     // data waits for its ACK, one round trip as with a SYN exchange
     handshake: true,
+    // the one-way agents never close: no FIN
+    fin: false,
     rules: NS2_RULES,
     rack: false,
     prr: false,

@@ -13,8 +13,9 @@ pub(super) fn parse_app(mut t: Tbl) -> Res<AppCfg> {
     }
     if kind == "ftp" {
         t.only(&["kind", "size", "start", "request", "response_end"])?;
-        let response_end = match t.choice("response_end", &["last_byte", "fin"])? {
+        let response_end = match t.choice("response_end", &["last_byte", "fin", "last_ack"])? {
             Some("fin") => ResponseEnd::Fin,
+            Some("last_ack") => ResponseEnd::LastAck,
             _ => ResponseEnd::LastByte,
         };
         Ok(AppCfg::Ftp(FtpCfg {

@@ -52,6 +52,15 @@ pub(super) fn parse_flows(root: &Tbl, nodes: &[NodeCfg], links: &[LinkCfg]) -> R
         let tcp = parse_tcp(Tbl::new(t.at("tcp"), tcp_v, "an inline table of TCP settings, e.g. { variant = \"sack\" }")?)?;
         let app_v = t.get("app").ok_or_else(|| missing(&t.at("app"), APP_EXPECTED))?;
         let app = parse_app(Tbl::new(t.at("app"), app_v, APP_EXPECTED)?)?;
+        if let AppCfg::Ftp(f) = &app {
+            if f.response_end == ResponseEnd::Fin && !tcp.fin {
+                let at = Tbl::new(t.at("app"), app_v, APP_EXPECTED)?;
+                return Err(at.bad(
+                    "response_end",
+                    "\"last_byte\" or \"last_ack\": this flow's TCP sends no FIN (tcp.fin = false, the ns2 profiles' default)",
+                ));
+            }
+        }
         if matches!(app, AppCfg::Cbr(_) | AppCfg::OnOff(_)) && t.get("tcp").is_some() {
             return Err(t.bad("tcp", "no tcp table: a cbr or onoff application sends UDP"));
         }

@@ -16,7 +16,7 @@ const GENERAL_KEYS: &[&str] = &[
     "clock_granularity", "rtt_sampling", "full_ack_cwnd", "abc_limit", "iss", "max_retransmissions",
     "rescue_retransmission", "rearm_rto_on_retransmit", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
     "fack_overdamping", "fack_rampdown", "partial_ack_timer", "pacing", "accept_beyond_window",
-    "cwnd_validation", "handshake", "ssthresh_basis", "recover_rule", "rto_estimator",
+    "cwnd_validation", "handshake", "fin", "ssthresh_basis", "recover_rule", "rto_estimator",
     "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "fack_style", "rack", "prr", "tlp", "newreno_within_cwnd",
     "timestamps", "options_on_wire", "limited_transmit_style", "partial_window_deflation",
 ];
@@ -197,6 +197,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         None => d.cwnd_validation,
     };
     let handshake = t.bool("handshake")?.unwrap_or(d.handshake);
+    let fin = t.bool("fin")?.unwrap_or(d.fin);
     let ssthresh_basis = match t.choice("ssthresh_basis", &["flight", "window", "pipe"])? {
         Some("window") => SsthreshBasis::Window,
         Some("pipe") => SsthreshBasis::Pipe,
@@ -247,6 +248,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     let rearm_rto_on_fast_retransmit = t.bool("rearm_rto_on_fast_retransmit")?.unwrap_or(d.rules.rearm_rto_on_fast_retransmit);
     Ok(TcpCfg {
         handshake,
+        fin,
         profile,
         variant: variant.to_string(),
         recovery,
