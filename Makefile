@@ -17,7 +17,7 @@ PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels 
 STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 crosscheck-linux clean reproduce-adalr reproduce-adalr-quick
+.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 crosscheck-linux clean reproduce-adalr reproduce-adalr-quick reproduce-transat reproduce-transat-quick
 
 help:
 	@echo "satcp make targets:"
@@ -30,6 +30,8 @@ help:
 	@echo "  make crosscheck-linux  satcp (profile linux) vs this kernel's TCP over a user-space link emulator (root; real time, minutes)"
 	@echo "  make reproduce-adalr  the TCP-ADaLR thesis, every table and claim (report in out/reproduce-adalr)"
 	@echo "  make reproduce-adalr-quick  the same in its --quick form (CI-sized)"
+	@echo "  make reproduce-transat  the TRANSAT study, Tables 1-14 and its claims (report in out/reproduce-transat)"
+	@echo "  make reproduce-transat-quick  the same with 5 replications per cell"
 	@echo "  make build   maturin develop --release into $(VENV) + Rust CLIs"
 	@echo "  make venv    create $(VENV) with the Python dependencies"
 	@echo "  make clean   remove build products, $(VENV) and out/"
@@ -100,6 +102,13 @@ reproduce-adalr: build
 
 reproduce-adalr-quick: build
 	$(IN_VENV) satcp reproduce adalr --quick --out out/reproduce-adalr-quick
+
+# The TRANSAT study reproduced (docs/reproduce-transat.md).
+reproduce-transat: build
+	$(IN_VENV) satcp reproduce transat --out out/reproduce-transat
+
+reproduce-transat-quick: build
+	$(IN_VENV) satcp reproduce transat --quick --out out/reproduce-transat-quick
 
 clean:
 	cargo clean

@@ -6,13 +6,15 @@ that sets our measurements beside them with computed verdicts. Modules:
 ``catalogue`` (experiments as sweeps), ``adalr`` (the TCP-ADaLR thesis'
 experiments and recipes), ``observations`` (metrics from the store),
 ``published`` (the paper's numbers), ``claims`` (claims and verdicts),
+``transat``, ``transat_results`` and ``transat_report`` (the TRANSAT study:
+experiments, statistics and claims, report and command),
 ``compare`` (ours beside the paper's), ``figures``, ``report``, ``runner``
 and ``main`` (the command).
 """
 
 from __future__ import annotations
 
-REPRODUCTIONS = ("adalr",)
+REPRODUCTIONS = ("adalr", "transat")
 
 #: The TCP behaviour profile (``tcp.profile``) each reproduction declares:
 #: the simulator its paper used, and what that means here.
@@ -20,4 +22,7 @@ PROFILES = {
     "adalr": ("rfc", "the thesis ran OPNET Modeler, which has no profile of its own: profile rfc with every "
                      "Table 7.4 parameter written out and cwnd_validation = \"off\" (OPNET's TCP lists none; the "
                      "thesis' numbers fit without it)"),
+    "transat": ("ns2-2003", "the paper ran the ns-2 of 2003: one-way agents without SYN or FIN, NewReno's timer "
+                            "restarted by every partial ACK, 1 s minimum RTO; elapsed time to the sender's last ACK "
+                            "(ns-2 2.35 run the same way gives the paper's Table 1)"),
 }

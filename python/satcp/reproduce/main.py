@@ -55,6 +55,13 @@ def reproduce(name: str, *, quick: bool = False, out: str | Path | None = None, 
     if name not in REPRODUCTIONS:
         _err(f"reproduce {name!r}: unknown reproduction; allowed: {', '.join(REPRODUCTIONS)}")
         return EXIT_USAGE
+    if name == "transat":
+        if seeds is not None:
+            _err("--seeds: the TRANSAT study has 20 replications per cell (5 with --quick); --seeds is adalr's")
+            return EXIT_USAGE
+        from .transat_report import reproduce as reproduce_transat
+        return reproduce_transat(quick=quick, out=out, store=store, workers=workers, only=only, root=root,
+                                 stdout=stdout)
     if seeds is not None and seeds < 2:
         _err(f"--seeds {seeds}: expected a number of seeds >= 2 (a confidence interval needs two runs)")
         return EXIT_USAGE

@@ -58,7 +58,9 @@ class Outcome:
 
 
 def run(name: str, experiments: list[Experiment], root: Path, store_path: Path, quick: bool,
-        workers: int | None, progress: bool = True) -> Outcome:
+        workers: int | None, progress: bool = True, collect=observations.collect) -> Outcome:
+    """``collect(store, planned_runs, experiments)`` reads the observation
+    frame (each reproduction has its own)."""
     p = catalogue.plan(experiments, root, quick)
     store = Store(store_path)
     pool = LocalPool(workers)
@@ -70,7 +72,7 @@ def run(name: str, experiments: list[Experiment], root: Path, store_path: Path, 
         unique = list({r.run.key: r.run for r in p.runs}.values())
         rep = execute_runs(unique, store, pool, CountProgress() if progress else None,
                            sweep_name=f"reproduce {name}{' --quick' if quick else ''}")
-        obs = observations.collect(store, p.runs, experiments)
+        obs = collect(store, p.runs, experiments)
         keys = sorted({r.run.key for r in p.runs})
         runs = store.runs()
         runs = runs[runs["key"].isin(keys)][["key", "status", "error", "sim_time_s", "scenario_json"]]

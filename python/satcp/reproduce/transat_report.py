@@ -1,0 +1,168 @@
+"""``satcp reproduce transat [--quick]``: run the TRANSAT study's
+experiments through the platform, write ``DIR/index.html`` and
+``DIR/report.md`` (every cell of Tables 1-14 with the paper's number beside
+ours, the extra-delay experiment, the claims with computed verdicts), and
+print a summary. Exit status as ``satcp reproduce adalr``.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+import pandas as pd
+
+from ..store import StoreBusy
+from ..tables import format_table
+from . import PROFILES, runner, transat, transat_results
+from .report import Doc, fmt, header_rows
+
+EXIT_USAGE = 2
+
+_TITLES = {
+    "1": "Table 1: one 1 MB flow, no burst errors (elapsed time of one run, s)",
+    "2": "Table 2: four 250 KB flows, no burst errors (fastest and slowest flow of one run, s)",
+    "3": "Table 3: one flow, bursts, no S-LACP (PER 100% in a burst)",
+    "4": "Table 4: one flow, S-LACP, residual PER 25%",
+    "5": "Table 5: one flow, S-LACP, residual PER 1%",
+}
+for _t, (_e, _case, _kind) in transat_results.BURST_TABLES.items():
+    if int(_t) >= 6:
+        _what = {"all": "all 80 connections", "fastest": "fastest flow per replication",
+                 "slowest": "slowest flow per replication"}[_kind]
+        _err = {"burst100": "no S-LACP (PER 100%)", "slacp25": "S-LACP, residual PER 25%",
+                "slacp1": "S-LACP, residual PER 1%"}[_case]
+        _TITLES[_t] = f"Table {_t}: four flows + CBR, bursts, {_err}: {_what}"
+
+
+def _err(msg: str) -> None:
+    print(f"error: {msg}", file=sys.stderr)
+
+
+def _cell(p: float, ours: float, ok) -> str:
+    mark = "" if isinstance(ok, float) and math.isnan(ok) else (" ok" if ok else " **x**")
+    return f"{fmt(p)} / {fmt(ours)}{mark}"
+
+
+def table_frame(rows: pd.DataFrame, table: str) -> pd.DataFrame:
+    """One paper table as printed: a row per statistic (or Table 1/2 row),
+    a column per TCP configuration, 'paper / satcp' in each cell."""
+    sel = rows[rows["table"] == table]
+    key = "row" if table in ("1", "2") else "statistic"
+    order = list(dict.fromkeys(sel[key]))
+    cols = [c for c in transat.COLUMNS if c in set(sel["column"])]
+    out = []
+    for k in order:
+        r = sel[sel[key] == k]
+        line = {key: k}
+        for c in cols:
+            x = r[r["column"] == c]
+            line[transat.COLUMN_NAMES[c]] = _cell(x["value"].iloc[0], x["ours"].iloc[0], x["reproduced"].iloc[0]) \
+                if not x.empty else "-"
+        out.append(line)
+    return pd.DataFrame(out)
+
+
+def summary_counts(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per table: cells judged and reproduced."""
+    out = []
+    for t in sorted(set(rows["table"]), key=int):
+        r = rows[(rows["table"] == t) & rows["reproduced"].notna() & (rows["n"] > 0)]
+        judged = r[r["reproduced"].map(lambda v: not (isinstance(v, float) and math.isnan(v)))]
+        what = "within 5%" if t in ("1", "2") else "paper median in our IQR"
+        out.append(dict(table=t, criterion=what, cells=len(judged),
+                        reproduced=sum(bool(v) for v in judged["reproduced"])))
+    return pd.DataFrame(out)
+
+
+def write_report(out: Path, rows: pd.DataFrame, claims: list[transat_results.Claim], delay: pd.DataFrame,
+                 header: list[tuple[str, str]], failed: pd.DataFrame, title: str) -> tuple[Path, Path]:
+    doc = Doc(out)
+    doc.heading(1, title)
+    doc.para("In every cell the first number is the paper's (data/published/transat_table1.csv and "
+             "transat_tables.csv), the second satcp's, measured from the results store. 'ok' marks a "
+             "reproduced cell: within 5% for the deterministic Tables 1 and 2, the paper's median inside our "
+             "interquartile range for the burst tables (their other statistics are shown, not judged). "
+             "docs/reproduce.md and docs/validation.md explain the cells that are not.", note=True)
+    doc.table(pd.DataFrame(header, columns=["", "value"]), left=("", "value"))
+    doc.heading(2, "Summary")
+    doc.table(summary_counts(rows), left=("table", "criterion"))
+    doc.heading(2, "The paper's claims")
+    doc.table(pd.DataFrame([(c.id, c.wording, "no data" if c.holds is None else ("holds" if c.holds else "does not hold"),
+                             c.evidence) for c in claims], columns=["claim", "paper", "satcp", "evidence"]),
+              left=("claim", "paper", "satcp", "evidence"))
+    for t in sorted(set(rows["table"]), key=int):
+        doc.heading(2, _TITLES[t])
+        frame = table_frame(rows, t)
+        doc.table(frame, left=(frame.columns[0],))
+    doc.heading(2, "S-LACP's extra delay (section 4; not tabulated by the paper)")
+    doc.para("One 1 MB flow, bursts with S-LACP at 1% residual PER, each surviving packet of a burst delayed by "
+             "one, two or three satellite round trips (550 ms each). The paper: no spurious RTO at +2, one "
+             "tends to follow every burst at +3; F-RTO recommended.", note=True)
+    if delay.empty:
+        doc.para("(not run)", note=True)
+    else:
+        doc.table(delay)
+    doc.heading(2, f"Failed runs ({len(failed)})")
+    if failed.empty:
+        doc.para("None.", note=True)
+    else:
+        doc.table(failed[["key", "error"]], left=("key", "error"))
+    return doc.write(out, title)
+
+
+def reproduce(*, quick: bool = False, out: str | Path | None = None, store: str | Path | None = None,
+              workers: int | None = None, only: list[str] | None = None, root: Path | None = None,
+              stdout: TextIO = sys.stdout) -> int:
+    t0 = time.perf_counter()
+    catalogue = transat.experiments()
+    ids = [e.id for e in catalogue]
+    bad = [o for o in (only or []) if o not in ids]
+    if bad:
+        _err(f"--only {bad[0]}: unknown experiment; allowed: {', '.join(ids)}")
+        return EXIT_USAGE
+    if workers is not None and workers < 1:
+        _err(f"--workers {workers}: expected a number of processes >= 1")
+        return EXIT_USAGE
+    chosen = [e for e in catalogue if not only or e.id in only]
+    root = Path(root) if root is not None else transat_results.REPO_ROOT
+    out = Path(out) if out is not None else Path("out") / f"reproduce-transat{'-quick' if quick else ''}"
+    store = Path(store) if store is not None else out / "results.duckdb"
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        outcome = runner.run("transat", chosen, root, store, quick, workers, collect=transat_results.collect)
+    except KeyboardInterrupt:
+        print(f"interrupted; finished runs are in {store}: run the same command to resume", file=sys.stderr)
+        return 130
+    except StoreBusy as e:
+        _err(str(e))
+        return 1
+    obs = outcome.observations
+    pub = transat_results.load_published()
+    wanted = {t for e in chosen for t in e.tables}
+    rows = transat_results.table_rows(obs, pub[pub["table"].isin(wanted)])
+    claim_list = transat_results.claims(obs)
+    delay = transat_results.extra_delay_rows(obs)
+    header = header_rows("transat", quick, outcome.report, obs, time.perf_counter() - t0)
+    failed = outcome.runs[outcome.runs["status"] != "ok"] if not outcome.runs.empty else outcome.runs
+    html_path, md_path = write_report(out, rows, claim_list, delay, header, failed,
+                                      "satcp reproduction of the TRANSAT study (Astuti & Kojo, ns-2)"
+                                      + (" (quick)" if quick else ""))
+    profile, why = PROFILES["transat"]
+    print(f"TCP profile: {profile} ({why})", file=stdout)
+    counts = summary_counts(rows)
+    print(format_table(["table", "criterion", "cells", "reproduced"],
+                       [tuple(r) for r in counts.itertuples(index=False)], "llrr"), file=stdout)
+    for c in claim_list:
+        verdict = "no data" if c.holds is None else ("holds" if c.holds else "does not hold")
+        print(f"claim {c.id}: {verdict} ({c.evidence})", file=stdout)
+    for (e, a), why in outcome.plan.unavailable.items():
+        print(f"not run: {e} / {a}: {why}", file=stdout)
+    print(f"report: {html_path} and {md_path}; store: {store}", file=stdout)
+    print(f"runs: {outcome.report.total} ({outcome.report.ran} run now, {outcome.report.already_stored} already "
+          f"stored, {outcome.report.failed_in_store} failed); total wall time {time.perf_counter() - t0:.1f} s",
+          file=stdout)
+    return 1 if outcome.plan.unavailable or outcome.report.failed_in_store else 0

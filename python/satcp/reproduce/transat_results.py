@@ -1,0 +1,267 @@
+"""The TRANSAT reproduction's measurements and their comparison with the
+paper: one observation per run x TCP flow, the paper's statistics per table
+cell, ours beside them, and the paper's claims with computed verdicts.
+
+Statistics as the paper prints them (spec 001 section 4.3-4.4): elapsed
+time (to the sender's last ACK) min, max, 25% and 75% percentiles (numpy's
+linear interpolation; the paper's method is not given), median, mean, and
+"Avg. Throughput (KB/s)" as the mean over the samples of size / elapsed
+time, with 1 MB = 1000 KB and 250 KB per flow (the reading the paper's
+numbers allow: they are always above size / mean time). Tables 6, 9 and 12
+pool the four flows of every replication; 7, 10 and 13 take each
+replication's fastest flow, 8, 11 and 14 its slowest. Table 2 is one
+deterministic run: its fastest and slowest flow.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..store import Store
+from .catalogue import Experiment, PlannedRun
+from .transat import COLUMN_NAMES, EXTRA_DELAYS_MS, split_arm
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+PUBLISHED_TABLE1 = REPO_ROOT / "data" / "published" / "transat_table1.csv"
+PUBLISHED_TABLES = REPO_ROOT / "data" / "published" / "transat_tables.csv"
+
+STATISTICS = ("min", "p25", "median", "p75", "max", "mean", "throughput_KBps")
+#: Within this of a deterministic cell (Tables 1 and 2) counts as reproduced.
+TOLERANCE = 0.05
+
+
+def collect(store: Store, runs: list[PlannedRun], experiments: list[Experiment]) -> pd.DataFrame:
+    """One row per run x TCP flow: experiment, case, column, replication,
+    seed, key, status, flow, elapsed_s, retransmissions, timeouts,
+    spurious_rtos."""
+    keys = sorted({p.run.key for p in runs})
+    cols = ["experiment", "case", "column", "replication", "seed", "key", "status", "flow", "elapsed_s",
+            "retransmissions", "timeouts", "spurious_rtos"]
+    if not keys:
+        return pd.DataFrame(columns=cols)
+    store.con.execute("CREATE OR REPLACE TEMP TABLE _tr_keys (key VARCHAR)")
+    store.con.executemany("INSERT INTO _tr_keys VALUES (?)", [[k] for k in keys])
+    run_t = store.query("SELECT r.key, r.status FROM runs r JOIN _tr_keys k USING (key)").set_index("key")
+    flow_t = store.query("SELECT f.* FROM flows f JOIN _tr_keys k USING (key)")
+    store.con.execute("DROP TABLE _tr_keys")
+    flows_by_key = {k: g for k, g in flow_t.groupby("key")} if not flow_t.empty else {}
+    rows = []
+    for p in runs:
+        if p.run.key not in run_t.index:
+            continue
+        case, column = split_arm(p.arm)
+        ident = dict(experiment=p.experiment, case=case, column=column, replication=p.run.replication,
+                     seed=p.run.seed, key=p.run.key, status=run_t.loc[p.run.key, "status"])
+        flows = flows_by_key.get(p.run.key)
+        if ident["status"] != "ok" or flows is None:
+            rows.append(dict(ident, flow=None))
+            continue
+        for _, f in flows.iterrows():
+            if f.get("app") != "ftp":
+                continue  # the CBR cross traffic
+            done = bool(f.get("completed"))
+            rows.append(dict(ident, flow=f["flow"], elapsed_s=float(f["completion_s"]) if done else math.nan,
+                             retransmissions=int(f["retransmissions"]), timeouts=int(f["timeouts"]),
+                             spurious_rtos=int(f["spurious_rtos"])))
+    out = pd.DataFrame(rows, columns=cols)
+    for c in ("elapsed_s",):
+        out[c] = pd.to_numeric(out[c], errors="coerce").astype(float)
+    return out
+
+
+def load_published() -> pd.DataFrame:
+    """The paper's numbers, long form: table, row, flow, statistic, column,
+    value (Table 1 from transat_table1.csv, 2-14 from transat_tables.csv)."""
+    t1 = pd.read_csv(PUBLISHED_TABLE1, comment="#", dtype={"row": str})
+    rows = [dict(table="1", row=r["row"], flow="one", statistic="elapsed_s", column=c, value=float(r[c]))
+            for _, r in t1.iterrows() for c in COLUMN_NAMES if c in t1.columns]
+    rest = pd.read_csv(PUBLISHED_TABLES, comment="#", dtype={"table": str, "row": str})
+    rest["row"] = rest["row"].fillna("")
+    return pd.concat([pd.DataFrame(rows), rest[["table", "row", "flow", "statistic", "column", "value"]]],
+                     ignore_index=True)
+
+
+#: Where each paper table's samples come from: (experiment, case, flow
+#: kind). Table 1 and 2 rows are keyed by row.
+TABLE1_CASES = {str(r): ("table1" if r <= 4 else "table1_cbr", f"r{r}") for r in range(1, 9)}
+TABLE2_CASES = {"1": ("table2", "ws_on", "fastest"), "2": ("table2", "ws_off", "fastest"),
+                "3": ("table2", "ws_on", "slowest"), "4": ("table2", "ws_off", "slowest"),
+                "5": ("table2_cbr", "ws_on", "fastest"), "6": ("table2_cbr", "ws_off", "fastest"),
+                "7": ("table2_cbr", "ws_on", "slowest"), "8": ("table2_cbr", "ws_off", "slowest")}
+BURST_TABLES = {"3": ("bursts_one", "burst100", "one"), "4": ("bursts_one", "slacp25", "one"),
+                "5": ("bursts_one", "slacp1", "one")}
+for _i, _case in enumerate(("burst100", "slacp25", "slacp1")):
+    for _j, _kind in enumerate(("all", "fastest", "slowest")):
+        BURST_TABLES[str(6 + 3 * _i + _j)] = ("bursts_four", _case, _kind)
+
+
+def samples(obs: pd.DataFrame, experiment: str, case: str, column: str, kind: str) -> np.ndarray:
+    """Elapsed times of a cell: every flow (``one``, ``all``) or the
+    fastest / slowest flow of each replication."""
+    sel = obs[(obs["experiment"] == experiment) & (obs["case"] == case) & (obs["column"] == column)
+              & (obs["status"] == "ok")]
+    if sel.empty:
+        return np.array([])
+    if kind in ("one", "all"):
+        return sel["elapsed_s"].to_numpy(dtype=float)
+    g = sel.groupby("replication")["elapsed_s"]
+    return (g.min() if kind == "fastest" else g.max()).to_numpy(dtype=float)
+
+
+def statistic(x: np.ndarray, name: str, size_kb: float) -> float:
+    x = x[np.isfinite(x)]
+    if len(x) == 0:
+        return math.nan
+    return {"min": lambda: x.min(), "max": lambda: x.max(), "p25": lambda: np.percentile(x, 25),
+            "median": lambda: np.median(x), "p75": lambda: np.percentile(x, 75), "mean": lambda: x.mean(),
+            "throughput_KBps": lambda: float(np.mean(size_kb / x))}[name]()
+
+
+def table_rows(obs: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
+    """Every published number with ours beside it: ``ours``, ``n`` (samples),
+    ``deviation_pct``, and ``reproduced``: within 5% for Tables 1 and 2; for
+    the burst tables' medians, the paper's median inside our interquartile
+    range (other statistics: NaN, shown but not judged)."""
+    out = []
+    for _, p in published.iterrows():
+        t, col = p["table"], p["column"]
+        if t == "1":
+            exp, case = TABLE1_CASES[p["row"]]
+            x = samples(obs, exp, case, col, "one")
+            ours, n = (float(x[0]) if len(x) else math.nan), len(x)
+            ok = abs(ours / p["value"] - 1) <= TOLERANCE if n else math.nan
+        elif t == "2":
+            exp, case, kind = TABLE2_CASES[p["row"]]
+            x = samples(obs, exp, case, col, kind)
+            ours, n = (float(x[0]) if len(x) else math.nan), len(x)
+            ok = abs(ours / p["value"] - 1) <= TOLERANCE if n else math.nan
+        else:
+            exp, case, kind = BURST_TABLES[t]
+            x = samples(obs, exp, case, col, kind)
+            size = 1000.0 if kind == "one" else 250.0
+            ours, n = statistic(x, p["statistic"], size), len(x)
+            ok = math.nan
+            if p["statistic"] == "median" and n:
+                ok = statistic(x, "p25", size) <= p["value"] <= statistic(x, "p75", size)
+        out.append(dict(p, ours=ours, n=n, deviation_pct=(ours / p["value"] - 1) * 100 if n else math.nan,
+                        reproduced=ok))
+    return pd.DataFrame(out)
+
+
+@dataclass
+class Claim:
+    id: str
+    wording: str
+    holds: bool | None  # None: no data
+    evidence: str
+
+
+def _med(obs, table: str, col: str) -> float:
+    exp, case, kind = BURST_TABLES[table]
+    return statistic(samples(obs, exp, case, col, kind), "median", 1.0)
+
+
+def claims(obs: pd.DataFrame) -> list[Claim]:
+    """The paper's claims about its tables (spec 001 sections 5.1, 5.5,
+    5.6), each computed from our runs."""
+    out: list[Claim] = []
+    burst = [str(t) for t in range(3, 15)]
+    have = [t for t in burst if not math.isnan(_med(obs, t, "ref_tcp"))]
+
+    def add(cid, wording, results):
+        if not results:
+            out.append(Claim(cid, wording, None, "no runs"))
+            return
+        holds = all(ok for ok, _ in results)
+        bad = [e for ok, e in results if not ok]
+        out.append(Claim(cid, wording, holds, "; ".join(bad) if bad else "; ".join(e for _, e in results[:3])
+                         + (" ..." if len(results) > 3 else "")))
+
+    res = []
+    for t in have:
+        meds = {c: _med(obs, t, c) for c in COLUMN_NAMES}
+        best = min(meds, key=meds.get)
+        res.append((best in ("enhanced", "enh_red"), f"Table {t}: lowest median {COLUMN_NAMES[best]} {meds[best]:.2f} s"))
+    add("enhanced_best", "Enhanced TCP (with or without RED) has the lowest median in every burst table (3-14)", res)
+    res = []
+    for t in have:
+        ref = _med(obs, t, "ref_tcp")
+        for c in ("ref_iw4", "ref_daass", "sack", "sack_limtran", "enhanced"):
+            m = _med(obs, t, c)
+            res.append((m < ref, f"Table {t} {COLUMN_NAMES[c]} median {m:.2f} vs Ref. {ref:.2f} s"))
+    add("improvements_beat_ref", "Every TCP improvement's median is below Reference TCP's (paper: all but Iwin=4 "
+        "in Table 13)", res)
+    res = []
+    for t in [t for t in ("3", "4", "5") if t in have]:
+        ref, sack = _med(obs, t, "ref_tcp"), _med(obs, t, "sack")
+        need = 1.0 if t == "3" else 0.5
+        res.append((sack < need * ref, f"Table {t}: SACK {sack:.2f} vs Ref. {ref:.2f} s (needs < {need:g} x)"))
+    add("sack_ahead", "SACK is ahead of Reference TCP under bursts, far ahead (under half) with S-LACP", res)
+    res = []
+    if {"3", "5"} <= set(have):
+        for c in ("sack", "enhanced"):
+            a, b = _med(obs, "3", c), _med(obs, "5", c)
+            res.append((b < a, f"{COLUMN_NAMES[c]}: {a:.2f} s without S-LACP, {b:.2f} s with it at 1%"))
+    add("slacp_helps", "S-LACP improves SACK and Enhanced TCP (Table 3 -> Table 5 medians)", res)
+    res = []
+    r3 = obs[(obs["experiment"] == "table1") & (obs["case"] == "r3") & (obs["status"] == "ok")]
+    if "5" in have and not r3.empty:
+        for c in ("ref_tcp", "sack", "enhanced"):
+            lf = r3[r3["column"] == c]["elapsed_s"]
+            if lf.empty:
+                continue
+            m, free = _med(obs, "5", c), float(lf.iloc[0])
+            res.append((abs(m / free - 1) <= 0.10, f"{COLUMN_NAMES[c]}: {m:.2f} s at 1%, {free:.2f} s loss-free"))
+    add("slacp1_near_loss_free", "With S-LACP at 1% the medians are within 10% of the loss-free congested "
+        "case (Table 1 row 3; paper: Ref. 61.11 vs 60.81 s)", res)
+    res = []
+    for t in [t for t in ("6", "8") if t in have]:
+        a, b = _med(obs, t, "enhanced"), _med(obs, t, "enh_red")
+        res.append((b < a, f"Table {t}: Enh. {a:.2f} s, Enh. + RED {b:.2f} s"))
+    add("red_helps_enhanced", "Enhanced TCP gains from RED without S-LACP (Table 6 all flows, Table 8 slowest)", res)
+    out.extend(extra_delay_claims(obs))
+    return out
+
+
+def extra_delay_rows(obs: pd.DataFrame) -> pd.DataFrame:
+    """Section 4's extra-delay experiment: per delay, column and F-RTO
+    setting, runs, timeouts per run, spurious timeouts F-RTO detected per
+    run, median elapsed time."""
+    rows = []
+    sel = obs[(obs["experiment"] == "slacp_delay") & (obs["status"] == "ok")]
+    for d in EXTRA_DELAYS_MS:
+        for frto in (False, True):
+            case = f"d{d}{'_frto' if frto else ''}"
+            for c in ("ref_tcp", "sack"):
+                s = sel[(sel["case"] == case) & (sel["column"] == c)]
+                if s.empty:
+                    continue
+                rows.append(dict(delay_ms=d, rtts=d // 550, frto=frto, column=c, runs=len(s),
+                                 timeouts_per_run=s["timeouts"].mean(), spurious_per_run=s["spurious_rtos"].mean(),
+                                 median_s=float(np.median(s["elapsed_s"]))))
+    return pd.DataFrame(rows)
+
+
+def extra_delay_claims(obs: pd.DataFrame) -> list[Claim]:
+    t = extra_delay_rows(obs)
+    if t.empty:
+        return [Claim("extra_delay", "Extra S-LACP delay: no spurious RTO at +2 RTTs, one per burst at +3; F-RTO "
+                      "removes them", None, "no runs")]
+    no = t[~t["frto"]]
+    out = []
+    to = {r: no[no["rtts"] == r]["timeouts_per_run"].mean() for r in (1, 2, 3)}
+    out.append(Claim("extra_delay_rto", "A spurious RTO tends to occur at every burst with +3 satellite RTTs of "
+                     "S-LACP delay, and none with +2 (section 4)", bool(to[3] >= 1.0 and to[2] < 0.5),
+                     f"timeouts per run without F-RTO: +1 RTT {to[1]:.2f}, +2 {to[2]:.2f}, +3 {to[3]:.2f}"))
+    fr = t[t["frto"] & (t["rtts"] == 3)]
+    spur = fr["spurious_per_run"].mean() if not fr.empty else math.nan
+    rto3 = fr["timeouts_per_run"].mean() if not fr.empty else math.nan
+    out.append(Claim("frto_detects", "F-RTO (recommended, not evaluated by the paper) finds most of those timeouts "
+                     "spurious and undoes their reduction", bool(spur > 0.5 * rto3) if not math.isnan(spur) else None,
+                     f"+3 RTTs with F-RTO: {spur:.2f} of {rto3:.2f} timeouts per run found spurious"))
+    return out
