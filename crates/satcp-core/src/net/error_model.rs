@@ -83,7 +83,13 @@ impl ErrorModel {
                 lost
             }
             (Channel::Ge(m), ErrorCfg::GilbertElliott(c)) => m.judge(at(c.clock)).0,
-            (Channel::Trace(m), ErrorCfg::Trace(c)) => m.judge(at(c.clock)).0,
+            (Channel::Trace(m), ErrorCfg::Trace(c)) => {
+                let (lost, bad) = m.judge(at(c.clock));
+                if bad && !lost && c.burst_delay_ns > 0 {
+                    return Fate::Delayed { extra_ns: c.burst_delay_ns, order: c.burst_delay_order };
+                }
+                lost
+            }
             _ => unreachable!("channel built from this cfg"),
         };
         if lost {

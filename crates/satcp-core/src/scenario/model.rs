@@ -264,6 +264,10 @@ pub struct ErrorTraceCfg {
     /// Sorted, non-overlapping.
     pub intervals: std::sync::Arc<[ErrorInterval]>,
     pub clock: ErrorClock,
+    /// Extra delay of packets sent in an interval and not lost (the S-LACP
+    /// approximation on a replayed burst, as `DsnBurstCfg::burst_delay_ns`).
+    pub burst_delay_ns: u64,
+    pub burst_delay_order: DelayOrder,
 }
 
 #[derive(Clone, Debug, PartialEq)]

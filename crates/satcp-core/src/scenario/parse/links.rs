@@ -180,7 +180,7 @@ fn parse_errors(link: &Tbl, key: &str, base_dir: Option<&Path>) -> Res<Option<Er
                 ErrorCfg::GilbertElliott(parse_gilbert_elliott(&t)?)
             }
             _ => {
-                t.only(&["model", "file", "clock"])?;
+                t.only(&["model", "file", "clock", "burst_delay", "burst_delay_order"])?;
                 ErrorCfg::Trace(parse_error_trace(&t, base_dir)?)
             }
         }));
@@ -280,10 +280,7 @@ fn parse_dsn_burst(t: &Tbl) -> Res<DsnBurstCfg> {
     if gap.max_ns == 0 {
         return Err(t.bad("gap_max", "a duration > 0"));
     }
-    let burst_delay_order = match t.choice("burst_delay_order", &["in_order", "overtake"])? {
-        Some("overtake") => DelayOrder::Overtake,
-        _ => DelayOrder::InOrder,
-    };
+    let (burst_delay_ns, burst_delay_order) = parse_burst_delay(t)?;
     Ok(DsnBurstCfg {
         burst,
         gap,
@@ -291,9 +288,19 @@ fn parse_dsn_burst(t: &Tbl) -> Res<DsnBurstCfg> {
         per_burst: t.prob_closed("per_burst")?.unwrap_or(1.0),
         per_good: t.prob_closed("per_good")?.unwrap_or(0.0),
         clock: parse_clock(t)?,
-        burst_delay_ns: t.duration("burst_delay")?.unwrap_or(0),
+        burst_delay_ns,
         burst_delay_order,
     })
+}
+
+/// The S-LACP approximation's keys of a burst model: `burst_delay` (0 by
+/// default) and `burst_delay_order`.
+fn parse_burst_delay(t: &Tbl) -> Res<(u64, DelayOrder)> {
+    let order = match t.choice("burst_delay_order", &["in_order", "overtake"])? {
+        Some("overtake") => DelayOrder::Overtake,
+        _ => DelayOrder::InOrder,
+    };
+    Ok((t.duration("burst_delay")?.unwrap_or(0), order))
 }
 
 const GE_KEYS: &[&str] =
@@ -342,7 +349,8 @@ fn parse_error_trace(t: &Tbl, base_dir: Option<&Path>) -> Res<ErrorTraceCfg> {
     let text = std::fs::read_to_string(&full)
         .map_err(|e| t.bad("file", format!("{} (cannot read {}: {})", FILE, full.display(), e)))?;
     let intervals = crate::net::error_trace::parse_intervals(&text).map_err(|e| t.bad("file", format!("{}: {}", full.display(), e)))?;
-    Ok(ErrorTraceCfg { file: file.to_string(), intervals: intervals.into(), clock: parse_clock(t)? })
+    let (burst_delay_ns, burst_delay_order) = parse_burst_delay(t)?;
+    Ok(ErrorTraceCfg { file: file.to_string(), intervals: intervals.into(), clock: parse_clock(t)?, burst_delay_ns, burst_delay_order })
 }
 
 const REORDER_EXPECTED: &str = "an inline table { probability = p, extra_delay = \"20ms\" } with p in (0, 1]";
