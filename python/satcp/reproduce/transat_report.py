@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..store import StoreBusy
 from ..tables import format_table
-from . import PROFILES, runner, transat, transat_results
+from . import PROFILES, runner, transat, transat_figures, transat_results
 from .report import Doc, fmt, header_rows
 
 EXIT_USAGE = 2
@@ -79,7 +79,8 @@ def summary_counts(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_report(out: Path, rows: pd.DataFrame, claims: list[transat_results.Claim], delay: pd.DataFrame,
-                 header: list[tuple[str, str]], failed: pd.DataFrame, title: str) -> tuple[Path, Path]:
+                 header: list[tuple[str, str]], failed: pd.DataFrame, title: str,
+                 traces: dict | None = None, figure_claims: list | None = None) -> tuple[Path, Path]:
     doc = Doc(out)
     doc.heading(1, title)
     doc.para("In every cell the first number is the paper's (data/published/transat_table1.csv and "
@@ -98,6 +99,20 @@ def write_report(out: Path, rows: pd.DataFrame, claims: list[transat_results.Cla
         doc.heading(2, _TITLES[t])
         frame = table_frame(rows, t)
         doc.table(frame, left=(frame.columns[0],))
+    if traces:
+        doc.heading(2, "The sequence-number figures around a burst (Figs. 7 and 8), redrawn")
+        doc.para("One 1 MB flow, the 50-packet buffer, a burst replayed at 4.2-4.26 s on the satellite link's data "
+                 "direction; sampled every 5 ms. Red: the highest packet sent; green: packets delivered in order "
+                 "at the receiver.", note=True)
+        doc.figure(transat_figures.figure(traces, "burst_ref", "burst_sack", "Fig. 7: Ref. TCP (NewReno) and SACK "
+                                          "through the same burst (PER 100%)"), "fig7", "Fig. 7 redrawn")
+        doc.figure(transat_figures.figure(traces, "ideal", "slacp", "Fig. 8: no errors, and S-LACP on the burst "
+                                          "(every loss recovered, +550 ms)", window=(3.5, 6.5)), "fig8",
+                   "Fig. 8 redrawn")
+        doc.table(pd.DataFrame([(c.id, c.wording, "no data" if c.holds is None else ("holds" if c.holds else
+                                 "does not hold"), c.evidence) for c in figure_claims or []],
+                               columns=["claim", "paper", "satcp", "evidence"]),
+                  left=("claim", "paper", "satcp", "evidence"))
     doc.heading(2, "S-LACP's extra delay (section 4; not tabulated by the paper)")
     doc.para("One 1 MB flow, bursts with S-LACP at 1% residual PER, each surviving packet of a burst delayed by "
              "one, two or three satellite round trips (550 ms each). The paper: no spurious RTO at +2, one "
@@ -146,11 +161,14 @@ def reproduce(*, quick: bool = False, out: str | Path | None = None, store: str 
     rows = transat_results.table_rows(obs, pub[pub["table"].isin(wanted)])
     claim_list = transat_results.claims(obs)
     delay = transat_results.extra_delay_rows(obs)
+    traces = transat_figures.traces(root, out / "figure-runs")
+    figure_claims = transat_figures.claims(traces)
+    claim_list = claim_list + figure_claims
     header = header_rows("transat", quick, outcome.report, obs, time.perf_counter() - t0)
     failed = outcome.runs[outcome.runs["status"] != "ok"] if not outcome.runs.empty else outcome.runs
     html_path, md_path = write_report(out, rows, claim_list, delay, header, failed,
                                       "satcp reproduction of the TRANSAT study (Astuti & Kojo, ns-2)"
-                                      + (" (quick)" if quick else ""))
+                                      + (" (quick)" if quick else ""), traces=traces, figure_claims=figure_claims)
     profile, why = PROFILES["transat"]
     print(f"TCP profile: {profile} ({why})", file=stdout)
     counts = summary_counts(rows)
