@@ -138,8 +138,9 @@ def test_quick_reproduction_runs_every_table_and_writes_the_report(quick_run):
     assert "| 1 | within 5% | 48 | 38 |" in md
     # the redrawn Figs. 7 and 8 and their claims, computed from packet captures
     assert (out / "figures" / "fig7.png").is_file() and (out / "figures" / "fig8.png").is_file()
-    for claim in ("fig7_newreno_one_per_rtt", "fig7_sack_faster", "fig8_no_rto", "fig8_sender_burst",
-                  "fig8_half_second_late"):
+    assert (out / "figures" / "fig2.png").is_file()
+    for claim in ("fig2_overshoot_one_per_rtt", "fig2_enhanced_quick", "fig7_newreno_one_per_rtt",
+                  "fig7_sack_faster", "fig8_no_rto", "fig8_sender_burst", "fig8_half_second_late"):
         assert re.search(rf"\| {claim} \| [^|]+ \| holds \|", md), claim
     assert "the burst took packets 44-49" in md
 

@@ -1,7 +1,10 @@
-"""The TRANSAT paper's sequence-number figures around an error burst,
-redrawn from satcp runs, each with the paper's claim and a computed
-verdict (spec 001 section 5.3):
+"""The TRANSAT paper's sequence-number figures, redrawn from satcp runs,
+each with the paper's claim and a computed verdict (spec 001 section 5.3):
 
+* Fig. 2: the slow-start overshoot of Table 1 row 3 (50-packet buffer, no
+  errors), Reference TCP against Enhanced TCP: "a large number of packets
+  in the window is dropped"; NewReno repairs one per round trip, SACK
+  "recovers much more quickly".
 * Fig. 7: a burst at t = 4.2 s (the paper's loses packets 43-48), Reference
   TCP (NewReno) against SACK: "NewReno is able to recover just one segment
   per RTT"; SACK recovers faster.
@@ -48,9 +51,12 @@ class Trace:
     retransmissions: int
     timeouts: int
     # (time, data packet number) of every data packet the satellite link
-    # sent (its transmission start), and of every one H2 received
+    # sent (its transmission start), every one H2 received, and every one
+    # H1 sent (the overshoot's losses are at the satellite queue: only the
+    # sender's side shows them sent twice)
     sat: list[tuple[float, int]]
     rx: list[tuple[float, int]]
+    snd: list[tuple[float, int]]
 
 
 def read_pcap(path: Path) -> list[tuple[float, int, int]]:
@@ -95,17 +101,17 @@ def _base(root: Path) -> dict:
 
 
 def _trace(label: str, scenario: dict, work: Path, name: str) -> Trace:
-    sat, rx = work / f"{name}_sat.pcap", work / f"{name}_rx.pcap"
+    sat, rx, snd = work / f"{name}_sat.pcap", work / f"{name}_rx.pcap", work / f"{name}_snd.pcap"
     scenario["captures"] = [{"link": "satellite", "dir": "ab", "file": str(sat), "snaplen": 96},
-                            {"link": "access2", "dir": "ab", "file": str(rx), "snaplen": 96,
-                             "timestamp": "transmit"}]
+                            {"link": "access2", "dir": "ab", "file": str(rx), "snaplen": 96},
+                            {"link": "access1", "dir": "ab", "file": str(snd), "snaplen": 96}]
     r = satcp.run(scenario)
     f = r.summary["flows"][0]
     fs = r.series
     fs = fs[fs["flow"] == 0]
     return Trace(label, fs["time_s"].to_numpy(), fs["snd_max_bytes"].to_numpy() / PACKET,
                  fs["delivered_bytes"].to_numpy() / PACKET, int(f["retransmissions"]), int(f["timeouts"]),
-                 _packets(read_pcap(sat)), _packets(read_pcap(rx)))
+                 _packets(read_pcap(sat)), _packets(read_pcap(rx)), _packets(read_pcap(snd)))
 
 
 def traces(root: Path, work: Path) -> dict[str, Trace]:
@@ -126,6 +132,9 @@ def traces(root: Path, work: Path) -> dict[str, Trace]:
         out[f"burst_{key}"] = _trace(f"{'Ref. TCP (NewReno)' if key == 'ref' else 'SACK'}, burst at 4.2 s", s,
                                      work, f"burst_{key}")
     out["ideal"] = _trace("Ref. TCP, no errors", copy.deepcopy(base), work, "ideal")
+    s = copy.deepcopy(base)
+    s["flows"][0]["tcp"].update({"variant": "enhanced", "sack": True, "initial_window": 4, "limited_transmit": True})
+    out["enhanced"] = _trace("Enhanced TCP, no errors", s, work, "enhanced")
     s = copy.deepcopy(base)
     s["links"][1]["errors_ab"] = {"model": "trace", "file": str(slacp), "burst_delay": "550ms"}
     out["slacp"] = _trace("Ref. TCP, S-LACP (no residual loss) + 550 ms on the burst", s, work, "slacp")
@@ -149,7 +158,8 @@ def longest_stall(tr: Trace, lo: float, hi: float) -> float:
     return max(best, (t[-1] - start) if len(t) else 0.0)
 
 
-def figure(tr: dict[str, Trace], a: str, b: str, title: str, window: tuple[float, float] = (3.0, 12.0)):
+def figure(tr: dict[str, Trace], a: str, b: str, title: str, window: tuple[float, float] = (3.0, 12.0),
+           burst: bool = True):
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
     for ax, key in zip(axes, (a, b)):
@@ -157,7 +167,8 @@ def figure(tr: dict[str, Trace], a: str, b: str, title: str, window: tuple[float
         m = _window(x, *window)
         ax.plot(x.t[m], x.sent[m], color="tab:red", lw=1.2, label="sent (highest packet)")
         ax.plot(x.t[m], x.delivered[m], color="tab:green", lw=1.2, label="delivered in order")
-        ax.axvspan(*BURST, color="gold", alpha=0.5, label="burst")
+        if burst:
+            ax.axvspan(*BURST, color="gold", alpha=0.5, label="burst")
         ax.set_title(x.label, fontsize=9)
         ax.set_xlabel("time (s)")
         ax.grid(alpha=0.3)
@@ -190,11 +201,34 @@ def arrival(tr: Trace, k: int) -> float:
     return min((t for t, q in tr.rx if q == k), default=math.nan)
 
 
+def overshoot_repair(tr: Trace) -> tuple[int, float]:
+    """Retransmissions the sender made and the time from the first to the
+    last."""
+    first: dict[int, float] = {}
+    again = []
+    for t, k in tr.snd:
+        if k in first:
+            again.append(t)
+        else:
+            first[k] = t
+    return len(again), (max(again) - min(again)) if len(again) > 1 else 0.0
+
+
 def claims(tr: dict[str, Trace]) -> list[Claim]:
     ref, sack = tr["burst_ref"], tr["burst_sack"]
     rtt = 0.59
+    n_ref, span_ref2 = overshoot_repair(tr["ideal"])
+    n_enh, span_enh = overshoot_repair(tr["enhanced"])
+    fig2 = [Claim("fig2_overshoot_one_per_rtt", "Fig. 2: the slow-start overshoot drops many packets, which NewReno "
+                  "repairs one per round trip", bool(n_ref >= 40 and span_ref2 >= 0.8 * (n_ref - 1) * rtt),
+                  f"Ref. TCP resent {n_ref} packets over {span_ref2:.1f} s ({n_ref - 1} x {rtt} s = "
+                  f"{(n_ref - 1) * rtt:.1f} s)"),
+            Claim("fig2_enhanced_quick", "Fig. 2: Enhanced TCP (SACK) recovers much more quickly (here: in under a "
+                  "tenth of NewReno's time)", bool(n_enh > 0 and span_enh < 0.1 * span_ref2),
+                  f"Enhanced TCP resent {n_enh} packets over {span_enh:.2f} s ({span_enh / rtt:.1f} round trips), "
+                  f"Ref. TCP {n_ref} over {span_ref2:.1f} s")]
     lost = burst_packets(ref)
-    out = []
+    out = list(fig2)
     rx_ref = retransmission_times(ref, lost)
     rx_sack = retransmission_times(sack, burst_packets(sack))
     span_ref = (max(rx_ref) - min(rx_ref)) if len(rx_ref) > 1 else 0.0

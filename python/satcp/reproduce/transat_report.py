@@ -100,7 +100,11 @@ def write_report(out: Path, rows: pd.DataFrame, claims: list[transat_results.Cla
         frame = table_frame(rows, t)
         doc.table(frame, left=(frame.columns[0],))
     if traces:
-        doc.heading(2, "The sequence-number figures around a burst (Figs. 7 and 8), redrawn")
+        doc.heading(2, "The sequence-number figures (Figs. 2, 7 and 8), redrawn")
+        doc.figure(transat_figures.figure(traces, "ideal", "enhanced", "Fig. 2: the slow-start overshoot with the "
+                                          "50-packet buffer, Ref. TCP and Enhanced TCP", window=(0.0, 20.0),
+                                          burst=False),
+                   "fig2", "Fig. 2 redrawn")
         doc.para("One 1 MB flow, the 50-packet buffer, a burst replayed at 4.2-4.26 s on the satellite link's data "
                  "direction; sampled every 5 ms. Red: the highest packet sent; green: packets delivered in order "
                  "at the receiver.", note=True)
