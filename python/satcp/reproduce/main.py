@@ -19,7 +19,6 @@ from typing import TextIO
 
 import pandas as pd
 
-from ..store import StoreBusy
 from ..tables import format_table
 from . import PROFILES, REPRODUCTIONS, adalr, claims, compare, published, report, runner
 
@@ -65,29 +64,14 @@ def reproduce(name: str, *, quick: bool = False, out: str | Path | None = None, 
     if seeds is not None and seeds < 2:
         _err(f"--seeds {seeds}: expected a number of seeds >= 2 (a confidence interval needs two runs)")
         return EXIT_USAGE
-    catalogue = adalr.experiments(seeds)
-    ids = [e.id for e in catalogue]
-    bad = [o for o in (only or []) if o not in ids]
-    if bad:
-        _err(f"--only {bad[0]}: unknown experiment; allowed: {', '.join(ids)}")
-        return EXIT_USAGE
-    chosen = [e for e in catalogue if not only or e.id in only]
-    root = Path(root) if root is not None else published.REPO_ROOT
-    out = Path(out) if out is not None else Path("out") / f"reproduce-{name}{'-quick' if quick else ''}"
-    store = Path(store) if store is not None else out / "results.duckdb"
-    out.mkdir(parents=True, exist_ok=True)
-    if workers is not None and workers < 1:
-        _err(f"--workers {workers}: expected a number of processes >= 1")
-        return EXIT_USAGE
-
-    try:
-        outcome = runner.run(name, chosen, root, store, quick, workers)
-    except KeyboardInterrupt:
-        print(f"interrupted; finished runs are in {store}: run the same command to resume", file=sys.stderr)
-        return 130
-    except StoreBusy as e:
-        _err(str(e))
-        return 1
+    s = runner.setup(name, adalr.experiments(seeds), quick=quick, out=out, store=store, workers=workers, only=only,
+                     root=root, default_root=published.REPO_ROOT)
+    if isinstance(s, int):
+        return s
+    chosen, out = s.chosen, s.out
+    outcome = runner.run_or_status(name, s, quick, workers)
+    if isinstance(outcome, int):
+        return outcome
     pub = published.load_published()
     pub = pub[pub["experiment"].isin([e.id for e in chosen])]
     settings, claim_list = claims.load_claims(published.CLAIMS_TOML)
@@ -104,10 +88,4 @@ def reproduce(name: str, *, quick: bool = False, out: str | Path | None = None, 
     profile, why = PROFILES[name]
     print(f"TCP profile: {profile} ({why})", file=stdout)
     print(summary_text(tables, claim_rows), file=stdout)
-    for (e, a), why in outcome.plan.unavailable.items():
-        print(f"not run: {e} / {a}: {why}", file=stdout)
-    print(f"report: {html_path} and {md_path}; store: {store}", file=stdout)
-    print(f"runs: {outcome.report.total} ({outcome.report.ran} run now, {outcome.report.already_stored} already "
-          f"stored, {outcome.report.failed_in_store} failed); total wall time {time.perf_counter() - t0:.1f} s",
-          file=stdout)
-    return 1 if outcome.plan.unavailable or outcome.report.failed_in_store else 0
+    return runner.finish(outcome, s, (html_path, md_path), t0, stdout)

@@ -85,6 +85,16 @@ class Doc:
             md.append("| " + " | ".join(fmt(v).replace("|", "/") for v in row) + " |")
         self.md.append("\n" + "\n".join(md) + "\n")
 
+    def failed_runs(self, runs: pd.DataFrame) -> None:
+        """The section listing the runs that did not end ok (with their
+        errors), from a frame with key, status and error columns."""
+        failed = runs[runs["status"] != "ok"] if not runs.empty else runs
+        self.heading(2, f"Failed runs ({len(failed)})")
+        if failed.empty:
+            self.para("None.", note=True)
+        else:
+            self.table(failed[["key", "error"]], left=("key", "error"))
+
     def figure(self, fig, name: str, caption: str) -> None:
         if fig is None:
             self.para(f"(no data for: {caption})", note=True)
@@ -285,12 +295,7 @@ def write(out_dir: Path, *, experiments: list[Experiment], obs: pd.DataFrame, ru
     doc.figure(figures.stated_vs_measured(claims[claims["stated_low"].notna()] if not claims.empty else claims),
                "claims_pct", "Every claim with a stated percentage: thesis (black) and satcp's range over the "
                              "matched cells (red), as change in the claim's direction")
-    failed = runs[runs["status"] != "ok"] if not runs.empty else runs
-    doc.heading(2, f"Failed runs ({len(failed)})")
-    if failed.empty:
-        doc.para("None.", note=True)
-    else:
-        doc.table(failed[["key", "error"]], left=("key", "error"))
+    doc.failed_runs(runs)
     return doc.write(out_dir, title)
 
 

@@ -15,7 +15,7 @@ from typing import TextIO
 import pandas as pd
 
 from ..execute import LocalPool, SweepReport, execute_runs
-from ..store import Store
+from ..store import Store, StoreBusy
 from . import catalogue, observations
 from .catalogue import Experiment, Plan
 
@@ -80,3 +80,61 @@ def run(name: str, experiments: list[Experiment], root: Path, store_path: Path, 
         pool.close()
         store.close()
     return Outcome(p, rep, obs, runs.reset_index(drop=True))
+
+
+EXIT_USAGE = 2
+
+
+@dataclass
+class Setup:
+    """What a reproduction command resolved from its arguments."""
+
+    chosen: list[Experiment]
+    root: Path
+    out: Path
+    store: Path
+
+
+def setup(name: str, catalogue: list[Experiment], *, quick: bool, out, store, workers, only, root,
+          default_root: Path) -> Setup | int:
+    """Check the common arguments of ``satcp reproduce NAME`` against the
+    catalogue; an exit status (usage error, printed) or the resolved paths
+    and experiments (the report directory is created)."""
+    ids = [e.id for e in catalogue]
+    bad = [o for o in (only or []) if o not in ids]
+    if bad:
+        print(f"error: --only {bad[0]}: unknown experiment; allowed: {', '.join(ids)}", file=sys.stderr)
+        return EXIT_USAGE
+    if workers is not None and workers < 1:
+        print(f"error: --workers {workers}: expected a number of processes >= 1", file=sys.stderr)
+        return EXIT_USAGE
+    out = Path(out) if out is not None else Path("out") / f"reproduce-{name}{'-quick' if quick else ''}"
+    store = Path(store) if store is not None else out / "results.duckdb"
+    out.mkdir(parents=True, exist_ok=True)
+    return Setup([e for e in catalogue if not only or e.id in only], Path(root) if root is not None else default_root,
+                 out, store)
+
+
+def run_or_status(name: str, s: Setup, quick: bool, workers: int | None, collect=observations.collect):
+    """:func:`run`, or the exit status of an interruption (130: finished
+    runs are kept) or of a store in use (1)."""
+    try:
+        return run(name, s.chosen, s.root, s.store, quick, workers, collect=collect)
+    except KeyboardInterrupt:
+        print(f"interrupted; finished runs are in {s.store}: run the same command to resume", file=sys.stderr)
+        return 130
+    except StoreBusy as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+
+
+def finish(outcome: Outcome, s: Setup, report_paths: tuple[Path, Path], t0: float, stdout: TextIO) -> int:
+    """The summary's last lines and the command's exit status: 1 when an
+    arm could not run or a run failed."""
+    for (e, a), why in outcome.plan.unavailable.items():
+        print(f"not run: {e} / {a}: {why}", file=stdout)
+    print(f"report: {report_paths[0]} and {report_paths[1]}; store: {s.store}", file=stdout)
+    print(f"runs: {outcome.report.total} ({outcome.report.ran} run now, {outcome.report.already_stored} already "
+          f"stored, {outcome.report.failed_in_store} failed); total wall time {time.perf_counter() - t0:.1f} s",
+          file=stdout)
+    return 1 if outcome.plan.unavailable or outcome.report.failed_in_store else 0

@@ -15,12 +15,10 @@ from typing import TextIO
 
 import pandas as pd
 
-from ..store import StoreBusy
 from ..tables import format_table
 from . import PROFILES, runner, transat, transat_figures, transat_results
 from .report import Doc, fmt, header_rows
 
-EXIT_USAGE = 2
 
 _TITLES = {
     "1": "Table 1: one 1 MB flow, no burst errors (elapsed time of one run, s)",
@@ -33,13 +31,9 @@ for _t, (_e, _case, _kind) in transat_results.BURST_TABLES.items():
     if int(_t) >= 6:
         _what = {"all": "all 80 connections", "fastest": "fastest flow per replication",
                  "slowest": "slowest flow per replication"}[_kind]
-        _err = {"burst100": "no S-LACP (PER 100%)", "slacp25": "S-LACP, residual PER 25%",
+        _which = {"burst100": "no S-LACP (PER 100%)", "slacp25": "S-LACP, residual PER 25%",
                 "slacp1": "S-LACP, residual PER 1%"}[_case]
-        _TITLES[_t] = f"Table {_t}: four flows + CBR, bursts, {_err}: {_what}"
-
-
-def _err(msg: str) -> None:
-    print(f"error: {msg}", file=sys.stderr)
+        _TITLES[_t] = f"Table {_t}: four flows + CBR, bursts, {_which}: {_what}"
 
 
 def _cell(p: float, ours: float, ok) -> str:
@@ -79,7 +73,7 @@ def summary_counts(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_report(out: Path, rows: pd.DataFrame, claims: list[transat_results.Claim], delay: pd.DataFrame,
-                 header: list[tuple[str, str]], failed: pd.DataFrame, title: str,
+                 header: list[tuple[str, str]], runs: pd.DataFrame, title: str,
                  traces: dict | None = None, figure_claims: list | None = None) -> tuple[Path, Path]:
     doc = Doc(out)
     doc.heading(1, title)
@@ -125,11 +119,7 @@ def write_report(out: Path, rows: pd.DataFrame, claims: list[transat_results.Cla
         doc.para("(not run)", note=True)
     else:
         doc.table(delay)
-    doc.heading(2, f"Failed runs ({len(failed)})")
-    if failed.empty:
-        doc.para("None.", note=True)
-    else:
-        doc.table(failed[["key", "error"]], left=("key", "error"))
+    doc.failed_runs(runs)
     return doc.write(out, title)
 
 
@@ -137,28 +127,14 @@ def reproduce(*, quick: bool = False, out: str | Path | None = None, store: str 
               workers: int | None = None, only: list[str] | None = None, root: Path | None = None,
               stdout: TextIO = sys.stdout) -> int:
     t0 = time.perf_counter()
-    catalogue = transat.experiments()
-    ids = [e.id for e in catalogue]
-    bad = [o for o in (only or []) if o not in ids]
-    if bad:
-        _err(f"--only {bad[0]}: unknown experiment; allowed: {', '.join(ids)}")
-        return EXIT_USAGE
-    if workers is not None and workers < 1:
-        _err(f"--workers {workers}: expected a number of processes >= 1")
-        return EXIT_USAGE
-    chosen = [e for e in catalogue if not only or e.id in only]
-    root = Path(root) if root is not None else transat_results.REPO_ROOT
-    out = Path(out) if out is not None else Path("out") / f"reproduce-transat{'-quick' if quick else ''}"
-    store = Path(store) if store is not None else out / "results.duckdb"
-    out.mkdir(parents=True, exist_ok=True)
-    try:
-        outcome = runner.run("transat", chosen, root, store, quick, workers, collect=transat_results.collect)
-    except KeyboardInterrupt:
-        print(f"interrupted; finished runs are in {store}: run the same command to resume", file=sys.stderr)
-        return 130
-    except StoreBusy as e:
-        _err(str(e))
-        return 1
+    s = runner.setup("transat", transat.experiments(), quick=quick, out=out, store=store, workers=workers, only=only,
+                     root=root, default_root=transat_results.REPO_ROOT)
+    if isinstance(s, int):
+        return s
+    chosen, root, out = s.chosen, s.root, s.out
+    outcome = runner.run_or_status("transat", s, quick, workers, collect=transat_results.collect)
+    if isinstance(outcome, int):
+        return outcome
     obs = outcome.observations
     pub = transat_results.load_published()
     wanted = {t for e in chosen for t in e.tables}
@@ -169,8 +145,7 @@ def reproduce(*, quick: bool = False, out: str | Path | None = None, store: str 
     figure_claims = transat_figures.claims(traces)
     claim_list = claim_list + figure_claims
     header = header_rows("transat", quick, outcome.report, obs, time.perf_counter() - t0)
-    failed = outcome.runs[outcome.runs["status"] != "ok"] if not outcome.runs.empty else outcome.runs
-    html_path, md_path = write_report(out, rows, claim_list, delay, header, failed,
+    html_path, md_path = write_report(out, rows, claim_list, delay, header, outcome.runs,
                                       "satcp reproduction of the TRANSAT study (Astuti & Kojo, ns-2)"
                                       + (" (quick)" if quick else ""), traces=traces, figure_claims=figure_claims)
     profile, why = PROFILES["transat"]
@@ -181,10 +156,4 @@ def reproduce(*, quick: bool = False, out: str | Path | None = None, store: str 
     for c in claim_list:
         verdict = "no data" if c.holds is None else ("holds" if c.holds else "does not hold")
         print(f"claim {c.id}: {verdict} ({c.evidence})", file=stdout)
-    for (e, a), why in outcome.plan.unavailable.items():
-        print(f"not run: {e} / {a}: {why}", file=stdout)
-    print(f"report: {html_path} and {md_path}; store: {store}", file=stdout)
-    print(f"runs: {outcome.report.total} ({outcome.report.ran} run now, {outcome.report.already_stored} already "
-          f"stored, {outcome.report.failed_in_store} failed); total wall time {time.perf_counter() - t0:.1f} s",
-          file=stdout)
-    return 1 if outcome.plan.unavailable or outcome.report.failed_in_store else 0
+    return runner.finish(outcome, s, (html_path, md_path), t0, stdout)
