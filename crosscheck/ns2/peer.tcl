@@ -17,7 +17,7 @@ array set P {
     qlim 250 per 0 packetSize 1000 window 20 windowInit 2 maxburst 0
     delack_interval 0.1 start_spacing 0 hdr 40 vartrace {} qtrace {}
     syn 1 delay_growth 1 syn_immediate_ack 1 newreno_changes1 1 partial_window_deflation 1 minrto 0.2 rtxcur_init 3.0 tcpTick 0.01
-    cbr_rate 0 cbr_size 1000 singledup 1
+    cbr_rate 0 cbr_size 1000 singledup 1 bursts {} burst_delay 0
 }
 foreach a $argv {
     set kv [split $a =]
@@ -36,13 +36,33 @@ if {$P(qtrace) ne {}} {
     set qt [open $P(qtrace) w]
     $ns trace-queue $n1 $n2 $qt
 }
-if {$P(per) > 0} {
+if {$P(per) > 0 || $P(bursts) ne {}} {
     set em [new ErrorModel]
     $em unit pkt
     $em set rate_ $P(per)
     $em ranvar [new RandomVariable/Uniform]
     $em drop-target [new Agent/Null]
     $ns lossmodel $em $n1 $n2
+}
+# bursts=FILE: error intervals "start,end,per" (s; '#' lines and a header
+# skipped), replayed on the satellite link's data direction: the error
+# model's rate is per in an interval, 0 outside, and with burst_delay > 0
+# the link's delay is raised by it during the interval (TRANSAT's S-LACP
+# approximation as ns-2 does it: packets sent in a burst arrive that much
+# later and later packets may overtake them)
+if {$P(bursts) ne {}} {
+    set dl [[$ns link $n1 $n2] link]
+    set base_delay [$dl set delay_]
+    set bf [open $P(bursts) r]
+    foreach line [split [read $bf] "\n"] {
+        set line [string trim $line]
+        if {$line eq {} || [string index $line 0] eq "#" || [string match "start*" $line]} { continue }
+        lassign [split $line ,] b0 b1 bp
+        if {$bp eq {}} { set bp 1.0 }
+        $ns at $b0 "$em set rate_ $bp; $dl set delay_ [expr {$base_delay + $P(burst_delay)}]"
+        $ns at $b1 "$em set rate_ 0; $dl set delay_ $base_delay"
+    }
+    close $bf
 }
 
 # the agents' defaults that changed since the ns-2 of 2003 (the TRANSAT and

@@ -35,6 +35,15 @@ Cells:
   Newreno's timer, 1 s minimum RTO, 6 s initial RTO, 100 ms tick) on the
   ns-2 side and the ``ns2-2003`` profile on satcp's; completion ends when
   the sender has the last ACK (the paper's elapsed time).
+* ``transat-bursts``: Tables 3-5's setting (one flow, 50-packet buffer,
+  the `transat-rows` configuration) through TRANSAT/DSN error bursts, the
+  same timeline in both simulators (``burst_timeline``: satcp's
+  ``dsn_burst`` defaults, drawn per seed and written as a trace file), with
+  no S-LACP and with its approximation at 25% and 1% PER and +550 ms (ns-2
+  raises the link's ``delay_`` during a burst, so later packets may
+  overtake; satcp's trace model does the same with ``burst_delay_order =
+  "overtake"``); Ref. and SACK; medians over 4 x ``--seeds`` seeds (the
+  paper's statistic).
 * ``peach``: the Modified Peach topology (spec 003): ten flows, 500 kb/s
   access, 5 Mb/s 275 ms satellite, 25-packet buffer, PER 1e-2, 300 s,
   goodput summed over the flows, ``--seeds`` seeds.
@@ -108,6 +117,13 @@ class Cell:
     # sender has the last packet's ACK ("done", Agent/TCP's done callback;
     # satcp's response_end = "last_ack")
     end: str = "last"
+    # TRANSAT bursts (> 0: PER inside a burst): the same burst timeline,
+    # drawn per seed by `burst_timeline`, replayed on the satellite link by
+    # both simulators, with the link delay raised by burst_delay_s during a
+    # burst (ns-2: `delay_` changed; satcp: the trace model's burst_delay,
+    # overtakable)
+    burst_per: float = 0.0
+    burst_delay_s: float = 0.0
 
     @property
     def sack(self) -> bool:
@@ -162,6 +178,16 @@ def cells(names: list[str], agents: list[str], seeds: int) -> list[Cell]:
                     out.append(replace(transat, name=f"transat-{row}", agent=agent, window_init=iw, qlim=qlim,
                                        window=window, cbr_rate=cbr, ns2_2003=True, column=col, singledup=lt,
                                        end="done"))
+    if "transat-bursts" in names:
+        # TRANSAT Tables 3-5's setting (one flow, 50-packet buffer) through
+        # the same burst timelines in both simulators: no S-LACP, and S-LACP
+        # at 25% and 1% with +550 ms; Ref. and SACK
+        for case, per, delay in (("burst100", 1.0, 0.0), ("slacp25", 0.25, 0.55), ("slacp1", 0.01, 0.55)):
+            for col, agent in (("ref_tcp", "Newreno"), ("sack", "Sack1")):
+                if agent in agents:
+                    out.append(replace(transat, name=f"transat-{case}", agent=agent, qlim=50, ns2_2003=True,
+                                       column=col, singledup=0, end="done", burst_per=per, burst_delay_s=delay,
+                                       seeds=4 * seeds, stop_s=600.0))
     return out
 
 
@@ -176,6 +202,33 @@ class Run:
     def mean_completion(self) -> Optional[float]:
         done = [c for c in self.completion_s if c is not None]
         return statistics.mean(done) if len(done) == len(self.completion_s) else None
+
+
+def burst_timeline(seed: int, per: float, stop_s: float) -> Path:
+    """A TRANSAT/DSN burst timeline for `seed` (satcp's dsn_burst defaults:
+    bursts a truncated exponential of mean 300 ms on [100, 500] ms, gaps
+    start to start the same on [1, 10] s with mean 5.5 s, the first burst
+    one gap after 0), written once as a trace file both simulators replay."""
+    import math
+    import random
+
+    d = REPO / "bench-results" / "crosscheck-ns2" / "bursts"
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"seed{seed}_per{per:g}.csv"
+    if path.exists():
+        return path
+    rng = random.Random(seed)
+
+    def trunc_exp(lo: float, hi: float, mean: float) -> float:
+        span = -math.expm1(-(hi - lo) / mean)
+        return lo - mean * math.log1p(-rng.random() * span)
+
+    lines, t = ["start,end,per"], trunc_exp(1.0, 10.0, 5.5)
+    while t < stop_s:
+        lines.append(f"{t:.6f},{t + trunc_exp(0.1, 0.5, 0.3):.6f},{per:g}")
+        t += trunc_exp(1.0, 10.0, 5.5)
+    path.write_text("\n".join(lines) + "\n")
+    return path
 
 
 def ns_binary() -> str:
@@ -196,6 +249,8 @@ def run_ns2(c: Cell, seed: int) -> Run:
     }
     if c.singledup is not None:
         args["singledup"] = c.singledup
+    if c.burst_per > 0:
+        args.update({"bursts": str(burst_timeline(seed, c.burst_per, c.stop_s)), "burst_delay": c.burst_delay_s})
     if c.ns2_2003:
         args.update({"syn": 0, "delay_growth": 0, "syn_immediate_ack": 0, "newreno_changes1": 0, "partial_window_deflation": 0, "minrto": 1.0,
                      "rtxcur_init": 6.0, "tcpTick": 0.1})
@@ -229,10 +284,17 @@ def satcp_scenario(c: Cell, seed: int) -> dict[str, Any]:
     if c.singledup is not None:
         tcp["limited_transmit"] = bool(c.singledup)
     nodes = {"n1": {}, "n2": {}}
+    bursts = None
+    if c.burst_per > 0:
+        bursts = {"model": "trace", "file": str(burst_timeline(seed, c.burst_per, c.stop_s))}
+        if c.burst_delay_s > 0:
+            bursts.update({"burst_delay": f"{c.burst_delay_s}s", "burst_delay_order": "overtake"})
     sat: dict[str, Any] = {"a": "n1", "b": "n2", "rate_ab": c.sat_rate + "ps", "rate_ba": c.sat_rate_up + "ps",
                            "delay": c.sat_delay_ms / 1000, "queue_ab": {"kind": "droptail", "packets": c.qlim - 1}}
     if c.per > 0:
         sat["errors_ab"] = {"per": c.per}
+    if bursts:
+        sat["errors_ab"] = bursts
     links, flows = [sat], []
     for i in range(c.flows):
         nodes[f"s{i}"] = {}
@@ -274,7 +336,8 @@ def _values(c: Cell, runs: list[Run]) -> Optional[list[float]]:
 def _metric(c: Cell, runs: list[Run]) -> Optional[float]:
     """The cell's number over seeds: the median for loss-free cells (their
     seeds differ only in the clock phase, and the outcome is one of a few
-    discrete values), the mean for lossy ones."""
+    discrete values) and for the burst cells (the TRANSAT paper's
+    statistic), the mean for lossy ones."""
     vals = _values(c, runs)
     if vals is None:
         return None
@@ -332,7 +395,7 @@ def table(summ: list[dict[str, Any]]) -> str:
 
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m satcp.crosscheck_ns2", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cells", default="geo,geo-delack,geo-lossy,transat,transat-rows,peach")
+    ap.add_argument("--cells", default="geo,geo-delack,geo-lossy,transat,transat-rows,transat-bursts,peach")
     ap.add_argument("--agents", default=",".join(AGENTS))
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=2)
