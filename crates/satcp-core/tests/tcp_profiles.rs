@@ -335,6 +335,15 @@ fn ns2_profiles_send_no_fin() {
     let g = &with_fin.summary.flows[0];
     let back = g.start_s + g.completion_s.unwrap() - g.last_byte_at_s.unwrap();
     assert!((back - 0.1).abs() < 0.001, "{back}");
+    // without a FIN the limit clock stops at the last ACK: a flow that ends
+    // while another (3 MB) runs on reports its own time, not the run's
+    let long = path("profile = \"ns2-2003\", mss = 1000", "last_ack").replace("[run]\nseed = 1\nstop = \"600s\"", "[run]\nseed = 1\nstop = \"20s\"")
+        + "[[flows]]\nsrc = \"a\"\ndst = \"b\"\ntcp = { profile = \"ns2-2003\" }\napp = { kind = \"ftp\", size = \"3MB\" }\n";
+    let out = run_text(&long, &[]);
+    let (f, lim) = (&out.summary.flows[0], out.summary.flows[0].limited.unwrap());
+    assert!(f.completed && f.completion_s.unwrap() < 5.0);
+    assert!(out.summary.sim_time_s > 3.0 * f.completion_s.unwrap(), "{}", out.summary.sim_time_s);
+    assert!(lim.app < 0.5, "{lim:?}");
     let e = parse_toml(&path("profile = \"ns2\"", "fin"), &[]).expect_err("fin end without a FIN");
     let msg = e.to_string();
     assert!(msg.contains("response_end") && msg.contains("tcp.fin = false"), "{msg}");

@@ -145,19 +145,6 @@ def _window(tr: Trace, lo: float, hi: float) -> np.ndarray:
     return (tr.t >= lo) & (tr.t <= hi)
 
 
-def longest_stall(tr: Trace, lo: float, hi: float) -> float:
-    """The longest time in [lo, hi] during which in-order delivery did not
-    advance (the repair of the burst's holes)."""
-    m = _window(tr, lo, hi)
-    t, d = tr.t[m], tr.delivered[m]
-    best, start = 0.0, t[0] if len(t) else 0.0
-    for i in range(1, len(t)):
-        if d[i] > d[i - 1]:
-            best = max(best, t[i - 1] - start)
-            start = t[i]
-    return max(best, (t[-1] - start) if len(t) else 0.0)
-
-
 def figure(tr: dict[str, Trace], a: str, b: str, title: str, window: tuple[float, float] = (3.0, 12.0),
            burst: bool = True):
     plt = pyplot()

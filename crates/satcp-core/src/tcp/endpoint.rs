@@ -157,6 +157,9 @@ pub struct Endpoint {
     /// `rack_tlp_timer` holds the probe (else the reordering timeout).
     pub(crate) rack_tlp_probe: bool,
     ack_needed: bool,
+    /// The application closed under `fin = false`: no FIN goes out, and the
+    /// transfer is over once everything written is acknowledged.
+    closed_without_fin: bool,
     syn_sent_at: Time,
     syn_retx: bool,
     finished: bool,
@@ -189,6 +192,7 @@ impl Endpoint {
             rack_tlp_timer: Timer::default(),
             rack_tlp_probe: false,
             ack_needed: false,
+            closed_without_fin: false,
             syn_sent_at: 0,
             syn_retx: false,
             finished: false,
@@ -280,7 +284,12 @@ impl Endpoint {
     /// false`, ns-2's one-way agents, nothing: the peer never learns of the
     /// close).
     pub fn close(&mut self, ctx: &mut Ctx) {
-        if self.cfg.fin && !self.snd.fin_queued {
+        if !self.cfg.fin {
+            self.closed_without_fin = true;
+            if self.snd.una >= self.snd.data_end {
+                self.snd.limits.finish(ctx.now);
+            }
+        } else if !self.snd.fin_queued {
             self.snd.fin_queued = true;
             self.send_data(ctx);
             self.flush_ack(ctx);
@@ -855,6 +864,11 @@ impl Endpoint {
             // the written data is all acknowledged (data_end is 1 before any write)
             if old_una < self.snd.data_end && ack >= self.snd.data_end && self.snd.data_end > 1 {
                 ctx.notes.push(Note::AllAcked { ep: self.id });
+                // without a FIN the transfer ends here: stop the limit clock
+                // (with one, `check_finished` does at the FIN exchange)
+                if self.closed_without_fin {
+                    self.snd.limits.finish(ctx.now);
+                }
             }
             self.snd.una = ack;
             if self.snd.nxt < ack {
