@@ -45,6 +45,10 @@ class Result:
         summary lacks them), plus any cause the engine reports, e.g.
         ``drops_down`` (the link was down) and ``drops_pushed_out`` (pushed
         out of a priority queue); a cause missing on some links is 0 there.
+        On a link with a link-layer ARQ, its account of each direction's
+        frames as ``arq_<key>`` columns (``arq_retransmissions``,
+        ``arq_residual_loss``, ``arq_mean_extra_delay_s``, ...; NaN on
+        links without one).
     nodes : DataFrame
         One row per node: ``name``, ``drops_no_route`` (packets dropped for
         want of a route) and any other per-node field of ``summary["nodes"]``;
@@ -108,9 +112,12 @@ class Result:
             causes.update(dict.fromkeys(link.get("drops") or {}))
         rows = []
         for link in links:
-            row = {k: v for k, v in link.items() if k != "drops"}
+            row = {k: v for k, v in link.items() if k not in ("drops", "arq")}
             drops = link.get("drops") or {}
             row.update({f"drops_{c}": drops.get(c, 0) for c in causes})
+            # a link-layer ARQ's account, as arq_<key> columns (NaN on the
+            # directions of links without one)
+            row.update({f"arq_{k}": v for k, v in (link.get("arq") or {}).items()})
             rows.append(row)
         return pd.DataFrame(rows)
 

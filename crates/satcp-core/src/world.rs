@@ -12,6 +12,7 @@
 //! `notes`, `actions`) that are reused for the whole run.
 
 use crate::app::{Action, App, AppNote, Side};
+use crate::net::arq_link::{self, AirFate};
 use crate::net::capture::Capture;
 use crate::net::routing::{self, Routes};
 use crate::net::schedule::DirSchedule;
@@ -55,6 +56,9 @@ pub struct World {
     agents: Agents,
     /// Pool indices of packets a transmitter gave up (reused buffer).
     lost: Vec<u32>,
+    /// Packets an ARQ end delivers to IP, or gives up (reused buffers).
+    arq_out: Vec<Packet>,
+    arq_gone: Vec<Packet>,
     /// Endpoint 2f is flow f's server, 2f + 1 its client.
     eps: Vec<Endpoint>,
     apps: Vec<App>,
@@ -96,6 +100,12 @@ impl World {
                 let changes: Vec<_> = l.changes.iter().map(|ch| (ch.at_ns, ch.dirs[d], ch.up)).collect();
                 let schedule = DirSchedule::new(c.rate_bps, c.delay_ns, &changes);
                 dirs.push(LinkDir::with_schedule(from, to, c, schedule, Rng::new(seed, STREAM_LINK_ERRORS + idx)));
+            }
+            if let Some(arq) = &l.arq {
+                for d in 0..2 {
+                    let p = arq_link::resolve(arq, &l.dirs[d], &l.dirs[1 - d]);
+                    dirs[2 * i + d].enable_arq(p, arq);
+                }
             }
             for ch in &l.changes {
                 q.push(ch.at_ns, Event::LinkChange { link: i as u32 });
@@ -139,6 +149,8 @@ impl World {
             nodes: vec![NodeStats::default(); scn.nodes.len()],
             agents,
             lost: Vec::new(),
+            arq_out: Vec::new(),
+            arq_gone: Vec::new(),
             eps,
             apps,
             flows,
@@ -218,11 +230,17 @@ impl World {
                     self.at_node(node, p);
                 }
                 Event::TxDone { dir } => {
-                    if let Some((id, fate)) = self.dirs[dir as usize].finish(t) {
-                        self.on_wire(dir, id, fate);
+                    if self.dirs[dir as usize].arq_state().is_some() {
+                        self.arq_tx_done(dir);
+                    } else {
+                        if let Some((id, fate)) = self.dirs[dir as usize].finish(t) {
+                            self.on_wire(dir, id, fate);
+                        }
+                        self.start_tx(dir);
                     }
-                    self.start_tx(dir);
                 }
+                Event::ArqArrive { dir } => self.arq_arrive(dir),
+                Event::ArqTimer { dir } => self.arq_timer(dir),
                 Event::LinkChange { link } => self.link_change(link as usize),
             }
             if has_finite && self.finite_left == 0 {
@@ -239,8 +257,6 @@ impl World {
                 u.received(p.ip_bytes);
             }
         } else if p.dst_node == node {
-            // link-layer frames and ACKs never reach a node: the link layer
-            // that sends them (an ARQ, not built yet) consumes them
             debug_assert!(p.kind.is_tcp(), "{:?} delivered to a node", p.kind);
             let mut ctx = Ctx { now: self.now, q: &mut self.q, out: &mut self.out, notes: &mut self.notes };
             self.eps[p.to_ep as usize].on_segment(&mut ctx, &p);
@@ -273,7 +289,7 @@ impl World {
         }
         let dir = &mut self.dirs[d as usize];
         if dir.holds_packets() {
-            return self.offer_held(d, p);
+            return if dir.arq_state().is_some() { self.arq_offer(d, p) } else { self.offer_held(d, p) };
         }
         let fate = dir.enqueue(self.now, p.ip_bytes);
         if let Some(c) = self.capture.as_deref_mut() {
@@ -396,6 +412,89 @@ impl World {
         }
     }
 
+    // ----- the link-layer ARQ (net/arq_link.rs) ------------------------------
+
+    /// Offer `p` to ARQ direction `d`'s IP queue.
+    #[inline(never)]
+    fn arq_offer(&mut self, d: u32, p: Packet) {
+        match self.dirs[d as usize].arq_offer(self.now, p) {
+            Offered::Queued => self.arq_kick(d),
+            Offered::DroppedQueue => {
+                self.agents.queue_drop(self.now, d, &p);
+                self.lose(&p);
+            }
+            Offered::DroppedDown => self.lose(&p),
+        }
+    }
+
+    /// Start ARQ direction `d`'s next transmission if it is idle, and keep
+    /// its timer armed.
+    fn arq_kick(&mut self, d: u32) {
+        let dir = &mut self.dirs[d as usize];
+        if let Some((end, ip)) = dir.arq_start(self.now) {
+            self.q.push(end, Event::TxDone { dir: d });
+            if let (Some(c), Some(p)) = (self.capture.as_deref_mut(), ip) {
+                c.on_accept(d, self.now, self.now, &p);
+            }
+        }
+        if let Some(at) = self.dirs[d as usize].arq_arm() {
+            self.q.push(at, Event::ArqTimer { dir: d });
+        }
+    }
+
+    fn arq_tx_done(&mut self, d: u32) {
+        let dir = &mut self.dirs[d as usize];
+        match dir.arq_finish(self.now) {
+            Some(AirFate::Arrives { first: true }) => {
+                let at = dir.arq_wire_head().expect("just put on the wire");
+                self.q.push(at, Event::ArqArrive { dir: d });
+            }
+            Some(AirFate::Lost(Some(p))) => self.lose(&p),
+            _ => {}
+        }
+        self.arq_kick(d);
+    }
+
+    /// The first item on ARQ direction `d`'s air arrives; the end of the
+    /// link there (direction `d ^ 1`'s state) takes it.
+    fn arq_arrive(&mut self, d: u32) {
+        let (item, next) = self.dirs[d as usize].arq_pop_wire();
+        if let Some(at) = next {
+            self.q.push(at, Event::ArqArrive { dir: d });
+        }
+        let back = d ^ 1;
+        let mut out = std::mem::take(&mut self.arq_out);
+        let mut gone = std::mem::take(&mut self.arq_gone);
+        self.dirs[back as usize].arq_receive(self.now, item, &mut out, &mut gone);
+        self.arq_kick(back);
+        self.arq_hand_over(back, &mut out, &mut gone);
+    }
+
+    fn arq_timer(&mut self, d: u32) {
+        if !self.dirs[d as usize].arq_timer_live(self.now) {
+            return;
+        }
+        let mut out = std::mem::take(&mut self.arq_out);
+        let mut gone = std::mem::take(&mut self.arq_gone);
+        self.dirs[d as usize].arq_timer(self.now, &mut out, &mut gone);
+        self.arq_kick(d);
+        self.arq_hand_over(d, &mut out, &mut gone);
+    }
+
+    /// Packets the ARQ end at direction `d`'s sending node delivered to IP
+    /// there (`out`) or gave up (`gone`); the buffers are reused.
+    fn arq_hand_over(&mut self, d: u32, out: &mut Vec<Packet>, gone: &mut Vec<Packet>) {
+        for p in gone.drain(..) {
+            self.lose(&p);
+        }
+        let node = self.dirs[d as usize].from;
+        for p in out.drain(..) {
+            self.at_node(node, p);
+        }
+        self.arq_out = std::mem::take(out);
+        self.arq_gone = std::mem::take(gone);
+    }
+
     /// Link `link`'s next scheduled change happens now.
     fn link_change(&mut self, link: usize) {
         let ch = self.scn.links[link].changes[self.next_change[link]];
@@ -404,7 +503,23 @@ impl World {
             let dir = &mut self.dirs[d];
             dir.on_change(self.now);
             if ch.up == Some(false) {
-                dir.go_down(self.now, &mut self.lost);
+                if dir.arq_state().is_some() {
+                    let mut gone = std::mem::take(&mut self.arq_gone);
+                    dir.arq_go_down(self.now, &mut gone);
+                    for p in gone.drain(..) {
+                        self.lose(&p);
+                    }
+                    self.arq_gone = gone;
+                } else {
+                    dir.go_down(self.now, &mut self.lost);
+                }
+            }
+        }
+        if ch.up == Some(true) {
+            for d in [2 * link, 2 * link + 1] {
+                if self.dirs[d].arq_state().is_some() {
+                    self.arq_kick(d as u32);
+                }
             }
         }
         for k in 0..self.lost.len() {
@@ -632,6 +747,7 @@ impl World {
                 reordered: d.stats.reordered,
                 burst_delayed: d.stats.burst_delayed,
                 max_queue_packets: d.stats.max_queue_packets,
+                arq: arq_summary(d, &self.dirs[i ^ 1]),
             });
         }
         let nodes = scn
@@ -678,6 +794,31 @@ impl World {
 /// The routing graph: (from, to, delay now, up) of every link direction.
 fn edges_of(dirs: &[LinkDir]) -> Vec<(u32, u32, u64, bool)> {
     dirs.iter().map(|d| (d.from, d.to, d.delay_ns, d.up)).collect()
+}
+
+/// The ARQ account of direction `d`'s frames (`back` holds their
+/// receiver).
+fn arq_summary(d: &LinkDir, back: &LinkDir) -> Option<ArqSummary> {
+    let (a, r) = (d.arq_state()?, &back.arq_state()?.rx.stats);
+    let s = &a.snd.stats;
+    Some(ArqSummary {
+        frames: s.frames,
+        retransmissions: s.retransmissions,
+        timer_expiries: s.by_timer,
+        abandoned: s.abandoned,
+        acks: a.stats.acks,
+        bypass: a.stats.bypass,
+        delivered: r.delivered,
+        duplicates: r.duplicates,
+        skipped: r.skipped,
+        residual_loss: if s.frames == 0 { 0.0 } else { r.skipped as f64 / s.frames as f64 },
+        delayed: r.delayed,
+        mean_extra_delay_s: if r.delayed == 0 { 0.0 } else { secs(r.extra_delay_ns) / r.delayed as f64 },
+        max_extra_delay_s: secs(r.max_extra_delay_ns),
+        max_resequencing: r.max_buffered,
+        timeout_s: secs(a.p.timeout_ns),
+        reseq_timeout_s: secs(a.p.reseq_timeout_ns),
+    })
 }
 
 fn side_of(ep: u32) -> Side {

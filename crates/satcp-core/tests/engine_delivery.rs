@@ -8,7 +8,8 @@
 //! partial-ACK timer, FACK rampdown and overdamping) is drawn. So are links
 //! that change during the run (outages, rate and delay changes), a bypass
 //! link that makes routes change when the chain's links go down or slow
-//! down, priority queues (the transmitter that holds packets), and router
+//! down, priority queues (the transmitter that holds packets), link-layer
+//! ARQs (persistence, window and FEC drawn), and router
 //! agents (a receive-window clamp, a monitor) at random nodes.
 
 mod common;
@@ -89,6 +90,9 @@ struct LinkSpec {
     queue: Option<u32>,
     /// A priority queue (holding transmitter) instead of drop-tail.
     priority: bool,
+    /// A link-layer ARQ (on a drop-tail link): persistence, window, FEC
+    /// repair fraction.
+    arq: Option<(u32, u32, Option<f64>)>,
     per: [f64; 2],
     changes: Vec<ChangeSpec>,
 }
@@ -117,8 +121,17 @@ fn link() -> impl Strategy<Value = LinkSpec> {
         (prop::option::of(2u32..150), any::<bool>()),
         [prop_oneof![Just(0.0), 0.0..0.15f64], prop_oneof![Just(0.0), 0.0..0.10f64]],
         prop_oneof![2 => Just(vec![]), 1 => prop::collection::vec(change(), 1..4)],
+        prop_oneof![3 => Just(None), 1 => (0u32..5, 1u32..64, prop::option::of(0.0..1.0f64)).prop_map(Some)],
     )
-        .prop_map(|(rate_kbps, delay_ms, (queue, priority), per, changes)| LinkSpec { rate_kbps, delay_ms, queue, priority, per, changes })
+        .prop_map(|(rate_kbps, delay_ms, (queue, priority), per, changes, arq)| LinkSpec {
+            rate_kbps,
+            delay_ms,
+            queue,
+            priority,
+            arq: if priority { None } else { arq },
+            per,
+            changes,
+        })
 }
 
 /// The link's `changes` array: each change after the previous one (an
@@ -230,6 +243,10 @@ fn toml(n_nodes: usize, links: &[LinkSpec], flows: &[FlowSpec], seed: u64, agent
                 s += &format!("errors_{d} = {{ per = {per} }}\n");
             }
         }
+        if let Some((persistence, window, repair)) = l.arq {
+            let fec = repair.map_or(String::new(), |r| format!(", fec = {{ n = 255, k = 223, repair = {r} }}"));
+            s += &format!("arq = {{ persistence = {persistence}, window = {window}{fec} }}\n");
+        }
         if !l.changes.is_empty() {
             s += &changes_toml(&l.changes);
         }
@@ -336,6 +353,11 @@ proptest! {
         for l in &out.summary.links {
             prop_assert!(l.utilization <= 1.0 + 1e-9 && l.utilization >= 0.0);
             prop_assert!(l.bytes_ok <= l.bytes_tx);
+            if let Some(a) = &l.arq {
+                // each frame reaches IP at most once, or is skipped
+                prop_assert!(a.delivered + a.skipped <= a.frames, "{:?}\n{}", a, text);
+                prop_assert!(a.abandoned <= a.frames && a.retransmissions <= a.frames * (1 + 4), "{:?}", a);
+            }
         }
     }
 }

@@ -13,6 +13,7 @@
 
 use super::dsn_burst::DsnBurst;
 use super::error_trace::ErrorTrace;
+use super::fec::FecCfg;
 use super::gilbert_elliott::GilbertElliott;
 use crate::scenario::{DelayOrder, ErrorCfg, ErrorClock};
 use crate::sim::{Rng, Time};
@@ -50,6 +51,8 @@ pub struct ErrorModel {
     /// The last (packet size, PER) computed: sizes repeat (full segments,
     /// ACKs), and exp_m1 per packet is measurable.
     last: (u32, f64),
+    /// The same for the residual PER after FEC.
+    last_fec: (u32, f64),
 }
 
 impl ErrorModel {
@@ -64,7 +67,7 @@ impl ErrorModel {
             ErrorCfg::Trace(c) => Channel::Trace(ErrorTrace::new(c.intervals.clone(), rng.clone())),
             _ => Channel::None,
         };
-        ErrorModel { cfg, channel, rng, ln_keep_bit, last: (u32::MAX, 0.0) }
+        ErrorModel { cfg, channel, rng, ln_keep_bit, last: (u32::MAX, 0.0), last_fec: (u32::MAX, 0.0) }
     }
 
     /// The fate of a packet of `ip_bytes` whose transmission starts at
@@ -96,6 +99,26 @@ impl ErrorModel {
             Fate::Lost
         } else {
             Fate::Intact
+        }
+    }
+
+    /// The fate of a link-layer frame protected by FEC (`net/fec.rs`):
+    /// `bytes` of frame, `coded` on the air. On independent bit errors the
+    /// residual loss is computed from the code; on any other model a frame
+    /// the channel corrupts is repaired with the configured probability.
+    pub fn judge_fec(&mut self, fec: &FecCfg, bytes: u32, coded: u32, tx_start: Time, arrival: Time) -> Fate {
+        if let (Channel::None, ErrorCfg::Ber { ber, .. }, None) = (&self.channel, &self.cfg, fec.repair) {
+            if *ber == 0.0 {
+                return Fate::Intact;
+            }
+            if self.last_fec.0 != bytes {
+                self.last_fec = (bytes, fec.residual_per(*ber, bytes));
+            }
+            return if self.rng.bernoulli(self.last_fec.1) { Fate::Lost } else { Fate::Intact };
+        }
+        match self.judge(coded, tx_start, arrival) {
+            Fate::Lost if self.rng.bernoulli(fec.repair.unwrap_or(0.0)) => Fate::Intact,
+            f => f,
         }
     }
 

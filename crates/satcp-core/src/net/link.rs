@@ -16,8 +16,9 @@
 //!   the transmitter schedules its own transmission-complete event
 //!   (`Event::TxDone`), one more event per packet. Used only where a
 //!   discipline must reorder or drop packets after accepting them: the
-//!   priority queue that pushes dummy segments out (`net/priority.rs`), and
-//!   the base for a link-layer ARQ. The world offers it packets with
+//!   priority queue that pushes dummy segments out (`net/priority.rs`). The
+//!   link-layer ARQ (`net/arq_link.rs`) is a third transmitter of the same
+//!   kind (`Tx::Arq`). The world offers the holding transmitter packets with
 //!   [`LinkDir::offer`], starts transmissions with [`LinkDir::start_next`]
 //!   and finishes them with [`LinkDir::finish`].
 //!
@@ -64,12 +65,14 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+use super::arq::ArqParams;
+use super::arq_link::ArqLink;
 use super::error_model::{sub_stream, ErrorModel, Fate};
 use super::priority::{Admit, Held, PriorityQueue};
 use super::red::{Red, RedParams, RedVerdict};
 use super::schedule::DirSchedule;
 use super::Packet;
-use crate::scenario::{DelayOrder, LinkDirCfg, QueueCfg, QueueLimit, ReorderCfg};
+use crate::scenario::{ArqCfg, DelayOrder, LinkDirCfg, QueueCfg, QueueLimit, ReorderCfg};
 use crate::sim::{Rng, Time, NS_PER_S};
 
 /// The queue discipline in front of the FIFO transmitter.
@@ -79,7 +82,7 @@ enum Discipline {
 }
 
 /// The FIFO transmitter's state: committed departure times only.
-struct Fifo {
+pub(super) struct Fifo {
     discipline: Discipline,
     /// When the transmitter finishes everything accepted so far.
     busy_until: Time,
@@ -99,7 +102,7 @@ pub struct Sending {
 }
 
 /// The holding transmitter: the queue holds the packets themselves.
-struct Holding {
+pub(super) struct Holding {
     queue: PriorityQueue,
     sending: Option<Sending>,
     /// Transmission-complete events of transmissions an outage aborted,
@@ -110,9 +113,11 @@ struct Holding {
     pushed_out: Vec<Held>,
 }
 
-enum Tx {
+pub(super) enum Tx {
     Fifo(Fifo),
     Holding(Box<Holding>),
+    /// A link-layer ARQ (`net/arq_link.rs`).
+    Arq(Box<ArqLink>),
 }
 
 pub struct LinkDir {
@@ -125,9 +130,9 @@ pub struct LinkDir {
     pub delay_ns: u64,
     pub up: bool,
     pub overhead_bytes: u32,
-    tx: Tx,
-    schedule: DirSchedule,
-    errors: ErrorModel,
+    pub(super) tx: Tx,
+    pub(super) schedule: DirSchedule,
+    pub(super) errors: ErrorModel,
     reorder: Option<(ReorderCfg, Rng)>,
     /// Corrupted packets travel to the far end, marked, for a router agent
     /// there; otherwise they vanish at once.
@@ -254,10 +259,21 @@ impl LinkDir {
         }
     }
 
-    /// The transmitter holds packets (schedules its own completions).
+    /// Put a link-layer ARQ on this direction's transmitter; its drop-tail
+    /// limit becomes the ARQ's IP queue limit (the scenario refuses any
+    /// other discipline with `arq`).
+    pub fn enable_arq(&mut self, p: ArqParams, cfg: &ArqCfg) {
+        let Tx::Fifo(Fifo { discipline: Discipline::DropTail(limit), .. }) = self.tx else {
+            unreachable!("arq needs a drop-tail queue (checked by the scenario)")
+        };
+        self.tx = Tx::Arq(Box::new(ArqLink::new(p, cfg, limit)));
+    }
+
+    /// The transmitter holds packets (schedules its own completions): the
+    /// priority queue or the ARQ.
     #[inline]
     pub fn holds_packets(&self) -> bool {
-        matches!(self.tx, Tx::Holding(_))
+        !matches!(self.tx, Tx::Fifo(_))
     }
 
     /// Record that packet `pkt` will arrive at `at`. Returns true if it is
@@ -304,6 +320,7 @@ impl LinkDir {
                 f.waiting.len()
             }
             Tx::Holding(h) => h.queue.len(),
+            Tx::Arq(a) => a.queue_packets(),
         }
     }
 
@@ -314,6 +331,7 @@ impl LinkDir {
                 f.waiting_bytes
             }
             Tx::Holding(h) => h.queue.bytes(),
+            Tx::Arq(a) => a.queue_bytes(),
         }
     }
 
@@ -322,6 +340,7 @@ impl LinkDir {
         match &self.tx {
             Tx::Fifo(f) => f.busy_until,
             Tx::Holding(h) => h.sending.map_or(0, |s| s.end),
+            Tx::Arq(a) => a.busy_until(),
         }
     }
 
@@ -401,7 +420,7 @@ impl LinkDir {
 
     /// A transmission of [start, end) is committed.
     #[inline(always)]
-    fn count_tx(&mut self, start: Time, end: Time, ip_bytes: u32) {
+    pub(super) fn count_tx(&mut self, start: Time, end: Time, ip_bytes: u32) {
         self.stats.packets_tx += 1;
         self.stats.bytes_tx += ip_bytes as u64;
         self.stats.busy_ns += end - start;
@@ -565,6 +584,7 @@ impl LinkDir {
                 lost.extend(held.into_iter().map(|x| x.id));
                 self.stats.drops_down += (lost.len() - before) as u64;
             }
+            Tx::Arq(_) => unreachable!("an ARQ link goes down with arq_go_down"),
         }
     }
 
@@ -590,7 +610,7 @@ impl LinkDir {
 /// Serialisation time of a packet of `ip_bytes` plus `overhead` framing
 /// bytes at `rate_bps`, rounded up to a whole ns.
 #[inline]
-fn serialisation_ns(ip_bytes: u32, overhead: u32, rate_bps: u64) -> u64 {
+pub(super) fn serialisation_ns(ip_bytes: u32, overhead: u32, rate_bps: u64) -> u64 {
     let bits = 8 * (ip_bytes as u64 + overhead as u64);
     match bits.checked_mul(NS_PER_S) {
         Some(n) => n.div_ceil(rate_bps),

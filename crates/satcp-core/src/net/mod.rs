@@ -1,10 +1,13 @@
 //! Network models: packets, link directions with their transmitters, queues,
 //! error models and schedules of changes, and routing.
 
+pub mod arq;
+pub mod arq_link;
 pub mod capture;
 pub mod dsn_burst;
 pub mod error_model;
 pub mod error_trace;
+pub mod fec;
 pub mod gilbert_elliott;
 pub mod link;
 pub mod packet;

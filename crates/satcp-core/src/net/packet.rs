@@ -52,12 +52,6 @@ pub enum Kind {
     DummyAck,
     /// A UDP datagram of cross traffic (`to_ep` is the flow index).
     Udp,
-    /// A link-layer frame of a link protocol with ARQ: the receiving link
-    /// layer consumes it, it never reaches a node's IP layer as such.
-    LinkFrame,
-    /// A link-layer acknowledgement, sent back over the reverse direction of
-    /// the hop and consumed by the link layer there.
-    LinkAck,
 }
 
 impl Kind {
@@ -82,8 +76,6 @@ impl Kind {
             Kind::Dummy => "dummy",
             Kind::DummyAck => "dummy_ack",
             Kind::Udp => "udp",
-            Kind::LinkFrame => "link_frame",
-            Kind::LinkAck => "link_ack",
         }
     }
 }

@@ -60,8 +60,6 @@ pub const UDP_PORT_BASE: u16 = 20000;
 /// UDP destination port (discard).
 pub const UDP_SINK_PORT: u16 = 9;
 
-/// EtherType of link-layer frames and ACKs (IEEE 802 local experimental).
-pub const ETHERTYPE_LINK: u16 = 0x88B5;
 /// TCP option kind of the research option (RFC 6994 shared experimental).
 pub const OPT_EXPERIMENTAL: u8 = 253;
 /// The IPv4 TOS byte of low-priority packets: DSCP 1, Lower Effort (RFC 8622).
@@ -150,15 +148,6 @@ pub fn encode_headers(b: &mut Vec<u8>, p: &Packet, hop_from: u32, hop_to: u32) -
     // Ethernet II
     b.extend_from_slice(&node_mac(hop_to));
     b.extend_from_slice(&node_mac(hop_from));
-    if matches!(p.kind, Kind::LinkFrame | Kind::LinkAck) {
-        b.extend_from_slice(&ETHERTYPE_LINK.to_be_bytes());
-        let at = b.len();
-        b.extend_from_slice(&[if p.kind == Kind::LinkFrame { 1 } else { 2 }, 0, 0, 0]);
-        b.extend_from_slice(&p.tcp.seq.to_be_bytes());
-        b.extend_from_slice(&p.tcp.ack.to_be_bytes());
-        b.resize(at + (p.ip_bytes as usize).max(12), 0);
-        return ETHERNET_HEADER + p.ip_bytes.max(12);
-    }
     b.extend_from_slice(&0x0800u16.to_be_bytes());
     // IPv4
     let ip_at = b.len();
@@ -373,17 +362,6 @@ mod tests {
         assert!(opts[12..24].iter().all(|&x| x == 0), "padded with zeros to its length");
         assert_eq!(&opts[24..28], &[1, 1, 5, 10], "then the SACK block that fits");
         assert_eq!(checksum(sum16(&b[14..34], 0)), 0, "IP header checksum with the TOS byte");
-    }
-
-    #[test]
-    fn link_layer_packets_have_their_own_ethertype() {
-        let mut p = Packet::udp(0, 1, 0, 100).with_kind(Kind::LinkAck);
-        p.tcp.seq = 5;
-        p.tcp.ack = 9;
-        let mut b = Vec::new();
-        assert_eq!(encode_headers(&mut b, &p, 0, 1), 14 + 100);
-        assert_eq!(&b[12..14], &ETHERTYPE_LINK.to_be_bytes());
-        assert_eq!(&b[14..26], &[2, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 9]);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::RouterAgent;
 use crate::net::{Kind, Packet};
 use crate::sim::Time;
 
-const KINDS: [Kind; 7] = [Kind::Data, Kind::Ack, Kind::Dummy, Kind::DummyAck, Kind::Udp, Kind::LinkFrame, Kind::LinkAck];
+const KINDS: [Kind; 5] = [Kind::Data, Kind::Ack, Kind::Dummy, Kind::DummyAck, Kind::Udp];
 
 #[derive(Default)]
 pub struct Monitor {

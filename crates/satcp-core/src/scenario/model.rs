@@ -58,6 +58,30 @@ pub struct LinkCfg {
     pub dirs: [LinkDirCfg; 2],
     /// Scheduled changes, in increasing time.
     pub changes: Vec<LinkChange>,
+    /// A link-layer selective-repeat ARQ on both directions (`net/arq.rs`).
+    pub arq: Option<ArqCfg>,
+}
+
+/// `arq = {...}` on a link: the selective-repeat ARQ's parameters as
+/// written (`None`: automatic, resolved against the link by
+/// `net::arq_link::resolve`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ArqCfg {
+    /// Retransmissions of a frame before it is given up.
+    pub persistence: u32,
+    /// Frames outstanding at most.
+    pub window: u32,
+    pub timeout_ns: Option<u64>,
+    pub reseq_timeout_ns: Option<u64>,
+    /// Link-layer header added to every frame.
+    pub header_bytes: u32,
+    /// Size of a link ACK.
+    pub ack_bytes: u32,
+    /// Ranges a link ACK carries at most.
+    pub ack_blocks: u32,
+    /// Classes sent without ARQ: bits `net::arq_link::BYPASS_*`.
+    pub bypass: u8,
+    pub fec: Option<crate::net::fec::FecCfg>,
 }
 
 /// What changes on a link at one instant (None = unchanged).

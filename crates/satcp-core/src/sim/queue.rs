@@ -27,6 +27,13 @@ pub enum Event {
     /// The transmitter of link direction `dir`, one that holds packets
     /// (priority queue), finishes sending its current packet.
     TxDone { dir: u32 },
+    /// The first item (frame, bypass packet or link ACK) on the air of ARQ
+    /// link direction `dir` reaches the far end (one entry per busy
+    /// direction, as for `Arrive`).
+    ArqArrive { dir: u32 },
+    /// The ARQ timer of direction `dir` (its sender's retransmission timer
+    /// and the resequencing timer of the receiver beside it).
+    ArqTimer { dir: u32 },
     /// Link `link`'s next scheduled change (rate, delay, down, up) happens.
     /// All of them are queued when the run is built, so at any instant a
     /// change comes before the packets that meet it.

@@ -180,6 +180,46 @@ pub struct LinkSummary {
     pub reordered: u64,
     /// Packets delayed by a burst error model's extra delay.
     pub burst_delayed: u64,
+    /// The link-layer ARQ's account of this direction's frames, if the link
+    /// has one (`packets_tx` then counts every transmission, link ACKs
+    /// included; the byte counters count IP bytes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arq: Option<ArqSummary>,
+}
+
+/// One direction of an ARQ link: its frames, their fate at the far end,
+/// and the link ACKs it sent for the other direction's frames.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ArqSummary {
+    /// Frames sent for the first time.
+    pub frames: u64,
+    /// Retransmissions (found lost from an ACK or by the timer).
+    pub retransmissions: u64,
+    /// Losses found by the retransmission timer.
+    pub timer_expiries: u64,
+    /// Frames given up at the persistence limit.
+    pub abandoned: u64,
+    /// Link ACKs sent on this direction.
+    pub acks: u64,
+    /// Packets of a bypass class sent without ARQ.
+    pub bypass: u64,
+    /// Frames delivered to IP in order at the far end.
+    pub delivered: u64,
+    pub duplicates: u64,
+    /// Frames the far end stopped waiting for (resequencing timeout).
+    pub skipped: u64,
+    /// skipped / frames: the loss IP sees.
+    pub residual_loss: f64,
+    /// Frames delivered later than their first copy would have arrived,
+    /// and the mean and largest extra delay among them.
+    pub delayed: u64,
+    pub mean_extra_delay_s: f64,
+    pub max_extra_delay_s: f64,
+    /// Most frames held for resequencing at once.
+    pub max_resequencing: u64,
+    /// The retransmission and resequencing timeouts in force.
+    pub timeout_s: f64,
+    pub reseq_timeout_s: f64,
 }
 
 /// One row per (sample time, flow).

@@ -12,7 +12,7 @@ use super::*;
 const LINK_KEYS: &[&str] = &[
     "name", "a", "b", "rate", "rate_ab", "rate_ba", "delay", "delay_ab", "delay_ba", "queue", "queue_ab",
     "queue_ba", "errors", "errors_ab", "errors_ba", "overhead", "overhead_ab", "overhead_ba", "reorder",
-    "reorder_ab", "reorder_ba", "changes",
+    "reorder_ab", "reorder_ba", "changes", "arq",
 ];
 
 const CHANGE_KEYS: &[&str] = &["at", "down", "rate", "rate_ab", "rate_ba", "delay", "delay_ab", "delay_ba"];
@@ -94,7 +94,9 @@ pub(super) fn parse_links(root: &Tbl, nodes: &[NodeCfg], base_dir: Option<&Path>
             }
         }
         let changes = parse_changes(&t)?;
-        links.push(LinkCfg { a, b, dirs: [dir(0), dir(1)], changes });
+        let dirs = [dir(0), dir(1)];
+        let arq = parse_arq(&t, &dirs)?;
+        links.push(LinkCfg { a, b, dirs, changes, arq });
     }
     Ok(links)
 }
@@ -351,6 +353,80 @@ fn parse_error_trace(t: &Tbl, base_dir: Option<&Path>) -> Res<ErrorTraceCfg> {
     let intervals = crate::net::error_trace::parse_intervals(&text).map_err(|e| t.bad("file", format!("{}: {}", full.display(), e)))?;
     let (burst_delay_ns, burst_delay_order) = parse_burst_delay(t)?;
     Ok(ErrorTraceCfg { file: file.to_string(), intervals: intervals.into(), clock: parse_clock(t)?, burst_delay_ns, burst_delay_order })
+}
+
+const ARQ_KEYS: &[&str] =
+    &["persistence", "window", "timeout", "reseq_timeout", "header", "ack_size", "ack_blocks", "bypass", "fec"];
+const ARQ_EXPECTED: &str = "an inline table, e.g. { persistence = 3, window = 1024, fec = { n = 255, k = 223 }, bypass = [\"udp\"] } ({} for the defaults)";
+const FEC_EXPECTED: &str = "an inline table { n = 255, k = 223 } (a Reed-Solomon code over bytes, k < n <= 255), with repair = p in [0, 1] on error models other than ber";
+
+/// `arq`: the link-layer selective-repeat ARQ on both directions
+/// (`net/arq.rs`); it needs a drop-tail FIFO hop, so RED, the priority
+/// queue, reordering and the S-LACP approximation's burst delay are refused
+/// with it.
+fn parse_arq(link: &Tbl, dirs: &[LinkDirCfg; 2]) -> Res<Option<ArqCfg>> {
+    use crate::net::arq::*;
+    use crate::net::arq_link::BYPASS_NAMES;
+    let Some(mut t) = link.table("arq", ARQ_EXPECTED)? else { return Ok(None) };
+    t.only(ARQ_KEYS)?;
+    for (d, key) in [(0, "ab"), (1, "ba")] {
+        let c = &dirs[d];
+        if !matches!(c.queue, QueueCfg::DropTail { .. }) {
+            return Err(link.bad("arq", format!("a link whose queue_{key} is drop-tail: the ARQ keeps its own FIFO of IP packets (RED and the priority queue are not combined with it)")));
+        }
+        if c.reorder.is_some() {
+            return Err(link.bad("arq", format!("a link without reorder_{key}: the ARQ's hop is a FIFO and it delivers in order")));
+        }
+        let delay = match &c.errors {
+            ErrorCfg::DsnBurst(b) => b.burst_delay_ns,
+            ErrorCfg::Trace(tr) => tr.burst_delay_ns,
+            _ => 0,
+        };
+        if delay > 0 {
+            return Err(link.bad("arq", format!("a link whose errors_{key} has no burst_delay: burst_delay approximates an ARQ's recovery, and the real ARQ replaces it (set burst_delay = 0)")));
+        }
+    }
+    let fec = match t.table("fec", FEC_EXPECTED)? {
+        None => None,
+        Some(mut f) => {
+            f.only(&["n", "k", "repair"])?;
+            let n = f.require("n", f.u32_in("n", 2, 255)?, FEC_EXPECTED)?;
+            let k = f.require("k", f.u32_in("k", 1, 254)?, FEC_EXPECTED)?;
+            if k >= n {
+                return Err(f.bad("k", format!("an integer in 1..{n} (fewer data bytes than the codeword's n = {n})")));
+            }
+            let repair = f.prob_closed("repair")?;
+            if repair.is_none() {
+                for (d, key) in [(0, "ab"), (1, "ba")] {
+                    if !matches!(dirs[d].errors, ErrorCfg::None | ErrorCfg::Ber { .. }) {
+                        return Err(missing(&f.at("repair"), &format!("a number in [0, 1]: the fraction of corrupted frames FEC repairs (errors_{key} is not independent bit errors, so the code's gain cannot be computed)")));
+                    }
+                }
+            }
+            Some(crate::net::fec::FecCfg { n, k, repair })
+        }
+    };
+    let mut bypass = 0u8;
+    if let Some(v) = t.get("bypass") {
+        let names: Vec<&str> = BYPASS_NAMES.iter().map(|b| b.0).collect();
+        let expected = format!("an array of classes sent without ARQ, each one of {}", quoted_list(&names));
+        let Value::Array(items) = v else { return Err(type_error(&t.at("bypass"), v, &expected)) };
+        for item in items {
+            let bit = item.as_str().and_then(|s| BYPASS_NAMES.iter().find(|b| b.0 == s)).map(|b| b.1);
+            bypass |= bit.ok_or_else(|| t.bad("bypass", expected.clone()))?;
+        }
+    }
+    Ok(Some(ArqCfg {
+        persistence: t.u32_in("persistence", 0, 255)?.unwrap_or(DEFAULT_PERSISTENCE),
+        window: t.u32_in("window", 1, 1 << 20)?.unwrap_or(DEFAULT_WINDOW),
+        timeout_ns: t.duration_pos("timeout")?,
+        reseq_timeout_ns: t.duration_pos("reseq_timeout")?,
+        header_bytes: t.u32_in("header", 0, 1024)?.unwrap_or(DEFAULT_HEADER_BYTES),
+        ack_bytes: t.u32_in("ack_size", 1, 65_535)?.unwrap_or(DEFAULT_ACK_BYTES),
+        ack_blocks: t.u32_in("ack_blocks", 0, MAX_ACK_BLOCKS as u32)?.unwrap_or(DEFAULT_ACK_BLOCKS),
+        bypass,
+        fec,
+    }))
 }
 
 const REORDER_EXPECTED: &str = "an inline table { probability = p, extra_delay = \"20ms\" } with p in (0, 1]";
