@@ -118,6 +118,49 @@ def test_claims_are_computed_not_assumed():
     assert bad["slacp_helps"] is False and bad["sack_ahead"] is False
 
 
+def _arq_obs(skipped: int, extra_s: float) -> pd.DataFrame:
+    """Two runs of the real ARQ (persistence 3, one flow) per column: 1000
+    frames each, 100 of them delayed by extra_s on average."""
+    rows = []
+    for c, t in (("ref_tcp", 40.0), ("sack", 15.0), ("enhanced", 11.0)):
+        for r in range(2):
+            rows.append(dict(experiment="arq_one", case="arq_p3", column=c, replication=r, flow="bulk",
+                             elapsed_s=t + r, key=f"{c}{r}", arq_frames=1000.0, arq_skipped=float(skipped),
+                             arq_delayed=100.0, arq_mean_extra_delay_s=extra_s, arq_max_extra_delay_s=2 * extra_s,
+                             arq_retransmissions=50.0))
+    df = pd.DataFrame(rows)
+    df["status"] = "ok"
+    for c in ("retransmissions", "timeouts", "spurious_rtos"):
+        df[c] = 0
+    return df
+
+
+def test_arq_account_and_claims_are_computed_from_the_hop_counters():
+    obs = _arq_obs(0, 0.5)
+    hop = tr.hop_rows(obs)
+    assert list(hop["reading"]) == ["real ARQ, persistence 3"]
+    r = hop.iloc[0]
+    assert (r["runs"], r["loss_pct"], r["delayed_pct"], r["retx_per_frame"]) == (6, 0.0, 10.0, 0.05)
+    assert math.isclose(r["mean_added_ms"], 500.0) and math.isclose(r["max_added_ms"], 1000.0)
+    assert (r["ref_median_s"], r["sack_median_s"]) == (40.5, 15.5)
+    got = {c.id: c.holds for c in tr.arq_claims(obs)}
+    assert got == {"arq_recovers": True, "arq_delay_550": True, "arq_orderings": True}
+    # 2 frames in 1000 lost, and a delay of two round trips: both fail
+    bad = {c.id: c.holds for c in tr.arq_claims(_arq_obs(2, 1.1))}
+    assert bad["arq_recovers"] is False and bad["arq_delay_550"] is False
+    assert tr.arq_claims(obs.iloc[0:0])[0].holds is None
+
+
+def test_arq_experiments_put_the_arq_on_the_raw_burst_channel():
+    exps = {e.id: e for e in transat.experiments()}
+    for eid in ("arq_one", "arq_four"):
+        arms = exps[eid].arms
+        assert len(arms) == len(transat.ARQ_CASES) * len(transat.COLUMNS)
+        for a in arms:
+            assert a.settings["links.satellite.errors_ab"] == transat.BURSTS["burst100"]
+            assert a.settings["links.satellite.arq"] in transat.ARQ_CASES.values()
+
+
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("reproduce-transat")
@@ -143,6 +186,11 @@ def test_quick_reproduction_runs_every_table_and_writes_the_report(quick_run):
                   "fig7_sack_faster", "fig8_no_rto", "fig8_sender_burst", "fig8_half_second_late"):
         assert re.search(rf"\| {claim} \| [^|]+ \| holds \|", md), claim
     assert "the burst took packets 44-49" in md
+    # the study once more with the real ARQ: its measured loss and delay
+    assert "## The real ARQ in place of the approximation" in md
+    assert re.search(r"\| real ARQ, persistence 3 \| one 1 MB flow \| 40 \|", md)
+    for claim in ("arq_recovers", "arq_delay_550", "arq_orderings"):
+        assert re.search(rf"\| {claim} \| [^|]+ \| (holds|does not hold) \|", md), claim
 
 
 def test_quick_reproduction_resumes_from_its_store(quick_run):

@@ -168,7 +168,7 @@ fn an_outage_loses_the_queue_but_the_window_is_resent_after_it() {
 #[test]
 fn arq_refuses_what_it_cannot_run_on() {
     for (link, path) in [
-        ("queue = { kind = \"red\" }\narq = {}", "links.0.arq"),
+        ("queue = { kind = \"priority\" }\narq = {}", "links.0.arq"),
         ("reorder = { probability = 0.1, extra_delay = \"10ms\" }\narq = {}", "links.0.arq"),
         ("errors_ab = { model = \"dsn_burst\", per_burst = 0.01, burst_delay = \"550ms\" }\narq = {}", "links.0.arq"),
         ("arq = { fec = { n = 100, k = 100 } }", "links.0.arq.fec.k"),
@@ -179,6 +179,19 @@ fn arq_refuses_what_it_cannot_run_on() {
         let err = satcp_core::scenario::parse_toml(&two_nodes(link, CBR), &[]).unwrap_err();
         assert_eq!(err.path, path, "{link}: {err}");
     }
+}
+
+#[test]
+fn a_red_queue_above_the_arq_drops_early() {
+    // 2.5 Mb/s of CBR into 2 Mb/s: RED in front of the ARQ's transmitter
+    // drops early and keeps its average below the hard limit
+    let link = "errors_ab = { per = 0.1 }\nqueue = { kind = \"red\", packets = 50 }\narq = {}";
+    let out = run_text(&two_nodes(link, CBR), &["flows.cbr.app.rate=\"2.5Mbps\""]);
+    let l = &out.summary.links[0];
+    assert!(l.drops.red_early > 0, "{:?}", l.drops);
+    assert!(l.max_queue_packets <= 50);
+    // persistence 3 at PER 0.1: 1e-4 of the ~12,500 frames lost (1.25)
+    assert!(arq(&out, 0).skipped <= 6);
 }
 
 #[test]

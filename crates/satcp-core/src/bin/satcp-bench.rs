@@ -4,7 +4,8 @@
 //! 3); the best wall time is reported (the least disturbed by the machine).
 //! This is a benchmark, not a test: it asserts nothing about speed.
 //! `satcp-bench --print-scenario NAME` prints a scenario's TOML, the one
-//! source the ns-3 side-by-side (bench/ns3) runs satcp-run on.
+//! source the ns-3 side-by-side (bench/ns3) runs satcp-run on. Last, the
+//! link-layer ARQ's cost per frame against a plain link.
 
 use std::time::Instant;
 
@@ -144,7 +145,34 @@ fn main() {
             println!("  {}", b.what);
         }
     }
+    let (plain, arq) = arq_cost(repeat);
     if json {
+        rows.push(format!("{{\"scenario\":\"arq-cost\",\"plain_ns_per_packet\":{plain},\"arq_ns_per_frame\":{arq}}}"));
         println!("[{}]", rows.join(","));
+    } else {
+        println!("link-layer ARQ cost (geo-10-flows with arq = {{}} on the GEO link, both directions):");
+        println!("  plain link {plain:.0} ns per IP packet over the hop; ARQ {arq:.0} ns per frame (link ACKs, timers and resequencing included): x{:.2}", arq / plain);
     }
+}
+
+/// Wall time per IP packet carried over geo-10-flows' GEO hop, without and
+/// with the link-layer ARQ (best of `repeat`): a plain link's packets sent,
+/// the ARQ's frames (first transmissions), both directions.
+fn arq_cost(repeat: usize) -> (f64, f64) {
+    let plain = geo_10_flows();
+    let with_arq = plain.replace("errors_ab = { ber = 1e-8 }\n", "errors_ab = { ber = 1e-8 }\narq = {}\n");
+    assert_ne!(plain, with_arq, "the GEO link takes the ARQ");
+    let per_packet = |toml: &str| {
+        let scn = parse_toml(toml, &[]).expect("benchmark scenario is valid");
+        let mut best = f64::INFINITY;
+        let mut packets = 0;
+        for _ in 0..repeat {
+            let t0 = Instant::now();
+            let out = satcp_core::run(&scn);
+            best = best.min(t0.elapsed().as_secs_f64());
+            packets = out.summary.links[2..4].iter().map(|l| l.arq.as_ref().map_or(l.packets_tx, |a| a.frames)).sum::<u64>();
+        }
+        best * 1e9 / packets as f64
+    };
+    (per_packet(&plain), per_packet(&with_arq))
 }

@@ -52,9 +52,9 @@ pub const DEFAULT_PERSISTENCE: u32 = 3;
 pub const DEFAULT_WINDOW: u32 = 1024;
 pub const DEFAULT_HEADER_BYTES: u32 = 8;
 pub const DEFAULT_ACK_BYTES: u32 = 40;
-pub const DEFAULT_ACK_BLOCKS: u32 = 16;
+pub const DEFAULT_ACK_BLOCKS: u32 = 8;
 /// Most ranges an ACK can carry.
-pub const MAX_ACK_BLOCKS: usize = 64;
+pub const MAX_ACK_BLOCKS: usize = 8;
 
 /// The protocol's parameters, resolved (the scenario's `arq` table with its
 /// defaults filled in from the link).
@@ -353,6 +353,12 @@ impl ArqReceiver {
         if f.lseq < self.expected || self.buf.contains_key(&f.lseq) {
             // delivered already, or skipped (a copy that came too late)
             self.stats.duplicates += 1;
+            return;
+        }
+        if f.lseq == self.expected && self.buf.is_empty() && f.floor <= self.expected {
+            // in order with nothing held: the common case, no buffering
+            self.deliver(now, f.pkt, f.nominal, out);
+            self.expected += 1;
             return;
         }
         self.buf.insert(f.lseq, (f.pkt, f.nominal, now));

@@ -16,9 +16,9 @@
 //! but get no link sequence number: no ARQ, no resequencing, delivered on
 //! arrival if intact (S-LACP's channels for delay-sensitive flows).
 //!
-//! Choices: the IP queue's limit is the link's drop-tail `queue` (frames in
-//! the window and retransmissions are the ARQ's own buffer, bounded by the
-//! window); an outage loses the IP queue and what is on the air, while the
+//! Choices: the IP queue is the link's `queue` (drop-tail or RED, as a
+//! router's queue above its link layer; frames in the window and
+//! retransmissions are the ARQ's own buffer, bounded by the window); an outage loses the IP queue and what is on the air, while the
 //! window survives and is retransmitted (persistence permitting) when the
 //! link is back; corrupted frames are discarded by the link layer, so
 //! router agents on an ARQ link never see them. The ARQ needs a FIFO hop:
@@ -30,7 +30,8 @@ use std::collections::VecDeque;
 use super::arq::{ArqParams, ArqReceiver, ArqSender, Frame, LinkAck};
 use super::error_model::Fate;
 use super::fec::FecCfg;
-use super::link::{serialisation_ns, LinkDir, Offered, Tx};
+use super::link::{serialisation_ns, Discipline, LinkDir, Offered, Tx};
+use super::red::RedVerdict;
 use super::{Kind, Packet};
 use crate::scenario::{ArqCfg, LinkDirCfg, QueueLimit};
 use crate::sim::Time;
@@ -104,8 +105,11 @@ pub struct ArqLink {
     pub p: ArqParams,
     fec: Option<FecCfg>,
     bypass: u8,
-    limit: QueueLimit,
+    /// The IP queue's discipline: drop-tail or RED.
+    discipline: Discipline,
     ipq: VecDeque<Packet>,
+    /// When the last transmission ended (RED's idle time).
+    last_end: Time,
     ipq_bytes: u64,
     pub snd: ArqSender,
     /// Receiver of the frames that come the other way.
@@ -121,13 +125,14 @@ pub struct ArqLink {
 }
 
 impl ArqLink {
-    pub fn new(p: ArqParams, cfg: &ArqCfg, limit: QueueLimit) -> Self {
+    pub(super) fn new(p: ArqParams, cfg: &ArqCfg, discipline: Discipline) -> Self {
         ArqLink {
             p,
             fec: cfg.fec,
             bypass: cfg.bypass,
-            limit,
+            discipline,
             ipq: VecDeque::new(),
+            last_end: 0,
             ipq_bytes: 0,
             snd: ArqSender::new(p),
             rx: ArqReceiver::new(&p),
@@ -150,6 +155,14 @@ impl ArqLink {
 
     pub fn busy_until(&self) -> Time {
         self.sending.map_or(0, |s| s.end)
+    }
+
+    /// RED's average queue, if the IP queue is RED.
+    pub fn red_avg(&self) -> Option<f64> {
+        match &self.discipline {
+            Discipline::Red(r) => Some(r.avg()),
+            Discipline::DropTail(_) => None,
+        }
     }
 
     /// Bytes on the air for `bytes` of frame (header included).
@@ -231,15 +244,36 @@ impl LinkDir {
         }
         let a = self.arq();
         let idle = a.sending.is_none() && a.ipq.is_empty();
-        let full = !idle
-            && match a.limit {
-                QueueLimit::Unlimited => false,
-                QueueLimit::Packets(n) => a.ipq.len() >= n as usize,
-                QueueLimit::Bytes(b) => a.ipq_bytes + p.ip_bytes as u64 > b,
-            };
-        if full {
-            self.stats.drops_queue += 1;
-            return Offered::DroppedQueue;
+        let verdict = match &mut a.discipline {
+            Discipline::Red(red) => red.on_arrival(now, a.ipq.len(), idle.then_some(a.last_end), p.ip_bytes),
+            Discipline::DropTail(limit) => {
+                let full = !idle
+                    && match *limit {
+                        QueueLimit::Unlimited => false,
+                        QueueLimit::Packets(n) => a.ipq.len() >= n as usize,
+                        QueueLimit::Bytes(b) => a.ipq_bytes + p.ip_bytes as u64 > b,
+                    };
+                if full {
+                    RedVerdict::Overflow
+                } else {
+                    RedVerdict::Accept
+                }
+            }
+        };
+        match verdict {
+            RedVerdict::Accept => {}
+            RedVerdict::Overflow => {
+                self.stats.drops_queue += 1;
+                return Offered::DroppedQueue;
+            }
+            RedVerdict::EarlyDrop => {
+                self.stats.drops_red_early += 1;
+                return Offered::DroppedQueue;
+            }
+            RedVerdict::ForcedDrop => {
+                self.stats.drops_red_forced += 1;
+                return Offered::DroppedQueue;
+            }
         }
         a.ipq.push_back(p);
         a.ipq_bytes += p.ip_bytes as u64;
@@ -283,6 +317,7 @@ impl LinkDir {
         }
         let s = a.sending.take().expect("a transmission was under way");
         debug_assert_eq!(s.end, now);
+        a.last_end = now;
         if let WireItem::Frame(f) = &s.item {
             a.snd.sent(f, now);
         }

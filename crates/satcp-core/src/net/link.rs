@@ -75,8 +75,9 @@ use super::Packet;
 use crate::scenario::{ArqCfg, DelayOrder, LinkDirCfg, QueueCfg, QueueLimit, ReorderCfg};
 use crate::sim::{Rng, Time, NS_PER_S};
 
-/// The queue discipline in front of the FIFO transmitter.
-enum Discipline {
+/// The queue discipline in front of the FIFO transmitter (and of the
+/// ARQ's IP queue).
+pub(super) enum Discipline {
     DropTail(QueueLimit),
     Red(Box<Red>),
 }
@@ -259,14 +260,15 @@ impl LinkDir {
         }
     }
 
-    /// Put a link-layer ARQ on this direction's transmitter; its drop-tail
-    /// limit becomes the ARQ's IP queue limit (the scenario refuses any
-    /// other discipline with `arq`).
+    /// Put a link-layer ARQ on this direction's transmitter; the queue
+    /// discipline (drop-tail or RED; the scenario refuses the priority
+    /// queue with `arq`) becomes its IP queue's.
     pub fn enable_arq(&mut self, p: ArqParams, cfg: &ArqCfg) {
-        let Tx::Fifo(Fifo { discipline: Discipline::DropTail(limit), .. }) = self.tx else {
-            unreachable!("arq needs a drop-tail queue (checked by the scenario)")
+        let fifo = Fifo { discipline: Discipline::DropTail(QueueLimit::Unlimited), busy_until: 0, waiting: VecDeque::new(), waiting_bytes: 0 };
+        let Tx::Fifo(f) = std::mem::replace(&mut self.tx, Tx::Fifo(fifo)) else {
+            unreachable!("arq goes on a drop-tail or RED queue (checked by the scenario)")
         };
-        self.tx = Tx::Arq(Box::new(ArqLink::new(p, cfg, limit)));
+        self.tx = Tx::Arq(Box::new(ArqLink::new(p, cfg, f.discipline)));
     }
 
     /// The transmitter holds packets (schedules its own completions): the
@@ -301,6 +303,7 @@ impl LinkDir {
     pub fn red_avg(&self) -> Option<f64> {
         match &self.tx {
             Tx::Fifo(Fifo { discipline: Discipline::Red(r), .. }) => Some(r.avg()),
+            Tx::Arq(a) => a.red_avg(),
             _ => None,
         }
     }

@@ -361,8 +361,7 @@ const ARQ_EXPECTED: &str = "an inline table, e.g. { persistence = 3, window = 10
 const FEC_EXPECTED: &str = "an inline table { n = 255, k = 223 } (a Reed-Solomon code over bytes, k < n <= 255), with repair = p in [0, 1] on error models other than ber";
 
 /// `arq`: the link-layer selective-repeat ARQ on both directions
-/// (`net/arq.rs`); it needs a drop-tail FIFO hop, so RED, the priority
-/// queue, reordering and the S-LACP approximation's burst delay are refused
+/// (`net/arq.rs`); it needs a FIFO hop, so the priority queue, reordering and the S-LACP approximation's burst delay are refused
 /// with it.
 fn parse_arq(link: &Tbl, dirs: &[LinkDirCfg; 2]) -> Res<Option<ArqCfg>> {
     use crate::net::arq::*;
@@ -371,8 +370,8 @@ fn parse_arq(link: &Tbl, dirs: &[LinkDirCfg; 2]) -> Res<Option<ArqCfg>> {
     t.only(ARQ_KEYS)?;
     for (d, key) in [(0, "ab"), (1, "ba")] {
         let c = &dirs[d];
-        if !matches!(c.queue, QueueCfg::DropTail { .. }) {
-            return Err(link.bad("arq", format!("a link whose queue_{key} is drop-tail: the ARQ keeps its own FIFO of IP packets (RED and the priority queue are not combined with it)")));
+        if matches!(c.queue, QueueCfg::Priority { .. }) {
+            return Err(link.bad("arq", format!("a link whose queue_{key} is drop-tail or RED: the ARQ serves its IP queue in order (the priority queue is not combined with it)")));
         }
         if c.reorder.is_some() {
             return Err(link.bad("arq", format!("a link without reorder_{key}: the ARQ's hop is a FIFO and it delivers in order")));
