@@ -17,6 +17,7 @@ array set P {
     qlim 250 per 0 packetSize 1000 window 20 windowInit 2 maxburst 0
     delack_interval 0.1 start_spacing 0 hdr 40 vartrace {} qtrace {}
     syn 1 delay_growth 1 syn_immediate_ack 1 newreno_changes1 1 partial_window_deflation 1 minrto 0.2 rtxcur_init 3.0 tcpTick 0.01
+    precision_reduce 1
     cbr_rate 0 cbr_size 1000 singledup 1 bursts {} burst_delay 0
 }
 foreach a $argv {
@@ -70,7 +71,8 @@ if {$P(bursts) ne {}} {
 # delay_growth_ still holds cwnd at the first ACK), the DelAck sinks'
 # SYN_immediate_ack_ (packet 0 ACKed at once, a SYN or not),
 # newreno_changes1_ (1 since 2.27), partial_window_deflation_, minrto_,
-# rtxcur_init_, tcpTick_
+# rtxcur_init_, tcpTick_, precisionReduce_ (true since 2006: a loss halves
+# cwnd_ exactly, not to whole packets)
 Agent/TCP set syn_ $P(syn)
 Agent/TCP set delay_growth_ $P(delay_growth)
 Agent/TCPSink/DelAck set SYN_immediate_ack_ $P(syn_immediate_ack)
@@ -82,6 +84,7 @@ Agent/TCP set minrto_ $P(minrto)
 Agent/TCP set singledup_ $P(singledup)
 Agent/TCP set rtxcur_init_ $P(rtxcur_init)
 Agent/TCP set tcpTick_ $P(tcpTick)
+Agent/TCP set precisionReduce_ $P(precision_reduce)
 Agent/TCPSink/DelAck set interval_ $P(delack_interval)
 Agent/TCPSink/Sack1/DelAck set interval_ $P(delack_interval)
 

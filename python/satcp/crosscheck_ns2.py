@@ -253,7 +253,7 @@ def run_ns2(c: Cell, seed: int) -> Run:
         args.update({"bursts": str(burst_timeline(seed, c.burst_per, c.stop_s)), "burst_delay": c.burst_delay_s})
     if c.ns2_2003:
         args.update({"syn": 0, "delay_growth": 0, "syn_immediate_ack": 0, "newreno_changes1": 0, "partial_window_deflation": 0, "minrto": 1.0,
-                     "rtxcur_init": 6.0, "tcpTick": 0.1})
+                     "rtxcur_init": 6.0, "tcpTick": 0.1, "precision_reduce": 0})
     p = subprocess.run([ns_binary(), str(PEER), *[f"{k}={v}" for k, v in args.items()]],
                        capture_output=True, text=True, timeout=1800)
     if p.returncode != 0:

@@ -75,6 +75,8 @@ pub struct EventQueue {
     heap: Vec<Entry>,
     next_seq: u64,
     popped: u64,
+    /// The tie-break number of the entry popped last.
+    last_seq: u64,
 }
 
 impl EventQueue {
@@ -96,8 +98,28 @@ impl EventQueue {
     }
 
     pub fn push(&mut self, time: Time, ev: Event) {
-        let e = Entry { time, seq: self.next_seq, ev };
+        let seq = self.reserve_seq();
+        self.push_seq(time, seq, ev);
+    }
+
+    /// The tie-break number the next push would get, taken now: an entry
+    /// pushed later with it is ordered among equal times as if it had been
+    /// pushed now (a lazy timer's place is where it was last set).
+    #[inline]
+    pub fn reserve_seq(&mut self) -> u64 {
         self.next_seq += 1;
+        self.next_seq - 1
+    }
+
+    /// The tie-break number of the entry popped last.
+    #[inline]
+    pub fn last_seq(&self) -> u64 {
+        self.last_seq
+    }
+
+    /// Push with a tie-break number from [`EventQueue::reserve_seq`].
+    pub fn push_seq(&mut self, time: Time, seq: u64, ev: Event) {
+        let e = Entry { time, seq, ev };
         self.heap.push(e);
         // sift up on a local slice: its pointer and length stay in registers
         let heap = &mut self.heap[..];
@@ -124,6 +146,7 @@ impl EventQueue {
         }
         self.popped += 1;
         let top = self.heap[0];
+        self.last_seq = top.seq;
         let last = self.heap.pop().unwrap();
         let n = n - 1;
         if n > 0 {

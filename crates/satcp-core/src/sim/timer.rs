@@ -1,17 +1,30 @@
 //! A restartable timer with lazy cancellation.
 //!
 //! TCP restarts its RTO and delayed-ACK timers far more often than they fire.
-//! Instead of removing queue entries, a timer keeps its deadline and the time
-//! of the one queue entry it counts as live; an entry that pops at any other
-//! time, or after the timer was stopped or moved later, is ignored (moving
-//! later re-queues once, when the live entry pops).
+//! Instead of removing queue entries, a timer keeps its deadline and the one
+//! queue entry it counts as live (time and tie-break number); an entry that
+//! pops as any other, or after the timer was stopped or moved later, is
+//! ignored (moving later re-queues once, when the live entry pops).
+//!
+//! Ties: each (re)start takes its tie-break number from the queue at once
+//! and a re-queued entry keeps it, so among events at the same instant the
+//! timer fires where an eagerly rescheduled one would: after the events
+//! scheduled before its last restart and before those scheduled after it.
+//! ns-2 and ns-3 order equal times by insertion and reschedule a timer on
+//! every restart; a delayed-ACK timer that expires at the instant the next
+//! segment arrives fires first if it was set first (seen in the ns-2
+//! cross-check of TRANSAT's bursts: with the re-queue's number, the segment
+//! won and two ACKs became one).
 
 use super::{Event, EventQueue, Time};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Timer {
     deadline: Option<Time>,
-    queued: Option<Time>,
+    /// The tie-break number of the last (re)start.
+    seq: u64,
+    /// The live queue entry: (time, tie-break number).
+    queued: Option<(Time, u64)>,
 }
 
 impl Timer {
@@ -26,11 +39,13 @@ impl Timer {
     /// (Re)start the timer to fire at `at`.
     pub fn set(&mut self, at: Time, q: &mut EventQueue, ev: Event) {
         self.deadline = Some(at);
+        self.seq = q.reserve_seq();
         match self.queued {
-            Some(t) if t <= at => {}
+            // an earlier entry will re-queue it when it pops
+            Some((t, _)) if t < at => {}
             _ => {
-                q.push(at, ev);
-                self.queued = Some(at);
+                q.push_seq(at, self.seq, ev);
+                self.queued = Some((at, self.seq));
             }
         }
     }
@@ -39,18 +54,19 @@ impl Timer {
         self.deadline = None;
     }
 
-    /// Called when one of this timer's queue entries pops at `now`. Returns
-    /// true if the timer fires now (and it is then stopped).
+    /// Called when one of this timer's queue entries pops at `now` (the
+    /// queue's `last_seq` identifies it). Returns true if the timer fires
+    /// now (and it is then stopped).
     pub fn on_pop(&mut self, now: Time, q: &mut EventQueue, ev: Event) -> bool {
-        if self.queued != Some(now) {
+        if self.queued != Some((now, q.last_seq())) {
             return false; // a superseded entry
         }
         self.queued = None;
         match self.deadline {
             None => false,
             Some(d) if d > now => {
-                q.push(d, ev);
-                self.queued = Some(d);
+                q.push_seq(d, self.seq, ev);
+                self.queued = Some((d, self.seq));
                 false
             }
             Some(_) => {
@@ -117,5 +133,47 @@ mod tests {
         t.set(100, &mut q, EV);
         t.set(300, &mut q, EV);
         assert_eq!(drive(&mut t, &mut q), vec![300]);
+    }
+
+    /// The events popped at `at`, in order: "timer" when it fires, "other"
+    /// for the other event.
+    fn order(t: &mut Timer, q: &mut EventQueue) -> Vec<(Time, &'static str)> {
+        let mut out = vec![];
+        while let Some((now, ev)) = q.pop() {
+            match ev {
+                Event::Timer { .. } => {
+                    if t.on_pop(now, q, ev) {
+                        out.push((now, "timer"));
+                    }
+                }
+                _ => out.push((now, "other")),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_timer_keeps_the_place_among_ties_of_its_last_restart() {
+        // restarted later before the other event is scheduled: it fires first
+        let mut q = EventQueue::new();
+        let mut t = Timer::default();
+        t.set(150, &mut q, EV);
+        t.set(200, &mut q, EV);
+        q.push(200, Event::Sample);
+        assert_eq!(order(&mut t, &mut q), vec![(200, "timer"), (200, "other")]);
+        // restarted after it: the other event first, as an eager reschedule
+        let mut q = EventQueue::new();
+        let mut t = Timer::default();
+        t.set(150, &mut q, EV);
+        q.push(200, Event::Sample);
+        t.set(200, &mut q, EV);
+        assert_eq!(order(&mut t, &mut q), vec![(200, "other"), (200, "timer")]);
+        // restarted to the very time of its live entry: a new place too
+        let mut q = EventQueue::new();
+        let mut t = Timer::default();
+        t.set(200, &mut q, EV);
+        q.push(200, Event::Sample);
+        t.set(200, &mut q, EV);
+        assert_eq!(order(&mut t, &mut q), vec![(200, "other"), (200, "timer")]);
     }
 }
