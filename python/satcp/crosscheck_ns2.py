@@ -295,6 +295,10 @@ def satcp_scenario(c: Cell, seed: int) -> dict[str, Any]:
         sat["errors_ab"] = {"per": c.per}
     if bursts:
         sat["errors_ab"] = bursts
+    if "errors_ab" in sat:
+        # the peer's `$ns lossmodel` puts ns-2's ErrorModel at the link's
+        # head, before the queue
+        sat["loss_placement_ab"] = "head"
     links, flows = [sat], []
     for i in range(c.flows):
         nodes[f"s{i}"] = {}

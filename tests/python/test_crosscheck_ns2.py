@@ -123,6 +123,22 @@ def test_a_replayed_burst_gives_ns2_and_satcp_the_same_repair():
     assert abs(s.completion_s[0] - n.completion_s[0]) < 0.02, (n, s)
 
 
+def test_whole_burst_timelines_give_ns2_and_satcp_the_same_run():
+    """Whole burst timelines (PER 1 in a burst, no randomness left) on
+    TRANSAT's Table 3 path: for these seeds satcp and ns-2 finish within
+    10 ms of each other with the same retransmissions and timeouts. Each
+    needed one of the rules the ns-2 trace showed (docs/validation-ns2.md,
+    "TRANSAT's bursts"): the error model at the link's head, a timer's place
+    among simultaneous events, the ACK that ends NewReno recovery opening
+    cwnd, the DelAck sink delaying a copy of its last in-order segment."""
+    cells = {c.agent: c for c in x.cells(["transat-bursts"], ["Newreno", "Sack1"], 1) if c.name == "transat-burst100"}
+    for agent, seeds in (("Newreno", (1, 6, 14)), ("Sack1", (6, 20))):
+        for seed in seeds:
+            n, s = x.run_ns2(cells[agent], seed), x.run_satcp(cells[agent], seed)
+            assert abs(s.completion_s[0] - n.completion_s[0]) < 0.01, (agent, seed, n, s)
+            assert (s.retransmissions, s.timeouts) == (n.retransmissions, n.timeouts), (agent, seed, n, s)
+
+
 def test_burst_timelines_are_seeded_and_well_formed():
     a = x.burst_timeline(1, 0.25, 600.0).read_text().splitlines()
     assert a[0] == "start,end,per" and len(a) > 50

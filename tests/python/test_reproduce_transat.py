@@ -68,7 +68,8 @@ def test_enhanced_writes_out_the_presets_own_keys():
     s = transat.tcp_settings("enh_red", transat.FOUR_FLOWS)
     assert s["flows.f3.tcp.initial_window"] == 4 and s["flows.f3.tcp.limited_transmit"] is True
     assert s["links.satellite.queue_ab"] == {"kind": "red", "packets": 50}
-    assert transat.tcp_settings("ref_tcp", transat.ONE_FLOW) == {}
+    # every column carries the study's minimum RTO reading
+    assert transat.tcp_settings("ref_tcp", transat.ONE_FLOW) == {"flows.bulk.tcp.min_rto": transat.MIN_RTO}
 
 
 def _obs(rows):
@@ -151,6 +152,20 @@ def test_arq_account_and_claims_are_computed_from_the_hop_counters():
     assert tr.arq_claims(obs.iloc[0:0])[0].holds is None
 
 
+def test_near_loss_free_reads_table_5_as_the_paper_does():
+    # the paper's own numbers: Ref. 61.11 against 60.81 s loss-free, SACK
+    # 15.81 and Enhanced 9.69: it holds
+    assert all(ok for ok, _ in tr._near_loss_free(61.11, 60.81, 15.81, 9.69, "paper"))
+    # Ref. 19% faster than loss-free (a burst's loss ended its slow start
+    # early), or SACK not under half of Ref.: it does not
+    assert not all(ok for ok, _ in tr._near_loss_free(49.0, 60.81, 15.1, 10.8, "x"))
+    assert not all(ok for ok, _ in tr._near_loss_free(60.0, 60.81, 35.0, 10.8, "x"))
+    # with the real ARQ's runs and Table 1 row 3, the ARQ claim is computed
+    obs = pd.concat([_arq_obs(0, 0.5), _obs([("table1", "r3", "ref_tcp", 0, "bulk", 40.0)])], ignore_index=True)
+    got = {c.id: c.holds for c in tr.arq_claims(obs)}
+    assert got["arq_near_loss_free"] is True  # Ref. 40.5 vs 40.0, SACK 15.5, Enh. 11.5
+
+
 def test_arq_experiments_put_the_arq_on_the_raw_burst_channel():
     exps = {e.id: e for e in transat.experiments()}
     for eid in ("arq_one", "arq_four"):
@@ -189,7 +204,7 @@ def test_quick_reproduction_runs_every_table_and_writes_the_report(quick_run):
     # the study once more with the real ARQ: its measured loss and delay
     assert "## The real ARQ in place of the approximation" in md
     assert re.search(r"\| real ARQ, persistence 3 \| one 1 MB flow \| 40 \|", md)
-    for claim in ("arq_recovers", "arq_delay_550", "arq_orderings"):
+    for claim in ("arq_recovers", "arq_delay_550", "arq_orderings", "arq_near_loss_free"):
         assert re.search(rf"\| {claim} \| [^|]+ \| (holds|does not hold) \|", md), claim
 
 

@@ -293,7 +293,7 @@ impl World {
         }
         let fate = dir.enqueue(self.now, p.ip_bytes);
         if let Some(c) = self.capture.as_deref_mut() {
-            if !matches!(fate, Enqueued::DroppedQueue | Enqueued::DroppedRed | Enqueued::Down { sent: false }) {
+            if !matches!(fate, Enqueued::DroppedQueue | Enqueued::DroppedRed | Enqueued::Down { sent: false } | Enqueued::LostAtHead) {
                 c.on_accept(d, self.now, dir.last_tx_start(), &p);
             }
         }
@@ -340,7 +340,7 @@ impl World {
                 self.agents.queue_drop(self.now, d, &p);
                 self.lose(&p);
             }
-            Enqueued::Corrupted | Enqueued::Down { .. } => self.lose(&p),
+            Enqueued::Corrupted | Enqueued::Down { .. } | Enqueued::LostAtHead => self.lose(&p),
         }
     }
 
@@ -364,7 +364,7 @@ impl World {
                 dir.push_late(at, id);
                 self.q.push(at, Event::ArriveLate { dir: d });
             }
-            Enqueued::Corrupted | Enqueued::Down { .. } | Enqueued::DroppedQueue | Enqueued::DroppedRed => {
+            Enqueued::Corrupted | Enqueued::Down { .. } | Enqueued::DroppedQueue | Enqueued::DroppedRed | Enqueued::LostAtHead => {
                 let p = self.pkts.remove(id);
                 self.lose(&p);
             }

@@ -183,6 +183,14 @@ def _med(obs, table: str, col: str) -> float:
     return statistic(samples(obs, exp, case, col, kind), "median", 1.0)
 
 
+def _near_loss_free(ref: float, free: float, sack: float, enh: float, what: str) -> list[tuple[bool, str]]:
+    """The paper's section 5 reading of Table 5: Ref. as slow as its
+    loss-free congested run (within 10%), SACK and Enhanced under half of
+    Ref."""
+    return [(abs(ref / free - 1) <= 0.10, f"{what}: Ref. {ref:.2f} s, loss-free {free:.2f} s"),
+            (sack < 0.5 * ref and enh < 0.5 * ref, f"SACK {sack:.2f} s, Enh. {enh:.2f} s")]
+
+
 def claims(obs: pd.DataFrame) -> list[Claim]:
     """The paper's claims about its tables (spec 001 sections 5.1, 5.5,
     5.6), each computed from our runs."""
@@ -225,17 +233,15 @@ def claims(obs: pd.DataFrame) -> list[Claim]:
             a, b = _med(obs, "3", c), _med(obs, "5", c)
             res.append((b < a, f"{COLUMN_NAMES[c]}: {a:.2f} s without S-LACP, {b:.2f} s with it at 1%"))
     add("slacp_helps", "S-LACP improves SACK and Enhanced TCP (Table 3 -> Table 5 medians)", res)
-    res = []
     r3 = obs[(obs["experiment"] == "table1") & (obs["case"] == "r3") & (obs["status"] == "ok")]
-    if "5" in have and not r3.empty:
-        for c in ("ref_tcp", "sack", "enhanced"):
-            lf = r3[r3["column"] == c]["elapsed_s"]
-            if lf.empty:
-                continue
-            m, free = _med(obs, "5", c), float(lf.iloc[0])
-            res.append((abs(m / free - 1) <= 0.10, f"{COLUMN_NAMES[c]}: {m:.2f} s at 1%, {free:.2f} s loss-free"))
-    add("slacp1_near_loss_free", "With S-LACP at 1% the medians are within 10% of the loss-free congested "
-        "case (Table 1 row 3; paper: Ref. 61.11 vs 60.81 s)", res)
+    free = {c: float(r3[r3["column"] == c]["elapsed_s"].iloc[0]) for c in ("ref_tcp",) if (r3["column"] == c).any()}
+    res = []
+    if "5" in have and free:
+        res = _near_loss_free(_med(obs, "5", "ref_tcp"), free["ref_tcp"], _med(obs, "5", "sack"),
+                              _med(obs, "5", "enhanced"), "S-LACP at 1%")
+    add("slacp1_near_loss_free", "With S-LACP at 1% Reference TCP performs as badly as loss-free (its slow-start "
+        "overshoot; Table 1 row 3: paper 61.11 vs 60.81 s, within 10%), SACK and Enhanced TCP recover quickly "
+        "(under half of Ref.)", res)
     res = []
     for t in [t for t in ("6", "8") if t in have]:
         a, b = _med(obs, t, "enhanced"), _med(obs, t, "enh_red")
@@ -315,6 +321,13 @@ def arq_claims(obs: pd.DataFrame) -> list[Claim]:
                  bool(abs(extra / 0.55 - 1) <= 0.25), f"mean added delay of the delayed frames {1000 * extra:.0f} ms")]
     sel = obs[(obs["experiment"] == "arq_one") & (obs["case"] == "arq_p3") & (obs["status"] == "ok")]
     med = {c: float(np.median(sel[sel["column"] == c]["elapsed_s"])) for c in COLUMN_NAMES if (sel["column"] == c).any()}
+    r3 = obs[(obs["experiment"] == "table1") & (obs["case"] == "r3") & (obs["status"] == "ok") & (obs["column"] == "ref_tcp")]
+    if {"ref_tcp", "sack", "enhanced"} <= set(med) and not r3.empty:
+        res = _near_loss_free(med["ref_tcp"], float(r3["elapsed_s"].iloc[0]), med["sack"], med["enhanced"],
+                              "real ARQ")
+        out.append(Claim("arq_near_loss_free", "The same reading of Table 5 with the real ARQ in place of the "
+                         "approximation (no residual loss, frames late by what their repair took)",
+                         all(ok for ok, _ in res), "; ".join(e for _, e in res)))
     if med:
         best = min(med, key=med.get)
         out.append(Claim("arq_orderings", "With the real ARQ, Enhanced TCP is best and SACK is under half of Ref.",

@@ -57,7 +57,11 @@
 //! which keeps the common path as it was. The S-LACP delay in "in order"
 //! mode stays in the FIFO: later packets arrive no earlier than it.
 //!
-//! Corrupted packets are discarded by the far end; when a router agent there
+//! The error model acts on the link (a corrupted packet takes its
+//! transmission time and is discarded by the far end) or, with
+//! `loss_placement = "head"` (ns-2's `lossmodel`, FIFO only), at the link's
+//! head: a packet is judged as it is offered and a lost one never reaches
+//! the queue. Corrupted packets are discarded by the far end; when a router agent there
 //! wants to see them (`deliver_corrupted`), they travel the wire like any
 //! other packet and arrive marked corrupted, so the agent sees them before
 //! the node discards them.
@@ -72,7 +76,7 @@ use super::priority::{Admit, Held, PriorityQueue};
 use super::red::{Red, RedParams, RedVerdict};
 use super::schedule::DirSchedule;
 use super::Packet;
-use crate::scenario::{ArqCfg, DelayOrder, LinkDirCfg, QueueCfg, QueueLimit, ReorderCfg};
+use crate::scenario::{ArqCfg, DelayOrder, LinkDirCfg, LossPlacement, QueueCfg, QueueLimit, ReorderCfg};
 use crate::sim::{Rng, Time, NS_PER_S};
 
 /// The queue discipline in front of the FIFO transmitter (and of the
@@ -135,6 +139,8 @@ pub struct LinkDir {
     pub(super) schedule: DirSchedule,
     pub(super) errors: ErrorModel,
     reorder: Option<(ReorderCfg, Rng)>,
+    /// The error model sits at the link's head (`loss_placement = "head"`).
+    loss_at_head: bool,
     /// Corrupted packets travel to the far end, marked, for a router agent
     /// there; otherwise they vanish at once.
     pub deliver_corrupted: bool,
@@ -203,6 +209,9 @@ pub enum Enqueued {
     /// The link is down: refused, or lost to an outage that begins before
     /// it arrives. `sent`: its transmission had begun by then.
     Down { sent: bool },
+    /// The error model at the link's head (`loss_placement = "head"`)
+    /// dropped it before the queue: it never reaches the wire.
+    LostAtHead,
 }
 
 /// What became of a packet offered to the holding transmitter.
@@ -249,6 +258,7 @@ impl LinkDir {
             tx,
             schedule,
             reorder: cfg.reorder.map(|r| (r, sub_stream(&rng, 3))),
+            loss_at_head: cfg.loss_placement == LossPlacement::Head,
             errors: ErrorModel::new(cfg.errors.clone(), rng),
             deliver_corrupted: false,
             last_arrival: 0,
@@ -377,6 +387,15 @@ impl LinkDir {
     /// change (the fast path, compiled without the schedule lookups).
     #[inline(always)]
     fn fifo_enqueue<const FIXED: bool>(&mut self, now: Time, ip_bytes: u32) -> Enqueued {
+        // an error model at the link's head judges the packet as offered
+        let pre = if self.loss_at_head {
+            match self.judge_at_head(now, ip_bytes) {
+                Fate::Lost => return Enqueued::LostAtHead,
+                f => Some(f),
+            }
+        } else {
+            None
+        };
         let Tx::Fifo(f) = &mut self.tx else { unreachable!("the world offers held packets with offer()") };
         f.advance(now);
         let start = f.busy_until.max(now);
@@ -418,7 +437,20 @@ impl LinkDir {
         let end = f.busy_until;
         self.last_start = start;
         self.count_tx(start, end, ip_bytes);
-        self.launch::<FIXED>(now, start, end, ip_bytes)
+        self.launch::<FIXED>(now, start, end, ip_bytes, pre)
+    }
+
+    /// `loss_placement = "head"`: the error model's verdict on a packet
+    /// offered at `now`, before the queue (a loss is counted here; the
+    /// packet never reaches the queue or the wire).
+    #[cold]
+    #[inline(never)]
+    fn judge_at_head(&mut self, now: Time, ip_bytes: u32) -> Fate {
+        let fate = self.errors.judge(ip_bytes, now, now);
+        if fate == Fate::Lost {
+            self.stats.drops_errors += 1;
+        }
+        fate
     }
 
     /// A transmission of [start, end) is committed.
@@ -434,10 +466,13 @@ impl LinkDir {
     /// (acceptance for the FIFO, the end of the transmission for the
     /// holding transmitter) and before it arrives.
     #[inline(always)]
-    fn launch<const FIXED: bool>(&mut self, since: Time, start: Time, end: Time, ip_bytes: u32) -> Enqueued {
+    fn launch<const FIXED: bool>(&mut self, since: Time, start: Time, end: Time, ip_bytes: u32, pre: Option<Fate>) -> Enqueued {
         let delay = if FIXED { self.delay_ns } else { self.schedule.delay_at(end) };
         let arrival = end + delay;
-        let fate = self.errors.judge(ip_bytes, start, arrival);
+        let fate = match pre {
+            Some(f) => f,
+            None => self.errors.judge(ip_bytes, start, arrival),
+        };
         // when it would arrive, held back or not, and whether later packets
         // may overtake it (burst delay in "overtake" mode, reordering)
         let (at, overtaken) = match fate {
@@ -546,7 +581,7 @@ impl LinkDir {
         }
         let s = h.sending.take().expect("a transmission was under way");
         debug_assert_eq!(s.end, now);
-        Some((s.id, self.launch::<false>(now, s.start, s.end, s.bytes)))
+        Some((s.id, self.launch::<false>(now, s.start, s.end, s.bytes, None)))
     }
 
     // ----- changes ----------------------------------------------------------
@@ -643,7 +678,7 @@ mod tests {
     use crate::scenario::ErrorCfg;
 
     fn dir(rate: u64, delay: u64, limit: QueueLimit) -> LinkDir {
-        let cfg = LinkDirCfg { rate_bps: rate, delay_ns: delay, queue: QueueCfg::DropTail { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None };
+        let cfg = LinkDirCfg { rate_bps: rate, delay_ns: delay, queue: QueueCfg::DropTail { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
         LinkDir::new(0, 1, &cfg, Rng::new(1, 1))
     }
 
@@ -701,7 +736,7 @@ mod tests {
             byte_mode: false,
             target_delay_ns: 5_000_000,
         };
-        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 0, queue: QueueCfg::Red(red), errors: ErrorCfg::None, overhead_bytes: 0, reorder: None };
+        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 0, queue: QueueCfg::Red(red), errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
         LinkDir::new(0, 1, &cfg, Rng::new(1, 1))
     }
 
@@ -751,7 +786,7 @@ mod tests {
     fn reordered_packets_leave_the_fifo_but_keep_their_slot_on_the_wire() {
         // probability 1: every packet is held back 50 ms; serialisation is
         // unchanged (10 ms each), so the transmitter stays FIFO.
-        let mut cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 1_000_000, queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None };
+        let mut cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 1_000_000, queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
         cfg.reorder = Some(ReorderCfg { probability: 1.0, extra_delay_ns: 50_000_000 });
         let mut l = LinkDir::new(0, 1, &cfg, Rng::new(1, 1));
         assert_eq!(l.enqueue(0, 10), Enqueued::ArrivesLate(61_000_000));
@@ -788,7 +823,7 @@ mod tests {
             burst_delay_ns: 100_000_000,
             burst_delay_order: DelayOrder::InOrder,
         };
-        let mut cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 0, queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited }, errors: ErrorCfg::DsnBurst(dsn), overhead_bytes: 0, reorder: None };
+        let mut cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 0, queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited }, errors: ErrorCfg::DsnBurst(dsn), overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
         let s = 1_000_000_000;
         let mut l = LinkDir::new(0, 1, &cfg, Rng::new(1, 1));
         assert_eq!(l.enqueue(s, 10), Enqueued::Arrives(s + 110_000_000));
@@ -805,6 +840,51 @@ mod tests {
     }
 
     #[test]
+    fn an_error_model_at_the_head_drops_before_the_queue() {
+        use crate::scenario::{BoundedExp, Bounding, DsnBurstCfg, ErrorClock, GapFrom};
+        // 8 kb/s, 10-byte packets: 10 ms each; a burst (PER 1) over
+        // [1.000, 1.020) s. Three packets offered at 0.990 s are sent over
+        // [0.990, 1.020): on the link (judged at transmission start) the
+        // second and third are lost and still take their time; at the head
+        // (judged when offered) all three get through, and a fourth offered
+        // at 1.005 s is dropped at once, before the queue (on the link it
+        // would have been sent after the burst).
+        let fixed = |ns| BoundedExp { mean_ns: ns, min_ns: ns, max_ns: ns, bounding: Bounding::Truncate };
+        let dsn = DsnBurstCfg {
+            burst: fixed(20 * MS),
+            gap: fixed(1_000 * MS),
+            gap_from: GapFrom::Start,
+            per_burst: 1.0,
+            per_good: 0.0,
+            clock: ErrorClock::TxStart,
+            burst_delay_ns: 0,
+            burst_delay_order: DelayOrder::InOrder,
+        };
+        let mut cfg = LinkDirCfg {
+            rate_bps: 8_000,
+            delay_ns: 0,
+            queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited },
+            errors: ErrorCfg::DsnBurst(dsn),
+            overhead_bytes: 0,
+            reorder: None,
+            loss_placement: LossPlacement::Link,
+        };
+        let mut l = LinkDir::new(0, 1, &cfg, Rng::new(1, 1));
+        let fates: Vec<_> = (0..3).map(|_| l.enqueue(990 * MS, 10)).collect();
+        assert_eq!(fates, vec![Enqueued::Arrives(1_000 * MS), Enqueued::Corrupted, Enqueued::Corrupted]);
+        // a fourth offered in the burst waits and is sent after it: intact
+        assert_eq!(l.enqueue(1_005 * MS, 10), Enqueued::Arrives(1_030 * MS));
+        assert_eq!((l.busy_until(), l.stats.drops_errors), (1_030 * MS, 2));
+        cfg.loss_placement = LossPlacement::Head;
+        let mut l = LinkDir::new(0, 1, &cfg, Rng::new(1, 1));
+        let fates: Vec<_> = (0..3).map(|_| l.enqueue(990 * MS, 10)).collect();
+        assert_eq!(fates, vec![Enqueued::Arrives(1_000 * MS), Enqueued::Arrives(1_010 * MS), Enqueued::Arrives(1_020 * MS)]);
+        assert_eq!(l.enqueue(1_005 * MS, 10), Enqueued::LostAtHead);
+        assert_eq!((l.busy_until(), l.stats.drops_errors, l.stats.packets_tx), (1_020 * MS, 1, 3), "the lost packet took no time");
+        assert_eq!(l.queue_packets(1_005 * MS), 1, "nor queue room");
+    }
+
+    #[test]
     fn utilization_is_busy_fraction_and_at_most_one() {
         let mut l = dir(8_000, 0, QueueLimit::Unlimited);
         for _ in 0..10 {
@@ -816,7 +896,7 @@ mod tests {
 
     /// 8 kb/s, 10-byte packets: 10 ms each; 5 ms propagation.
     fn changing(limit: QueueLimit, changes: &[(Time, crate::scenario::DirChange, Option<bool>)]) -> LinkDir {
-        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 5_000_000, queue: QueueCfg::DropTail { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None };
+        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 5_000_000, queue: QueueCfg::DropTail { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
         LinkDir::with_schedule(0, 1, &cfg, DirSchedule::new(8_000, 5_000_000, changes), Rng::new(1, 1))
     }
 
@@ -863,6 +943,7 @@ mod tests {
             errors: ErrorCfg::None,
             overhead_bytes: 0,
             reorder: Some(ReorderCfg { probability: 1.0, extra_delay_ns: 50 * MS }),
+            loss_placement: LossPlacement::Link,
         };
         let sched = DirSchedule::new(8_000, 5_000_000, &[(40 * MS, none, Some(false)), (41 * MS, none, Some(true))]);
         let mut l = LinkDir::with_schedule(0, 1, &cfg, sched, Rng::new(1, 1));
@@ -910,7 +991,7 @@ mod tests {
     }
 
     fn priority_dir(limit: QueueLimit, changes: &[(Time, crate::scenario::DirChange, Option<bool>)]) -> LinkDir {
-        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 5_000_000, queue: QueueCfg::Priority { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None };
+        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 5_000_000, queue: QueueCfg::Priority { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
         LinkDir::with_schedule(0, 1, &cfg, DirSchedule::new(8_000, 5_000_000, changes), Rng::new(1, 1))
     }
 

@@ -114,6 +114,23 @@ pub struct LinkDirCfg {
     pub overhead_bytes: u32,
     /// Optional reordering: some packets take longer to propagate.
     pub reorder: Option<ReorderCfg>,
+    /// Where the error model sits (`loss_placement`).
+    pub loss_placement: LossPlacement,
+}
+
+/// Where a link direction's error model acts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LossPlacement {
+    /// On the link: a packet is sent, corrupted and discarded by the far
+    /// end, so it takes its transmission time; time-driven models look at
+    /// its transmission start or its arrival (`clock`).
+    #[default]
+    Link,
+    /// At the link's head, before the queue, as ns-2's `lossmodel` puts it
+    /// (`SimpleLink errormodule`, added to the head): a packet is judged as
+    /// it is offered, at that instant, and a lost one takes neither queue
+    /// room nor transmission time.
+    Head,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -436,6 +453,12 @@ pub struct TcpCfg {
     pub sack_pipe: SackPipe,
     /// An RTO clears the SACK scoreboard (`rto_clears_sack`).
     pub rto_clears_sack: bool,
+    /// The ACK that ends Reno or NewReno recovery opens cwnd too
+    /// (`exit_opens_cwnd`).
+    pub exit_opens_cwnd: bool,
+    /// Delay the ACK of a copy of the highest in-order segment
+    /// (`delay_duplicate_ack`).
+    pub delay_duplicate_ack: bool,
     /// FACK recovery as ns-2 does it (`fack_style = "ns2"`).
     pub fack_ns2: bool,
     /// Limited Transmit may resend (`limited_transmit_style = "ns2"`).

@@ -808,9 +808,15 @@ impl Endpoint {
             ctx.notes.push(Note::PeerClosed { ep: self.id });
         }
         let daass = self.cfg.daass_segments.is_some_and(|n| self.rcv.data_segments <= n as u64);
-        let immediate =
-            !self.cfg.delayed_ack || daass || a.out_of_order || a.filled_hole || a.duplicate || fin || a.delivered == 0
-                || a.window_grew;
+        let duplicate = a.duplicate && !(self.cfg.delay_duplicate_ack && a.duplicate_of_last);
+        let immediate = !self.cfg.delayed_ack
+            || daass
+            || a.out_of_order
+            || a.filled_hole
+            || duplicate
+            || fin
+            || (a.delivered == 0 && !a.duplicate)
+            || a.window_grew;
         if immediate {
             self.ack_needed = true;
         } else {

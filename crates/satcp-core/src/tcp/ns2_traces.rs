@@ -205,3 +205,26 @@ fn ns2_2003_partial_ack_drops_the_inflation_whole() {
     assert_eq!(inflated, inflated_rfc);
     assert!(rfc > ssthresh && rfc < inflated, "{rfc} {ssthresh} {inflated}");
 }
+
+/// One drop (segment 3) and NewReno's repair with cwnd set to ssthresh at
+/// the full ACK: RFC 6582 stops there; ns-2 then runs its ordinary
+/// `opencwnd()` on the same ACK, one congestion-avoidance step more.
+#[test]
+fn the_ack_that_ends_recovery_opens_cwnd_under_ns2() {
+    let exit_cwnd = |opens: bool| {
+        let mut c = cfg(Recovery::NewReno);
+        c.full_ack_cwnd = crate::scenario::FullAckCwnd::Ssthresh;
+        c.exit_opens_cwnd = opens;
+        let h = transfer_with(&c, drop_first_tx_of(&[3]), 30_000);
+        let i = h.win.iter().position(|w| w.in_recovery).unwrap();
+        let after = h.win[i..].iter().find(|w| !w.in_recovery).unwrap();
+        (after.cwnd, after.ssthresh)
+    };
+    let (rfc, ssthresh) = exit_cwnd(false);
+    assert_eq!(rfc, ssthresh);
+    let (ns2, ssthresh2) = exit_cwnd(true);
+    assert_eq!(ssthresh2, ssthresh);
+    // one congestion-avoidance step: SMSS^2 / cwnd (1000-byte segments)
+    let step = 1000 * 1000 / ssthresh;
+    assert!(ns2.abs_diff(ssthresh + step) <= 1, "{ns2} vs {ssthresh} + {step}");
+}

@@ -212,6 +212,17 @@ pub struct LossRules {
     /// go-back-N retransmission included (ns-2's `send_one()` sends
     /// `t_seqno_`); RFC 3042 sends new data only.
     pub lt_resends: bool,
+    /// The ACK that ends Reno or NewReno recovery also opens cwnd, as any
+    /// new ACK does (ns-2's `recv_newack_helper` calls `opencwnd()` after
+    /// clearing `dupwnd_`; its Sack1 does not); RFC 5681 and 6582 set cwnd
+    /// and stop.
+    pub exit_opens_cwnd: bool,
+    /// A receiver delays the ACK of a copy of its highest in-order segment
+    /// as it would new in-order data: ns-2's DelAck sink delays whenever no
+    /// timer runs and the segment equals the highest in-order one
+    /// (`tcp-sink.cc`), so a go-back-N's first duplicate is not ACKed at
+    /// once; RFC 5681 4.2 ACKs a duplicate at once.
+    pub delay_duplicate_ack: bool,
 }
 
 /// The RFC readings (the `rfc` and `linux` profiles).
@@ -222,6 +233,8 @@ pub const RFC_RULES: LossRules = LossRules {
     rearm_rto_on_fast_retransmit: false,
     sack_pipe: SackPipe::Rfc6675,
     rto_clears_sack: false,
+    exit_opens_cwnd: false,
+    delay_duplicate_ack: false,
     fack_ns2: false,
     lt_resends: false,
 };
@@ -236,6 +249,8 @@ pub const NS2_RULES: LossRules = LossRules {
     rearm_rto_on_fast_retransmit: true,
     sack_pipe: SackPipe::Ns2,
     rto_clears_sack: true,
+    exit_opens_cwnd: true,
+    delay_duplicate_ack: true,
     fack_ns2: true,
     lt_resends: true,
 };

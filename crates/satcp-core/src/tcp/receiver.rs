@@ -9,7 +9,9 @@
 //!   needed.
 //! * Data beyond the advertised right edge is trimmed off (RFC 793).
 //! * An ACK is sent at once for out-of-order data, for data that fills (part
-//!   of) a hole, for duplicates and for a FIN; otherwise at least every
+//!   of) a hole, for duplicates (but with `delay_duplicate_ack`, ns-2's
+//!   DelAck sink, not for a copy of the highest in-order segment, which it
+//!   takes for new in-order data) and for a FIN; otherwise at least every
 //!   `delayed_ack_segments` segments (counting segments of any size, as ns-2,
 //!   ns-3 and OPNET count "maximum ACK segments") or when the delayed-ACK
 //!   timer (started by the first unacknowledged segment) expires.
@@ -81,6 +83,10 @@ pub struct Arrival {
     pub filled_hole: bool,
     /// Nothing in it was new.
     pub duplicate: bool,
+    /// A duplicate that ends at rcv_nxt with nothing held above it: a copy
+    /// of the highest in-order segment (ns-2's DelAck sink cannot tell it
+    /// from new in-order data).
+    pub duplicate_of_last: bool,
     /// It carried the FIN, now in order.
     pub fin_now_in_order: bool,
     /// An autotuned window opened on it.
@@ -113,6 +119,7 @@ impl Receiver {
             out_of_order: false,
             filled_hole: false,
             duplicate: false,
+            duplicate_of_last: false,
             fin_now_in_order: false,
             window_grew: false,
         };
@@ -153,6 +160,7 @@ impl Receiver {
             if seq > self.nxt {
                 a.out_of_order = true;
             }
+            a.duplicate_of_last = end == self.nxt && self.ooo.is_empty();
         }
         if let Some(f) = self.fin_at {
             if !self.fin_received && self.nxt == f {
@@ -215,6 +223,22 @@ mod tests {
         f.nxt = 1;
         assert!(!f.on_segment(1, 1000, false, u64::MAX).window_grew);
         assert_eq!(f.buffer, 5000);
+    }
+
+    #[test]
+    fn a_copy_of_the_highest_in_order_segment_is_told_apart() {
+        let mut r = Receiver::new(100_000);
+        r.nxt = 1;
+        r.on_segment(1, 100, false, u64::MAX);
+        r.on_segment(101, 100, false, u64::MAX);
+        let last = r.on_segment(101, 100, false, u64::MAX);
+        assert!(last.duplicate && last.duplicate_of_last);
+        let older = r.on_segment(1, 100, false, u64::MAX);
+        assert!(older.duplicate && !older.duplicate_of_last);
+        // with data held above a hole it is not the last: ns-2 ACKs at once
+        r.on_segment(301, 100, false, u64::MAX);
+        let held = r.on_segment(101, 100, false, u64::MAX);
+        assert!(held.duplicate && !held.duplicate_of_last);
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! `[[links]]`: rate, delay, queue, errors, framing overhead and reordering
-//! per direction, and the link's scheduled `changes`.
+//! `[[links]]`: rate, delay, queue, errors (and where they act), framing
+//! overhead and reordering per direction, the link's scheduled `changes`
+//! and its `arq`.
 //!
 //! `changes` is an array of inline tables in increasing time, each with `at`
 //! and at least one of `down` (true: the link goes down, false: it comes
@@ -12,7 +13,7 @@ use super::*;
 const LINK_KEYS: &[&str] = &[
     "name", "a", "b", "rate", "rate_ab", "rate_ba", "delay", "delay_ab", "delay_ba", "queue", "queue_ab",
     "queue_ba", "errors", "errors_ab", "errors_ba", "overhead", "overhead_ab", "overhead_ba", "reorder",
-    "reorder_ab", "reorder_ba", "changes", "arq",
+    "reorder_ab", "reorder_ba", "changes", "arq", "loss_placement", "loss_placement_ab", "loss_placement_ba",
 ];
 
 const CHANGE_KEYS: &[&str] = &["at", "down", "rate", "rate_ab", "rate_ba", "delay", "delay_ab", "delay_ba"];
@@ -80,6 +81,14 @@ pub(super) fn parse_links(root: &Tbl, nodes: &[NodeCfg], base_dir: Option<&Path>
         let errors = per_direction(&t, "errors", |t, k| parse_errors(t, k, base_dir))?;
         let overhead = per_direction(&t, "overhead", |t, k| t.u32_in(k, 0, u32::MAX))?;
         let reorder = per_direction(&t, "reorder", parse_reorder)?;
+        let loss_placement = per_direction(&t, "loss_placement", |t, k| {
+            Ok(t.choice(k, &["link", "head"])?.map(|v| if v == "head" { LossPlacement::Head } else { LossPlacement::Link }))
+        })?;
+        for (d, (a, key)) in loss_placement.iter().enumerate() {
+            if *a == Some(LossPlacement::Head) && matches!(queue[d].0, Some(QueueCfg::Priority { .. })) {
+                return Err(t.bad(key, "\"link\" with the priority queue (the error model at the head is modelled before a FIFO's queue only)"));
+            }
+        }
         let dir = |d: usize| LinkDirCfg {
             rate_bps: rate[d],
             delay_ns: delay[d],
@@ -87,6 +96,7 @@ pub(super) fn parse_links(root: &Tbl, nodes: &[NodeCfg], base_dir: Option<&Path>
             errors: errors[d].0.clone().unwrap_or(ErrorCfg::None),
             overhead_bytes: overhead[d].0.unwrap_or(0),
             reorder: reorder[d].0,
+            loss_placement: loss_placement[d].0.unwrap_or_default(),
         };
         for (d, (q, key)) in queue.iter().enumerate() {
             if let Some(QueueCfg::Red(r)) = q {
@@ -372,6 +382,9 @@ fn parse_arq(link: &Tbl, dirs: &[LinkDirCfg; 2]) -> Res<Option<ArqCfg>> {
         let c = &dirs[d];
         if matches!(c.queue, QueueCfg::Priority { .. }) {
             return Err(link.bad("arq", format!("a link whose queue_{key} is drop-tail or RED: the ARQ serves its IP queue in order (the priority queue is not combined with it)")));
+        }
+        if c.loss_placement == LossPlacement::Head {
+            return Err(link.bad("arq", format!("a link without loss_placement_{key} = \"head\": the ARQ's frames meet errors on the link")));
         }
         if c.reorder.is_some() {
             return Err(link.bad("arq", format!("a link without reorder_{key}: the ARQ's hop is a FIFO and it delivers in order")));

@@ -17,7 +17,7 @@ const GENERAL_KEYS: &[&str] = &[
     "rescue_retransmission", "rearm_rto_on_retransmit", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
     "fack_overdamping", "fack_rampdown", "partial_ack_timer", "pacing", "accept_beyond_window",
     "cwnd_validation", "handshake", "fin", "ssthresh_basis", "recover_rule", "rto_estimator",
-    "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "fack_style", "rack", "prr", "tlp", "newreno_within_cwnd",
+    "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "exit_opens_cwnd", "delay_duplicate_ack", "fack_style", "rack", "prr", "tlp", "newreno_within_cwnd",
     "timestamps", "options_on_wire", "limited_transmit_style", "partial_window_deflation",
 ];
 
@@ -220,6 +220,8 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         None => d.rules.sack_pipe,
     };
     let rto_clears_sack = t.bool("rto_clears_sack")?.unwrap_or(d.rules.rto_clears_sack);
+    let exit_opens_cwnd = t.bool("exit_opens_cwnd")?.unwrap_or(d.rules.exit_opens_cwnd);
+    let delay_duplicate_ack = t.bool("delay_duplicate_ack")?.unwrap_or(d.rules.delay_duplicate_ack);
     let fack_ns2 = match t.choice("fack_style", &["mathis", "ns2"])? {
         Some(v) if recovery != Recovery::Fack => {
             return Err(t.bad("fack_style", format!("\"{v}\" only with recovery = \"fack\" (or variant = \"fack\")")));
@@ -291,6 +293,8 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         rearm_rto_on_fast_retransmit,
         sack_pipe,
         rto_clears_sack,
+        exit_opens_cwnd,
+        delay_duplicate_ack,
         fack_ns2,
         rack,
         prr,

@@ -57,6 +57,9 @@ impl Endpoint {
             };
             s.w.cwnd = s.cc.recovery_exit_cwnd(&s.w, acked, cwnd);
             s.phase = Phase::Open;
+            if self.cfg.exit_opens_cwnd {
+                self.grow_window(acked);
+            }
             return true;
         }
         let deflated = if self.cfg.partial_window_deflation {

@@ -24,6 +24,9 @@ impl Endpoint {
         if s.phase.in_recovery() {
             s.w.cwnd = s.w.ssthresh;
             s.phase = Phase::Open;
+            if self.cfg.exit_opens_cwnd {
+                self.grow_window(acked);
+            }
         } else {
             s.phase.end_dupacks();
             self.grow_window(acked);
