@@ -17,8 +17,8 @@ Base scenarios (profile ``ns2-2003``; every choice in their headers):
 * Burst errors on the satellite link's data direction only (H1 -> H2; the
   paper's Fig. 8 shows ACKs late only because the data were), the DSN
   model's defaults (bursts 100-500 ms, gaps 1-10 s start to start,
-  truncated exponentials of mean 300 ms and 5.5 s), judged at transmission
-  start as ns-2's ``lossmodel``.
+  truncated exponentials of mean 300 ms and 5.5 s), judged where ns-2's
+  ``lossmodel`` judges: at the link's head, before the queue (``AT_HEAD``).
 * S-LACP as the paper approximated it: PER 25% or 1% in a burst, and each
   packet of a burst that is not lost 550 ms late, in order (S-LACP delivers
   in sequence); the extra-delay experiment uses 2 and 3 satellite round

@@ -26,7 +26,9 @@
 //!   parser checks it).
 //! * The first burst starts one gap draw after time 0.
 //! * A packet is in a burst if the channel is bad at its transmission start
-//!   (ns-2 `lossmodel`, default) or at its arrival at the far end.
+//!   (default) or at its arrival at the far end (`clock`), or, with the
+//!   error model at the link's head (`loss_placement = "head"`, ns-2's
+//!   `lossmodel`), when it reaches the link.
 //! * S-LACP delay: packets sent in a burst and not lost can be delayed by
 //!   `burst_delay` (550 ms in the paper), either in order (later packets wait
 //!   behind them, as S-LACP delivers in sequence) or overtakable (an ns-2

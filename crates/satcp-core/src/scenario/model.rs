@@ -209,8 +209,8 @@ pub enum ErrorCfg {
 /// The instant at which a time-driven error model looks at the channel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorClock {
-    /// When the packet's transmission starts (ns-2's `lossmodel`, placed
-    /// between the queue and the link).
+    /// When the packet's transmission starts (an error model between the
+    /// queue and the link).
     TxStart,
     /// When the packet has arrived at the far end (ns-2's `link-lossmodel`).
     Arrival,
