@@ -260,21 +260,10 @@ impl LinkDir {
                 }
             }
         };
-        match verdict {
-            RedVerdict::Accept => {}
-            RedVerdict::Overflow => {
-                self.stats.drops_queue += 1;
-                return Offered::DroppedQueue;
-            }
-            RedVerdict::EarlyDrop => {
-                self.stats.drops_red_early += 1;
-                return Offered::DroppedQueue;
-            }
-            RedVerdict::ForcedDrop => {
-                self.stats.drops_red_forced += 1;
-                return Offered::DroppedQueue;
-            }
+        if self.stats.count_drop(verdict).is_some() {
+            return Offered::DroppedQueue;
         }
+        let a = self.arq();
         a.ipq.push_back(p);
         a.ipq_bytes += p.ip_bytes as u64;
         let len = a.ipq.len() as u64;

@@ -188,6 +188,21 @@ pub struct LinkStats {
     pub burst_delayed: u64,
 }
 
+impl LinkStats {
+    /// Count a queue's verdict on an arrival: None if it was accepted,
+    /// Some(true) if RED dropped it early or forced, Some(false) if the
+    /// queue was full.
+    pub(super) fn count_drop(&mut self, v: RedVerdict) -> Option<bool> {
+        match v {
+            RedVerdict::Accept => return None,
+            RedVerdict::Overflow => self.drops_queue += 1,
+            RedVerdict::EarlyDrop => self.drops_red_early += 1,
+            RedVerdict::ForcedDrop => self.drops_red_forced += 1,
+        }
+        Some(v != RedVerdict::Overflow)
+    }
+}
+
 /// What became of a packet offered to the link (FIFO), or of a packet the
 /// holding transmitter finished sending.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -401,20 +416,10 @@ impl LinkDir {
         let start = f.busy_until.max(now);
         if let Discipline::Red(red) = &mut f.discipline {
             let idle_since = (start == now).then_some(f.busy_until);
-            match red.on_arrival(now, f.waiting.len(), idle_since, ip_bytes) {
-                RedVerdict::Accept => {}
-                RedVerdict::Overflow => {
-                    self.stats.drops_queue += 1;
-                    return Enqueued::DroppedQueue;
-                }
-                RedVerdict::EarlyDrop => {
-                    self.stats.drops_red_early += 1;
-                    return Enqueued::DroppedRed;
-                }
-                RedVerdict::ForcedDrop => {
-                    self.stats.drops_red_forced += 1;
-                    return Enqueued::DroppedRed;
-                }
+            match self.stats.count_drop(red.on_arrival(now, f.waiting.len(), idle_since, ip_bytes)) {
+                None => {}
+                Some(false) => return Enqueued::DroppedQueue,
+                Some(true) => return Enqueued::DroppedRed,
             }
         }
         if start > now {
