@@ -29,6 +29,9 @@ from .transat import COLUMN_NAMES, EXTRA_DELAYS_MS, split_arm
 REPO_ROOT = Path(__file__).resolve().parents[3]
 PUBLISHED_TABLE1 = REPO_ROOT / "data" / "published" / "transat_table1.csv"
 PUBLISHED_TABLES = REPO_ROOT / "data" / "published" / "transat_tables.csv"
+#: ns-2 2.35 itself through the same burst timelines (measured by
+#: `python -m satcp.crosscheck_ns2 --export-transat`; not the paper's).
+NS2_BURSTS = REPO_ROOT / "data" / "measured" / "ns2_transat_bursts.csv"
 
 #: Within this of a deterministic cell (Tables 1 and 2) counts as reproduced.
 TOLERANCE = 0.05
@@ -353,6 +356,26 @@ def arq_median_rows(obs: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
         rows.append({"TCP": name, "paper, no S-LACP (T3)": paper("3"), "paper, S-LACP 1% (T5)": paper("5"),
                      "satcp, approx. 1%": ours("bursts_one", "slacp1"), "satcp, ARQ p1": ours("arq_one", "arq_p1"),
                      "satcp, ARQ p3": ours("arq_one", "arq_p3")})
+    return pd.DataFrame(rows)
+
+
+def ns2_burst_rows(obs: pd.DataFrame, published: pd.DataFrame, path: Path = NS2_BURSTS) -> pd.DataFrame:
+    """Tables 3-5's Ref. and SACK medians three ways: the paper's, this
+    study's, and ns-2 2.35's own through the same kind of burst timelines
+    (``NS2_BURSTS``, with satcp's median on those timelines beside it).
+    Empty if the file is missing."""
+    if not path.is_file():
+        return pd.DataFrame()
+    ns2 = pd.read_csv(path, comment="#")
+    table = {"burst100": "3", "slacp25": "4", "slacp1": "5"}
+    rows = []
+    for _, r in ns2.iterrows():
+        t = table[r["case"]]
+        p = published[(published["table"] == t) & (published["statistic"] == "median")
+                      & (published["column"] == r["column"])]["value"]
+        rows.append({"table": t, "TCP": COLUMN_NAMES[r["column"]], "paper": float(p.iloc[0]) if len(p) else math.nan,
+                     "satcp (study)": _med(obs, t, r["column"]), "ns-2 (replayed)": float(r["ns2_median_s"]),
+                     "satcp (replayed)": float(r["satcp_median_s"]), "seeds": int(r["seeds"])})
     return pd.DataFrame(rows)
 
 
