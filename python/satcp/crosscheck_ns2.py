@@ -206,16 +206,16 @@ class Run:
 
 
 def burst_timeline(seed: int, per: float, stop_s: float) -> Path:
-    """A TRANSAT/DSN burst timeline for `seed` (satcp's dsn_burst defaults:
-    bursts a truncated exponential of mean 300 ms on [100, 500] ms, gaps
-    start to start the same on [1, 10] s with mean 5.5 s, the first burst
-    one gap after 0), written once as a trace file both simulators replay."""
+    """A TRANSAT/DSN burst timeline for `seed`, the TRANSAT study's reading
+    (bursts a truncated exponential of mean 300 ms on [100, 500] ms, gaps
+    uniform on [1, 10] s start to start, the first burst one gap after 0),
+    written once as a trace file both simulators replay."""
     import math
     import random
 
     d = REPO / "bench-results" / "crosscheck-ns2" / "bursts"
     d.mkdir(parents=True, exist_ok=True)
-    path = d / f"seed{seed}_per{per:g}.csv"
+    path = d / f"seed{seed}_per{per:g}_unigap.csv"
     if path.exists():
         return path
     rng = random.Random(seed)
@@ -224,10 +224,13 @@ def burst_timeline(seed: int, per: float, stop_s: float) -> Path:
         span = -math.expm1(-(hi - lo) / mean)
         return lo - mean * math.log1p(-rng.random() * span)
 
-    lines, t = ["start,end,per"], trunc_exp(1.0, 10.0, 5.5)
+    def gap() -> float:
+        return 1.0 + 9.0 * rng.random()
+
+    lines, t = ["start,end,per"], gap()
     while t < stop_s:
         lines.append(f"{t:.6f},{t + trunc_exp(0.1, 0.5, 0.3):.6f},{per:g}")
-        t += trunc_exp(1.0, 10.0, 5.5)
+        t += gap()
     path.write_text("\n".join(lines) + "\n")
     return path
 

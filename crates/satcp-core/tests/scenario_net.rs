@@ -98,6 +98,11 @@ fn dsn_burst_defaults_and_keys() {
     let ErrorCfg::DsnBurst(d) = &s.links[0].dirs[0].errors else { panic!() };
     assert_eq!((d.gap.max_ns, d.per_burst, d.burst_delay_ns), (30_000_000_000, 0.25, 550_000_000));
     assert_eq!((d.burst_delay_order, d.gap.bounding, d.gap_from, d.clock), (DelayOrder::Overtake, Bounding::Clamp, GapFrom::End, ErrorClock::Arrival));
+    // uniform gaps: the bursts keep their exponential
+    let s = link("errors_ab = { model = \"dsn_burst\", gap_law = \"uniform\" }").unwrap();
+    let ErrorCfg::DsnBurst(d) = &s.links[0].dirs[0].errors else { panic!() };
+    assert_eq!((d.gap.bounding, d.burst.bounding), (Bounding::Uniform, Bounding::Truncate));
+    assert_eq!(link("errors_ab = { model = \"dsn_burst\", gap_law = \"pareto\" }").unwrap_err().path, "links.0.errors_ab.gap_law");
 }
 
 #[test]

@@ -16,8 +16,8 @@ Base scenarios (profile ``ns2-2003``; every choice in their headers):
 
 * Burst errors on the satellite link's data direction only (H1 -> H2; the
   paper's Fig. 8 shows ACKs late only because the data were), the DSN
-  model's defaults (bursts 100-500 ms, gaps 1-10 s start to start,
-  truncated exponentials of mean 300 ms and 5.5 s), judged where ns-2's
+  model with bursts 100-500 ms (truncated exponential of mean 300 ms) and
+  gaps uniform on 1-10 s start to start (``BURSTS``), judged where ns-2's
   ``lossmodel`` judges: at the link's head, before the queue (``AT_HEAD``).
 * S-LACP as the paper approximated it: PER 25% or 1% in a burst, and each
   packet of a burst that is not lost 550 ms late, in order (S-LACP delivers
@@ -29,7 +29,7 @@ Base scenarios (profile ``ns2-2003``; every choice in their headers):
 * The burst tables once more with the real selective-repeat ARQ
   (``docs/models/arq.md``) on the raw burst channel, persistence 1 and 3
   (``ARQ_CASES``); its residual loss and added delay are measured.
-* A 1.5 s minimum RTO (``MIN_RTO``: the RTO between the ACK gaps of +2 and
+* A 1.7 s minimum RTO (``MIN_RTO``: the RTO between the ACK gaps of +2 and
   +3 round trips of S-LACP delay, as section 4 observes).
 * 20 replications per cell (5 with ``--quick``).
 """
@@ -56,10 +56,14 @@ RED_50 = {"kind": "red", "packets": 50}
 
 #: The error settings of the burst tables: (label, the satellite link's
 #: errors_ab table).
+#: Bursts exponential on 100-500 ms (mean 300 ms, truncated), gaps uniform
+#: on 1-10 s start to start: the paper states the exponential for burst
+#: lengths only ("from 100ms to 500ms with an exponential distribution")
+#: and gives the gaps as "from 1 to 10 seconds".
 BURSTS = {
-    "burst100": {"model": "dsn_burst", "per_burst": 1.0},
-    "slacp25": {"model": "dsn_burst", "per_burst": 0.25, "burst_delay": "550ms"},
-    "slacp1": {"model": "dsn_burst", "per_burst": 0.01, "burst_delay": "550ms"},
+    "burst100": {"model": "dsn_burst", "per_burst": 1.0, "gap_law": "uniform"},
+    "slacp25": {"model": "dsn_burst", "per_burst": 0.25, "burst_delay": "550ms", "gap_law": "uniform"},
+    "slacp1": {"model": "dsn_burst", "per_burst": 0.01, "burst_delay": "550ms", "gap_law": "uniform"},
 }
 #: ns-2's `lossmodel` puts its error model at the link's head, before the
 #: queue: a packet is judged as it reaches the satellite link and a lost one
@@ -81,14 +85,15 @@ EXTRA_DELAYS_MS = (550, 1100, 1650)
 #: The paper gives no RTO parameters (spec 001 section 6 item 19) but
 #: observes their effect (section 4): S-LACP's extra delay causes no
 #: spurious timeout at +2 satellite round trips and one at every burst at
-#: +3, i.e. in steady state the RTO lies between the ACK gaps those make,
-#: about 0.6 + 1.1 s and 0.6 + 1.65 s. ns-2's estimator with the 1 s floor
-#: of the `ns2-2003` profile gives about 1.0-1.1 s (a timeout at +2 in
-#: every run, measured 1.8 per run); a 1.5 s floor puts it between them
-#: (measured: 0.4 per run at +2, 8 at +3). Table 1 is unchanged by it (its
-#: loss-free cells never time out, and the four CBR cells that do move by
-#: under 1 s and keep their verdicts).
-MIN_RTO = "1.5s"
+#: +3, i.e. in steady state the RTO lay between the ACK gaps those make,
+#: about 0.6 + 1.1 and 0.6 + 1.65 s. The floor is read from that
+#: observation (so the study's extra-delay claim checks this calibration,
+#: not an independent prediction); measured on the extra-delay experiment,
+#: timeouts per run at +2 / +3: 1 s floor (the `ns2-2003` profile's) 1.8 /
+#: 10, 1.5 s 0.6 / 3.6, 1.7 s 0.48 / 1.65, 2 s 0.23 / 0.78. Table 1 does
+#: not move (its loss-free cells never time out; the four CBR cells that do
+#: keep their verdicts).
+MIN_RTO = "1.7s"
 
 REPLICATIONS = 20
 QUICK_REPLICATIONS = 5

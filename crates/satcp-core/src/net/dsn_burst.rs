@@ -47,6 +47,7 @@ pub fn draw_bounded(d: &BoundedExp, rng: &mut Rng) -> u64 {
             lo - mean * (-rng.uniform() * span).ln_1p()
         }
         Bounding::Clamp => rng.exponential(mean).clamp(lo, hi),
+        Bounding::Uniform => lo + (hi - lo) * rng.uniform(),
     };
     (x.round() as u64).clamp(d.min_ns, d.max_ns)
 }
@@ -67,6 +68,7 @@ pub fn bounded_mean_s(d: &BoundedExp) -> f64 {
         // E = lo P(X<lo) + integral_lo^hi x f + hi P(X>hi)
         //   = lo + m (e^{-lo/m} - e^{-hi/m}).
         Bounding::Clamp => lo + m * ((-lo / m).exp() - (-hi / m).exp()),
+        Bounding::Uniform => (lo + hi) / 2.0,
     }
 }
 
@@ -178,7 +180,7 @@ mod tests {
 
     #[test]
     fn bounded_draws_stay_in_range_and_have_the_analytic_mean() {
-        for bounding in [Bounding::Truncate, Bounding::Clamp] {
+        for bounding in [Bounding::Truncate, Bounding::Clamp, Bounding::Uniform] {
             let d = bexp(300, 100, 500, bounding);
             let mut r = Rng::new(1, 3);
             let n = 200_000;

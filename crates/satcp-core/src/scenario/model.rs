@@ -223,6 +223,10 @@ pub enum Bounding {
     Truncate,
     /// min(max(x, min), max): atoms at the bounds.
     Clamp,
+    /// Not exponential at all: uniform on [min, max], the mean unused
+    /// (`gap_law = "uniform"`: the paper gives an exponential for burst
+    /// lengths only and "from 1 to 10 seconds" for the gaps).
+    Uniform,
 }
 
 /// An exponential with mean `mean_ns` (before bounding) kept in [min, max].

@@ -245,7 +245,7 @@ fn check_red(link: &Tbl, key: &str, r: &RedCfg, rate: u64, delay: u64) -> Res<()
 }
 
 const DSN_KEYS: &[&str] = &[
-    "model", "burst_mean", "burst_min", "burst_max", "gap_mean", "gap_min", "gap_max", "bounding", "gap_from",
+    "model", "burst_mean", "burst_min", "burst_max", "gap_mean", "gap_min", "gap_max", "bounding", "gap_law", "gap_from",
     "per_burst", "per_good", "clock", "burst_delay", "burst_delay_order",
 ];
 
@@ -275,7 +275,11 @@ fn parse_dsn_burst(t: &Tbl) -> Res<DsnBurstCfg> {
         _ => Bounding::Truncate,
     };
     let burst = bounded_exp(t, "burst", (300_000_000, 100_000_000, 500_000_000), bounding)?;
-    let gap = bounded_exp(t, "gap", (5_500_000_000, 1_000_000_000, 10_000_000_000), bounding)?;
+    let gap_bounding = match t.choice("gap_law", &["exponential", "uniform"])? {
+        Some("uniform") => Bounding::Uniform,
+        _ => bounding,
+    };
+    let gap = bounded_exp(t, "gap", (5_500_000_000, 1_000_000_000, 10_000_000_000), gap_bounding)?;
     let gap_from = match t.choice("gap_from", &["start", "end"])? {
         Some("end") => GapFrom::End,
         _ => GapFrom::Start,
