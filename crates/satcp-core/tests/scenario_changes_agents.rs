@@ -89,13 +89,17 @@ fn change_errors_name_the_entry() {
 #[test]
 fn priority_queues_take_packet_or_byte_limits() {
     let s = ok(r#"queue_ab = { kind = "priority", packets = 20 }"#, "");
-    assert_eq!(s.links[1].dirs[0].queue, QueueCfg::Priority { limit: QueueLimit::Packets(20) });
+    assert_eq!(s.links[1].dirs[0].queue, QueueCfg::Priority { limit: QueueLimit::Packets(20), low_drop: LowDrop::Full });
     assert_eq!(s.links[1].dirs[1].queue, QueueCfg::DropTail { limit: QueueLimit::Unlimited });
     let s = ok(r#"queue = { kind = "priority", bytes = "30KB" }"#, "");
-    assert_eq!(s.links[1].dirs[1].queue, QueueCfg::Priority { limit: QueueLimit::Bytes(30_000) });
+    assert_eq!(s.links[1].dirs[1].queue, QueueCfg::Priority { limit: QueueLimit::Bytes(30_000), low_drop: LowDrop::Full });
     let e = err(r#"queue = { kind = "fifo" }"#, "");
     assert_eq!(e.path, "links.1.queue.kind");
     assert!(e.allowed.contains("\"priority\""), "{}", e.allowed);
+    let s = ok(r#"queue = { kind = "priority", packets = 25, dummy_drop = "queued" }"#, "");
+    assert_eq!(s.links[1].dirs[0].queue, QueueCfg::Priority { limit: QueueLimit::Packets(25), low_drop: LowDrop::Queued });
+    assert_eq!(err(r#"queue = { kind = "priority", dummy_drop = "red" }"#, "").path, "links.1.queue.dummy_drop");
+    assert_eq!(err(r#"queue = { kind = "droptail", dummy_drop = "full" }"#, "").path, "links.1.queue.dummy_drop");
     let e = err(r#"queue = { kind = "priority", min_th = 3 }"#, "");
     assert_eq!(e.path, "links.1.queue.min_th");
 }

@@ -256,8 +256,8 @@ impl LinkDir {
                 RedParams::resolve(&r, cfg.rate_bps, cfg.delay_ns),
                 sub_stream(&rng, 2),
             )))),
-            QueueCfg::Priority { limit } => Tx::Holding(Box::new(Holding {
-                queue: PriorityQueue::new(limit),
+            QueueCfg::Priority { limit, low_drop } => Tx::Holding(Box::new(Holding {
+                queue: PriorityQueue::new(limit, low_drop),
                 sending: None,
                 stale: Vec::new(),
                 pushed_out: Vec::new(),
@@ -996,7 +996,7 @@ mod tests {
     }
 
     fn priority_dir(limit: QueueLimit, changes: &[(Time, crate::scenario::DirChange, Option<bool>)]) -> LinkDir {
-        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 5_000_000, queue: QueueCfg::Priority { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
+        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 5_000_000, queue: QueueCfg::Priority { limit, low_drop: Default::default() }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
         LinkDir::with_schedule(0, 1, &cfg, DirSchedule::new(8_000, 5_000_000, changes), Rng::new(1, 1))
     }
 

@@ -12,6 +12,10 @@
 //!   recently queued first (the least waiting time is thrown away), as many
 //!   as it takes to make room; if all of them would not make room, the
 //!   arrival is dropped and nothing is pushed out.
+//! * `dummy_drop = "queued"` (an option; the Modified Peach paper does not
+//!   say which rule its routers used): an arriving low-priority packet is
+//!   also dropped whenever more than one packet waits, as GTNetS's
+//!   `PeachQueue` does, so dummies only use a nearly idle link.
 //!
 //! The transmitter that holds packets (`net/link.rs`) owns this queue: a
 //! pushed-out packet must be found and freed after it was accepted, which a
@@ -19,7 +23,7 @@
 
 use std::collections::VecDeque;
 
-use crate::scenario::QueueLimit;
+use crate::scenario::{LowDrop, QueueLimit};
 
 /// A packet waiting: its pool index and IP bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,12 +46,13 @@ pub struct PriorityQueue {
     high: VecDeque<Held>,
     low: VecDeque<Held>,
     limit: QueueLimit,
+    low_drop: LowDrop,
     bytes: u64,
 }
 
 impl PriorityQueue {
-    pub fn new(limit: QueueLimit) -> Self {
-        PriorityQueue { high: VecDeque::new(), low: VecDeque::new(), limit, bytes: 0 }
+    pub fn new(limit: QueueLimit, low_drop: LowDrop) -> Self {
+        PriorityQueue { high: VecDeque::new(), low: VecDeque::new(), limit, low_drop, bytes: 0 }
     }
 
     pub fn len(&self) -> usize {
@@ -72,6 +77,9 @@ impl PriorityQueue {
 
     /// Offer `h`; pushed-out packets are appended to `pushed_out`.
     pub fn offer(&mut self, h: Held, low_priority: bool, pushed_out: &mut Vec<Held>) -> Admit {
+        if low_priority && self.low_drop == LowDrop::Queued && self.len() > 1 {
+            return Admit::Refused;
+        }
         if !self.fits(1, h.bytes as u64) {
             if low_priority {
                 return Admit::Refused;
@@ -142,7 +150,7 @@ mod tests {
 
     #[test]
     fn high_priority_first_fifo_within_a_class() {
-        let mut q = PriorityQueue::new(QueueLimit::Unlimited);
+        let mut q = PriorityQueue::new(QueueLimit::Unlimited, LowDrop::Full);
         let mut out = vec![];
         for (id, low) in [(1, true), (2, false), (3, true), (4, false)] {
             assert_eq!(q.offer(h(id), low, &mut out), Admit::Accepted);
@@ -153,7 +161,7 @@ mod tests {
 
     #[test]
     fn full_queue_drops_low_arrivals_and_pushes_the_newest_low_out() {
-        let mut q = PriorityQueue::new(QueueLimit::Packets(3));
+        let mut q = PriorityQueue::new(QueueLimit::Packets(3), LowDrop::Full);
         let mut out = vec![];
         q.offer(h(1), true, &mut out);
         q.offer(h(2), false, &mut out);
@@ -171,7 +179,7 @@ mod tests {
 
     #[test]
     fn byte_limit_pushes_out_as_many_as_needed_or_none() {
-        let mut q = PriorityQueue::new(QueueLimit::Bytes(300));
+        let mut q = PriorityQueue::new(QueueLimit::Bytes(300), LowDrop::Full);
         let mut out = vec![];
         q.offer(Held { id: 1, bytes: 100 }, true, &mut out);
         q.offer(Held { id: 2, bytes: 100 }, true, &mut out);
@@ -187,5 +195,19 @@ mod tests {
         let mut all = vec![];
         q.drain_into(&mut all);
         assert_eq!((all.len(), q.bytes(), q.is_empty()), (2, 0, true));
+    }
+
+    #[test]
+    fn queued_rule_drops_a_dummy_whenever_more_than_one_packet_waits() {
+        let mut q = PriorityQueue::new(QueueLimit::Packets(10), LowDrop::Queued);
+        let mut out = vec![];
+        assert_eq!(q.offer(h(1), true, &mut out), Admit::Accepted, "an empty queue takes a dummy");
+        assert_eq!(q.offer(h(2), false, &mut out), Admit::Accepted);
+        assert_eq!(q.offer(h(3), true, &mut out), Admit::Refused, "two wait: the dummy is dropped");
+        assert_eq!(q.offer(h(4), false, &mut out), Admit::Accepted, "data is never held to the rule");
+        assert_eq!(q.pop().map(|x| x.id), Some(2));
+        assert_eq!(q.pop().map(|x| x.id), Some(4));
+        assert_eq!(q.offer(h(5), true, &mut out), Admit::Accepted, "one waits: accepted");
+        assert!(out.is_empty());
     }
 }

@@ -144,7 +144,20 @@ pub enum QueueCfg {
     /// Two-class strict priority with push-out: low-priority packets (dummy
     /// segments and their ACKs) are sent last and dropped first; see
     /// `net/priority.rs`. Served by the transmitter that holds packets.
-    Priority { limit: QueueLimit },
+    Priority { limit: QueueLimit, low_drop: LowDrop },
+}
+
+/// When a priority queue drops an arriving low-priority packet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LowDrop {
+    /// Only when the queue is full (`dummy_drop = "full"`).
+    #[default]
+    Full,
+    /// Whenever more than one packet waits (`"queued"`): GTNetS's
+    /// `PeachQueue` rule, "drops any packet being enqued if the 'dummy' bit
+    /// is set ... and if the queue has more than one packet presently
+    /// enqued".
+    Queued,
 }
 
 /// RED parameters as written; `None` means ns-2's automatic setting, which

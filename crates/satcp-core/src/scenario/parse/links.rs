@@ -157,7 +157,7 @@ fn parse_queue(link: &Tbl, key: &str) -> Res<Option<QueueCfg>> {
         t.only(RED_KEYS)?;
         return Ok(Some(QueueCfg::Red(parse_red(&t)?)));
     }
-    t.only(&["kind", "packets", "bytes"])?;
+    t.only(if kind == Some("priority") { &["kind", "packets", "bytes", "dummy_drop"] } else { &["kind", "packets", "bytes"] })?;
     let packets = t.u32_in("packets", 1, u32::MAX)?;
     let bytes = t.size_pos("bytes")?;
     let limit = match (packets, bytes) {
@@ -169,7 +169,11 @@ fn parse_queue(link: &Tbl, key: &str) -> Res<Option<QueueCfg>> {
         (None, None) => QueueLimit::Unlimited,
     };
     if kind == Some("priority") {
-        return Ok(Some(QueueCfg::Priority { limit }));
+        let low_drop = match t.choice("dummy_drop", &["full", "queued"])? {
+            Some("queued") => LowDrop::Queued,
+            _ => LowDrop::Full,
+        };
+        return Ok(Some(QueueCfg::Priority { limit, low_drop }));
     }
     Ok(Some(QueueCfg::DropTail { limit }))
 }
