@@ -437,9 +437,7 @@ impl World {
                 c.on_accept(d, self.now, self.now, &p);
             }
         }
-        if let Some(at) = self.dirs[d as usize].arq_arm() {
-            self.q.push(at, Event::ArqTimer { dir: d });
-        }
+        self.dirs[d as usize].arq_arm(&mut self.q, Event::ArqTimer { dir: d });
     }
 
     fn arq_tx_done(&mut self, d: u32) {
@@ -471,7 +469,7 @@ impl World {
     }
 
     fn arq_timer(&mut self, d: u32) {
-        if !self.dirs[d as usize].arq_timer_live(self.now) {
+        if !self.dirs[d as usize].arq_timer_fires(self.now, &mut self.q, Event::ArqTimer { dir: d }) {
             return;
         }
         let mut out = std::mem::take(&mut self.arq_out);

@@ -379,6 +379,14 @@ def ns2_burst_rows(obs: pd.DataFrame, published: pd.DataFrame, path: Path = NS2_
     return pd.DataFrame(rows)
 
 
+def replayed_gap(ns2_bursts: pd.DataFrame) -> float:
+    """Largest difference (%) between satcp's and ns-2's medians on the
+    replayed timelines with PER 1 in a burst (Table 3's setting), where
+    nothing random separates the two simulators."""
+    t3 = ns2_bursts[ns2_bursts["table"] == "3"]
+    return float((100 * (t3["satcp (replayed)"] / t3["ns-2 (replayed)"] - 1)).abs().max())
+
+
 def extra_delay_rows(obs: pd.DataFrame) -> pd.DataFrame:
     """Section 4's extra-delay experiment: per delay, column and F-RTO
     setting, runs, timeouts per run, spurious timeouts F-RTO detected per

@@ -121,7 +121,6 @@ pub struct Frame {
     pub floor: u64,
     pub txn: u64,
     pub nominal: Time,
-    pub retx: bool,
     pub pkt: Packet,
 }
 
@@ -158,11 +157,13 @@ impl ArqSender {
         (self.win.len() as u64) < self.p.window as u64
     }
 
+    #[cfg(test)]
     pub fn has_retx(&self) -> bool {
         !self.retx.is_empty()
     }
 
     /// Frames not yet acknowledged or abandoned.
+    #[cfg(test)]
     pub fn outstanding(&self) -> usize {
         self.win.iter().filter(|o| !o.done).count()
     }
@@ -179,14 +180,14 @@ impl ArqSender {
         let txn = self.take_txn();
         self.win.push_back(Outstanding { pkt, tx_count: 1, last_txn: txn, nominal, sacked: false, queued: false, done: false });
         self.stats.frames += 1;
-        Frame { lseq, floor: self.base, txn, nominal, retx: false, pkt }
+        Frame { lseq, floor: self.base, txn, nominal, pkt }
     }
 
     /// Transmit the next frame of the retransmission queue, if any still
     /// needs it.
     pub fn send_retx(&mut self) -> Option<Frame> {
         while let Some(lseq) = self.retx.pop_front() {
-            let txn = self.next_txn;
+            let (floor, txn) = (self.base, self.next_txn);
             let Some(o) = self.slot(lseq) else { continue };
             o.queued = false;
             if o.done || o.sacked {
@@ -194,10 +195,10 @@ impl ArqSender {
             }
             o.tx_count += 1;
             o.last_txn = txn;
-            let f = Frame { lseq, floor: 0, txn, nominal: o.nominal, retx: true, pkt: o.pkt };
+            let f = Frame { lseq, floor, txn, nominal: o.nominal, pkt: o.pkt };
             self.next_txn += 1;
             self.stats.retransmissions += 1;
-            return Some(Frame { floor: self.base, ..f });
+            return Some(f);
         }
         None
     }
@@ -304,7 +305,8 @@ pub struct ReceiverStats {
     pub delivered: u64,
     /// Copies of frames already delivered or skipped.
     pub duplicates: u64,
-    /// Frames given up by the resequencing timeout.
+    /// Frames never delivered: skipped below the sender's floor or by the
+    /// resequencing timeout.
     pub skipped: u64,
     /// Delivered later than their first copy would have arrived.
     pub delayed: u64,
@@ -342,6 +344,7 @@ impl ArqReceiver {
     }
 
     /// Frames held for resequencing.
+    #[cfg(test)]
     pub fn buffered(&self) -> usize {
         self.buf.len()
     }
@@ -355,7 +358,7 @@ impl ArqReceiver {
             self.stats.duplicates += 1;
             return;
         }
-        if f.lseq == self.expected && self.buf.is_empty() && f.floor <= self.expected {
+        if f.lseq == self.expected && self.buf.is_empty() {
             // in order with nothing held: the common case, no buffering
             self.deliver(now, f.pkt, f.nominal, out);
             self.expected += 1;
@@ -482,7 +485,7 @@ mod tests {
         assert!(gone.is_empty());
         let r1 = s.send_retx().unwrap();
         let r3 = s.send_retx().unwrap();
-        assert_eq!((r1.lseq, r3.lseq, r1.retx, r1.txn, r3.txn), (1, 3, true, 7, 8));
+        assert_eq!((r1.lseq, r3.lseq, r1.txn, r3.txn), (1, 3, 7, 8), "fresh transmission numbers");
         assert!(s.send_retx().is_none());
         rx.on_frame(20, &r3, &mut out);
         assert_eq!(ids(&out), vec![0]);

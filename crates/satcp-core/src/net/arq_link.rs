@@ -34,7 +34,7 @@ use super::link::{serialisation_ns, Discipline, LinkDir, Offered, Tx};
 use super::red::RedVerdict;
 use super::{Kind, Packet};
 use crate::scenario::{ArqCfg, LinkDirCfg, QueueLimit};
-use crate::sim::Time;
+use crate::sim::{Event, EventQueue, Time, Timer};
 
 /// Bypass classes: bits of `ArqCfg::bypass`.
 pub const BYPASS_UDP: u8 = 1;
@@ -119,8 +119,9 @@ pub struct ArqLink {
     stale: Vec<Time>,
     wire: VecDeque<(Time, WireItem)>,
     last_arrival: Time,
-    /// The time of the one live `Event::ArqTimer` queued, if any.
-    pub timer_at: Option<Time>,
+    /// The retransmission and resequencing timers' earliest deadline, on
+    /// the project's lazy timer (`Event::ArqTimer`).
+    timer: Timer,
     pub stats: ArqLinkStats,
 }
 
@@ -140,7 +141,7 @@ impl ArqLink {
             stale: Vec::new(),
             wire: VecDeque::new(),
             last_arrival: 0,
-            timer_at: None,
+            timer: Timer::default(),
             stats: ArqLinkStats::default(),
         }
     }
@@ -370,30 +371,25 @@ impl LinkDir {
         a.rx.on_timer(now, out);
     }
 
-    /// The earliest deadline of either timer, if it is earlier than the
-    /// timer event already queued: the caller queues an event for it.
-    pub fn arq_arm(&mut self) -> Option<Time> {
+    /// Keep the ARQ timer at the earliest deadline of the sender's
+    /// retransmission timer and the receiver's resequencing timer
+    /// (`ev` is this direction's `Event::ArqTimer`).
+    pub fn arq_arm(&mut self, q: &mut EventQueue, ev: Event) {
         let a = self.arq();
         let next = match (a.snd.next_deadline(), a.rx.deadline()) {
             (Some(x), Some(y)) => Some(x.min(y)),
             (x, y) => x.or(y),
-        }?;
-        if a.timer_at.is_some_and(|t| t <= next) {
-            return None;
+        };
+        match next {
+            Some(t) if a.timer.deadline() != Some(t) => a.timer.set(t, q, ev),
+            Some(_) => {}
+            None => a.timer.stop(),
         }
-        a.timer_at = Some(next);
-        Some(next)
     }
 
-    /// An `Event::ArqTimer` popped at `now`: whether it is the live one.
-    pub fn arq_timer_live(&mut self, now: Time) -> bool {
-        let a = self.arq();
-        if a.timer_at == Some(now) {
-            a.timer_at = None;
-            true
-        } else {
-            false
-        }
+    /// An `Event::ArqTimer` popped at `now`: whether the timer fires.
+    pub fn arq_timer_fires(&mut self, now: Time, q: &mut EventQueue, ev: Event) -> bool {
+        self.arq().timer.on_pop(now, q, ev)
     }
 
     /// The link goes down at `now`: the IP queue and the item on the air

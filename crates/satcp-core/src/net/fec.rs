@@ -15,7 +15,9 @@
 //! be computed this way, so on any other error model the scenario gives
 //! `repair`, the fraction of corrupted frames FEC repairs); erasures and
 //! decoder failures that go undetected are not modelled (an RS decoder that
-//! fails is assumed to say so, and the frame is discarded).
+//! fails is assumed to say so, and the frame is discarded); on a `ber`
+//! channel with a fixed `bits` per packet (the ADaLR thesis' reading) the
+//! code still sees the frame's real length, since FEC works on its bytes.
 
 /// An RS(n, k) code, and optionally the fraction of corrupted frames it
 /// repairs on a channel whose errors are not independent bits.

@@ -84,14 +84,25 @@ mod tests {
 
     const EV: Event = Event::Timer { ep: 0, kind: TimerKind::Rto };
 
-    fn drive(t: &mut Timer, q: &mut EventQueue) -> Vec<Time> {
-        let mut fired = vec![];
+    /// Pop everything: the timer's firings and any other event, in order.
+    fn order(t: &mut Timer, q: &mut EventQueue) -> Vec<(Time, &'static str)> {
+        let mut out = vec![];
         while let Some((now, ev)) = q.pop() {
-            if t.on_pop(now, q, ev) {
-                fired.push(now);
+            match ev {
+                Event::Timer { .. } => {
+                    if t.on_pop(now, q, ev) {
+                        out.push((now, "timer"));
+                    }
+                }
+                _ => out.push((now, "other")),
             }
         }
-        fired
+        out
+    }
+
+    /// The times the timer fires.
+    fn drive(t: &mut Timer, q: &mut EventQueue) -> Vec<Time> {
+        order(t, q).into_iter().map(|(at, _)| at).collect()
     }
 
     #[test]
@@ -133,23 +144,6 @@ mod tests {
         t.set(100, &mut q, EV);
         t.set(300, &mut q, EV);
         assert_eq!(drive(&mut t, &mut q), vec![300]);
-    }
-
-    /// The events popped at `at`, in order: "timer" when it fires, "other"
-    /// for the other event.
-    fn order(t: &mut Timer, q: &mut EventQueue) -> Vec<(Time, &'static str)> {
-        let mut out = vec![];
-        while let Some((now, ev)) = q.pop() {
-            match ev {
-                Event::Timer { .. } => {
-                    if t.on_pop(now, q, ev) {
-                        out.push((now, "timer"));
-                    }
-                }
-                _ => out.push((now, "other")),
-            }
-        }
-        out
     }
 
     #[test]

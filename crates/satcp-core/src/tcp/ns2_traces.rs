@@ -228,3 +228,35 @@ fn the_ack_that_ends_recovery_opens_cwnd_under_ns2() {
     let step = 1000 * 1000 / ssthresh;
     assert!(ns2.abs_diff(ssthresh + step) <= 1, "{ns2} vs {ssthresh} + {step}");
 }
+
+/// One segment; the receiver's (delayed) ACK of it is lost, so the sender's
+/// timer resends it: a copy of the receiver's highest in-order segment with
+/// nothing held above it. RFC 5681 4.2 ACKs a duplicate at once; ns-2's
+/// DelAck sink takes it for new in-order data and delays the ACK by its
+/// timer (200 ms here).
+#[test]
+fn ns2_delays_the_ack_of_a_copy_of_the_last_in_order_segment() {
+    let ack_after_resend = |delay_dup: bool| {
+        let mut c = cfg(Recovery::NewReno);
+        c.delayed_ack = true;
+        c.delayed_ack_timeout_ns = 200 * MS;
+        c.delay_duplicate_ack = delay_dup;
+        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+        let mut acks = 0;
+        h.drop = Box::new(move |p, from| {
+            if from == 1 && p.payload == 0 && !p.tcp.has(crate::net::packet::FLAG_SYN) {
+                acks += 1;
+                return acks == 1;
+            }
+            false
+        });
+        h.transfer_open(1000);
+        h.run_until(10_000 * MS);
+        let resend = h.log.iter().find(|s| s.from == 0 && s.pkt.retx).expect("the RTO resends the segment").t;
+        let ack = h.log.iter().filter(|s| s.from == 1 && s.pkt.payload == 0 && s.t > resend).map(|s| s.t).next().unwrap();
+        ack - (resend + 50 * MS)
+    };
+    assert!(ack_after_resend(false) < MS, "RFC: at once");
+    let wait = ack_after_resend(true);
+    assert!((199 * MS..=201 * MS).contains(&wait), "ns-2: the delayed-ACK timer, {wait}");
+}
