@@ -206,6 +206,10 @@ def test_quick_reproduction_runs_every_table_and_writes_the_report(quick_run):
     assert re.search(r"\| 3 \| Ref\. TCP \| 65\.92 \| [0-9.]+ \| 125\.32 \|", md)
     # the simulators' agreement is computed from that table: 124.80 / 125.32 and 115.91 / 117.53
     assert "their medians differ by 1.4% at most" in md
+    # Tables 1-2 with the real ARQ on the error-free hop: nothing retransmitted,
+    # and only CBR rows move by more than 5%
+    m = re.search(r"\| 1 \| 48 \| 38 \| \d+ \| [-0-9.]+ \| [0-9.]+ \| (\d+) \| (\d+) \| (\d+) \|", md)
+    assert m and m.group(1) == m.group(2) and m.group(3) == "0", m
     # the study once more with the real ARQ: its measured loss and delay
     assert "## The real ARQ in place of the approximation" in md
     assert re.search(r"\| real ARQ, persistence 3 \| one 1 MB flow \| 40 \|", md)

@@ -38,6 +38,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from dataclasses import replace
+
 from .catalogue import Arm, Experiment
 
 COLUMNS = ("ref_tcp", "ref_iw4", "ref_daass", "sack", "sack_limtran", "enhanced", "ref_red", "enh_red")
@@ -77,6 +79,9 @@ AT_HEAD = {"links.satellite.loss_placement_ab": "head"}
 #: once (what the paper's +550 ms stands for) or three times (its "at most
 #: three times"); everything else at the ARQ's defaults.
 ARQ_CASES = {"arq_p1": {"persistence": 1}, "arq_p3": {"persistence": 3}}
+
+#: The loss-free experiments (Tables 1 and 2), also run with the real ARQ.
+LOSS_FREE_EXPERIMENTS = ("table1", "table1_cbr", "table2", "table2_cbr")
 
 #: The extra-delay experiment: S-LACP at 1% residual PER delaying a burst's
 #: packets by one, two or three satellite round trips (550 ms each).
@@ -161,6 +166,12 @@ def experiments() -> list[Experiment]:
             arms += [_arm(case, c, FOUR_FLOWS, s) for c in COLUMNS]
         exps.append(Experiment(exp_id, f"Four 250 KB flows {title} CBR, no errors (Table 2)", base, "ftp",
                                tuple(arms), (), tables=("2",)))
+    # Tables 1 and 2 once more with the real ARQ on the (error-free)
+    # satellite hop: what its headers and link ACKs cost when nothing needs
+    # repair
+    exps += [replace(e, id=f"arq_{e.id}", title=f"{e.title}, the real ARQ on the satellite hop", tables=(),
+                     settings={**e.settings, "links.satellite.arq": ARQ_CASES["arq_p3"]})
+             for e in list(exps) if e.id in LOSS_FREE_EXPERIMENTS]
     # Tables 3-5: one 1 MB flow with bursts, without S-LACP and with it
     arms = [_arm(case, c, ONE_FLOW, {"links.satellite.queue_ab.packets": DROPTAIL_50,
                                      "links.satellite.errors_ab": err, **AT_HEAD})

@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..store import Store
 from .catalogue import Experiment, PlannedRun
-from .transat import COLUMN_NAMES, EXTRA_DELAYS_MS, split_arm
+from .transat import COLUMN_NAMES, EXTRA_DELAYS_MS, LOSS_FREE_EXPERIMENTS, split_arm
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 PUBLISHED_TABLE1 = REPO_ROOT / "data" / "published" / "transat_table1.csv"
@@ -338,6 +338,41 @@ def arq_claims(obs: pd.DataFrame) -> list[Claim]:
                          f"lowest median {COLUMN_NAMES[best]} {med[best]:.2f} s; SACK {med.get('sack', math.nan):.2f} "
                          f"vs Ref. {med['ref_tcp']:.2f} s"))
     return out
+
+
+def _had_losses(obs: pd.DataFrame, table: str, row: str, column: str) -> bool:
+    """A Table 1 or 2 cell's plain-link run retransmitted something (its
+    losses are queue overflows: the tables have no errors)."""
+    exp, case = (TABLE1_CASES[row] if table == "1" else TABLE2_CASES[row][:2])
+    sel = obs[(obs["experiment"] == exp) & (obs["case"] == case) & (obs["column"] == column)]
+    return bool(sel["retransmissions"].sum() > 0)
+
+
+def arq_loss_free_rows(obs: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
+    """Tables 1 and 2 with the real ARQ on the error-free hop against the
+    plain link: per table, cells judged, cells within 5% of the paper each
+    way, and how far the ARQ moves a cell (mean and largest change, %)."""
+    arq = obs[obs["experiment"].str.startswith("arq_table")]
+    if arq.empty:
+        return pd.DataFrame()
+    arq = arq.assign(experiment=arq["experiment"].str.removeprefix("arq_"))
+    pub = published[published["table"].isin(["1", "2"])]
+    plain, with_arq = table_rows(obs, pub), table_rows(arq, pub)
+    rows = []
+    for t in ("1", "2"):
+        p, a = plain[(plain["table"] == t) & (plain["n"] > 0)], with_arq[(with_arq["table"] == t) & (with_arq["n"] > 0)]
+        both = p.merge(a, on=["table", "row", "flow", "statistic", "column"], suffixes=("_plain", "_arq"))
+        if both.empty:
+            continue
+        change = 100 * (both["ours_arq"] / both["ours_plain"] - 1)
+        moved = both[change.abs() > 5]
+        retx = arq[arq["experiment"].isin([e for e in LOSS_FREE_EXPERIMENTS if e.startswith(f"table{t}")])]
+        rows.append({"table": t, "cells": len(both), "within 5%, plain link": int(both["reproduced_plain"].sum()),
+                     "within 5%, real ARQ": int(both["reproduced_arq"].sum()), "mean change %": change.mean(),
+                     "largest change %": change.abs().max(), "cells moved > 5%": len(moved),
+                     "of them with losses": sum(_had_losses(obs, t, r["row"], r["column"]) for _, r in moved.iterrows()),
+                     "ARQ retransmissions": int(retx.drop_duplicates("key")["arq_retransmissions"].sum())})
+    return pd.DataFrame(rows)
 
 
 def arq_median_rows(obs: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
