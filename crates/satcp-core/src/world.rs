@@ -292,6 +292,9 @@ impl World {
             return if dir.arq_state().is_some() { self.arq_offer(d, p) } else { self.offer_held(d, p) };
         }
         let fate = dir.enqueue(self.now, p.ip_bytes);
+        if p.kind.low_priority() {
+            count_low_priority(dir, &fate);
+        }
         if let Some(c) = self.capture.as_deref_mut() {
             if !matches!(fate, Enqueued::DroppedQueue | Enqueued::DroppedRed | Enqueued::Down { sent: false } | Enqueued::LostAtHead) {
                 c.on_accept(d, self.now, dir.last_tx_start(), &p);
@@ -379,6 +382,7 @@ impl World {
         match dir.offer(self.now, id, &p) {
             Offered::Queued => {
                 dir.take_pushed_out(&mut self.lost);
+                dir.stats.low_priority_dropped += self.lost.len() as u64;
                 for k in 0..self.lost.len() {
                     let v = self.pkts.remove(self.lost[k]);
                     self.agents.queue_drop(self.now, d, &v);
@@ -389,6 +393,9 @@ impl World {
             }
             Offered::DroppedQueue => {
                 self.pkts.remove(id);
+                if p.kind.low_priority() {
+                    dir.stats.low_priority_dropped += 1;
+                }
                 self.agents.queue_drop(self.now, d, &p);
                 self.lose(&p);
             }
@@ -405,6 +412,9 @@ impl World {
     fn start_tx(&mut self, d: u32) {
         let dir = &mut self.dirs[d as usize];
         if let Some(s) = dir.start_next(self.now) {
+            if self.pkts.get(s.id).kind.low_priority() {
+                dir.stats.low_priority_tx += 1;
+            }
             self.q.push(s.end, Event::TxDone { dir: d });
             if let Some(c) = self.capture.as_deref_mut() {
                 c.on_accept(d, self.now, s.start, self.pkts.get(s.id));
@@ -742,6 +752,8 @@ impl World {
                     down: d.stats.drops_down,
                     pushed_out: d.stats.drops_pushed_out,
                 },
+                low_priority_tx: d.stats.low_priority_tx,
+                low_priority_dropped: d.stats.low_priority_dropped,
                 reordered: d.stats.reordered,
                 burst_delayed: d.stats.burst_delayed,
                 max_queue_packets: d.stats.max_queue_packets,
@@ -824,5 +836,17 @@ fn side_of(ep: u32) -> Side {
         Side::Server
     } else {
         Side::Client
+    }
+}
+
+/// A dummy segment or dummy ACK offered to a FIFO direction: counted as
+/// sent unless its queue dropped it (or it never got on: head loss, outage).
+#[cold]
+#[inline(never)]
+fn count_low_priority(dir: &mut LinkDir, fate: &Enqueued) {
+    match fate {
+        Enqueued::DroppedQueue | Enqueued::DroppedRed => dir.stats.low_priority_dropped += 1,
+        Enqueued::LostAtHead | Enqueued::Down { sent: false } => {}
+        _ => dir.stats.low_priority_tx += 1,
     }
 }

@@ -183,7 +183,7 @@ fn app() -> impl Strategy<Value = AppSpec> {
 /// Every window controller, drawn independently of the recovery scheme,
 /// with or without window pacing.
 fn controller() -> impl Strategy<Value = (&'static str, bool)> {
-    (prop::sample::select(vec!["aimd", "vegas", "westwood", "hybla", "cubic", "bbr", "adalr"]), any::<bool>())
+    (prop::sample::select(vec!["aimd", "vegas", "westwood", "hybla", "cubic", "bbr", "adalr", "peach"]), any::<bool>())
 }
 
 fn flow(n_nodes: usize) -> impl Strategy<Value = FlowSpec> {
@@ -285,6 +285,22 @@ fn toml(n_nodes: usize, links: &[LinkSpec], flows: &[FlowSpec], seed: u64, agent
                 ["sample", "sample_ticks", "rto", "sample"][(b >> 3 & 3) as usize],
                 b >> 5 & 3,
                 b >> 7 & 1 == 1
+            );
+        }
+        if f.cc == "peach" {
+            // TCP Peach's readings (its dummy segments and their ACKs on
+            // every queue, the priority queues included), from the ISS bits
+            let b = f.iss;
+            extra += &format!(
+                ", peach_latch = \"{}\", peach_rehalve = \"{}\", peach_recovery_clock = \"{}\", peach_inflation = {}, peach_rto = \"{}\", peach_data_slow_start = {}, peach_dummy_size = {}, peach_sudden_dummies = {}",
+                ["none", "retransmission", "recover", "recover"][(b & 3) as usize],
+                ["new_run", "every_dupthresh"][(b >> 2 & 1) as usize],
+                ["dupack", "timer"][(b >> 3 & 1) as usize],
+                b >> 4 & 1 == 1,
+                ["sudden_start", "slow_start"][(b >> 5 & 1) as usize],
+                b >> 6 & 1 == 1,
+                1 + (b >> 7 & 0x7ff),
+                b >> 18 & 0x3f
             );
         }
         if f.recovery == "fack" {

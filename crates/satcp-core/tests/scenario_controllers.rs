@@ -215,3 +215,61 @@ fn adalr_errors_name_the_key_and_what_is_allowed() {
         assert!(e.allowed.contains(allowed), "{t}: {}", e.allowed);
     }
 }
+
+#[test]
+fn peach_presets_and_keys() {
+    let p = tcp("variant = \"peach\"");
+    assert_eq!((p.recovery, p.sack, p.initial_window), (Recovery::NewReno, false, InitialWindow::Segments(1)));
+    let Controller::Peach(c) = p.controller else { panic!("{:?}", p.controller) };
+    let original = PeachCfg {
+        latch: PeachLatch::None,
+        rehalve: PeachRehalve::NewRun,
+        sudden_dummies: None,
+        recovery_dummies: 0.5,
+        recovery_timer: false,
+        dummy_size: None,
+        inflation: true,
+        rto_sudden_start: true,
+        data_slow_start: false,
+        exact_ca: false,
+    };
+    assert_eq!(c, original);
+    // Modified Peach: the preset's default for the latch, which a key overrides
+    let m = tcp("variant = \"modified-peach\"");
+    assert_eq!(m.controller, Controller::Peach(PeachCfg { latch: PeachLatch::Recover, ..original }));
+    let a = tcp("variant = \"modified-peach\", peach_latch = \"retransmission\", profile = \"ns2\"");
+    assert_eq!(a.controller, Controller::Peach(PeachCfg { latch: PeachLatch::Retransmission, exact_ca: true, ..original }));
+    // every key, and Peach on SACK recovery by parts
+    let k = tcp("variant = \"sack\", cc = \"peach\", peach_rehalve = \"every_dupthresh\", peach_sudden_dummies = 10, \
+                 peach_recovery_dummies = 0.25, peach_recovery_clock = \"timer\", peach_dummy_size = 40, \
+                 peach_inflation = false, peach_rto = \"slow_start\", peach_data_slow_start = true");
+    assert_eq!(k.recovery, Recovery::Sack);
+    assert_eq!(
+        k.controller,
+        Controller::Peach(PeachCfg {
+            rehalve: PeachRehalve::EveryDupthresh,
+            sudden_dummies: Some(10),
+            recovery_dummies: 0.25,
+            recovery_timer: true,
+            dummy_size: Some(40),
+            inflation: false,
+            rto_sudden_start: false,
+            data_slow_start: true,
+            ..original
+        })
+    );
+    assert_eq!(tcp("variant = \"peach\", peach_sudden_dummies = \"rwnd-1\"").controller, Controller::Peach(original));
+    for (bad, key, allowed) in [
+        ("peach_latch = \"always\"", "peach_latch", "\"none\", \"retransmission\", \"recover\""),
+        ("peach_sudden_dummies = -1", "peach_sudden_dummies", "\"rwnd-1\" or an integer >= 0"),
+        ("peach_recovery_dummies = 2", "peach_recovery_dummies", "[0, 1]"),
+        ("peach_dummy_size = 0", "peach_dummy_size", "1..=65495"),
+    ] {
+        let e = err(&format!("variant = \"peach\", {bad}"));
+        assert_eq!(e.path, format!("flows.download.tcp.{key}"), "{bad}");
+        assert!(e.to_string().contains(allowed), "{bad}: {e}");
+    }
+    // a Peach key with another controller names the controller it needs
+    let e = err("variant = \"newreno\", peach_latch = \"recover\"");
+    assert!(e.to_string().contains("cc = \"peach\""), "{e}");
+}

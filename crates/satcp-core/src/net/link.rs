@@ -186,6 +186,11 @@ pub struct LinkStats {
     pub reordered: u64,
     /// Packets delayed by a burst model's extra delay.
     pub burst_delayed: u64,
+    /// Low-priority packets (dummy segments and their ACKs) counted in
+    /// `packets_tx`, and those this direction's queue dropped (refused,
+    /// pushed out, RED; also in those drop causes).
+    pub low_priority_tx: u64,
+    pub low_priority_dropped: u64,
 }
 
 impl LinkStats {

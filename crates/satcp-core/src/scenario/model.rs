@@ -17,6 +17,7 @@ pub use crate::tcp::cc::bbr::BbrCfg;
 pub use crate::tcp::cc::cubic::CubicCfg;
 pub use crate::tcp::cc::hybla::{HyblaCfg, HyblaRtt, HyblaStyle};
 pub use crate::tcp::cc::vegas::VegasCfg;
+pub use crate::tcp::cc::peach::{Latch as PeachLatch, PeachCfg, Rehalve as PeachRehalve};
 pub use crate::tcp::cc::westwood::WestwoodCfg;
 pub use crate::tcp::cc::Controller;
 pub use crate::tcp::profile::{CwndValidation, Profile, RecoverRule, RtoEstimator, SackPipe, SsthreshBasis};

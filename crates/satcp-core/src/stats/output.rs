@@ -174,6 +174,11 @@ pub struct LinkSummary {
     /// satellite link".
     pub utilization_ok: f64,
     pub drops: Drops,
+    /// Low-priority packets (dummy segments and their ACKs) among
+    /// `packets_tx`, and those the queue dropped (among `drops.queue`,
+    /// `drops.pushed_out` and RED's).
+    pub low_priority_tx: u64,
+    pub low_priority_dropped: u64,
     pub max_queue_packets: u64,
     /// Packets held back and overtaken (reordering model, overtakable burst
     /// delay).

@@ -60,7 +60,7 @@
 //!     what is left of the 40-byte budget; every arriving segment's option
 //!     goes to `on_research_option` before anything else.
 
-use super::cc::{AckCtx, Action, DupAck, Verdict};
+use super::cc::{AckCtx, Action, DupAck, SendCtx, Verdict};
 use super::limits::Limit;
 use super::receiver::Receiver;
 use super::recovery::Phase;
@@ -145,6 +145,8 @@ pub struct Endpoint {
     /// The controller attaches research options (asked once: the others pay
     /// nothing per segment).
     research: bool,
+    /// The controller wants to hear of every data segment sent (asked once).
+    cc_sees_sends: bool,
     pub snd: Sender,
     pub rcv: Receiver,
     pub(crate) rto_timer: Timer,
@@ -183,6 +185,7 @@ impl Endpoint {
             ws_ok: false,
             sack_ok: false,
             research: snd.cc.uses_research_option(),
+            cc_sees_sends: snd.cc.sees_sends(),
             snd,
             rcv: if cfg.rwnd_autotune { Receiver::autotuned(cfg.rwnd_bytes) } else { Receiver::new(cfg.rwnd_bytes) },
             rto_timer: Timer::default(),
@@ -377,6 +380,9 @@ impl Endpoint {
             self.snd.last_data = Some((start, len));
         }
         ctx.out.push(pkt);
+        if self.cc_sees_sends {
+            self.cc_data_sent(ctx, start, len, retx);
+        }
         if self.snd.w.pacing_bps > 0 {
             let gap = (pkt.ip_bytes as u128 * 8_000_000_000 / self.snd.w.pacing_bps as u128) as u64;
             self.snd.next_send_at = self.snd.next_send_at.max(ctx.now) + gap;
@@ -455,13 +461,15 @@ impl Endpoint {
     }
 
     /// A dummy segment (`Action::Dummy`): a copy of `range`, or of the last
-    /// data segment sent, trimmed to data already sent and to one SMSS.
+    /// data segment sent, trimmed to data already sent, to one SMSS and to
+    /// `max_len`.
     #[cold]
-    fn send_dummy(&mut self, ctx: &mut Ctx, range: Option<(u64, u64)>) {
+    fn send_dummy(&mut self, ctx: &mut Ctx, range: Option<(u64, u64)>, max_len: Option<u32>) {
         let s = &self.snd;
         let Some((start, len)) = range.or(s.last_data) else { return };
         let start = start.max(1);
-        let end = start.saturating_add(len.min(s.smss())).min(s.max).min(s.data_end);
+        let len = len.min(s.smss()).min(max_len.map_or(u64::MAX, u64::from));
+        let end = start.saturating_add(len).min(s.max).min(s.data_end);
         if self.state != State::Established || end <= start {
             return;
         }
@@ -504,7 +512,7 @@ impl Endpoint {
         let mut acts = std::mem::take(&mut self.snd.acts);
         for a in acts.drain(..) {
             match a {
-                Action::Dummy(range) => self.send_dummy(ctx, range),
+                Action::Dummy { range, max_len } => self.send_dummy(ctx, range, max_len),
                 Action::WakeAt(t) => {
                     let ev = Event::Timer { ep: self.id, kind: TimerKind::Cc };
                     self.cc_timer.set(t.max(ctx.now), ctx.q, ev);
@@ -512,6 +520,19 @@ impl Endpoint {
             }
         }
         self.snd.acts = acts;
+    }
+
+    /// Tell a controller that asked (`sees_sends`) about a data segment just
+    /// sent, and carry out what it asks.
+    #[cold]
+    fn cc_data_sent(&mut self, ctx: &mut Ctx, start: u64, len: u64, retx: bool) {
+        let s = &mut self.snd;
+        let sent = SendCtx { now: ctx.now, start, len, retx, srtt: s.rtt.srtt, peer_wnd: s.peer_wnd };
+        let Sender { cc, w, acts, .. } = s;
+        cc.on_data_sent(w, &sent, acts);
+        if !self.snd.acts.is_empty() {
+            self.run_cc_actions(ctx);
+        }
     }
 
     /// Any segment we send acknowledges everything received.

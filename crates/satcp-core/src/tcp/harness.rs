@@ -20,6 +20,8 @@ pub struct Sent {
 
 #[derive(Clone, Copy, Debug)]
 pub struct WindowLog {
+    /// When the event ended.
+    pub t: Time,
     pub cwnd: u64,
     pub ssthresh: u64,
     pub in_recovery: bool,
@@ -112,7 +114,7 @@ impl Harness {
             }
         }
         let s = &self.eps[0].snd;
-        self.win.push(WindowLog { cwnd: s.w.cwnd, ssthresh: s.w.ssthresh, in_recovery: s.phase.in_recovery(), flight: s.flight() });
+        self.win.push(WindowLog { t: self.now, cwnd: s.w.cwnd, ssthresh: s.w.ssthresh, in_recovery: s.phase.in_recovery(), flight: s.flight() });
     }
 
     /// A dropped segment still takes its time on the link.
@@ -177,6 +179,16 @@ impl Harness {
     /// offset, retransmission, dropped).
     pub fn data_sent(&self) -> Vec<(Time, u64, bool, bool)> {
         self.log.iter().filter(|s| s.from == 0 && s.pkt.payload > 0).map(|s| (s.t, s.pkt.stream_off, s.pkt.retx, s.dropped)).collect()
+    }
+
+    /// The sender's window after the last event at or before `t`.
+    pub fn win_at(&self, t: Time) -> WindowLog {
+        *self.win.iter().take_while(|w| w.t <= t).last().expect("an event at or before t")
+    }
+
+    /// The sender's window after each event from `t` on.
+    pub fn win_log_from(&self, t: Time) -> impl Iterator<Item = &WindowLog> {
+        self.win.iter().filter(move |w| w.t >= t)
     }
 
     pub fn delivered(&self) -> u64 {

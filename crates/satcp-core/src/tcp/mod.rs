@@ -29,4 +29,6 @@ mod hook_traces;
 #[cfg(test)]
 mod ns2_traces;
 #[cfg(test)]
+mod peach_traces;
+#[cfg(test)]
 mod tests;

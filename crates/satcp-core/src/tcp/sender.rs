@@ -63,7 +63,7 @@ pub struct Sender {
     pub recover: u64,
     pub board: Scoreboard,
     /// The last segment with data sent: (absolute start, length), what a
-    /// controller's `Action::Dummy(None)` copies.
+    /// controller's `Action::Dummy { range: None, .. }` copies.
     pub last_data: Option<(u64, u64)>,
     pub rtt: RttEstimator,
     sampling: RttSampling,
@@ -143,7 +143,7 @@ impl Sender {
     /// `rng` is the controller's random stream.
     pub fn new(cfg: &TcpCfg, rng: Rng) -> Self {
         let smss = cfg.mss as u64;
-        let cc = Cc::new(&cfg.controller, Env { abc_limit: cfg.abc_limit, tick_ns: cfg.clock_granularity_ns, pacing: cfg.pacing, rng });
+        let cc = Cc::new(&cfg.controller, Env { abc_limit: cfg.abc_limit, tick_ns: cfg.clock_granularity_ns, pacing: cfg.pacing, rng, dupthresh: cfg.dupthresh });
         Sender {
             una: 0,
             nxt: 0,

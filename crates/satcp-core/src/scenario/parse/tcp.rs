@@ -68,7 +68,16 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     let (preset, preset_cc) = cc::preset(variant).expect("every name in variants() is a registered preset");
     let recovery = t.choice("recovery", RECOVERIES)?.map_or(preset.recovery, recovery_named);
     let cc_name = t.choice("cc", controllers())?.unwrap_or(preset_cc);
-    let controller = parse_controller(&t, cc_name, profile)?;
+    let controller = if cc_name == preset_cc && !preset.cc_keys.is_empty() {
+        // the preset's defaults for its controller's keys the flow left out
+        let mut map = t.map.clone();
+        for &(k, v) in preset.cc_keys {
+            map.entry(k.to_string()).or_insert_with(|| Value::String(v.to_string()));
+        }
+        parse_controller(&Tbl { path: t.path.clone(), map: &map, allowed: t.allowed }, cc_name, profile)?
+    } else {
+        parse_controller(&t, cc_name, profile)?
+    };
     let needs_sack = matches!(recovery, Recovery::Sack | Recovery::Fack);
     let sack = t.bool("sack")?.unwrap_or(needs_sack || matches!(preset.recovery, Recovery::Sack | Recovery::Fack));
     if needs_sack && !sack {

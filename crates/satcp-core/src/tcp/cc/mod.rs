@@ -23,9 +23,12 @@
 //!   which the endpoint repairs without touching the window; see
 //!   `Endpoint::on_ack`);
 //! * packets and timers of its own: `on_ack`, `ssthresh_after_loss`,
-//!   `on_rto`, `on_timer` and `on_dummy_ack` may push [`Action`]s (send a
-//!   low-priority dummy segment, wake me at time t) into a buffer the
-//!   endpoint reuses and carries out after the hook;
+//!   `on_rto`, `on_timer`, `on_dummy_ack` and `on_data_sent` (each data
+//!   segment sent, only for a controller whose `sees_sends` is true) may
+//!   push [`Action`]s (send a low-priority dummy segment, wake me at time
+//!   t) into a buffer the endpoint reuses and carries out after the hook;
+//! * `recovery_inflation`: whether Reno and NewReno fast recovery inflate
+//!   cwnd by one SMSS per duplicate ACK (TCP Peach may turn it off);
 //! * the research option (RFC 6994): `research_option` gives the option to
 //!   attach to each segment the endpoint sends after the handshake (data,
 //!   ACKs, dummies and their ACKs), `on_research_option` sees the option of
@@ -47,6 +50,7 @@ pub mod cubic;
 pub mod hybla;
 pub mod hystart;
 pub mod hystart_linux;
+pub mod peach;
 pub mod vegas;
 pub mod westwood;
 
@@ -132,9 +136,10 @@ pub enum Action {
     /// Send a low-priority dummy segment (`Kind::Dummy`): a copy of data
     /// already sent, `[start, start + len)` in absolute offsets (trimmed to
     /// what has been sent and to one SMSS), or with `None` of the last data
-    /// segment sent. It carries no new data, costs no cwnd and is not a
+    /// segment sent; `max_len` trims the copy further (TCP Peach's dummy
+    /// size). It carries no new data, costs no cwnd and is not a
     /// retransmission; the receiver answers it with a `Kind::DummyAck`.
-    Dummy(Option<(u64, u64)>),
+    Dummy { range: Option<(u64, u64)>, max_len: Option<u32> },
     /// Call `on_timer` at this time (not before now). A later request
     /// replaces one that has not fired yet.
     WakeAt(Time),
@@ -180,6 +185,23 @@ pub struct Env {
     pub pacing: bool,
     /// This endpoint's random stream for the controller.
     pub rng: Rng,
+    /// The duplicate-ACK threshold (`dupthresh`).
+    pub dupthresh: u32,
+}
+
+/// A data segment the endpoint has just sent (`on_data_sent`).
+#[derive(Clone, Copy, Debug)]
+pub struct SendCtx {
+    pub now: Time,
+    /// Absolute offset of its first byte, and its payload bytes.
+    pub start: u64,
+    pub len: u64,
+    /// A retransmission (it starts below snd_max).
+    pub retx: bool,
+    /// Smoothed RTT (ns), if any sample exists (the handshake's included).
+    pub srtt: Option<f64>,
+    /// The peer's latest advertised window (bytes).
+    pub peer_wnd: u64,
 }
 
 /// A controller's parameters as a scenario gives them: its `tcp` keys
@@ -277,6 +299,21 @@ pub(crate) trait WindowController {
     /// A `DummyAck` arrived (the only thing the sender does with it).
     fn on_dummy_ack(&mut self, _w: &mut Window, _now: Time, _acts: &mut Vec<Action>) {}
 
+    /// Whether the controller wants `on_data_sent` (asked once, when the
+    /// endpoint is built, so that the others pay nothing per segment).
+    fn sees_sends(&self) -> bool {
+        false
+    }
+
+    /// A data segment (payload or FIN) has just been put on the wire.
+    fn on_data_sent(&mut self, _w: &mut Window, _s: &SendCtx, _acts: &mut Vec<Action>) {}
+
+    /// Whether each duplicate ACK in Reno or NewReno fast recovery inflates
+    /// cwnd by one SMSS (RFC 5681 step 4).
+    fn recovery_inflation(&self) -> bool {
+        true
+    }
+
     /// Whether the controller attaches research options at all (asked once,
     /// when the endpoint is built, so that the others pay nothing per
     /// segment).
@@ -335,6 +372,9 @@ pub struct Preset {
     pub accept_beyond_window: bool,
     /// `pacing` on by default.
     pub pacing: bool,
+    /// Defaults the preset gives its controller's own keys (key, string
+    /// value), used when the flow leaves them out and runs that controller.
+    pub cc_keys: &'static [(&'static str, &'static str)],
 }
 
 impl Preset {
@@ -347,7 +387,13 @@ impl Preset {
             limited_transmit: false,
             accept_beyond_window: false,
             pacing: false,
+            cc_keys: &[],
         }
+    }
+
+    pub const fn cc_keys(mut self, keys: &'static [(&'static str, &'static str)]) -> Self {
+        self.cc_keys = keys;
+        self
     }
 
     pub const fn pacing(mut self) -> Self {
@@ -472,6 +518,12 @@ registry! { $
         Preset::new("adalr-sack", Recovery::Sack).iw(2).accept_beyond_window(),
         Preset::new("adalr-newreno", Recovery::NewReno).iw(2).accept_beyond_window(),
     ];
+    /// TCP Peach (Akyildiz et al. 2001) and Modified Peach (Sarkar et al.,
+    /// spec 003) on NewReno recovery, starting from one segment.
+    "peach" => Peach(peach::Peach, peach::PeachCfg), presets [
+        Preset::new("peach", Recovery::NewReno).iw(1),
+        Preset::new("modified-peach", Recovery::NewReno).iw(1).cc_keys(&[("peach_latch", "recover")]),
+    ];
     /// A test-only controller exercising the hooks beyond the window.
     #[cfg(test)]
     "probe" => Probe(probe::Probe, probe::ProbeCfg), presets [];
@@ -583,6 +635,22 @@ impl Cc {
     /// A `DummyAck` arrived.
     pub fn on_dummy_ack(&mut self, w: &mut Window, now: Time, acts: &mut Vec<Action>) {
         dispatch!(self, on_dummy_ack(w, now, acts))
+    }
+
+    /// Whether the controller wants `on_data_sent`.
+    pub fn sees_sends(&self) -> bool {
+        dispatch!(self, sees_sends())
+    }
+
+    /// A data segment has just been sent.
+    pub fn on_data_sent(&mut self, w: &mut Window, s: &SendCtx, acts: &mut Vec<Action>) {
+        dispatch!(self, on_data_sent(w, s, acts))
+    }
+
+    /// Whether duplicate ACKs inflate cwnd in Reno or NewReno fast recovery.
+    #[inline]
+    pub fn recovery_inflation(&self) -> bool {
+        dispatch!(self, recovery_inflation())
     }
 
     /// Whether the controller attaches research options at all.

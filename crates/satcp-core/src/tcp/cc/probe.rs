@@ -104,7 +104,7 @@ impl WindowController for Probe {
     }
 
     fn on_timer(&mut self, _w: &mut Window, now: Time, acts: &mut Vec<Action>) {
-        acts.push(Action::Dummy(self.cfg.range));
+        acts.push(Action::Dummy { range: self.cfg.range, max_len: None });
         self.dummies_asked += 1;
         if self.dummies_asked < self.cfg.dummies {
             acts.push(Action::WakeAt(now + self.cfg.spacing_ns));

@@ -4,7 +4,9 @@
 //!   more than `recover` (RFC 6582 step 2; no "careful variant" heuristics):
 //!   recover = HighData, ssthresh = max(FlightSize/2, 2 SMSS), retransmit
 //!   the first unacknowledged segment, cwnd = ssthresh + DupThresh x SMSS.
-//! * Each further duplicate ACK inflates cwnd by SMSS.
+//! * Each further duplicate ACK inflates cwnd by SMSS (unless the window
+//!   controller turns inflation off, `recovery_inflation`: then cwnd =
+//!   ssthresh on entry and duplicate ACKs leave it alone).
 //! * Partial ACK: retransmit the next unacknowledged segment, deflate cwnd by
 //!   the bytes acknowledged and add back SMSS if at least SMSS was
 //!   acknowledged (with `partial_window_deflation = false`, the ns-2 of
@@ -104,7 +106,9 @@ impl Endpoint {
     pub(crate) fn newreno_dupack(&mut self, ctx: &mut Ctx) {
         let smss = self.snd.smss();
         if self.snd.phase.in_recovery() {
-            self.snd.w.cwnd += smss;
+            if self.snd.cc.recovery_inflation() {
+                self.snd.w.cwnd += smss;
+            }
             self.newreno_pay_owed(ctx);
             return;
         }
@@ -122,7 +126,8 @@ impl Endpoint {
             self.snd.mark_lost_to(head_end.min(self.snd.max));
             self.retransmit_head(ctx);
             let s = &mut self.snd;
-            s.w.cwnd = s.w.ssthresh + self.cfg.dupthresh as u64 * smss;
+            let inflation = if s.cc.recovery_inflation() { self.cfg.dupthresh as u64 * smss } else { 0 };
+            s.w.cwnd = s.w.ssthresh + inflation;
         }
     }
     /// Resend the segment at snd_una.
