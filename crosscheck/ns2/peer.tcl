@@ -7,6 +7,8 @@
 # ack_, dupacks_, rtt_, srtt_, rttvar_, backoff_, maxseq_) go to FILE; with
 # qtrace=FILE, the satellite queue's events (ns-2's trace format: + enqueue,
 # - dequeue, d drop, r receive) go to FILE.
+# With sample=S, every S seconds a line per flow (see `sample` below);
+# access_qlim sets the access links' queue limits (default: unlimited).
 # `last` is when the sink had received every byte in order (polled every
 # millisecond), `done` when the sender saw its last packet acknowledged
 # (Agent/TCP's `done` callback), both from the flow's start; `bytes` what
@@ -19,6 +21,7 @@ array set P {
     syn 1 delay_growth 1 syn_immediate_ack 1 newreno_changes1 1 partial_window_deflation 1 minrto 0.2 rtxcur_init 3.0 tcpTick 0.01
     precision_reduce 1
     cbr_rate 0 cbr_size 1000 singledup 1 bursts {} burst_delay 0
+    access_qlim 100000 sample 0
 }
 foreach a $argv {
     set kv [split $a =]
@@ -99,10 +102,10 @@ for {set i 0} {$i < $P(flows)} {incr i} {
     set d($i) [$ns node]
     $ns duplex-link $s($i) $n1 $P(access_rate) $P(access_delay) DropTail
     $ns duplex-link $n2 $d($i) $P(access_rate) $P(access_delay) DropTail
-    $ns queue-limit $s($i) $n1 100000
-    $ns queue-limit $n1 $s($i) 100000
-    $ns queue-limit $n2 $d($i) 100000
-    $ns queue-limit $d($i) $n2 100000
+    $ns queue-limit $s($i) $n1 $P(access_qlim)
+    $ns queue-limit $n1 $s($i) $P(access_qlim)
+    $ns queue-limit $n2 $d($i) $P(access_qlim)
+    $ns queue-limit $d($i) $n2 $P(access_qlim)
     set tcp($i) [new [agent_class $P(agent)]]
     $tcp($i) set packetSize_ $P(packetSize)
     $tcp($i) set window_ $P(window)
@@ -179,5 +182,17 @@ if {$P(cbr_rate) ne "0"} {
     $ns at 0.0 "$cbr start"
 }
 if {$P(packets) > 0} { $ns at 0.01 "check" }
+# sample=S > 0: every S seconds from S on, one line per flow with the
+# highest cumulative ACK the sender has seen, in packets:
+#   sample <t> <i> <ack_ + 1>
+proc sample {} {
+    global P tcp ns
+    set now [$ns now]
+    for {set i 0} {$i < $P(flows)} {incr i} {
+        puts [format "sample %.6f %d %d" $now $i [expr {[$tcp($i) set ack_] + 1}]]
+    }
+    $ns at [expr {$now + $P(sample)}] "sample"
+}
+if {$P(sample) > 0} { $ns at $P(sample) "sample" }
 $ns at $P(stop) "report"
 $ns run

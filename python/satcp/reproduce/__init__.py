@@ -8,13 +8,15 @@ experiments and recipes), ``observations`` (metrics from the store),
 ``published`` (the paper's numbers), ``claims`` (claims and verdicts),
 ``transat``, ``transat_results`` and ``transat_report`` (the TRANSAT study:
 experiments, statistics and claims, report and command),
+``peach`` and ``peach_report`` (the Modified Peach study: experiments,
+ns-2 baselines, statistics and claims; report and command),
 ``compare`` (ours beside the paper's), ``figures``, ``report``, ``runner``
 and ``main`` (the command).
 """
 
 from __future__ import annotations
 
-REPRODUCTIONS = ("adalr", "transat")
+REPRODUCTIONS = ("adalr", "transat", "peach")
 
 #: The TCP behaviour profile (``tcp.profile``) each reproduction declares:
 #: the simulator its paper used, and what that means here.
@@ -25,4 +27,6 @@ PROFILES = {
     "transat": ("ns2-2003", "the paper ran the ns-2 of 2003: one-way agents without SYN or FIN, NewReno's timer "
                             "restarted by every partial ACK, 1 s minimum RTO; elapsed time to the sender's last ACK "
                             "(ns-2 2.35 run the same way gives the paper's Table 1)"),
+    "peach": ("ns2", "the paper ran ns-2 (version not given): ns-2 2.35's agent defaults, no delayed ACK, "
+                     "windowInit_ 2 for the baselines and one segment for Peach"),
 }

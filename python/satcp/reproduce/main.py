@@ -61,6 +61,13 @@ def reproduce(name: str, *, quick: bool = False, out: str | Path | None = None, 
         from .transat_report import reproduce as reproduce_transat
         return reproduce_transat(quick=quick, out=out, store=store, workers=workers, only=only, root=root,
                                  stdout=stdout)
+    if name == "peach":
+        if seeds is not None:
+            _err("--seeds: the Modified Peach study has 10 replications per cell (3 with --quick); --seeds is adalr's")
+            return EXIT_USAGE
+        from .peach_report import reproduce as reproduce_peach
+        return reproduce_peach(quick=quick, out=out, store=store, workers=workers, only=only, root=root,
+                               stdout=stdout)
     if seeds is not None and seeds < 2:
         _err(f"--seeds {seeds}: expected a number of seeds >= 2 (a confidence interval needs two runs)")
         return EXIT_USAGE

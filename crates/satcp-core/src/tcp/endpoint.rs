@@ -881,6 +881,25 @@ impl Endpoint {
             }
         }
         let old_una = self.snd.una;
+        // ns-2's FACK takes an RTT sample from the timestamp echo on every
+        // ACK its `oldack()` handles (any in recovery, any with SACK blocks
+        // outside it), and none by the timed segment on those. The sink
+        // echoes TS.Recent (`ts_echo_bugfix_`, RFC 7323): the timestamp of
+        // the segment that last moved its window, i.e. of the segment at
+        // snd.una when an ACK advances, and of the one that advanced it last
+        // for a duplicate.
+        let fack_echo_path = self.cfg.fack_ns2
+            && self.cfg.recovery == Recovery::Fack
+            && ack >= old_una
+            && (self.snd.phase.in_recovery() || nblocks > 0);
+        let fack_echo = match (fack_echo_path, ack > old_una) {
+            (false, _) => None,
+            (true, true) => self.snd.head_last_sent(),
+            (true, false) => self.snd.una_moved_by_sent_at,
+        };
+        if ack > old_una {
+            self.snd.una_moved_by_sent_at = self.snd.head_last_sent();
+        }
         let dupack = ack == old_una && self.snd.max > old_una && !carries_data && !window_changed;
         if dupack && !self.sack_ok {
             self.snd.reno_sack_dupack(ctx.now);
@@ -903,7 +922,7 @@ impl Endpoint {
             }
             self.snd.board.advance(ack);
             let (for_rto, for_cc) = self.snd.rtt_sample_on_ack(ack, ctx.now);
-            if let Some(r) = for_rto {
+            if let (Some(r), false) = (for_rto, fack_echo_path) {
                 self.snd.rtt.sample(r, ctx.now);
             }
             rtt = for_cc;
@@ -915,6 +934,9 @@ impl Endpoint {
             if matches!(self.snd.phase, Phase::Loss(_)) && ack >= self.snd.recover {
                 self.snd.phase = Phase::Open; // the repair after a timeout is over
             }
+        }
+        if let Some(at) = fack_echo {
+            self.snd.rtt.sample(ctx.now - at, ctx.now);
         }
         let mut reo_armed = false;
         if self.snd.rack.is_some() && (ack > old_una || newly_sacked > 0) {

@@ -260,3 +260,50 @@ fn ns2_delays_the_ack_of_a_copy_of_the_last_in_order_segment() {
     let wait = ack_after_resend(true);
     assert!((199 * MS..=201 * MS).contains(&wait), "ns-2: the delayed-ACK timer, {wait}");
 }
+
+/// ns-2's FACK holds its sends while SACK blocks are reported outside
+/// recovery; after a timeout with the scoreboard kept (`rto_clears_sack =
+/// false`, so SACK blocks stay) that hold must not apply: segment 3 lost
+/// three times (original, fast retransmission, first timeout's resend) and
+/// the go-back-N after each timeout sends at once. Found at PER 0.1 in the
+/// Modified Peach study, where the hold stalled FACK to 0.8 kb/s.
+#[test]
+fn ns2_fack_go_back_n_after_a_timeout_with_the_scoreboard_kept() {
+    let mut c = cfg(Recovery::Fack);
+    c.fack_ns2 = true;
+    c.rto_clears_sack = false;
+    let h = transfer_with(&c, drop_first_sends_of(3, 3), 30_000);
+    assert_eq!(h.eps[0].stats.timeouts, 2);
+    // every timeout's resend of segment 3 leaves at the expiry, and the
+    // transfer ends within a second of the last one
+    let resends: Vec<u64> = h.data_sent().iter().filter(|d| d.2 && d.1 == seg(3)).map(|d| d.0).collect();
+    assert_eq!(resends.len(), 3, "{resends:?}");
+    let last = h.data_sent().last().unwrap().0;
+    assert!(last < resends[2] + 1_000 * MS, "go-back-N went on: last send {last} after {}", resends[2]);
+}
+
+/// ns-2's FACK samples the RTT on every ACK its `oldack()` handles, from
+/// the timestamp the sink echoes: TS.Recent, the segment that last moved
+/// the receiver's window. With segment 3 lost from a 40-segment window on
+/// a 1 Mb/s link, the duplicate ACKs arrive up to 40 x 8.3 ms after
+/// segment 2 was sent, so those samples run from one RTT to one RTT plus
+/// 320 ms (measured: smoothed RTT 200.8 ms after the recovery); the Mathis
+/// FACK takes Karn's samples of the cumulative ACKs only (170.7 ms, the
+/// queue of the 40-segment burst included).
+#[test]
+fn ns2_fack_samples_the_echoed_timestamp_on_duplicate_acks() {
+    let srtt_after_recovery = |ns2: bool| {
+        let mut c = cfg(Recovery::Fack);
+        c.fack_ns2 = ns2;
+        c.initial_window = InitialWindow::Segments(40);
+        let mut h = Harness::new(&c, 1_000_000, 50 * MS);
+        h.drop = drop_first_tx_of(&[3]);
+        h.transfer(60_000);
+        h.run_until(30_000 * MS);
+        assert_eq!(h.delivered(), 60_000);
+        h.eps[0].snd.rtt.srtt.unwrap() / 1e6
+    };
+    let (ns2, mathis) = (srtt_after_recovery(true), srtt_after_recovery(false));
+    assert!(ns2 > mathis + 20.0, "ns-2 {ns2:.1} ms, Mathis {mathis:.1} ms");
+    assert!(mathis < 180.0, "{mathis}");
+}

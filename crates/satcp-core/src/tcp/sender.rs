@@ -103,6 +103,10 @@ pub struct Sender {
     /// ns-2 FACK found a retransmission lost again and sends nothing more
     /// until the retransmission timer expires.
     pub rtx_lost_stall: bool,
+    /// When the segment whose arrival last moved snd.una was sent (its
+    /// latest copy): the timestamp an RFC 7323 receiver echoes on duplicate
+    /// ACKs (ns-2's FACK samples it).
+    pub una_moved_by_sent_at: Option<Time>,
     /// RACK loss detection (`rack`, SACK recovery only).
     pub rack: Option<Rack>,
     /// RACK: unSACKed data below this is lost (snd_una when none).
@@ -191,6 +195,7 @@ impl Sender {
             lost: 0,
             lost_marked_to: 0,
             rtx_lost_stall: false,
+            una_moved_by_sent_at: None,
         }
     }
 
@@ -473,6 +478,12 @@ impl Sender {
         self.reno_sacked -= eaten;
         self.reno_sacked = self.reno_sacked.min(self.outstanding_segments().saturating_sub(1));
         eaten * self.smss()
+    }
+
+    /// When the first unacknowledged segment was last sent: the timestamp
+    /// a receiver echoes when that segment arrives and moves its window.
+    pub fn head_last_sent(&self) -> Option<Time> {
+        self.segs.front().map(|s| s.xmit_at)
     }
 
     /// The cumulative ACK moved to `ack`: the RTT sample for the RTO
