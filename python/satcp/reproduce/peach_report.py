@@ -112,16 +112,17 @@ def write_report(out: Path, table: pd.DataFrame, curves: pd.DataFrame, ns2c: pd.
              "Modified Peach and Peach rows above.", note=True)
     doc.table(goodput_frame(table, "readings"), left=("PER", "variant"))
     doc.heading(2, "Where our baselines part from ns-2's, and why")
-    doc.para("The cells beyond 10% of ns-2 are at PER 0.1. Vegas: satcp's vegas preset runs Vegas's window rules on "
-             "NewReno recovery (docs/models/vegas.md), which resends every hole of a window on its partial ACKs; "
-             "ns-2's Agent/TCP/Vegas leaves recovery on the first new ACK and resends a further hole only if Vegas's "
-             "fine-grained timer has expired on one of the two ACKs after the fast retransmit (v_worried_), halves "
-             "rather than cuts a quarter when the resent segment is lost again, and starts from two segments after a "
-             "timeout. Run on Reno recovery (below, ns-2's Vegas beside it), satcp's Vegas comes to ns-2's goodput; "
-             "the remaining difference is in timeouts. FACK: the ns-2 agent's timer and window rules that satcp's "
-             "fack_style = \"ns2\" follows are listed in docs/models/fack.md; the two found in this study (an RTT "
-             "sample from the echoed timestamp on every duplicate ACK, and cwnd opened on the ACK that ends "
-             "recovery) are modelled; what remains is listed in docs/validation-ns2.md.", note=True)
+    doc.para("Where a cell is beyond 10% of ns-2, the mechanism as far as we traced it. Vegas at PER 0.1: satcp's "
+             "vegas preset runs Vegas's window rules on NewReno recovery (docs/models/vegas.md), which resends every "
+             "hole of a window on its partial ACKs; ns-2's Agent/TCP/Vegas leaves recovery on the first new ACK and "
+             "resends a further hole only if Vegas's fine-grained timer has expired on one of the two ACKs after the "
+             "fast retransmit (v_worried_), halves rather than cuts a quarter when the resent segment is lost again, "
+             "and restarts from two segments after a timeout. At PER 0.1 a window often holds several losses; run on "
+             "Reno recovery (the rows below, ns-2's Vegas beside them) our Vegas comes close to ns-2's there, and "
+             "falls short at PER 0.01, where NewReno's is the closer: ns-2's agent is neither. FACK: the rules of "
+             "ns-2's agent that fack_style = \"ns2\" follows are in docs/models/fack.md; this study found two more "
+             "(an RTT sample from the echoed timestamp on every duplicate ACK, cwnd opened on the ACK that ends "
+             "recovery), now modelled.", note=True)
     doc.table(goodput_frame(table, "baselines"), left=("PER", "variant"))
     doc.heading(2, "The original Peach paper's own GEO results")
     doc.para("Not reproduced: no public copy of Akyildiz, Morabito and Palazzo (IEEE/ACM ToN 9(3), 2001) or of its "

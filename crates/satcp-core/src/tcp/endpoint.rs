@@ -1186,6 +1186,8 @@ impl Endpoint {
                     return;
                 }
                 let was_in_recovery = s.phase.in_recovery();
+                let fack_keeps = was_in_recovery && self.cfg.fack_ns2 && self.cfg.recovery == Recovery::Fack;
+                let recover_before = s.recover;
                 self.frto_on_rto(was_in_recovery);
                 let s = &mut self.snd;
                 // RFC 5681: FlightSize, ssthresh kept on a repeated expiry;
@@ -1212,6 +1214,9 @@ impl Endpoint {
                 s.head_rtx_owed = false;
                 s.nxt = s.una;
                 s.clear_timing();
+                if fack_keeps {
+                    self.fack_keep_recovery_at_rto(recover_before);
+                }
                 self.send_data(ctx);
                 // the controller may add to the re-armed timer (TCP-ADaLR
                 // waits out a delayed ACK too)

@@ -307,3 +307,24 @@ fn ns2_fack_samples_the_echoed_timestamp_on_duplicate_acks() {
     assert!(ns2 > mathis + 20.0, "ns-2 {ns2:.1} ms, Mathis {mathis:.1} ms");
     assert!(mathis < 180.0, "{mathis}");
 }
+
+/// ns-2's FACK keeps fast recovery through a timeout ("Do not clear
+/// fastrecov_ or alter recover_"): segment 3 and its fast retransmission
+/// lost, the timer fires in recovery; cwnd falls to one segment and the
+/// resend goes from snd.una, but recovery goes on and ends only at the old
+/// `recover` (segment 3's fast retransmit's snd.max), where the Mathis
+/// FACK, like every other scheme, leaves recovery for the go-back-N.
+#[test]
+fn ns2_fack_keeps_recovery_through_a_timeout() {
+    let after_rto = |ns2: bool| {
+        let mut c = cfg(Recovery::Fack);
+        c.fack_ns2 = ns2;
+        let h = transfer_with(&c, drop_first_sends_of(3, 2), 30_000);
+        assert_eq!(h.eps[0].stats.timeouts, 1);
+        let rto_at = h.data_sent().iter().filter(|d| d.1 == seg(3) && d.2).nth(1).unwrap().0;
+        let w = h.win_at(rto_at);
+        (w.cwnd, w.in_recovery)
+    };
+    assert_eq!(after_rto(true), (1000, true));
+    assert_eq!(after_rto(false), (1000, false));
+}

@@ -55,9 +55,13 @@
 //!   RTT sample from the timestamp the sink echoes, TS.Recent (the segment
 //!   that last moved its window, so a duplicate ACK measures from the
 //!   segment before the hole), in place of the timed segment's
-//!   (`Endpoint::on_ack`). The last two were found in the Modified Peach
-//!   study at PER 0.1, where they took FACK from 36% above ns-2's goodput
-//!   to 11% (one flow, ten seeds). Each was
+//!   (`Endpoint::on_ack`); and a timeout in recovery keeps recovery and its
+//!   `recover` (`timeout()`: "Do not clear fastrecov_ or alter recover_"),
+//!   resending from snd.una and jumping past what the receiver reports
+//!   (`fack_keep_recovery_at_rto`). These last three were found in the
+//!   Modified Peach study at PER 0.1, where they took FACK from 36% above
+//!   ns-2's goodput to 11% (one flow, ten seeds), and 24% to 2% on its ten
+//!   flows. Each was
 //!   found comparing ns-2's queue trace with satcp's, packet by packet
 //!   (docs/validation-ns2.md).
 
@@ -69,6 +73,10 @@ use crate::tcp::{Ctx, Endpoint};
 pub struct FackState {
     /// How far retransmission of the holes has gone (an exclusive end).
     pub high_rxt: u64,
+    /// `fack_style = "ns2"`: a timeout in recovery kept it (ns-2's
+    /// `timeout()` leaves `fastrecov_` and `recover_`), and the go-back-N
+    /// from snd.nxt has not reached snd.max yet.
+    pub resending: bool,
 }
 
 impl Endpoint {
@@ -78,13 +86,28 @@ impl Endpoint {
         s.board.highest().unwrap_or(s.una).max(s.una)
     }
 
-    /// awnd = snd.nxt - snd.fack + retran_data.
+    /// awnd = snd.nxt - snd.fack + retran_data (snd.nxt is snd.max but in
+    /// the go-back-N of a timeout that kept recovery).
     pub(crate) fn fack_awnd(&self) -> u64 {
         let s = &self.snd;
         let fack = self.fack_point();
         let rxt_end = s.scheme.high_rxt().clamp(s.una, s.max);
         let retran_data = (rxt_end - s.una) - s.board.sacked_in(s.una, rxt_end);
-        s.max.saturating_sub(fack) + retran_data
+        let top = if s.scheme.fack_resending() { s.nxt.max(fack) } else { s.max };
+        top.saturating_sub(fack) + retran_data
+    }
+
+    /// `fack_style = "ns2"`: a timeout during recovery keeps it, as ns-2's
+    /// FACK does (`timeout()`: "Do not clear fastrecov_ or alter
+    /// recover_"): the window and the scoreboard are reset as for any
+    /// timeout, and the repair goes on in recovery, resending from snd.una
+    /// (`t_seqno_ = last_ack_ + 1`) and jumping past what the receiver
+    /// reports holding (`t_seqno_ = fack_ + 1`).
+    pub(crate) fn fack_keep_recovery_at_rto(&mut self, recover: u64) {
+        let s = &mut self.snd;
+        s.phase = Phase::Recovery(0);
+        s.recover = recover;
+        s.scheme.set_fack_resending(true);
     }
 
     /// `fack_style = "ns2"`, outside recovery: ns-2's Agent/TCP/Fack sends,
@@ -120,6 +143,7 @@ impl Endpoint {
                 s.phase = Phase::Open;
                 s.rtx_log.clear();
                 s.rtx_lost_stall = false;
+                s.scheme.set_fack_resending(false);
                 // ns-2 opens cwnd on this ACK too (`opencwnd()` comes before
                 // the test that ends recovery)
                 self.fack_restart_step();
@@ -256,12 +280,21 @@ impl Endpoint {
                 self.emit(ctx, hole, len, fin);
                 self.snd.scheme.set_high_rxt(hole + len + fin as u64);
                 self.fack_log_retransmission(hole, hole + len + fin as u64);
+            } else if s.scheme.fack_resending() && s.board.first_unsacked_from(s.nxt.max(fack)) < s.max {
+                // the go-back-N of a timeout that kept recovery
+                let at = s.board.first_unsacked_from(s.nxt.max(fack));
+                let Some((len, fin)) = self.next_len_at(at) else { break };
+                self.snd.nxt = at;
+                self.emit(ctx, at, len, fin);
             } else if s.max < s.seq_end() {
+                self.snd.scheme.set_fack_resending(false);
+                let s = &self.snd;
                 let Some((len, fin)) = self.next_len_at(s.max) else { break };
                 if len > 0 && s.max + len > s.una + s.peer_wnd {
                     break;
                 }
                 let at = s.max;
+                self.snd.nxt = at;
                 self.emit(ctx, at, len, fin);
             } else {
                 break;

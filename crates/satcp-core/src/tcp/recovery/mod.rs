@@ -127,7 +127,7 @@ impl Scheme {
     #[inline]
     pub fn high_rxt(&self) -> u64 {
         match self {
-            Scheme::Sack(sack::SackState { high_rxt, .. }) | Scheme::Fack(fack::FackState { high_rxt }) => *high_rxt,
+            Scheme::Sack(sack::SackState { high_rxt, .. }) | Scheme::Fack(fack::FackState { high_rxt, .. }) => *high_rxt,
             Scheme::NewReno(_) | Scheme::Reno | Scheme::Tahoe => 0,
         }
     }
@@ -138,6 +138,18 @@ impl Scheme {
     }
 
     /// Set HighRxt (nothing for the schemes that keep none).
+    /// ns-2's FACK: a timeout kept recovery and its go-back-N has not
+    /// caught up with snd.max yet.
+    pub(crate) fn fack_resending(&self) -> bool {
+        matches!(self, Scheme::Fack(fack::FackState { resending: true, .. }))
+    }
+
+    pub(crate) fn set_fack_resending(&mut self, on: bool) {
+        if let Scheme::Fack(s) = self {
+            s.resending = on;
+        }
+    }
+
     pub(crate) fn set_high_rxt(&mut self, x: u64) {
         match self {
             Scheme::Sack(s) => s.high_rxt = x,
