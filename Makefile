@@ -17,7 +17,7 @@ PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels 
 STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 crosscheck-linux clean reproduce-adalr reproduce-adalr-quick reproduce-transat reproduce-transat-quick
+.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 crosscheck-linux clean reproduce-adalr reproduce-adalr-quick reproduce-transat reproduce-transat-quick reproduce-peach reproduce-peach-quick
 
 help:
 	@echo "satcp make targets:"
@@ -32,6 +32,8 @@ help:
 	@echo "  make reproduce-adalr-quick  the same in its --quick form (CI-sized)"
 	@echo "  make reproduce-transat  the TRANSAT study, Tables 1-14 and its claims (report in out/reproduce-transat)"
 	@echo "  make reproduce-transat-quick  the same with 5 replications per cell"
+	@echo "  make reproduce-peach  the Modified Peach study, Figs. 3-5 with ns-2 beside (report in out/reproduce-peach)"
+	@echo "  make reproduce-peach-quick  the same with 3 replications per cell"
 	@echo "  make build   maturin develop --release into $(VENV) + Rust CLIs"
 	@echo "  make venv    create $(VENV) with the Python dependencies"
 	@echo "  make clean   remove build products, $(VENV) and out/"
@@ -109,6 +111,14 @@ reproduce-transat: build
 
 reproduce-transat-quick: build
 	$(IN_VENV) satcp reproduce transat --quick --out out/reproduce-transat-quick
+
+# The Modified Peach study reproduced (docs/reproduce-peach.md); its ns-2
+# baselines need Debian's ns2 (test-sysdeps installs it).
+reproduce-peach: build test-sysdeps
+	$(IN_VENV) satcp reproduce peach --out out/reproduce-peach
+
+reproduce-peach-quick: build test-sysdeps
+	$(IN_VENV) satcp reproduce peach --quick --out out/reproduce-peach-quick
 
 clean:
 	cargo clean

@@ -44,6 +44,7 @@ import pandas as pd
 from ..stats import jain_index, t_interval
 from ..store import Store
 from .catalogue import Arm, Experiment, Factor, PlannedRun
+from .runner import stored_tables
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 BASE = "scenarios/peach/ten_flows.toml"
@@ -133,12 +134,7 @@ def collect(store: Store, runs: list[PlannedRun], experiments: list[Experiment])
     keys = sorted({p.run.key for p in runs})
     if not keys:
         return pd.DataFrame(columns=RUN_COLUMNS)
-    store.con.execute("CREATE OR REPLACE TEMP TABLE _pe_keys (key VARCHAR)")
-    store.con.executemany("INSERT INTO _pe_keys VALUES (?)", [[k] for k in keys])
-    run_t = store.query("SELECT r.key, r.status FROM runs r JOIN _pe_keys k USING (key)").set_index("key")
-    flow_t = store.query("SELECT f.* FROM flows f JOIN _pe_keys k USING (key)")
-    link_t = store.query("SELECT l.* FROM links l JOIN _pe_keys k USING (key)")
-    store.con.execute("DROP TABLE _pe_keys")
+    run_t, flow_t, link_t = stored_tables(store, runs)
     per_link: dict[str, dict[str, float]] = {}
     if not link_t.empty:
         for key, g in link_t.groupby("key"):

@@ -49,6 +49,24 @@ class CountProgress:
         pass
 
 
+def stored_tables(store: Store, runs: list, link: str | None = None
+                  ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """What the store holds for these planned runs: their runs (status
+    indexed by key), flows and links rows (only the link named ``link``,
+    "from->to", when given)."""
+    keys = sorted({p.run.key for p in runs})
+    store.con.execute("CREATE OR REPLACE TEMP TABLE _planned_keys (key VARCHAR)")
+    store.con.executemany("INSERT INTO _planned_keys VALUES (?)", [[k] for k in keys])
+    run_t = store.query("SELECT r.key, r.status FROM runs r JOIN _planned_keys k USING (key)").set_index("key")
+    flow_t = store.query("SELECT f.* FROM flows f JOIN _planned_keys k USING (key)")
+    if link is None:
+        link_t = store.query("SELECT l.* FROM links l JOIN _planned_keys k USING (key)")
+    else:
+        link_t = store.query("SELECT l.* FROM links l JOIN _planned_keys k USING (key) WHERE l.link = ?", [link])
+    store.con.execute("DROP TABLE _planned_keys")
+    return run_t, flow_t, link_t
+
+
 @dataclass
 class Outcome:
     plan: Plan

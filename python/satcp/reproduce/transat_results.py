@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..store import Store
 from .catalogue import Experiment, PlannedRun
+from .runner import stored_tables
 from .transat import COLUMN_NAMES, EXTRA_DELAYS_MS, LOSS_FREE_EXPERIMENTS, split_arm
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -58,12 +59,7 @@ def collect(store: Store, runs: list[PlannedRun], experiments: list[Experiment])
             "retransmissions", "timeouts", "spurious_rtos", *HOP_COLUMNS.values()]
     if not keys:
         return pd.DataFrame(columns=cols)
-    store.con.execute("CREATE OR REPLACE TEMP TABLE _tr_keys (key VARCHAR)")
-    store.con.executemany("INSERT INTO _tr_keys VALUES (?)", [[k] for k in keys])
-    run_t = store.query("SELECT r.key, r.status FROM runs r JOIN _tr_keys k USING (key)").set_index("key")
-    flow_t = store.query("SELECT f.* FROM flows f JOIN _tr_keys k USING (key)")
-    link_t = store.query("SELECT l.* FROM links l JOIN _tr_keys k USING (key) WHERE l.link = ?", [SAT_HOP])
-    store.con.execute("DROP TABLE _tr_keys")
+    run_t, flow_t, link_t = stored_tables(store, runs, SAT_HOP)
     hop = {}
     if not link_t.empty:
         link_t = link_t.drop_duplicates("key").set_index("key")

@@ -212,20 +212,24 @@ fn every_dupthresh_reading_halves_on_every_third_duplicate() {
     assert_eq!(peach(&h).rehalvings, 0);
 }
 
-#[test]
-fn timeout_starts_sudden_start_again() {
-    // segment 5 and its first retransmission lost: the timer fires, cwnd
-    // goes to one segment and the go-back-N's first segment starts a new
-    // Sudden Start of 63 dummies
+/// Segment 5 lost twice: the original and its fast retransmission.
+fn drop_seg5_twice() -> DropRule {
     let mut n = 0;
-    let drop: DropRule = Box::new(move |p: &Packet, from| {
+    Box::new(move |p: &Packet, from| {
         if from == 0 && p.kind == Kind::Data && p.stream_off == seg(5) {
             n += 1;
             return n <= 2;
         }
         false
-    });
-    let h = run(&cfg(peach_cfg()), drop, 100_000, 20_000 * MS);
+    })
+}
+
+#[test]
+fn timeout_starts_sudden_start_again() {
+    // segment 5 and its first retransmission lost: the timer fires, cwnd
+    // goes to one segment and the go-back-N's first segment starts a new
+    // Sudden Start of 63 dummies
+    let h = run(&cfg(peach_cfg()), drop_seg5_twice(), 100_000, 20_000 * MS);
     assert_eq!(h.delivered(), 100_000);
     assert!(h.eps[0].stats.timeouts >= 1);
     let p = peach(&h);
@@ -233,14 +237,6 @@ fn timeout_starts_sudden_start_again() {
     assert_eq!(h.eps[0].stats.dummy_segments_sent, p.dummies_asked);
     assert!(p.dummies_asked >= 2 * 63);
     // with peach_rto = "slow_start" no second Sudden Start
-    let mut n = 0;
-    let drop: DropRule = Box::new(move |p: &Packet, from| {
-        if from == 0 && p.kind == Kind::Data && p.stream_off == seg(5) {
-            n += 1;
-            return n <= 2;
-        }
-        false
-    });
-    let h = run(&cfg(PeachCfg { rto_sudden_start: false, ..peach_cfg() }), drop, 100_000, 20_000 * MS);
+    let h = run(&cfg(PeachCfg { rto_sudden_start: false, ..peach_cfg() }), drop_seg5_twice(), 100_000, 20_000 * MS);
     assert_eq!(peach(&h).sudden_starts, 1);
 }
