@@ -200,7 +200,7 @@ impl World {
                         self.agents.corrupted(t, dir, &p);
                         self.lose(&p);
                     } else {
-                        self.at_node(node, p);
+                        self.arrive(dir, node, p);
                     }
                 }
                 Event::Timer { ep, kind } => {
@@ -227,7 +227,7 @@ impl World {
                     let d = &mut self.dirs[dir as usize];
                     let (pkt, node) = (d.pop_late(), d.to);
                     let p = self.pkts.remove(pkt);
-                    self.at_node(node, p);
+                    self.arrive(dir, node, p);
                 }
                 Event::TxDone { dir } => {
                     if self.dirs[dir as usize].arq_state().is_some() {
@@ -249,6 +249,16 @@ impl World {
             }
         }
         self.ended_by = "idle";
+    }
+
+    /// `p` arrived intact at `node` over link direction `dir`: the node's
+    /// agents that watch arrivals see it first.
+    #[inline]
+    fn arrive(&mut self, dir: u32, node: u32, mut p: Packet) {
+        if self.agents.any() && self.agents.on_arrivals(dir) {
+            self.agents.arrival(self.now, dir, &mut p);
+        }
+        self.at_node(node, p);
     }
 
     fn at_node(&mut self, node: u32, p: Packet) {
@@ -497,7 +507,8 @@ impl World {
         }
         let node = self.dirs[d as usize].from;
         for p in out.drain(..) {
-            self.at_node(node, p);
+            // the data came over the opposite direction of the link
+            self.arrive(d ^ 1, node, p);
         }
         self.arq_out = std::mem::take(out);
         self.arq_gone = std::mem::take(gone);
@@ -776,6 +787,7 @@ impl World {
                 kind: match c.kind {
                     AgentKind::RwndClamp { .. } => "rwnd_clamp",
                     AgentKind::Monitor => "monitor",
+                    AgentKind::Ceten { .. } => "ceten",
                 }
                 .to_string(),
                 counters: a.counters(),

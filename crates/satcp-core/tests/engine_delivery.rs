@@ -10,7 +10,8 @@
 //! link that makes routes change when the chain's links go down or slow
 //! down, priority queues (the transmitter that holds packets), link-layer
 //! ARQs (persistence, window and FEC drawn), and router
-//! agents (a receive-window clamp, a monitor) at random nodes.
+//! agents (a receive-window clamp, a monitor, CETEN-R's estimator) at
+//! random nodes.
 
 mod common;
 use common::*;
@@ -160,16 +161,19 @@ fn changes_toml(changes: &[ChangeSpec]) -> String {
     format!("changes = [{}]\n", items.join(", "))
 }
 
-/// Router agents: a receive-window clamp (at least every flow's MSS) and a
-/// monitor, each at a random node (by index, modulo the node count).
+/// Router agents: a receive-window clamp (at least every flow's MSS), a
+/// monitor and CETEN-R's estimator (with the printed code's reading or
+/// not), each at a random node (by index, modulo the node count).
 #[derive(Debug, Clone)]
 struct AgentSpec {
     clamp: Option<(usize, u32)>,
     monitor: Option<usize>,
+    ceten: Option<(usize, bool)>,
 }
 
 fn agents() -> impl Strategy<Value = AgentSpec> {
-    (prop::option::of((0usize..8, 1460u32..200_000)), prop::option::of(0usize..8)).prop_map(|(clamp, monitor)| AgentSpec { clamp, monitor })
+    (prop::option::of((0usize..8, 1460u32..200_000)), prop::option::of(0usize..8), prop::option::of((0usize..8, any::<bool>())))
+        .prop_map(|(clamp, monitor, ceten)| AgentSpec { clamp, monitor, ceten })
 }
 
 fn app() -> impl Strategy<Value = AppSpec> {
@@ -183,7 +187,7 @@ fn app() -> impl Strategy<Value = AppSpec> {
 /// Every window controller, drawn independently of the recovery scheme,
 /// with or without window pacing.
 fn controller() -> impl Strategy<Value = (&'static str, bool)> {
-    (prop::sample::select(vec!["aimd", "vegas", "westwood", "hybla", "cubic", "bbr", "adalr", "peach"]), any::<bool>())
+    (prop::sample::select(vec!["aimd", "vegas", "westwood", "hybla", "cubic", "bbr", "adalr", "peach", "ceten"]), any::<bool>())
 }
 
 fn flow(n_nodes: usize) -> impl Strategy<Value = FlowSpec> {
@@ -303,6 +307,17 @@ fn toml(n_nodes: usize, links: &[LinkSpec], flows: &[FlowSpec], seed: u64, agent
                 b >> 18 & 0x3f
             );
         }
+        if f.cc == "ceten" {
+            // CETEN-R's readings, from the ISS bits (its 32-byte option
+            // leaves no room for SACK blocks)
+            let b = f.iss;
+            extra += &format!(
+                ", ceten_coin = \"{}\", ceten_initial_congestion = {}, ceten_alpha = {}",
+                ["loss_event", "every_dupack"][(b & 1) as usize],
+                [1.0, 0.0][(b >> 1 & 1) as usize],
+                [0.1, 0.5, 1.0, 0.01][(b >> 2 & 3) as usize]
+            );
+        }
         if f.recovery == "fack" {
             extra += &format!(", fack_rampdown = {}, fack_overdamping = {}", o.fack_rampdown, o.fack_overdamping);
         }
@@ -338,6 +353,9 @@ fn toml(n_nodes: usize, links: &[LinkSpec], flows: &[FlowSpec], seed: u64, agent
     }
     if let Some(node) = agents.monitor {
         s += &format!("[[agents]]\nnode = \"n{}\"\nkind = \"monitor\"\n", node % n_nodes);
+    }
+    if let Some((node, printed)) = agents.ceten {
+        s += &format!("[[agents]]\nnode = \"n{}\"\nkind = \"ceten\"\noverflow_decays_survival = {printed}\n", node % n_nodes);
     }
     s
 }

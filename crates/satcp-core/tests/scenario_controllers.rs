@@ -273,3 +273,20 @@ fn peach_presets_and_keys() {
     let e = err("variant = \"newreno\", peach_latch = \"recover\"");
     assert!(e.to_string().contains("cc = \"peach\""), "{e}");
 }
+
+#[test]
+fn ceten_presets_and_keys() {
+    let r = tcp("variant = \"ceten-reno\"");
+    assert_eq!((r.recovery, r.sack), (Recovery::Reno, false));
+    let intent = CetenCfg { alpha: 0.1, coin: CetenCoin::LossEvent, initial_congestion: 1.0, exact_ca: false };
+    assert_eq!(r.controller, Controller::Ceten(intent));
+    let n = tcp("variant = \"ceten-newreno\", ceten_alpha = 0.25, ceten_coin = \"every_dupack\", ceten_initial_congestion = 0");
+    assert_eq!(n.recovery, Recovery::NewReno);
+    assert_eq!(n.controller, Controller::Ceten(CetenCfg { alpha: 0.25, coin: CetenCoin::EveryDupack, initial_congestion: 0.0, ..intent }));
+    for (bad, key) in [("ceten_alpha = 0", "ceten_alpha"), ("ceten_coin = \"sometimes\"", "ceten_coin"), ("ceten_initial_congestion = 2", "ceten_initial_congestion")] {
+        let e = err(&format!("variant = \"ceten-reno\", {bad}"));
+        assert_eq!(e.path, format!("flows.download.tcp.{key}"), "{bad}");
+    }
+    let e = err("variant = \"reno\", ceten_alpha = 0.2");
+    assert!(e.to_string().contains("cc = \"ceten\""), "{e}");
+}

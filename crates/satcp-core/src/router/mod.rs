@@ -13,11 +13,16 @@
 //! * `on_corrupted`: a packet arrived at the node over an interface with bit
 //!   errors, before the node discards it. Links deliver corrupted packets
 //!   (one event each) only towards nodes with an agent that asks for them.
+//! * `on_arrival`: a packet arrived intact at the node over an interface,
+//!   before the node delivers or forwards it (asked only of agents that
+//!   want it: CETEN-R's estimator multiplies its arrival interface's
+//!   estimate into the packet). The agent may rewrite it.
 //!
 //! Agents are a closed enum dispatched by `match`, as window controllers
 //! are: no virtual call, and a node without agents costs one empty-list
 //! test per packet.
 
+pub mod ceten;
 pub mod monitor;
 pub mod rwnd_clamp;
 
@@ -39,6 +44,12 @@ pub trait RouterAgent {
     fn wants_corrupted(&self) -> bool {
         false
     }
+    /// `p` arrived intact over link direction `dir`.
+    fn on_arrival(&mut self, _now: Time, _dir: u32, _p: &mut Packet) {}
+    /// Whether the agent wants `on_arrival` calls.
+    fn wants_arrivals(&self) -> bool {
+        false
+    }
     /// What it counted, for the run summary.
     fn counters(&self) -> BTreeMap<String, u64>;
 }
@@ -47,6 +58,7 @@ pub trait RouterAgent {
 pub enum Agent {
     RwndClamp(rwnd_clamp::RwndClamp),
     Monitor(monitor::Monitor),
+    Ceten(ceten::CetenRouter),
 }
 
 macro_rules! dispatch {
@@ -54,6 +66,7 @@ macro_rules! dispatch {
         match $self {
             Agent::RwndClamp($a) => $e,
             Agent::Monitor($a) => $e,
+            Agent::Ceten($a) => $e,
         }
     };
 }
@@ -72,6 +85,12 @@ impl RouterAgent for Agent {
     fn wants_corrupted(&self) -> bool {
         dispatch!(self, a => a.wants_corrupted())
     }
+    fn on_arrival(&mut self, now: Time, dir: u32, p: &mut Packet) {
+        dispatch!(self, a => a.on_arrival(now, dir, p))
+    }
+    fn wants_arrivals(&self) -> bool {
+        dispatch!(self, a => a.wants_arrivals())
+    }
     fn counters(&self) -> BTreeMap<String, u64> {
         dispatch!(self, a => a.counters())
     }
@@ -87,6 +106,9 @@ pub struct Agents {
     /// For each link direction, the agents of its receiving node that watch
     /// it and want corrupted packets.
     corrupted_in: Vec<Vec<u32>>,
+    /// For each link direction, the agents of its receiving node that watch
+    /// it and want intact arrivals.
+    arrivals_in: Vec<Vec<u32>>,
 }
 
 impl Agents {
@@ -96,10 +118,14 @@ impl Agents {
         let mut list = Vec::with_capacity(scn.agents.len());
         let mut out = vec![Vec::new(); ends.len()];
         let mut corrupted_in = vec![Vec::new(); ends.len()];
+        let mut arrivals_in = vec![Vec::new(); ends.len()];
         for (k, cfg) in scn.agents.iter().enumerate() {
             let agent = match cfg.kind {
                 AgentKind::RwndClamp { bytes } => Agent::RwndClamp(rwnd_clamp::RwndClamp::new(bytes, scn.flows.len())),
                 AgentKind::Monitor => Agent::Monitor(monitor::Monitor::default()),
+                AgentKind::Ceten { initial, overflow_decays_survival } => {
+                    Agent::Ceten(ceten::CetenRouter::new(initial, overflow_decays_survival))
+                }
             };
             for (d, &(from, to)) in ends.iter().enumerate() {
                 let on_link = cfg.link.is_none_or(|l| l == d / 2);
@@ -109,10 +135,13 @@ impl Agents {
                 if on_link && to as usize == cfg.node && agent.wants_corrupted() {
                     corrupted_in[d].push(k as u32);
                 }
+                if on_link && to as usize == cfg.node && agent.wants_arrivals() {
+                    arrivals_in[d].push(k as u32);
+                }
             }
             list.push(agent);
         }
-        Agents { list, cfgs: scn.agents.clone(), out, corrupted_in }
+        Agents { list, cfgs: scn.agents.clone(), out, corrupted_in, arrivals_in }
     }
 
     /// Whether the run has any agent (else forwarding skips the lookup).
@@ -141,6 +170,18 @@ impl Agents {
     pub fn queue_drop(&mut self, now: Time, dir: u32, p: &Packet) {
         for &k in &self.out[dir as usize] {
             self.list[k as usize].on_queue_drop(now, dir, p);
+        }
+    }
+
+    /// Whether some agent watches intact arrivals over `dir`.
+    #[inline]
+    pub fn on_arrivals(&self, dir: u32) -> bool {
+        !self.arrivals_in[dir as usize].is_empty()
+    }
+
+    pub fn arrival(&mut self, now: Time, dir: u32, p: &mut Packet) {
+        for &k in &self.arrivals_in[dir as usize] {
+            self.list[k as usize].on_arrival(now, dir, p);
         }
     }
 

@@ -17,6 +17,7 @@ pub use crate::tcp::cc::bbr::BbrCfg;
 pub use crate::tcp::cc::cubic::CubicCfg;
 pub use crate::tcp::cc::hybla::{HyblaCfg, HyblaRtt, HyblaStyle};
 pub use crate::tcp::cc::vegas::VegasCfg;
+pub use crate::tcp::cc::ceten::{CetenCfg, Coin as CetenCoin};
 pub use crate::tcp::cc::peach::{Latch as PeachLatch, PeachCfg, Rehalve as PeachRehalve};
 pub use crate::tcp::cc::westwood::WestwoodCfg;
 pub use crate::tcp::cc::Controller;
@@ -665,4 +666,11 @@ pub enum AgentKind {
     /// Counts what passes (packets and bytes by kind) and what arrives
     /// corrupted, per interface.
     Monitor,
+    /// CETEN-R's estimator (`router/ceten.rs`): survival estimates per
+    /// arrival interface and congestion estimates per sending interface,
+    /// multiplied into the CETEN option of passing segments; `initial` is
+    /// both estimates' starting value; with `overflow_decays_survival` a
+    /// queue drop also decays the dropped packet's arrival estimate (the
+    /// printed code).
+    Ceten { initial: f64, overflow_decays_survival: bool },
 }

@@ -38,7 +38,8 @@
 //!     segment at snd_una is resent once (with SACK only if pipe < cwnd),
 //!     and cwnd, ssthresh, snd_nxt and the recovery state (the duplicate
 //!     ACK is not even counted) are left alone; the scheme never sees that
-//!     ACK.
+//!     ACK. On "ignore" the duplicate ACK is dropped the same way, nothing
+//!     resent.
 //!   - Dummy segments (`Action::Dummy`): `Kind::Dummy`, a copy of data
 //!     already sent (at most one SMSS, only while established): no sequence
 //!     space, no cwnd, no RTT sample, no RTO restart, no pacing charge, not
@@ -983,6 +984,8 @@ impl Endpoint {
             let verdict = self.loss_verdict();
             if verdict == Verdict::Corruption {
                 self.retransmit_corrupted(ctx);
+            } else if verdict == Verdict::Ignore {
+                // already repaired as corruption: not even counted
             } else {
                 if verdict == Verdict::RetransmitNow && matches!(self.snd.phase, Phase::Open | Phase::Disorder(_)) {
                     // count this duplicate as the DupThresh-th

@@ -38,6 +38,9 @@ pub struct Harness {
     pub win: Vec<WindowLog>,
     /// Decide whether a segment sent by endpoint `from` is lost.
     pub drop: DropRule,
+    /// Rewrite a segment sent by endpoint `from` on its way (a router in
+    /// passing), after the drop rule.
+    pub rewrite: Option<Box<dyn FnMut(&mut Packet, u32)>>,
     /// `(from, t0, t1)`: segments endpoint `from` sends in [t0, t1) are held
     /// and put on the link at t1, in order (a link outage with buffering, as
     /// a link-layer ARQ produces).
@@ -79,6 +82,7 @@ impl Harness {
             log: vec![],
             win: vec![],
             drop: Box::new(|_, _| false),
+            rewrite: None,
             hold: None,
             held: vec![],
         }
@@ -91,9 +95,12 @@ impl Harness {
             let mut ctx = Ctx { now: self.now, q: &mut self.q, out: &mut out, notes: &mut notes };
             f(&mut self.eps[ep], &mut ctx);
         }
-        for p in out {
+        for mut p in out {
             let from = ep as u32;
             let dropped = (self.drop)(&p, from);
+            if let Some(r) = self.rewrite.as_mut() {
+                r(&mut p, from);
+            }
             self.log.push(Sent { t: self.now, from, pkt: p, dropped });
             match self.hold {
                 Some((f, t0, t1)) if f == from && (t0..t1).contains(&self.now) => {

@@ -21,6 +21,8 @@ pub use endpoint::{Ctx, Endpoint, Note, State};
 #[cfg(test)]
 mod cc_traces;
 #[cfg(test)]
+mod ceten_traces;
+#[cfg(test)]
 mod adalr_traces;
 #[cfg(test)]
 mod harness;

@@ -4,12 +4,14 @@
 //! index or name attached to the node; the agent then watches only that
 //! interface), and the kind's own keys: `rwnd_clamp` needs `bytes`, at
 //! least the largest MSS of the scenario's TCP flows (a window under one
-//! segment stalls a sender that sends only full segments).
+//! segment stalls a sender that sends only full segments); `ceten` takes
+//! `initial` (its estimates' starting value, in [0, 1], 1) and
+//! `overflow_decays_survival` (false).
 
 use super::*;
 
 const AGENTS_EXPECTED: &str = "an array of agent tables ([[agents]] with node, kind and the kind's keys)";
-const KINDS: &[&str] = &["rwnd_clamp", "monitor"];
+const KINDS: &[&str] = &["rwnd_clamp", "monitor", "ceten"];
 
 pub(super) fn parse_agents(root: &Tbl, nodes: &[NodeCfg], links: &[LinkCfg], flows: &[FlowCfg]) -> Res<Vec<AgentCfg>> {
     let Some(v) = root.get("agents") else { return Ok(Vec::new()) };
@@ -22,6 +24,7 @@ pub(super) fn parse_agents(root: &Tbl, nodes: &[NodeCfg], links: &[LinkCfg], flo
         let kind = t.require("kind", kind, &format!("one of {}", quoted_list(KINDS)))?;
         t.only(match kind {
             "rwnd_clamp" => &["node", "kind", "link", "bytes"],
+            "ceten" => &["node", "kind", "link", "initial", "overflow_decays_survival"],
             _ => &["node", "kind", "link"],
         })?;
         let node = node_ref(&t, "node", nodes)?;
@@ -47,6 +50,10 @@ pub(super) fn parse_agents(root: &Tbl, nodes: &[NodeCfg], links: &[LinkCfg], flo
                 }
                 AgentKind::RwndClamp { bytes }
             }
+            "ceten" => AgentKind::Ceten {
+                initial: t.prob_closed("initial")?.unwrap_or(1.0),
+                overflow_decays_survival: t.bool("overflow_decays_survival")?.unwrap_or(false),
+            },
             _ => AgentKind::Monitor,
         };
         out.push(AgentCfg { node, link, kind });

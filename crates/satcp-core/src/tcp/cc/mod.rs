@@ -46,6 +46,7 @@
 pub mod adalr;
 pub mod aimd;
 pub mod bbr;
+pub mod ceten;
 pub mod cubic;
 pub mod hybla;
 pub mod hystart;
@@ -157,6 +158,10 @@ pub enum Verdict {
     /// Treat this duplicate ACK as the DupThresh-th: fast retransmit now
     /// (Vegas's fine-grained timeout, ns-2's `vegas_expire`).
     RetransmitNow,
+    /// Neither count nor act on this duplicate ACK: the loss it reports was
+    /// already judged corruption and repaired (CETEN-R's one coin per loss
+    /// event).
+    Ignore,
 }
 
 /// The duplicate ACK a verdict is asked about.
@@ -523,6 +528,13 @@ registry! { $
     "peach" => Peach(peach::Peach, peach::PeachCfg), presets [
         Preset::new("peach", Recovery::NewReno).iw(1),
         Preset::new("modified-peach", Recovery::NewReno).iw(1).cc_keys(&[("peach_latch", "recover")]),
+    ];
+    /// CETEN-R (Carroll 2004, spec 002): RFC 5681 growth, a loss judged
+    /// corruption or congestion from the CETEN option's ratios, on Reno or
+    /// NewReno recovery.
+    "ceten" => Ceten(ceten::Ceten, ceten::CetenCfg), presets [
+        Preset::new("ceten-reno", Recovery::Reno),
+        Preset::new("ceten-newreno", Recovery::NewReno),
     ];
     /// A test-only controller exercising the hooks beyond the window.
     #[cfg(test)]
