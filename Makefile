@@ -17,7 +17,7 @@ PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels 
 STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 crosscheck-linux clean reproduce-adalr reproduce-adalr-quick reproduce-transat reproduce-transat-quick reproduce-peach reproduce-peach-quick
+.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 crosscheck-linux clean reproduce-adalr reproduce-adalr-quick reproduce-transat reproduce-transat-quick reproduce-peach reproduce-peach-quick reproduce-ceten reproduce-ceten-quick
 
 help:
 	@echo "satcp make targets:"
@@ -34,6 +34,8 @@ help:
 	@echo "  make reproduce-transat-quick  the same with 5 replications per cell"
 	@echo "  make reproduce-peach  the Modified Peach study, Figs. 3-5 with ns-2 beside (report in out/reproduce-peach)"
 	@echo "  make reproduce-peach-quick  the same with 3 replications per cell"
+	@echo "  make reproduce-ceten  the CETEN-R thesis' factorial study (report in out/reproduce-ceten)"
+	@echo "  make reproduce-ceten-quick  the same without the alpha calibration"
 	@echo "  make build   maturin develop --release into $(VENV) + Rust CLIs"
 	@echo "  make venv    create $(VENV) with the Python dependencies"
 	@echo "  make clean   remove build products, $(VENV) and out/"
@@ -119,6 +121,13 @@ reproduce-peach: build test-sysdeps
 
 reproduce-peach-quick: build test-sysdeps
 	$(IN_VENV) satcp reproduce peach --quick --out out/reproduce-peach-quick
+
+# The CETEN-R thesis reproduced (docs/reproduce-ceten.md).
+reproduce-ceten: build
+	$(IN_VENV) satcp reproduce ceten --out out/reproduce-ceten
+
+reproduce-ceten-quick: build
+	$(IN_VENV) satcp reproduce ceten --quick --out out/reproduce-ceten-quick
 
 clean:
 	cargo clean

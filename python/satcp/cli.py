@@ -595,12 +595,12 @@ def build_parser() -> argparse.ArgumentParser:
     h.set_defaults(func=cmd_report)
 
     rp = sub.add_parser("reproduce", help="reproduce a paper's tables and claims (adalr: the TCP-ADaLR thesis; "
-                                          "transat: the TRANSAT study; peach: the Modified Peach study)",
+                                          "transat: the TRANSAT study; peach: the Modified Peach study; ceten: the CETEN-R thesis)",
                         description="Run every experiment of a reproduced paper through the sweep platform "
                                     "(store, resume), write DIR/index.html and DIR/report.md with our numbers "
                                     "beside the paper's and a verdict per claim, and print a summary. "
                                     "See docs/reproduce.md.")
-    rp.add_argument("name", metavar="NAME", help="the reproduction: adalr, transat or peach")
+    rp.add_argument("name", metavar="NAME", help="the reproduction: adalr, transat, peach or ceten")
     rp.add_argument("--quick", action="store_true",
                     help="fewer seeds, BER levels and file sizes (same code path; minutes, for CI)")
     rp.add_argument("--out", metavar="DIR", help="report directory (default out/reproduce-NAME[-quick])")

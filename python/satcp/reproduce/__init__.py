@@ -10,13 +10,15 @@ experiments and recipes), ``observations`` (metrics from the store),
 experiments, statistics and claims, report and command),
 ``peach`` and ``peach_report`` (the Modified Peach study: experiments,
 ns-2 baselines, statistics and claims; report and command),
+``ceten`` and ``ceten_report`` (the CETEN-R thesis' factorial study:
+experiments, tables, ANOVA and claims; report and command),
 ``compare`` (ours beside the paper's), ``figures``, ``report``, ``runner``
 and ``main`` (the command).
 """
 
 from __future__ import annotations
 
-REPRODUCTIONS = ("adalr", "transat", "peach")
+REPRODUCTIONS = ("adalr", "transat", "peach", "ceten")
 
 #: The TCP behaviour profile (``tcp.profile``) each reproduction declares:
 #: the simulator its paper used, and what that means here.
@@ -29,4 +31,7 @@ PROFILES = {
                             "(ns-2 2.35 run the same way gives the paper's Table 1)"),
     "peach": ("ns2", "the paper ran ns-2 (version not given): ns-2 2.35's agent defaults, no delayed ACK, "
                      "windowInit_ 2 for the baselines and one segment for Peach"),
+    "ceten": ("rfc", "the thesis ran OPNET 10.0, which has no profile of its own: profile rfc with OPNET's TCP "
+                     "defaults written out (as the ADaLR reproduction reads them: RTO in [1 s, 64 s], 3 s initial, "
+                     "0.5 s granularity, delayed ACK 200 ms / 2 segments) and cwnd_validation = \"off\""),
 }

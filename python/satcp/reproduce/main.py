@@ -61,6 +61,13 @@ def reproduce(name: str, *, quick: bool = False, out: str | Path | None = None, 
         from .transat_report import reproduce as reproduce_transat
         return reproduce_transat(quick=quick, out=out, store=store, workers=workers, only=only, root=root,
                                  stdout=stdout)
+    if name == "ceten":
+        if seeds is not None:
+            _err("--seeds: the CETEN-R study has the thesis' 5 replications per cell; --seeds is adalr's")
+            return EXIT_USAGE
+        from .ceten_report import reproduce as reproduce_ceten
+        return reproduce_ceten(quick=quick, out=out, store=store, workers=workers, only=only, root=root,
+                               stdout=stdout)
     if name == "peach":
         if seeds is not None:
             _err("--seeds: the Modified Peach study has 10 replications per cell (3 with --quick); --seeds is adalr's")
