@@ -108,13 +108,11 @@ def reproduce(*, quick: bool = False, out: str | Path | None = None, store: str 
               workers: int | None = None, only: list[str] | None = None, root: Path | None = None,
               stdout: TextIO = sys.stdout) -> int:
     t0 = time.perf_counter()
-    s = runner.setup("ceten", ceten.catalogue(quick), quick=quick, out=out, store=store, workers=workers, only=only,
-                     root=root, default_root=ceten.REPO_ROOT)
-    if isinstance(s, int):
-        return s
-    outcome = runner.run_or_status("ceten", s, quick, workers, collect=ceten.collect)
-    if isinstance(outcome, int):
-        return outcome
+    started = runner.setup_and_run("ceten", ceten.catalogue(quick), quick=quick, out=out, store=store, workers=workers,
+                                   only=only, root=root, default_root=ceten.REPO_ROOT, collect=ceten.collect)
+    if isinstance(started, int):
+        return started
+    s, outcome = started
     per_rep = ceten.observations(outcome.observations)
     rows = ceten.table_rows(per_rep, ceten.load_published())
     pub_anova = ceten.load_published_anova()

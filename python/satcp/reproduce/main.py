@@ -12,6 +12,7 @@ an unknown reproduction or experiment name (nothing ran); 130 on Ctrl-C
 
 from __future__ import annotations
 
+import importlib
 import sys
 import time
 from pathlib import Path
@@ -46,6 +47,15 @@ def summary_text(tables: pd.DataFrame, claim_rows: pd.DataFrame) -> str:
     return text
 
 
+#: The reproductions with a command of their own: their module and their
+#: replications (what --seeds would change).
+_STUDIES = {
+    "transat": ("transat_report", "the TRANSAT study has 20 replications per cell (5 with --quick)"),
+    "peach": ("peach_report", "the Modified Peach study has 10 replications per cell (3 with --quick)"),
+    "ceten": ("ceten_report", "the CETEN-R study has the thesis' 5 replications per cell"),
+}
+
+
 def reproduce(name: str, *, quick: bool = False, out: str | Path | None = None, store: str | Path | None = None,
               workers: int | None = None, only: list[str] | None = None, seeds: int | None = None,
               root: Path | None = None,
@@ -54,26 +64,13 @@ def reproduce(name: str, *, quick: bool = False, out: str | Path | None = None, 
     if name not in REPRODUCTIONS:
         _err(f"reproduce {name!r}: unknown reproduction; allowed: {', '.join(REPRODUCTIONS)}")
         return EXIT_USAGE
-    if name == "transat":
+    if name in _STUDIES:
+        module, replications = _STUDIES[name]
         if seeds is not None:
-            _err("--seeds: the TRANSAT study has 20 replications per cell (5 with --quick); --seeds is adalr's")
+            _err(f"--seeds: {replications}; --seeds is adalr's")
             return EXIT_USAGE
-        from .transat_report import reproduce as reproduce_transat
-        return reproduce_transat(quick=quick, out=out, store=store, workers=workers, only=only, root=root,
-                                 stdout=stdout)
-    if name == "ceten":
-        if seeds is not None:
-            _err("--seeds: the CETEN-R study has the thesis' 5 replications per cell; --seeds is adalr's")
-            return EXIT_USAGE
-        from .ceten_report import reproduce as reproduce_ceten
-        return reproduce_ceten(quick=quick, out=out, store=store, workers=workers, only=only, root=root,
-                               stdout=stdout)
-    if name == "peach":
-        if seeds is not None:
-            _err("--seeds: the Modified Peach study has 10 replications per cell (3 with --quick); --seeds is adalr's")
-            return EXIT_USAGE
-        from .peach_report import reproduce as reproduce_peach
-        return reproduce_peach(quick=quick, out=out, store=store, workers=workers, only=only, root=root,
+        study = importlib.import_module(f".{module}", __package__)
+        return study.reproduce(quick=quick, out=out, store=store, workers=workers, only=only, root=root,
                                stdout=stdout)
     if seeds is not None and seeds < 2:
         _err(f"--seeds {seeds}: expected a number of seeds >= 2 (a confidence interval needs two runs)")

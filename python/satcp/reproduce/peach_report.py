@@ -136,13 +136,11 @@ def reproduce(*, quick: bool = False, out: str | Path | None = None, store: str 
               workers: int | None = None, only: list[str] | None = None, root: Path | None = None,
               stdout: TextIO = sys.stdout) -> int:
     t0 = time.perf_counter()
-    s = runner.setup("peach", peach.experiments(), quick=quick, out=out, store=store, workers=workers, only=only,
-                     root=root, default_root=peach.REPO_ROOT)
-    if isinstance(s, int):
-        return s
-    outcome = runner.run_or_status("peach", s, quick, workers, collect=peach.collect)
-    if isinstance(outcome, int):
-        return outcome
+    started = runner.setup_and_run("peach", peach.experiments(), quick=quick, out=out, store=store, workers=workers,
+                                   only=only, root=root, default_root=peach.REPO_ROOT, collect=peach.collect)
+    if isinstance(started, int):
+        return started
+    s, outcome = started
     runs = peach.per_run(outcome.observations)
     from ..crosscheck_ns2 import Ns2Unavailable
 

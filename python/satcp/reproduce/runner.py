@@ -146,6 +146,20 @@ def run_or_status(name: str, s: Setup, quick: bool, workers: int | None, collect
         return 1
 
 
+def setup_and_run(name: str, catalogue: list[Experiment], *, quick: bool, out, store, workers, only, root,
+                  default_root: Path, collect) -> tuple[Setup, Outcome] | int:
+    """:func:`setup` then :func:`run_or_status`: the resolved paths and the
+    outcome, or the exit status of whichever stopped it."""
+    s = setup(name, catalogue, quick=quick, out=out, store=store, workers=workers, only=only, root=root,
+              default_root=default_root)
+    if isinstance(s, int):
+        return s
+    outcome = run_or_status(name, s, quick, workers, collect=collect)
+    if isinstance(outcome, int):
+        return outcome
+    return s, outcome
+
+
 def finish(outcome: Outcome, s: Setup, report_paths: tuple[Path, Path], t0: float, stdout: TextIO) -> int:
     """The summary's last lines and the command's exit status: 1 when an
     arm could not run or a run failed."""

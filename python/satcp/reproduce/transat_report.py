@@ -177,14 +177,13 @@ def reproduce(*, quick: bool = False, out: str | Path | None = None, store: str 
               workers: int | None = None, only: list[str] | None = None, root: Path | None = None,
               stdout: TextIO = sys.stdout) -> int:
     t0 = time.perf_counter()
-    s = runner.setup("transat", transat.experiments(), quick=quick, out=out, store=store, workers=workers, only=only,
-                     root=root, default_root=transat_results.REPO_ROOT)
-    if isinstance(s, int):
-        return s
+    started = runner.setup_and_run("transat", transat.experiments(), quick=quick, out=out, store=store,
+                                   workers=workers, only=only, root=root, default_root=transat_results.REPO_ROOT,
+                                   collect=transat_results.collect)
+    if isinstance(started, int):
+        return started
+    s, outcome = started
     chosen, root, out = s.chosen, s.root, s.out
-    outcome = runner.run_or_status("transat", s, quick, workers, collect=transat_results.collect)
-    if isinstance(outcome, int):
-        return outcome
     obs = outcome.observations
     pub = transat_results.load_published()
     wanted = {t for e in chosen for t in e.tables}

@@ -144,16 +144,24 @@ fn lossy_path(h: &mut Harness) {
     }));
 }
 
+/// Segment 15 of 60 lost once, on a path that reports corruption (`lossy`)
+/// or not.
+fn run_loss(recovery: Recovery, coin: Coin, lossy: bool) -> Harness {
+    let mut h = Harness::new(&cfg(recovery, coin), 100_000_000, 50 * MS);
+    h.drop = drop_first_tx_of(&[15]);
+    if lossy {
+        lossy_path(&mut h);
+    }
+    h.transfer(60_000);
+    h.run_until(10_000 * MS);
+    assert_eq!(h.delivered(), 60_000);
+    h
+}
+
 #[test]
 fn corruption_branch_resends_the_head_and_leaves_the_window_alone() {
     for recovery in [Recovery::Reno, Recovery::NewReno] {
-        let c = cfg(recovery, Coin::LossEvent);
-        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
-        h.drop = drop_first_tx_of(&[15]);
-        lossy_path(&mut h);
-        h.transfer(60_000);
-        h.run_until(10_000 * MS);
-        assert_eq!(h.delivered(), 60_000);
+        let h = run_loss(recovery, Coin::LossEvent, true);
         let e = &h.eps[0];
         let Cc::Ceten(cc) = &e.snd.cc else { unreachable!() };
         assert_eq!((cc.s_err, cc.s_cong), (0.5, 1.0));
@@ -181,13 +189,7 @@ fn every_dupack_coin_resends_on_each_corruption_verdict() {
     // times: the receiver answers each surplus copy with another duplicate
     // ACK), and later segments are resent too though none was lost: every
     // retransmission of the run is a corruption verdict's
-    let c = cfg(Recovery::NewReno, Coin::EveryDupack);
-    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
-    h.drop = drop_first_tx_of(&[15]);
-    lossy_path(&mut h);
-    h.transfer(60_000);
-    h.run_until(10_000 * MS);
-    assert_eq!(h.delivered(), 60_000);
+    let h = run_loss(Recovery::NewReno, Coin::EveryDupack, true);
     let Cc::Ceten(cc) = &h.eps[0].snd.cc else { unreachable!() };
     let resends: Vec<_> = h.data_sent().into_iter().filter(|d| d.2).collect();
     assert_eq!(resends.len() as u64, cc.corruptions);
@@ -201,11 +203,7 @@ fn every_dupack_coin_resends_on_each_corruption_verdict() {
 fn without_corruption_on_the_path_a_loss_is_congestion() {
     // no router lowers the survival ratio: S_err stays 1, P(corruption) 0,
     // and the scheme's fast retransmit halves the window as usual
-    let c = cfg(Recovery::NewReno, Coin::LossEvent);
-    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
-    h.drop = drop_first_tx_of(&[15]);
-    h.transfer(60_000);
-    h.run_until(10_000 * MS);
+    let h = run_loss(Recovery::NewReno, Coin::LossEvent, false);
     let Cc::Ceten(cc) = &h.eps[0].snd.cc else { unreachable!() };
     assert_eq!((cc.coins, cc.corruptions), (1, 0));
     assert_eq!(h.eps[0].stats.fast_recoveries, 1);
