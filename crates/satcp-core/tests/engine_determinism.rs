@@ -111,3 +111,16 @@ fn peach_study_network_same_seed_same_bits() {
     assert_eq!(json_without_wall(&a), json_without_wall(&b));
     assert!(a.summary.flows.iter().all(|f| f.dummy_segments_sent > 0 && f.retransmissions > 0));
 }
+
+/// The CETEN-R study's network (estimators on three nodes, the sender's
+/// coin) twice with the same seed.
+#[test]
+fn ceten_study_network_same_seed_same_bits() {
+    let mut sets: Vec<String> = (1..=4).map(|i| format!("flows.f{i}.tcp.variant=\"ceten-newreno\"")).collect();
+    sets.extend(["links.satellite.errors={ber=1e-5}".to_string(), "run.stop=\"60s\"".to_string()]);
+    let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+    let a = run_file("ceten/four_clients.toml", &sets);
+    let b = run_file("ceten/four_clients.toml", &sets);
+    assert_eq!(json_without_wall(&a), json_without_wall(&b));
+    assert!(a.summary.agents.iter().all(|g| g.counters["survival_updates"] > 0));
+}
