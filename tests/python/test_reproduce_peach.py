@@ -86,7 +86,7 @@ def test_claim_criteria_on_hand_made_tables():
 def test_per_run_goodput_and_jain():
     rows = [dict(experiment="per", arm="sack", per=0.01, replication=0, seed=1, key="k", status="ok", flow=f"f{i}",
                  goodput_bps=g, retransmissions=1, timeouts=0, fast_recoveries=1, dummy_segments_sent=0,
-                 dummy_acks_received=0, access_dummies_dropped=0.0, access_queue_drops=0.0, sat_queue_drops=0.0,
+                 dummy_acks_received=0, access_dummies_dropped=0.0, access_data_drops=0.0, sat_queue_drops=0.0,
                  sat_max_queue=3.0) for i, g in enumerate([100.0, 100.0, 200.0, 200.0])]
     r = peach.per_run(pd.DataFrame(rows))
     assert r["goodput_bps"].iloc[0] == 150.0

@@ -35,7 +35,7 @@ import scipy.stats as sps
 from ..stats import anova
 from ..store import Store
 from .catalogue import Arm, Experiment, Factor, PlannedRun
-from .runner import stored_tables
+from .runner import stored_runs, stored_tables
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 PUBLISHED = REPO_ROOT / "data" / "published" / "ceten_thesis.csv"
@@ -117,16 +117,12 @@ def collect(store: Store, runs: list[PlannedRun], experiments: list[Experiment])
     if not runs:
         return pd.DataFrame(columns=COLUMNS)
     run_t, flow_t, _ = stored_tables(store, runs)
-    by_key = {k: g for k, g in flow_t.groupby("key")} if not flow_t.empty else {}
     variants = {(e.id, a.label): a.flow_variants for e in experiments for a in e.arms}
     rows = []
-    for p in runs:
-        if p.run.key not in run_t.index:
-            continue
+    for p, status, flows in stored_runs(runs, run_t, flow_t):
         ident = dict(experiment=p.experiment, arm=p.arm, delay_ms=p.levels["delay_ms"], ber=p.levels["ber"],
-                     replication=p.run.replication, key=p.run.key, status=run_t.loc[p.run.key, "status"])
-        flows = by_key.get(p.run.key)
-        if ident["status"] != "ok" or flows is None:
+                     replication=p.run.replication, key=p.run.key, status=status)
+        if flows is None:
             rows.append(dict(ident, flow=None))
             continue
         for _, f in flows.iterrows():

@@ -44,7 +44,7 @@ import pandas as pd
 from ..stats import jain_index, t_interval
 from ..store import Store
 from .catalogue import Arm, Experiment, Factor, PlannedRun
-from .runner import stored_tables
+from .runner import stored_runs, stored_tables
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 BASE = "scenarios/peach/ten_flows.toml"
@@ -124,13 +124,13 @@ def experiments() -> list[Experiment]:
 
 RUN_COLUMNS = ["experiment", "arm", "per", "replication", "seed", "key", "status", "flow", "goodput_bps",
                "retransmissions", "timeouts", "fast_recoveries", "dummy_segments_sent", "dummy_acks_received",
-               "access_dummies_dropped", "access_queue_drops", "sat_queue_drops", "sat_max_queue"]
+               "access_dummies_dropped", "access_data_drops", "sat_queue_drops", "sat_max_queue"]
 
 
 def collect(store: Store, runs: list[PlannedRun], experiments: list[Experiment]) -> pd.DataFrame:
     """One row per run x flow (``RUN_COLUMNS``); the link columns are the
-    run's: dummies and packets the senders' access queues dropped, and the
-    satellite queue's drops and largest backlog."""
+    run's: dummies and data segments the senders' access queues dropped,
+    and the satellite queue's drops and largest backlog."""
     keys = sorted({p.run.key for p in runs})
     if not keys:
         return pd.DataFrame(columns=RUN_COLUMNS)
@@ -142,17 +142,16 @@ def collect(store: Store, runs: list[PlannedRun], experiments: list[Experiment])
             sat = g[g["link"] == "n1->n2"]
             per_link[key] = dict(
                 access_dummies_dropped=float(up["low_priority_dropped"].sum()),
-                access_queue_drops=float((up["drops_queue"] + up.get("drops_pushed_out", 0)).sum()),
+                # a priority queue pushes out only dummies: the rest of its
+                # drops are data segments it refused
+                access_data_drops=float((up["drops_queue"] + up.get("drops_pushed_out", 0)
+                                         - up["low_priority_dropped"]).sum()),
                 sat_queue_drops=float(sat["drops_queue"].sum()), sat_max_queue=float(sat["max_queue_packets"].max()))
-    flows_by_key = {k: g for k, g in flow_t.groupby("key")} if not flow_t.empty else {}
     rows = []
-    for p in runs:
-        if p.run.key not in run_t.index:
-            continue
+    for p, status, flows in stored_runs(runs, run_t, flow_t):
         ident = dict(experiment=p.experiment, arm=p.arm, per=p.levels["per"], replication=p.run.replication,
-                     seed=p.run.seed, key=p.run.key, status=run_t.loc[p.run.key, "status"])
-        flows = flows_by_key.get(p.run.key)
-        if ident["status"] != "ok" or flows is None:
+                     seed=p.run.seed, key=p.run.key, status=status)
+        if flows is None:
             rows.append(dict(ident, flow=None))
             continue
         for _, f in flows.iterrows():
@@ -175,7 +174,7 @@ def per_run(obs: pd.DataFrame) -> pd.DataFrame:
                          timeouts=g["timeouts"].sum(), fast_recoveries=g["fast_recoveries"].sum(),
                          dummies=g["dummy_segments_sent"].sum(), dummy_acks=g["dummy_acks_received"].sum(),
                          access_dummies_dropped=g["access_dummies_dropped"].iloc[0],
-                         access_queue_drops=g["access_queue_drops"].iloc[0],
+                         access_data_drops=g["access_data_drops"].iloc[0],
                          sat_queue_drops=g["sat_queue_drops"].iloc[0], sat_max_queue=g["sat_max_queue"].iloc[0]))
     return pd.DataFrame(rows)
 
@@ -192,15 +191,18 @@ def goodput_table(runs: pd.DataFrame, ns2: pd.DataFrame) -> pd.DataFrame:
                    ci_half=(hi - lo) / 2 if not math.isnan(lo) else math.nan, jain=g["jain"].mean(),
                    retransmissions=g["retransmissions"].mean(), timeouts=g["timeouts"].mean(),
                    dummies=g["dummies"].mean(), access_dummies_dropped=g["access_dummies_dropped"].mean(),
+                   access_data_drops=g["access_data_drops"].mean(),
                    sat_queue_drops=g["sat_queue_drops"].mean(), sat_max_queue=g["sat_max_queue"].max(),
-                   ns2_kbps=math.nan, ns2_ci_half=math.nan, ns2_n=0, diff_pct=math.nan, ns2_timeouts=math.nan)
+                   ns2_kbps=math.nan, ns2_ci_half=math.nan, ns2_n=0, diff_pct=math.nan, ns2_timeouts=math.nan,
+                   ns2_rtx=math.nan)
         ns2_variant = arm if exp == "per" else BASELINE_READINGS.get(arm, (None, None))[1] if exp == "baselines" else None
         if ns2_variant in NS2_AGENTS and not ns2_runs.empty:
             n = ns2_runs[(ns2_runs["variant"] == ns2_variant) & (ns2_runs["per"] == per)]
             if not n.empty:
                 m2, lo2, hi2 = t_interval(n["goodput_bps"] / 1e3)
                 row.update(ns2_kbps=m2, ns2_ci_half=(hi2 - lo2) / 2 if not math.isnan(lo2) else math.nan,
-                           ns2_n=len(n), diff_pct=(mean / m2 - 1) * 100, ns2_timeouts=n["timeouts"].mean())
+                           ns2_n=len(n), diff_pct=(mean / m2 - 1) * 100, ns2_timeouts=n["timeouts"].mean(),
+                           ns2_rtx=n["retransmissions"].mean())
         rows.append(row)
     out = pd.DataFrame(rows)
     if out.empty:
@@ -211,6 +213,9 @@ def goodput_table(runs: pd.DataFrame, ns2: pd.DataFrame) -> pd.DataFrame:
 
 
 # ----- ns-2 --------------------------------------------------------------------
+
+#: ns-2's rows: one per run x flow.
+NS2_COLUMNS = ["variant", "per", "seed", "flow", "goodput_bps", "timeouts", "retransmissions"]
 
 _FLOW = re.compile(r"flow (\d+) last \S+ done \S+ acked (\d+) rexmitpack (\d+) rexmit (\d+) bytes \d+")
 _SAMPLE = re.compile(r"sample (\S+) (\d+) (\d+)")
@@ -266,19 +271,20 @@ def ns2_runs(quick: bool, cache: Path, workers: int) -> pd.DataFrame:
         for f in flows:
             # the ACK count at the stop includes the SYN's
             rows.append(dict(variant=v, per=per, seed=s, flow=f["flow"], goodput_bps=(f["acked"] - 1) * MSS * 8 / STOP_S,
-                             timeouts=f["timeouts"]))
+                             timeouts=f["timeouts"], retransmissions=f["rexmitpack"]))
         samples += [dict(variant=v, per=per, seed=s, t=t, flow=i, segments=a - 1) for t, i, a in smp]
         samples += [dict(variant=v, per=per, seed=s, t=STOP_S, flow=f["flow"], segments=f["acked"] - 1) for f in flows]
-    out = pd.DataFrame(rows, columns=["variant", "per", "seed", "flow", "goodput_bps", "timeouts"])
+    out = pd.DataFrame(rows, columns=NS2_COLUMNS)
     out.attrs["samples"] = pd.DataFrame(samples, columns=["variant", "per", "seed", "t", "flow", "segments"])
     return out
 
 
 def ns2_per_run(ns2: pd.DataFrame) -> pd.DataFrame:
     if ns2.empty:
-        return pd.DataFrame(columns=["variant", "per", "seed", "goodput_bps", "jain", "timeouts"])
+        return pd.DataFrame(columns=["variant", "per", "seed", "goodput_bps", "jain", "timeouts", "retransmissions"])
     return (ns2.groupby(["variant", "per", "seed"])
-            .agg(goodput_bps=("goodput_bps", "mean"), jain=("goodput_bps", jain_index), timeouts=("timeouts", "sum"))
+            .agg(goodput_bps=("goodput_bps", "mean"), jain=("goodput_bps", jain_index), timeouts=("timeouts", "sum"),
+                 retransmissions=("retransmissions", "sum"))
             .reset_index())
 
 

@@ -70,8 +70,10 @@ def goodput_frame(table: pd.DataFrame, experiment: str) -> pd.DataFrame:
                      "Jain": _fmt(r["jain"], ".3f"), "rtx/run": _fmt(r["retransmissions"], ".0f"),
                      "RTO/run": _fmt(r["timeouts"], ".1f"), "dummies/run": _fmt(r["dummies"], ".0f"),
                      "dummies dropped": _fmt(r["access_dummies_dropped"], ".0f"),
+                     "data dropped at access": _fmt(r["access_data_drops"], ".1f"),
                      "sat. queue drops": _fmt(r["sat_queue_drops"], ".1f"),
                      "ns-2 kb/s": "-" if r["ns2_n"] == 0 else f"{_fmt(r['ns2_kbps'])} +- {_fmt(r['ns2_ci_half'])}",
+                     "ns-2 rtx/run": _fmt(r["ns2_rtx"], ".0f"),
                      "ns-2 RTO/run": _fmt(r["ns2_timeouts"], ".1f"),
                      "satcp vs ns-2": "-" if r["ns2_n"] == 0 else f"{r['diff_pct']:+.1f}%"})
     return pd.DataFrame(rows)
@@ -103,8 +105,12 @@ def write_report(out: Path, table: pd.DataFrame, curves: pd.DataFrame, ns2c: pd.
                    "(cumulatively acknowledged), the mean of the ten flows over the figure runs' seeds; right, "
                    "goodput per flow over all replications.")
     doc.heading(2, "Goodput, fairness and what the runs did")
-    doc.para("Per run: retransmitted segments, timeouts, dummy segments sent and those the senders' access queues "
-             "dropped (all flows), drops at the 25-packet satellite queue.", note=True)
+    doc.para("Per run: retransmitted segments, timeouts, dummy segments sent, the dummies and the data segments the "
+             "senders' access queues dropped (all flows), drops at the 25-packet satellite queue. Data drops at the "
+             "access queues come only with Peach: after a timeout the go-back-N resends segments whose first copies "
+             "still wait in the sender's queue, and Sudden Start reopens the window to rwnd within two round trips, "
+             "so the queue overflows. The baselines' retransmissions stand beside ns-2's, whose go-back-N "
+             "after a timeout is the same.", note=True)
     frame = goodput_frame(table, "per")
     doc.table(frame, left=("PER", "variant"))
     doc.heading(2, "Peach's other readings")
@@ -149,7 +155,7 @@ def reproduce(*, quick: bool = False, out: str | Path | None = None, store: str 
         ns2_note = (f"{ns2['seed'].nunique()} seeds per cell, Agent/TCP agents with TCPSink (Sack1 sink for SACK and "
                     "FACK), window_ 64, windowInit_ 2, 50-packet access queues.")
     except Ns2Unavailable as e:
-        ns2 = pd.DataFrame(columns=["variant", "per", "seed", "flow", "goodput_bps", "timeouts"])
+        ns2 = pd.DataFrame(columns=peach.NS2_COLUMNS)
         ns2_note = f"not run here ({e})."
         print(f"ns-2: {e}; the report has no ns-2 columns", file=stdout)
     table = peach.goodput_table(runs, ns2)

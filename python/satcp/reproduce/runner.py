@@ -67,6 +67,17 @@ def stored_tables(store: Store, runs: list, link: str | None = None
     return run_t, flow_t, link_t
 
 
+def stored_runs(runs: list, run_t: pd.DataFrame, flow_t: pd.DataFrame):
+    """For each planned run the store holds (tables from
+    :func:`stored_tables`): the run, its status, and its flows' rows (None
+    unless it ended ok)."""
+    by_key = {k: g for k, g in flow_t.groupby("key")} if not flow_t.empty else {}
+    for p in runs:
+        if p.run.key in run_t.index:
+            status = run_t.loc[p.run.key, "status"]
+            yield p, status, by_key.get(p.run.key) if status == "ok" else None
+
+
 @dataclass
 class Outcome:
     plan: Plan

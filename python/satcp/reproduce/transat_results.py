@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..store import Store
 from .catalogue import Experiment, PlannedRun
-from .runner import stored_tables
+from .runner import stored_runs, stored_tables
 from .transat import COLUMN_NAMES, EXTRA_DELAYS_MS, LOSS_FREE_EXPERIMENTS, split_arm
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -65,16 +65,12 @@ def collect(store: Store, runs: list[PlannedRun], experiments: list[Experiment])
         link_t = link_t.drop_duplicates("key").set_index("key")
         have = [c for c in HOP_COLUMNS if c in link_t.columns]
         hop = {k: {HOP_COLUMNS[c]: r[c] for c in have} for k, r in link_t[have].iterrows()}
-    flows_by_key = {k: g for k, g in flow_t.groupby("key")} if not flow_t.empty else {}
     rows = []
-    for p in runs:
-        if p.run.key not in run_t.index:
-            continue
+    for p, status, flows in stored_runs(runs, run_t, flow_t):
         case, column = split_arm(p.arm)
         ident = dict(experiment=p.experiment, case=case, column=column, replication=p.run.replication,
-                     seed=p.run.seed, key=p.run.key, status=run_t.loc[p.run.key, "status"])
-        flows = flows_by_key.get(p.run.key)
-        if ident["status"] != "ok" or flows is None:
+                     seed=p.run.seed, key=p.run.key, status=status)
+        if flows is None:
             rows.append(dict(ident, flow=None))
             continue
         for _, f in flows.iterrows():

@@ -43,9 +43,11 @@ pub struct CetenRouter {
     /// Per link direction leaving the node: C, and the last packet offered
     /// there while it awaits its outcome (its alpha and arrival interface).
     congestion: BTreeMap<u32, (f64, Option<(f64, Option<u32>)>)>,
-    /// The arrival interface of the packet being forwarded (None: it
-    /// started here).
-    last_in: Option<u32>,
+    /// The last packet that arrived intact (its source, destination and
+    /// sequence number) and its arrival interface: the forwarding that
+    /// follows at once is that packet's, and a packet that started here (or
+    /// follows one delivered here) does not match.
+    last_in: Option<((u32, u32, u32), u32)>,
     initial: f64,
     overflow_decays_survival: bool,
     updates: u64,
@@ -84,11 +86,8 @@ impl CetenRouter {
         p.tcp.research().and_then(|r| Ceten::from_option(&r)).filter(|c| c.status == 1)
     }
 
-    /// Whether a reported drop is of the packet just offered: a drop comes
-    /// right after the offer, so any drop while one is pending is taken to
-    /// be it, except a pushed-out dummy (always an older packet).
-    fn is_offered_packet(p: &Packet) -> bool {
-        !p.kind.low_priority()
+    fn id(p: &Packet) -> (u32, u32, u32) {
+        (p.src_node, p.dst_node, p.tcp.seq)
     }
 
     fn update_survival(&mut self, dir: u32, alpha: f64, intact: bool) -> f64 {
@@ -101,7 +100,7 @@ impl CetenRouter {
 
 impl RouterAgent for CetenRouter {
     fn on_arrival(&mut self, _now: Time, dir: u32, p: &mut Packet) {
-        self.last_in = Some(dir);
+        self.last_in = Some((Self::id(p), dir));
         let Some(mut c) = Self::option(p) else { return };
         let s = self.update_survival(dir, c.alpha as f64, true);
         c.fwd_survival = (c.fwd_survival as f64 * s) as f32;
@@ -116,7 +115,7 @@ impl RouterAgent for CetenRouter {
     }
 
     fn on_forward(&mut self, _now: Time, dir: u32, p: &mut Packet) {
-        let arrived_on = self.last_in.take();
+        let arrived_on = self.last_in.take().filter(|(id, _)| *id == Self::id(p)).map(|(_, d)| d);
         let Some(mut c) = Self::option(p) else { return };
         let initial = self.initial;
         let e = self.congestion.entry(dir).or_insert((initial, None));
@@ -135,15 +134,9 @@ impl RouterAgent for CetenRouter {
         let alpha = c.alpha as f64;
         let initial = self.initial;
         let e = self.congestion.entry(dir).or_insert((initial, None));
-        // the packet just offered (a push-out drops an older one, and the
-        // new one's outcome stays pending)
-        let arrived_on = match e.1 {
-            Some((_, d)) if Self::is_offered_packet(p) => {
-                e.1 = None;
-                d
-            }
-            _ => None,
-        };
+        // the packet just offered (a priority queue's push-out drops only
+        // dummies, which carry no CETEN option and never get here)
+        let arrived_on = e.1.take().and_then(|(_, d)| d);
         e.0 *= 1.0 - alpha;
         if let (true, Some(d)) = (self.overflow_decays_survival, arrived_on) {
             let s = self.survival.entry(d).or_insert(initial);

@@ -15,7 +15,7 @@ use crate::sim::Rng;
 const MS: u64 = 1_000_000;
 
 fn ceten_cfg(coin: Coin) -> CetenCfg {
-    CetenCfg { alpha: 0.1, coin, initial_congestion: 1.0, exact_ca: false }
+    CetenCfg { coin, ..CetenCfg::default() }
 }
 
 /// A data segment carrying the CETEN option as a sender starts it.
@@ -78,6 +78,16 @@ fn congestion_estimate_from_queue_drops() {
     r.on_forward(0, 7, &mut d);
     r.on_queue_drop(0, 7, &d);
     assert_eq!(r.survival(2), 0.5);
+    // but not when the dropped packet started at the node: one arrives and
+    // is delivered here, the node's own segment is dropped, and the
+    // arrival interface keeps its estimate
+    let mut r = CetenRouter::new(1.0, true);
+    r.on_arrival(0, 2, &mut segment(0.5));
+    let mut own = segment(0.5);
+    own.src_node = 5;
+    r.on_forward(0, 7, &mut own);
+    r.on_queue_drop(0, 7, &own);
+    assert_eq!((r.survival(2), r.congestion(7)), (1.0, 0.5));
 }
 
 #[test]

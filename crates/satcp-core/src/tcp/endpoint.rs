@@ -889,16 +889,14 @@ impl Endpoint {
         // the segment that last moved its window, i.e. of the segment at
         // snd.una when an ACK advances, and of the one that advanced it last
         // for a duplicate.
-        let fack_echo_path = self.cfg.fack_ns2
-            && self.cfg.recovery == Recovery::Fack
-            && ack >= old_una
-            && (self.snd.phase.in_recovery() || nblocks > 0);
+        let fack_ns2 = self.cfg.fack_ns2 && self.cfg.recovery == Recovery::Fack;
+        let fack_echo_path = fack_ns2 && ack >= old_una && (self.snd.phase.in_recovery() || nblocks > 0);
         let fack_echo = match (fack_echo_path, ack > old_una) {
             (false, _) => None,
             (true, true) => self.snd.head_last_sent(),
             (true, false) => self.snd.una_moved_by_sent_at,
         };
-        if ack > old_una {
+        if fack_ns2 && ack > old_una {
             self.snd.una_moved_by_sent_at = self.snd.head_last_sent();
         }
         let dupack = ack == old_una && self.snd.max > old_una && !carries_data && !window_changed;

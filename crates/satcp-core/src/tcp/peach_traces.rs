@@ -15,19 +15,9 @@ use crate::sim::Time;
 const MS: u64 = 1_000_000;
 const RWND: u64 = 64_000;
 
+/// The original Peach, every choice at its default.
 fn peach_cfg() -> PeachCfg {
-    PeachCfg {
-        latch: Latch::None,
-        rehalve: Rehalve::NewRun,
-        sudden_dummies: None,
-        recovery_dummies: 0.5,
-        recovery_timer: false,
-        dummy_size: None,
-        inflation: true,
-        rto_sudden_start: true,
-        data_slow_start: false,
-        exact_ca: false,
-    }
+    PeachCfg::default()
 }
 
 fn cfg(p: PeachCfg) -> TcpCfg {

@@ -66,14 +66,23 @@ impl CcParams for CetenCfg {
     const KEYS: &'static [&'static str] = &["ceten_alpha", "ceten_coin", "ceten_initial_congestion"];
 
     fn parse(t: &Tbl, profile: Profile) -> Res<Self> {
-        let alpha = t.number("ceten_alpha", |x| x > 0.0 && x <= 1.0, "a gain in (0, 1], e.g. 0.1")?.unwrap_or(0.1);
+        let d = CetenCfg::default();
+        let alpha = t.number("ceten_alpha", |x| x > 0.0 && x <= 1.0, "a gain in (0, 1], e.g. 0.1")?.unwrap_or(d.alpha);
         let coin = match t.choice("ceten_coin", &["loss_event", "every_dupack"])? {
             Some("every_dupack") => Coin::EveryDupack,
-            _ => Coin::LossEvent,
+            Some(_) => Coin::LossEvent,
+            None => d.coin,
         };
-        let initial_congestion = t.prob_closed("ceten_initial_congestion")?.unwrap_or(1.0);
+        let initial_congestion = t.prob_closed("ceten_initial_congestion")?.unwrap_or(d.initial_congestion);
         let exact_ca = matches!(profile, Profile::Ns2 | Profile::Ns2_2003);
         Ok(CetenCfg { alpha, coin, initial_congestion, exact_ca })
+    }
+}
+
+/// The stated intent with every key left out (the `rfc` profile).
+impl Default for CetenCfg {
+    fn default() -> Self {
+        CetenCfg { alpha: 0.1, coin: Coin::LossEvent, initial_congestion: 1.0, exact_ca: false }
     }
 }
 

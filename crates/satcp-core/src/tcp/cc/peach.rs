@@ -134,29 +134,32 @@ impl CcParams for PeachCfg {
     ];
 
     fn parse(t: &Tbl, profile: Profile) -> Res<Self> {
+        let d = PeachCfg::default();
         let latch = match t.choice("peach_latch", &["none", "retransmission", "recover"])? {
             Some("recover") => Latch::Recover,
             Some("retransmission") => Latch::Retransmission,
-            _ => Latch::None,
+            Some(_) => Latch::None,
+            None => d.latch,
         };
         let rehalve = match t.choice("peach_rehalve", &["new_run", "every_dupthresh"])? {
             Some("every_dupthresh") => Rehalve::EveryDupthresh,
-            _ => Rehalve::NewRun,
+            Some(_) => Rehalve::NewRun,
+            None => d.rehalve,
         };
         let sudden_dummies = match t.get("peach_sudden_dummies") {
-            None => None,
+            None => d.sudden_dummies,
             Some(Value::String(s)) if s == "rwnd-1" => None,
             Some(Value::Integer(i)) if (0..=i64::from(u32::MAX)).contains(i) => Some(*i as u32),
             Some(_) => return Err(t.bad("peach_sudden_dummies", "\"rwnd-1\" or an integer >= 0 (dummies)")),
         };
         let recovery_dummies = t
             .number("peach_recovery_dummies", |x| (0.0..=1.0).contains(&x), "a fraction of the window in [0, 1], e.g. 0.5")?
-            .unwrap_or(0.5);
-        let recovery_timer = t.choice("peach_recovery_clock", &["dupack", "timer"])? == Some("timer");
-        let dummy_size = t.u32_in("peach_dummy_size", 1, 65495)?;
-        let inflation = t.bool("peach_inflation")?.unwrap_or(true);
-        let rto_sudden_start = t.choice("peach_rto", &["sudden_start", "slow_start"])? != Some("slow_start");
-        let data_slow_start = t.bool("peach_data_slow_start")?.unwrap_or(false);
+            .unwrap_or(d.recovery_dummies);
+        let recovery_timer = t.choice("peach_recovery_clock", &["dupack", "timer"])?.map_or(d.recovery_timer, |c| c == "timer");
+        let dummy_size = t.u32_in("peach_dummy_size", 1, 65495)?.or(d.dummy_size);
+        let inflation = t.bool("peach_inflation")?.unwrap_or(d.inflation);
+        let rto_sudden_start = t.choice("peach_rto", &["sudden_start", "slow_start"])?.map_or(d.rto_sudden_start, |c| c == "sudden_start");
+        let data_slow_start = t.bool("peach_data_slow_start")?.unwrap_or(d.data_slow_start);
         let exact_ca = matches!(profile, Profile::Ns2 | Profile::Ns2_2003);
         Ok(PeachCfg {
             latch,
@@ -170,6 +173,24 @@ impl CcParams for PeachCfg {
             data_slow_start,
             exact_ca,
         })
+    }
+}
+
+/// The original Peach with every key left out (the `rfc` profile).
+impl Default for PeachCfg {
+    fn default() -> Self {
+        PeachCfg {
+            latch: Latch::None,
+            rehalve: Rehalve::NewRun,
+            sudden_dummies: None,
+            recovery_dummies: 0.5,
+            recovery_timer: false,
+            dummy_size: None,
+            inflation: true,
+            rto_sudden_start: true,
+            data_slow_start: false,
+            exact_ca: false,
+        }
     }
 }
 
