@@ -113,9 +113,9 @@ fn agents_resolve_node_link_and_kind() {
     let s = ok("", "[[agents]]\nnode = \"g\"\nkind = \"monitor\"\nlink = 0\n");
     assert_eq!(s.agents[0].link, Some(0));
     assert!(ok("", "").agents.is_empty());
-    let s = ok("", "[[agents]]\nnode = \"b\"\nkind = \"ceten\"\n[[agents]]\nnode = \"g\"\nkind = \"ceten\"\ninitial = 0.5\noverflow_decays_survival = true\n");
-    assert_eq!(s.agents[0].kind, AgentKind::Ceten { initial: 1.0, overflow_decays_survival: false });
-    assert_eq!(s.agents[1].kind, AgentKind::Ceten { initial: 0.5, overflow_decays_survival: true });
+    let s = ok("", "[[agents]]\nnode = \"b\"\nkind = \"ceten\"\n[[agents]]\nnode = \"g\"\nkind = \"ceten\"\ninitial = 0.5\noverflow_decays_survival = true\nestimator = \"per_packet\"\n");
+    assert_eq!(s.agents[0].kind, AgentKind::Ceten { initial: 1.0, overflow_decays_survival: false, per_packet: false });
+    assert_eq!(s.agents[1].kind, AgentKind::Ceten { initial: 0.5, overflow_decays_survival: true, per_packet: true });
 }
 
 #[test]
@@ -125,6 +125,9 @@ fn agent_errors_name_the_field() {
     assert!(e.allowed.contains("\"rwnd_clamp\", \"monitor\", \"ceten\""), "{}", e.allowed);
     let e = err("", "[[agents]]\nnode = \"g\"\nkind = \"ceten\"\ninitial = 1.5\n");
     assert_eq!((e.path.as_str(), e.value.as_str()), ("agents.0.initial", "1.5"));
+    let e = err("", "[[agents]]\nnode = \"g\"\nkind = \"ceten\"\nestimator = \"per_flow\"\n");
+    assert_eq!(e.path, "agents.0.estimator");
+    assert!(e.allowed.contains("\"per_packet\""), "{}", e.allowed);
     let e = err("", "[[agents]]\nnode = \"g\"\n");
     assert_eq!(e.path, "agents.0.kind");
     let e = err("", "[[agents]]\nnode = \"x\"\nkind = \"monitor\"\n");

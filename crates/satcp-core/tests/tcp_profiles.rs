@@ -92,6 +92,12 @@ fn each_profile_fills_the_keys_left_out() {
     assert_eq!((m.ssthresh_basis, m.recover_rule), (SsthreshBasis::Window, RecoverRule::At));
     let f = tcp("profile = \"ns2\", variant = \"fack\"");
     assert!(f.fack_ns2);
+    // the CETEN-R study's OPNET readings: off in every profile, each a key
+    for x in [&r, &l, &n] {
+        assert_eq!((x.rto_on_ticks, x.delay_out_of_order_ack), (false, false));
+    }
+    let o = tcp("ssthresh_basis = \"cwnd\", rto_timer = \"ticks\", ack_out_of_order = \"delayed\"");
+    assert_eq!((o.ssthresh_basis, o.rto_on_ticks, o.delay_out_of_order_ack), (SsthreshBasis::Cwnd, true, true));
 }
 
 #[test]

@@ -95,7 +95,7 @@ def write_report(out: Path, rows: pd.DataFrame, anovas: dict[str, pd.DataFrame],
         doc.table(a.assign(ours_pct=a["ours_pct"].map(lambda v: f"{v:.3f}"),
                            thesis_pct=a["thesis_pct"].map(lambda v: "-" if v != v else f"{v:.3f}")),
                   left=("term",))
-    doc.heading(2, "Calibration: alpha and the printed readings (one client, CETEN-R on)")
+    doc.heading(2, "Calibration: the readings one at a time (one client, CETEN-R on)")
     if calib.empty:
         doc.para("(the full form runs it; --quick does not)", note=True)
     else:

@@ -20,6 +20,11 @@
 //! * `overflow_decays_survival` (the printed code's reading): a queue drop
 //!   also decays the arrival interface's P, P <- (1 - alpha) P, the same
 //!   variable; off by default (a drop is congestion, not corruption).
+//! * `estimator = "per_packet"` (a reading of the printed code, whose P
+//!   lives in each packet's interface control information and is never
+//!   shown to persist): every packet starts from `initial`, so an intact
+//!   packet's P is alpha + (1 - alpha) initial; with `initial = 0`, alpha,
+//!   whatever the link does. The congestion estimate still persists.
 //! * State persists across packets and flows; alpha comes from each
 //!   packet's option, as in the thesis' code. The thesis' code applies
 //!   the survival update to a copy of the segment it then destroys and
@@ -50,6 +55,8 @@ pub struct CetenRouter {
     last_in: Option<((u32, u32, u32), u32)>,
     initial: f64,
     overflow_decays_survival: bool,
+    /// No survival state across packets (`estimator = "per_packet"`).
+    per_packet: bool,
     updates: u64,
     corrupted: u64,
     queue_drops: u64,
@@ -63,10 +70,17 @@ impl CetenRouter {
             last_in: None,
             initial,
             overflow_decays_survival,
+            per_packet: false,
             updates: 0,
             corrupted: 0,
             queue_drops: 0,
         }
+    }
+
+    /// Start every packet's survival estimate afresh from `initial`.
+    pub fn per_packet(mut self, on: bool) -> Self {
+        self.per_packet = on;
+        self
     }
 
     /// The survival estimate of arrival interface `dir`.
@@ -91,9 +105,13 @@ impl CetenRouter {
     }
 
     fn update_survival(&mut self, dir: u32, alpha: f64, intact: bool) -> f64 {
-        let p = self.survival.entry(dir).or_insert(self.initial);
-        *p = alpha * if intact { 1.0 } else { 0.0 } + (1.0 - alpha) * *p;
         self.updates += 1;
+        let x = if intact { 1.0 } else { 0.0 };
+        if self.per_packet {
+            return alpha * x + (1.0 - alpha) * self.initial;
+        }
+        let p = self.survival.entry(dir).or_insert(self.initial);
+        *p = alpha * x + (1.0 - alpha) * *p;
         *p
     }
 }

@@ -123,8 +123,8 @@ impl Agents {
             let agent = match cfg.kind {
                 AgentKind::RwndClamp { bytes } => Agent::RwndClamp(rwnd_clamp::RwndClamp::new(bytes, scn.flows.len())),
                 AgentKind::Monitor => Agent::Monitor(monitor::Monitor::default()),
-                AgentKind::Ceten { initial, overflow_decays_survival } => {
-                    Agent::Ceten(ceten::CetenRouter::new(initial, overflow_decays_survival))
+                AgentKind::Ceten { initial, overflow_decays_survival, per_packet } => {
+                    Agent::Ceten(ceten::CetenRouter::new(initial, overflow_decays_survival).per_packet(per_packet))
                 }
             };
             for (d, &(from, to)) in ends.iter().enumerate() {

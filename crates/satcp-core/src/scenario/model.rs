@@ -505,6 +505,16 @@ pub struct TcpCfg {
     /// (RFC 6582), or drop the inflation whole (`partial_window_deflation =
     /// false`, the ns-2 of 2003).
     pub partial_window_deflation: bool,
+    /// The retransmission timer fires at the first tick of the TCP clock
+    /// (`clock_granularity`) at or after its deadline (`rto_timer =
+    /// "ticks"`: BSD's slow timer; OPNET's TCP, where a 1 s RTO fires about
+    /// 1.5 s after the loss at a 0.5 s granularity), not at the deadline.
+    pub rto_on_ticks: bool,
+    /// Out-of-order segments are ACKed under the delayed-ACK rule like
+    /// in-order ones (`ack_out_of_order = "delayed"`), so duplicate ACKs
+    /// come for every second one or at the timer; RFC 5681 4.2 ACKs them at
+    /// once (`"immediate"`, the default).
+    pub delay_out_of_order_ack: bool,
     /// Open with a SYN exchange (false: ns-2's one-way agents, which send
     /// data at once; see `Endpoint::open_at_once`).
     pub handshake: bool,
@@ -671,6 +681,7 @@ pub enum AgentKind {
     /// multiplied into the CETEN option of passing segments; `initial` is
     /// both estimates' starting value; with `overflow_decays_survival` a
     /// queue drop also decays the dropped packet's arrival estimate (the
-    /// printed code).
-    Ceten { initial: f64, overflow_decays_survival: bool },
+    /// printed code); with `per_packet` (`estimator = "per_packet"`) no
+    /// survival estimate persists: each packet's starts from `initial`.
+    Ceten { initial: f64, overflow_decays_survival: bool, per_packet: bool },
 }

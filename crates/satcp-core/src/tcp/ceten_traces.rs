@@ -53,6 +53,29 @@ fn estimator_updates_on_clean_and_corrupted_packets() {
 }
 
 #[test]
+fn per_packet_estimator_keeps_no_memory() {
+    // `estimator = "per_packet"` from 0: each intact packet's P is one EWMA
+    // step from 0, alpha (0.25), whatever came before; two routers give
+    // 0.25^2, so S_err is small and the printed congestion ratio of 0 makes
+    // P(corruption) = (1 - S) / (2 - S), about one half
+    let mut r1 = CetenRouter::new(0.0, false).per_packet(true);
+    let mut r2 = CetenRouter::new(0.0, false).per_packet(true);
+    r1.on_corrupted(0, 3, &segment(0.25));
+    let mut p = segment(0.25);
+    r1.on_arrival(0, 3, &mut p);
+    assert_eq!(opt(&p).fwd_survival, 0.25);
+    let mut q = segment(0.25);
+    r1.on_arrival(0, 3, &mut q);
+    assert_eq!(opt(&q).fwd_survival, 0.25, "no memory of the corrupted packet or of p");
+    r2.on_arrival(0, 9, &mut q);
+    assert_eq!(opt(&q).fwd_survival, 0.0625);
+    let env = Env { abc_limit: 1, tick_ns: 1, pacing: false, rng: Rng::new(7, 1), dupthresh: 3 };
+    let mut c = <Ceten as WindowController>::new(&CetenCfg { initial_congestion: 0.0, ..ceten_cfg(Coin::EveryDupack) }, env);
+    c.set_ratios(0.0625, 0.0);
+    assert!((c.p_corruption() - 0.9375 / 1.9375).abs() < 1e-12);
+}
+
+#[test]
 fn congestion_estimate_from_queue_drops() {
     // on sending interface 7: a drop decays C (1 -> 0.5); the next packet
     // leaves carrying 0.5 and, once accepted (known at the following

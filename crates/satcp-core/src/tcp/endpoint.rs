@@ -207,7 +207,19 @@ impl Endpoint {
     /// Restart the retransmission timer from now.
     pub(crate) fn restart_rto(&mut self, ctx: &mut Ctx) {
         let rto = self.snd.rtt.rto();
-        self.rto_timer.set(ctx.now + rto, ctx.q, self.rto_event());
+        self.rto_timer.set(self.rto_deadline(ctx.now + rto), ctx.q, self.rto_event());
+    }
+
+    /// When a retransmission timer due at `due` fires: then, or under
+    /// `rto_timer = "ticks"` at the first tick of the TCP clock at or after
+    /// it (the clock's ticks fall on multiples of `clock_granularity`).
+    fn rto_deadline(&self, due: Time) -> Time {
+        if self.cfg.rto_on_ticks {
+            let g = self.cfg.clock_granularity_ns.max(1);
+            due.div_ceil(g) * g
+        } else {
+            due
+        }
     }
 
     fn rto_event(&self) -> Event {
@@ -345,7 +357,7 @@ impl Endpoint {
         }
         ctx.out.push(self.tcp_packet(h, 0, 0, self.syn_retx));
         let rto = self.snd.rtt.rto();
-        self.rto_timer.set(ctx.now + rto, ctx.q, self.rto_event());
+        self.rto_timer.set(self.rto_deadline(ctx.now + rto), ctx.q, self.rto_event());
     }
 
     /// Build and queue one segment carrying [start, start + len) and, if
@@ -407,7 +419,7 @@ impl Endpoint {
         let fast_rearm = retx && std::mem::take(&mut self.snd.rearm_pending);
         if !self.rto_timer.is_running() || fast_rearm || (retx && start == self.snd.una && self.cfg.rearm_rto_on_retransmit) {
             let rto = self.snd.rtt.rto();
-            self.rto_timer.set(ctx.now + rto, ctx.q, self.rto_event());
+            self.rto_timer.set(self.rto_deadline(ctx.now + rto), ctx.q, self.rto_event());
         }
         self.acked_now();
     }
@@ -831,13 +843,15 @@ impl Endpoint {
         }
         let daass = self.cfg.daass_segments.is_some_and(|n| self.rcv.data_segments <= n as u64);
         let duplicate = a.duplicate && !(self.cfg.delay_duplicate_ack && a.duplicate_of_last);
+        // out of order: new data above a hole (RFC 5681 4.2: ACK at once)
+        let ooo_now = a.out_of_order && !self.cfg.delay_out_of_order_ack;
         let immediate = !self.cfg.delayed_ack
             || daass
-            || a.out_of_order
+            || ooo_now
             || a.filled_hole
             || duplicate
             || fin
-            || (a.delivered == 0 && !a.duplicate)
+            || (a.delivered == 0 && !a.duplicate && !a.out_of_order)
             || a.window_grew;
         if immediate {
             self.ack_needed = true;
@@ -975,12 +989,16 @@ impl Endpoint {
                 self.rto_timer.stop();
             } else if restart {
                 let rto = self.snd.rtt.rto();
-                self.rto_timer.set(ctx.now + rto, ctx.q, self.rto_event());
+                self.rto_timer.set(self.rto_deadline(ctx.now + rto), ctx.q, self.rto_event());
             }
         } else if scheme_dup {
             // the controller judges the loss before the scheme acts
             let verdict = self.loss_verdict();
             if verdict == Verdict::Corruption {
+                // counted as the printed CETEN-R code counts it (dup_ack_cnt
+                // rises before the check), so a fast retransmit that
+                // needs exactly DupThresh duplicates skips this loss event
+                self.snd.phase.count_dupack();
                 self.retransmit_corrupted(ctx);
             } else if verdict == Verdict::Ignore {
                 // already repaired as corruption: not even counted
@@ -1196,6 +1214,7 @@ impl Endpoint {
                 let (flight, first) = match s.ssthresh_basis {
                     SsthreshBasis::Flight => (s.flight(), s.rto_streak == 1),
                     SsthreshBasis::Pipe => (s.pipe(self.cfg.dupthresh), s.rto_streak == 1),
+                    SsthreshBasis::Cwnd => (s.flight_for_ssthresh(), s.rto_streak == 1),
                     SsthreshBasis::Window => (s.flight_for_ssthresh(), true),
                 };
                 s.mark_lost_at_rto();
@@ -1224,7 +1243,7 @@ impl Endpoint {
                 let offset = self.snd.cc.rto_offset();
                 if !self.rto_timer.is_running() || offset > 0 {
                     let rto = self.snd.rtt.rto();
-                    self.rto_timer.set(ctx.now + rto + offset, ctx.q, self.rto_event());
+                    self.rto_timer.set(self.rto_deadline(ctx.now + rto + offset), ctx.q, self.rto_event());
                 }
                 if !self.snd.acts.is_empty() {
                     self.run_cc_actions(ctx);

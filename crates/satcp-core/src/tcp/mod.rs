@@ -31,6 +31,8 @@ mod hook_traces;
 #[cfg(test)]
 mod ns2_traces;
 #[cfg(test)]
+mod opnet_traces;
+#[cfg(test)]
 mod peach_traces;
 #[cfg(test)]
 mod tests;

@@ -96,6 +96,13 @@ pub enum SsthreshBasis {
     /// loss response, each repeated timeout included: after a timeout cwnd
     /// is one segment, so a second one sets ssthresh to its floor of two.
     Window,
+    /// The congestion window alone, not bounded by the receiver's window
+    /// (RFC 2001's "half the current window" read as cwnd/2; what the
+    /// CETEN-R thesis' OPNET TCP does, docs/models/ceten-r.md): with
+    /// `cwnd_validation = "off"` a window-limited sender's cwnd has grown
+    /// past the receiver's window, and halving it may leave the sender as
+    /// fast as before. A repeated timeout keeps ssthresh, as under Flight.
+    Cwnd,
     /// The pipe: FlightSize less what SACK blocks, or without SACK the
     /// duplicate ACKs, say has left the network (ns-3's `BytesInFlight`,
     /// which it halves at a fast retransmit and at a timeout); a repeated

@@ -216,6 +216,9 @@ impl Sender {
         match self.ssthresh_basis {
             SsthreshBasis::Flight => self.flight().saturating_sub(self.lt_bytes),
             SsthreshBasis::Pipe => self.pipe(self.dupthresh),
+            // the deflated window in recovery, as under Window
+            SsthreshBasis::Cwnd if self.phase.in_recovery() => self.w.cwnd.min(self.w.ssthresh),
+            SsthreshBasis::Cwnd => self.w.cwnd,
             SsthreshBasis::Window => {
                 // ns-2's Reno agents inflate a separate dupwnd_, which a
                 // timeout clears first: the window at an RTO in fast
@@ -243,7 +246,7 @@ impl Sender {
     /// `window` basis; unchanged under `flight`.
     pub fn whole_segments(&self, x: u64) -> u64 {
         match self.ssthresh_basis {
-            SsthreshBasis::Flight | SsthreshBasis::Pipe => x,
+            SsthreshBasis::Flight | SsthreshBasis::Pipe | SsthreshBasis::Cwnd => x,
             SsthreshBasis::Window => {
                 let smss = self.smss();
                 (x / smss * smss).max(2 * smss)

@@ -24,7 +24,7 @@ pub(super) fn parse_agents(root: &Tbl, nodes: &[NodeCfg], links: &[LinkCfg], flo
         let kind = t.require("kind", kind, &format!("one of {}", quoted_list(KINDS)))?;
         t.only(match kind {
             "rwnd_clamp" => &["node", "kind", "link", "bytes"],
-            "ceten" => &["node", "kind", "link", "initial", "overflow_decays_survival"],
+            "ceten" => &["node", "kind", "link", "initial", "overflow_decays_survival", "estimator"],
             _ => &["node", "kind", "link"],
         })?;
         let node = node_ref(&t, "node", nodes)?;
@@ -53,6 +53,7 @@ pub(super) fn parse_agents(root: &Tbl, nodes: &[NodeCfg], links: &[LinkCfg], flo
             "ceten" => AgentKind::Ceten {
                 initial: t.prob_closed("initial")?.unwrap_or(1.0),
                 overflow_decays_survival: t.bool("overflow_decays_survival")?.unwrap_or(false),
+                per_packet: t.choice("estimator", &["persistent", "per_packet"])? == Some("per_packet"),
             },
             _ => AgentKind::Monitor,
         };

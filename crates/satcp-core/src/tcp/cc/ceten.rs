@@ -21,8 +21,12 @@
 //!
 //! Choices (spec 002 section 7) and their keys:
 //! * `ceten_alpha`: the EWMA gain the routers use, carried in the option
-//!   (the thesis never gives its value): 0.1 until the study's
-//!   calibration (`docs/models/ceten-r.md`).
+//!   (the thesis never gives its value): 0.1. Under the study's
+//!   calibrated reading (per-packet estimators from 0, congestion ratio
+//!   0) P(corruption) = (1 - alpha^k) / (2 - alpha^k) over k hops, about
+//!   1/2 whatever alpha (`docs/models/ceten-r.md`).
+//! * A corruption verdict counts its duplicate ACK (the printed code
+//!   increments `dup_ack_cnt` before the check; the endpoint does it).
 //! * `ceten_coin` (A9): `"loss_event"` (the prose: one coin per loss event,
 //!   at the DupThresh-th duplicate ACK; after a corruption verdict the
 //!   event's further duplicate ACKs are ignored, `Verdict::Ignore`, until an
