@@ -295,6 +295,10 @@ impl World {
             return self.drop_at_node(node, &p, true);
         }
         if self.agents.any() && self.agents.on(d) {
+            if self.agents.wants_backlog(d) {
+                let n = self.dirs[d as usize].queue_packets(self.now);
+                self.agents.backlog(d, n);
+            }
             self.agents.forward(self.now, d, &mut p);
         }
         let dir = &mut self.dirs[d as usize];
@@ -617,6 +621,7 @@ impl World {
                 Action::Connect(s) => self.eps[ep_of(s)].connect(&mut ctx),
                 Action::Write(s, n) => self.eps[ep_of(s)].write(&mut ctx, n),
                 Action::Close(s) => self.eps[ep_of(s)].close(&mut ctx),
+                Action::StopWriting(s) => self.eps[ep_of(s)].stop_writing(&mut ctx),
                 Action::WakeAt(t) => self.q.push(t, Event::App { app: f as u32 }),
                 Action::Datagram(bytes) => {
                     let fc = &self.scn.flows[f];
@@ -788,6 +793,7 @@ impl World {
                     AgentKind::RwndClamp { .. } => "rwnd_clamp",
                     AgentKind::Monitor => "monitor",
                     AgentKind::Ceten { .. } => "ceten",
+                    AgentKind::Xfwa(_) => "xfwa",
                 }
                 .to_string(),
                 counters: a.counters(),

@@ -3,6 +3,7 @@
 //! naming the dotted path, the value and what is allowed for each mistake.
 
 use satcp_core::scenario::*;
+use satcp_core::router::xfwa::{ErrorDist, NewFlows, QSize, XfwaCfg};
 
 fn scenario(link_extra: &str, rest: &str) -> String {
     format!(
@@ -116,13 +117,27 @@ fn agents_resolve_node_link_and_kind() {
     let s = ok("", "[[agents]]\nnode = \"b\"\nkind = \"ceten\"\n[[agents]]\nnode = \"g\"\nkind = \"ceten\"\ninitial = 0.5\noverflow_decays_survival = true\nestimator = \"per_packet\"\n");
     assert_eq!(s.agents[0].kind, AgentKind::Ceten { initial: 1.0, overflow_decays_survival: false, per_packet: false });
     assert_eq!(s.agents[1].kind, AgentKind::Ceten { initial: 0.5, overflow_decays_survival: true, per_packet: true });
+    let s = ok("", "[[agents]]\nnode = \"g\"\nkind = \"xfwa\"\nlink = \"sat\"\nalpha = 2\nq_size = \"free\"\nrtt_error = 0.1\nrtt_error_dist = \"normal\"\nnew_flows = \"immediate\"\nisl_delay = \"10ms\"\nextra_hops = 0\n");
+    let AgentKind::Xfwa(x) = s.agents[0].kind else { panic!("{:?}", s.agents[0].kind) };
+    assert_eq!((x.alpha, x.isl_delay_ns, x.extra_hops, x.rtt_error), (2.0, 10_000_000, 0, 0.1));
+    assert_eq!((x.q_size, x.new_flows, x.rtt_error_dist), (QSize::Free, NewFlows::Immediate, ErrorDist::Normal));
+    let s = ok("", "[[agents]]\nnode = \"g\"\nkind = \"xfwa\"\nlink = \"sat\"\n");
+    assert_eq!(s.agents[0].kind, AgentKind::Xfwa(XfwaCfg::default()));
 }
 
 #[test]
 fn agent_errors_name_the_field() {
-    let e = err("", "[[agents]]\nnode = \"g\"\nkind = \"xfwa\"\n");
+    let e = err("", "[[agents]]\nnode = \"g\"\nkind = \"ewa\"\n");
     assert_eq!(e.path, "agents.0.kind");
-    assert!(e.allowed.contains("\"rwnd_clamp\", \"monitor\", \"ceten\""), "{}", e.allowed);
+    assert!(e.allowed.contains("\"rwnd_clamp\", \"monitor\", \"ceten\", \"xfwa\""), "{}", e.allowed);
+    // XFWA sits on one interface: its link is required; its keys are checked
+    let e = err("", "[[agents]]\nnode = \"g\"\nkind = \"xfwa\"\n");
+    assert_eq!(e.path, "agents.0.link");
+    let e = err("", "[[agents]]\nnode = \"g\"\nkind = \"xfwa\"\nlink = \"sat\"\nq_size = \"half\"\n");
+    assert_eq!(e.path, "agents.0.q_size");
+    assert!(e.allowed.contains("\"free\""), "{}", e.allowed);
+    let e = err("", "[[agents]]\nnode = \"g\"\nkind = \"xfwa\"\nlink = \"sat\"\nrtt_error = 1.5\n");
+    assert_eq!((e.path.as_str(), e.value.as_str()), ("agents.0.rtt_error", "1.5"));
     let e = err("", "[[agents]]\nnode = \"g\"\nkind = \"ceten\"\ninitial = 1.5\n");
     assert_eq!((e.path.as_str(), e.value.as_str()), ("agents.0.initial", "1.5"));
     let e = err("", "[[agents]]\nnode = \"g\"\nkind = \"ceten\"\nestimator = \"per_flow\"\n");

@@ -72,7 +72,7 @@ fn geo_reference_scenario() {
     assert_eq!(t.max_rto_ns, 60_000_000_000);
     assert_eq!(
         f.app,
-        AppCfg::Ftp(FtpCfg { start_ns: 0, size_bytes: Some(50_000_000), request_bytes: 0, response_end: ResponseEnd::LastByte })
+        AppCfg::Ftp(FtpCfg { start_ns: 0, stop_ns: None, size_bytes: Some(50_000_000), request_bytes: 0, response_end: ResponseEnd::LastByte })
     );
 }
 

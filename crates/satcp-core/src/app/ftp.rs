@@ -7,6 +7,9 @@
 //!   request of that many bytes; the server writes the file once the whole
 //!   request has arrived (the ADaLR thesis' "from sending the FTP request").
 //! * The client closes its side when the server's FIN arrives.
+//! * `stop`: at that time the server stops writing: what it has sent
+//!   completes, nothing new is sent, and it closes (a flow that leaves the
+//!   path at a handover, XFWA's scenarios B-D).
 //! * Response time runs from `start` (the first SYN) to the last byte
 //!   delivered (`response_end = "last_byte"`, default), to the completed FIN
 //!   exchange (`"fin"`, as the ADaLR thesis counts it), or to the server's
@@ -22,11 +25,12 @@ pub struct Ftp {
     pub last_byte_at: Option<Time>,
     pub completed_at: Option<Time>,
     file_sent: bool,
+    started: bool,
 }
 
 impl Ftp {
     pub fn new(cfg: FtpCfg) -> Self {
-        Ftp { cfg, last_byte_at: None, completed_at: None, file_sent: false }
+        Ftp { cfg, last_byte_at: None, completed_at: None, file_sent: false, started: false }
     }
 
     fn send_file(&mut self, out: &mut Vec<Action>) {
@@ -41,6 +45,14 @@ impl Ftp {
     }
 
     pub fn on_wakeup(&mut self, _now: Time, out: &mut Vec<Action>) {
+        if self.started {
+            out.push(Action::StopWriting(Side::Server));
+            return;
+        }
+        self.started = true;
+        if let Some(t) = self.cfg.stop_ns {
+            out.push(Action::WakeAt(t));
+        }
         if self.cfg.request_bytes == 0 {
             out.push(Action::Listen(Side::Client));
             out.push(Action::Connect(Side::Server));
@@ -89,7 +101,7 @@ mod tests {
     use super::*;
 
     fn cfg(request: u64, end: ResponseEnd) -> FtpCfg {
-        FtpCfg { start_ns: 0, size_bytes: Some(1000), request_bytes: request, response_end: end }
+        FtpCfg { start_ns: 0, stop_ns: None, size_bytes: Some(1000), request_bytes: request, response_end: end }
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub enum Action {
     Connect(Side),
     Write(Side, u64),
     Close(Side),
+    /// Write nothing beyond what has been sent, and close.
+    StopWriting(Side),
     /// Call `on_wakeup` at this time.
     WakeAt(Time),
     /// Send one UDP datagram of this many IP bytes from the flow's source

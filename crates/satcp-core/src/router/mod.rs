@@ -25,12 +25,17 @@
 pub mod ceten;
 pub mod monitor;
 pub mod rwnd_clamp;
+pub mod window_field;
+pub mod xfwa;
 
 use std::collections::BTreeMap;
 
 use crate::net::Packet;
-use crate::scenario::{AgentCfg, AgentKind, Scenario};
-use crate::sim::Time;
+use crate::scenario::{AgentCfg, AgentKind, QueueLimit, Scenario};
+use crate::sim::{Rng, Time};
+
+/// Random streams of agents start here (apart from flows' and links').
+const AGENT_STREAM: u64 = 4 << 32;
 
 /// The hooks an agent may implement; every one defaults to doing nothing.
 pub trait RouterAgent {
@@ -59,6 +64,7 @@ pub enum Agent {
     RwndClamp(rwnd_clamp::RwndClamp),
     Monitor(monitor::Monitor),
     Ceten(ceten::CetenRouter),
+    Xfwa(xfwa::Xfwa),
 }
 
 macro_rules! dispatch {
@@ -67,6 +73,7 @@ macro_rules! dispatch {
             Agent::RwndClamp($a) => $e,
             Agent::Monitor($a) => $e,
             Agent::Ceten($a) => $e,
+            Agent::Xfwa($a) => $e,
         }
     };
 }
@@ -109,6 +116,9 @@ pub struct Agents {
     /// For each link direction, the agents of its receiving node that watch
     /// it and want intact arrivals.
     arrivals_in: Vec<Vec<u32>>,
+    /// For each link direction, the agents that read its backlog before a
+    /// packet is offered (XFWA's free buffer).
+    backlog_of: Vec<Vec<u32>>,
 }
 
 impl Agents {
@@ -119,12 +129,29 @@ impl Agents {
         let mut out = vec![Vec::new(); ends.len()];
         let mut corrupted_in = vec![Vec::new(); ends.len()];
         let mut arrivals_in = vec![Vec::new(); ends.len()];
+        let mut backlog_of = vec![Vec::new(); ends.len()];
         for (k, cfg) in scn.agents.iter().enumerate() {
             let agent = match cfg.kind {
                 AgentKind::RwndClamp { bytes } => Agent::RwndClamp(rwnd_clamp::RwndClamp::new(bytes, scn.flows.len())),
                 AgentKind::Monitor => Agent::Monitor(monitor::Monitor::default()),
                 AgentKind::Ceten { initial, overflow_decays_survival, per_packet } => {
                     Agent::Ceten(ceten::CetenRouter::new(initial, overflow_decays_survival).per_packet(per_packet))
+                }
+                AgentKind::Xfwa(x) => {
+                    // the parser requires a link attached to the node
+                    let l = cfg.link.expect("an xfwa agent has a link");
+                    let side = usize::from(scn.links[l].a != cfg.node);
+                    let (out, back) = ((2 * l + side) as u32, (2 * l + 1 - side) as u32);
+                    let d = &scn.links[l].dirs[side];
+                    let (lp, lb) = match d.queue.limit() {
+                        QueueLimit::Packets(n) => (Some(n), None),
+                        QueueLimit::Bytes(b) => (None, Some(b)),
+                        QueueLimit::Unlimited => (None, None),
+                    };
+                    let rng = Rng::new(scn.run.seed, AGENT_STREAM + k as u64);
+                    let a = xfwa::Xfwa::new(x, out, back, d.rate_bps, lp, lb, scn.flows.len(), rng);
+                    backlog_of[a.backlog_dir() as usize].push(k as u32);
+                    Agent::Xfwa(a)
                 }
             };
             for (d, &(from, to)) in ends.iter().enumerate() {
@@ -141,7 +168,7 @@ impl Agents {
             }
             list.push(agent);
         }
-        Agents { list, cfgs: scn.agents.clone(), out, corrupted_in, arrivals_in }
+        Agents { list, cfgs: scn.agents.clone(), out, corrupted_in, arrivals_in, backlog_of }
     }
 
     /// Whether the run has any agent (else forwarding skips the lookup).
@@ -182,6 +209,21 @@ impl Agents {
     pub fn arrival(&mut self, now: Time, dir: u32, p: &mut Packet) {
         for &k in &self.arrivals_in[dir as usize] {
             self.list[k as usize].on_arrival(now, dir, p);
+        }
+    }
+
+    /// Whether some agent reads the backlog of `dir`.
+    #[inline]
+    pub fn wants_backlog(&self, dir: u32) -> bool {
+        !self.backlog_of[dir as usize].is_empty()
+    }
+
+    /// Tell the agents that read it the backlog of `dir` (packets waiting).
+    pub fn backlog(&mut self, dir: u32, packets: usize) {
+        for &k in &self.backlog_of[dir as usize] {
+            if let Agent::Xfwa(a) = &mut self.list[k as usize] {
+                a.set_backlog(packets);
+            }
         }
     }
 

@@ -4,47 +4,31 @@
 //! controls a sender through its ACKs; XFWA computes its window per flow
 //! the same way.
 //!
-//! * The window field of a segment that is not a SYN counts units of 2^s
-//!   bytes, s being the shift its sender announced in its SYN (RFC 7323);
-//!   the clamp learns both shifts from the connection's SYN and SYN-ACK as
-//!   they pass. Scaling is in force once a SYN-ACK with a window-scale
-//!   option has passed (a SYN-ACK carries one only when the SYN did).
-//! * A non-SYN segment's field becomes min(field, ceil(N / 2^s)): with a
-//!   shift the field cannot say N exactly, and the window is N rounded up to
-//!   a multiple of 2^s (rounding down could leave less than one segment,
-//!   and a sender that sends only full segments would stall). A SYN's field
-//!   is never scaled: min(field, N, 65535).
-//! * A connection is identified by its flow (satcp's 4-tuple); a segment
-//!   whose handshake the clamp never saw is read unscaled.
+//! * The window is read and lowered as `window_field.rs` says (scales
+//!   learnt from the handshake; never raised; rounded up to the scale's
+//!   unit so that one segment still fits).
 //! * `bytes` is at least every flow's MSS (checked with the scenario): a
 //!   window under one segment would stall a sender that sends only full
 //!   segments.
 
 use std::collections::BTreeMap;
 
+use super::window_field::WindowField;
 use super::RouterAgent;
-use crate::net::packet::{FLAG_ACK, FLAG_SYN};
+use crate::net::packet::FLAG_ACK;
 use crate::net::Packet;
 use crate::sim::Time;
 
-#[derive(Clone, Copy, Debug, Default)]
-struct Conn {
-    /// The shift each side announced: [server, client].
-    shift: [Option<u8>; 2],
-    /// A SYN-ACK with a window-scale option has passed.
-    scaled: bool,
-}
-
 pub struct RwndClamp {
     bytes: u64,
-    conns: Vec<Conn>,
+    field: WindowField,
     clamped: u64,
     seen: u64,
 }
 
 impl RwndClamp {
     pub fn new(bytes: u64, flows: usize) -> Self {
-        RwndClamp { bytes, conns: vec![Conn::default(); flows], clamped: 0, seen: 0 }
+        RwndClamp { bytes, field: WindowField::new(flows), clamped: 0, seen: 0 }
     }
 }
 
@@ -53,28 +37,12 @@ impl RouterAgent for RwndClamp {
         if !p.kind.is_tcp() {
             return;
         }
-        // the segment's sender: endpoint to_ep ^ 1 (2f is flow f's server)
-        let side = ((p.to_ep ^ 1) % 2) as usize;
-        let c = &mut self.conns[(p.to_ep / 2) as usize];
-        let syn = p.tcp.has(FLAG_SYN);
-        if syn {
-            if let Some(s) = p.tcp.opt_wscale {
-                c.shift[side] = Some(s);
-                c.scaled |= p.tcp.has(FLAG_ACK);
-            }
-        }
+        self.field.observe(p);
         if !p.tcp.has(FLAG_ACK) {
             return; // a pure SYN advertises nothing to clamp
         }
         self.seen += 1;
-        let limit = if syn {
-            self.bytes.min(65_535)
-        } else {
-            let s = if c.scaled { c.shift[side].unwrap_or(0) } else { 0 };
-            self.bytes.div_ceil(1 << s).clamp(1, 65_535)
-        };
-        if (p.tcp.wnd as u64) > limit {
-            p.tcp.wnd = limit as u16;
+        if self.field.lower(p, self.bytes) {
             self.clamped += 1;
         }
     }
@@ -87,6 +55,7 @@ impl RouterAgent for RwndClamp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::FLAG_SYN;
     use crate::net::TcpHeader;
 
     fn seg(to_ep: u32, flags: u8, wnd: u16, wscale: Option<u8>) -> Packet {

@@ -149,6 +149,16 @@ pub enum QueueCfg {
     Priority { limit: QueueLimit, low_drop: LowDrop },
 }
 
+impl QueueCfg {
+    /// The queue's hard limit.
+    pub fn limit(&self) -> QueueLimit {
+        match self {
+            QueueCfg::DropTail { limit } | QueueCfg::Priority { limit, .. } => *limit,
+            QueueCfg::Red(r) => r.limit_packets.map_or(QueueLimit::Unlimited, QueueLimit::Packets),
+        }
+    }
+}
+
 /// When a priority queue drops an arriving low-priority packet.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LowDrop {
@@ -561,6 +571,9 @@ pub enum ResponseEnd {
 #[derive(Clone, Debug, PartialEq)]
 pub struct FtpCfg {
     pub start_ns: u64,
+    /// The sender stops writing here (`stop`): what it has sent completes,
+    /// nothing new follows, and it closes (a flow that leaves a path).
+    pub stop_ns: Option<u64>,
     /// None = send for ever.
     pub size_bytes: Option<u64>,
     /// 0: the server opens the connection and pushes the file (ns-2/ns-3
@@ -684,4 +697,7 @@ pub enum AgentKind {
     /// printed code); with `per_packet` (`estimator = "per_packet"`) no
     /// survival estimate persists: each packet's starts from `initial`.
     Ceten { initial: f64, overflow_decays_survival: bool, per_packet: bool },
+    /// XFWA's window adjustment (`router/xfwa.rs`) on the interface of
+    /// `link` (required).
+    Xfwa(crate::router::xfwa::XfwaCfg),
 }

@@ -59,6 +59,13 @@ impl Rng {
         p > 0.0 && self.uniform() < p
     }
 
+    /// Standard normal (Box-Muller, one of the pair; two uniforms a draw).
+    pub fn normal(&mut self) -> f64 {
+        let u1 = 1.0 - self.uniform();
+        let u2 = self.uniform();
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
+
     /// Exponential with the given mean.
     pub fn exponential(&mut self, mean: f64) -> f64 {
         -mean * (1.0 - self.uniform()).ln()

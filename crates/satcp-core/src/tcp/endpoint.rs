@@ -296,6 +296,16 @@ impl Endpoint {
         self.flush_ack(ctx);
     }
 
+    /// The application takes back what it wrote beyond what has been sent,
+    /// and closes (`app.stop`).
+    pub fn stop_writing(&mut self, ctx: &mut Ctx) {
+        if self.snd.fin_queued {
+            return;
+        }
+        self.snd.data_end = self.snd.data_end.min(self.snd.max.max(self.snd.una));
+        self.close(ctx);
+    }
+
     /// The application will send nothing more: queue the FIN (with `fin =
     /// false`, ns-2's one-way agents, nothing: the peer never learns of the
     /// close).

@@ -12,15 +12,21 @@ pub(super) fn parse_app(mut t: Tbl) -> Res<AppCfg> {
         return parse_udp_app(t, kind);
     }
     if kind == "ftp" {
-        t.only(&["kind", "size", "start", "request", "response_end"])?;
+        t.only(&["kind", "size", "start", "stop", "request", "response_end"])?;
         let response_end = match t.choice("response_end", &["last_byte", "fin", "last_ack"])? {
             Some("fin") => ResponseEnd::Fin,
             Some("last_ack") => ResponseEnd::LastAck,
             _ => ResponseEnd::LastByte,
         };
+        let start_ns = t.duration("start")?.unwrap_or(0);
+        let stop_ns = t.duration("stop")?;
+        if stop_ns.is_some_and(|s| s <= start_ns) {
+            return Err(t.bad("stop", format!("a time after start ({} ns)", start_ns)));
+        }
         Ok(AppCfg::Ftp(FtpCfg {
             size_bytes: t.size_pos("size")?,
-            start_ns: t.duration("start")?.unwrap_or(0),
+            start_ns,
+            stop_ns,
             request_bytes: t.size("request")?.unwrap_or(0),
             response_end,
         }))
