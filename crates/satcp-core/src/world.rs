@@ -773,6 +773,7 @@ impl World {
                 reordered: d.stats.reordered,
                 burst_delayed: d.stats.burst_delayed,
                 max_queue_packets: d.stats.max_queue_packets,
+                mean_queue_packets: (!d.holds_packets() && end > 0).then(|| d.stats.queue_wait_ns as f64 / end as f64),
                 arq: arq_summary(d, &self.dirs[i ^ 1]),
             });
         }

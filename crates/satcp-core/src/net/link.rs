@@ -181,6 +181,9 @@ pub struct LinkStats {
     /// packet.
     pub drops_pushed_out: u64,
     pub max_queue_packets: u64,
+    /// The FIFO's packets' waiting times summed (ns): by Little's law the
+    /// time integral of the number waiting.
+    pub queue_wait_ns: u64,
     /// Packets delivered out of order by the reordering model or the
     /// overtakable burst delay.
     pub reordered: u64,
@@ -440,6 +443,7 @@ impl LinkDir {
             f.waiting.push_back((start, ip_bytes));
             f.waiting_bytes += ip_bytes as u64;
             self.stats.max_queue_packets = self.stats.max_queue_packets.max(f.waiting.len() as u64);
+            self.stats.queue_wait_ns += start - now;
         }
         let rate = if FIXED { self.rate_bps } else { self.schedule.rate_at(start) };
         let tx = serialisation_ns(ip_bytes, self.overhead_bytes, rate);
@@ -721,6 +725,10 @@ mod tests {
         assert!(matches!(l.enqueue(10_000_001, 10), Enqueued::Arrives(40_000_000)));
         assert_eq!(l.stats.drops_queue, 2);
         assert_eq!(l.stats.max_queue_packets, 2);
+        // waits: 10 ms and 20 ms for the two at 0, and 19.999999 ms for
+        // the last (offered at 10.000001 ms, sent from 30 ms): Little's
+        // integral of the number waiting
+        assert_eq!(l.stats.queue_wait_ns, 10_000_000 + 20_000_000 + (20_000_000 - 1));
     }
 
     #[test]

@@ -180,6 +180,10 @@ pub struct LinkSummary {
     pub low_priority_tx: u64,
     pub low_priority_dropped: u64,
     pub max_queue_packets: u64,
+    /// The time-averaged number of packets waiting over the run (a FIFO
+    /// transmitter's; None for priority and ARQ links): what the XFWA
+    /// paper's average queue samples every 100 ms.
+    pub mean_queue_packets: Option<f64>,
     /// Packets held back and overtaken (reordering model, overtakable burst
     /// delay).
     pub reordered: u64,

@@ -35,6 +35,7 @@ mod captures;
 mod flows;
 mod json;
 mod links;
+mod multihop;
 mod tcp;
 
 use agents::parse_agents;
@@ -56,9 +57,7 @@ pub fn parse_toml_in(text: &str, overrides: &[String], base_dir: Option<&Path>) 
     let table: toml::Table = toml::from_str(text)
         .map_err(|e| ScenarioError::new("<toml>", "", format!("malformed TOML: {}", e.to_string().trim_end())))?;
     let mut root = Value::Table(table);
-    for spec in overrides {
-        apply_override(&mut root, spec)?;
-    }
+    apply_overrides(&mut root, overrides)?;
     from_value_in(root, base_dir)
 }
 
@@ -73,10 +72,22 @@ pub fn parse_json_in(text: &str, overrides: &[String], base_dir: Option<&Path>) 
     let json: json::Json = serde_json::from_str(text)
         .map_err(|e| ScenarioError::new("<json>", "", format!("malformed JSON: {}", e)))?;
     let mut root = json.into_toml("")?;
-    for spec in overrides {
-        apply_override(&mut root, spec)?;
-    }
+    apply_overrides(&mut root, overrides)?;
     from_value_in(root, base_dir)
+}
+
+/// Apply `overrides` in order: those of `multihop.*` keys first, then the
+/// `[multihop]` expansion, then the rest (which may name what it made).
+fn apply_overrides(root: &mut Value, overrides: &[String]) -> Res<()> {
+    let (mh, rest): (Vec<&String>, Vec<&String>) = overrides.iter().partition(|s| s.trim_start().starts_with("multihop."));
+    for spec in mh {
+        apply_override(root, spec)?;
+    }
+    multihop::expand(root)?;
+    for spec in rest {
+        apply_override(root, spec)?;
+    }
+    Ok(())
 }
 
 /// Validate a raw scenario tree (as parsed from TOML, JSON or a Python dict).
@@ -85,7 +96,8 @@ pub fn from_value(v: Value) -> Result<Scenario, ScenarioError> {
 }
 
 /// [`from_value`] with relative file paths resolved against `base_dir`.
-pub fn from_value_in(v: Value, base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
+pub fn from_value_in(mut v: Value, base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
+    multihop::expand(&mut v)?;
     let mut root = Tbl::new(String::new(), &v, "a table with [run], [nodes], [[links]] and [[flows]]")?;
     root.only(&["run", "nodes", "links", "flows", "captures", "agents"])?;
     let run = parse_run(&root)?;
