@@ -17,7 +17,7 @@ PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels 
 STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 crosscheck-linux clean reproduce-adalr reproduce-adalr-quick reproduce-transat reproduce-transat-quick reproduce-peach reproduce-peach-quick reproduce-ceten reproduce-ceten-quick
+.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 crosscheck-linux clean reproduce-adalr reproduce-adalr-quick reproduce-transat reproduce-transat-quick reproduce-peach reproduce-peach-quick reproduce-ceten reproduce-ceten-quick reproduce-xfwa reproduce-xfwa-quick
 
 help:
 	@echo "satcp make targets:"
@@ -36,6 +36,8 @@ help:
 	@echo "  make reproduce-peach-quick  the same with 3 replications per cell"
 	@echo "  make reproduce-ceten  the CETEN-R thesis' factorial study (report in out/reproduce-ceten)"
 	@echo "  make reproduce-ceten-quick  the same without the alpha calibration"
+	@echo "  make reproduce-xfwa  the XFWA study with ns-2 beside (report in out/reproduce-xfwa)"
+	@echo "  make reproduce-xfwa-quick  T1 and T2 only, 2 replications"
 	@echo "  make build   maturin develop --release into $(VENV) + Rust CLIs"
 	@echo "  make venv    create $(VENV) with the Python dependencies"
 	@echo "  make clean   remove build products, $(VENV) and out/"
@@ -77,6 +79,7 @@ test: test-rust test-python
 
 bench: build
 	cargo run --release -p satcp-core --bin satcp-bench
+	cargo run --release -p satcp-core --bin satcp-bench -- --only xfwa-oc3-512
 	$(IN_VENV) python bench/sweep_scaling.py
 	bash bench/ns3/run.sh
 
@@ -128,6 +131,13 @@ reproduce-ceten: build
 
 reproduce-ceten-quick: build
 	$(IN_VENV) satcp reproduce ceten --quick --out out/reproduce-ceten-quick
+
+# XFWA reproduced, ns-2 2.35 beside it (docs/reproduce-xfwa.md).
+reproduce-xfwa: build
+	$(IN_VENV) satcp reproduce xfwa --out out/reproduce-xfwa
+
+reproduce-xfwa-quick: build
+	$(IN_VENV) satcp reproduce xfwa --quick --out out/reproduce-xfwa-quick
 
 clean:
 	cargo clean

@@ -710,6 +710,10 @@ impl World {
                 app: app.kind().to_string(),
                 completed: app.completed_at().is_some(),
                 start_s: secs(start),
+                stop_s: match &fc.app {
+                    AppCfg::Ftp(a) => a.stop_ns.map(secs),
+                    _ => None,
+                },
                 completion_s: app.completed_at().map(|t| secs(t - start)),
                 last_byte_at_s: last.filter(|_| matches!(fc.app, AppCfg::Ftp(_))).map(secs),
                 fin_done_at_s: self.flows[f].fin_done_at.map(secs),

@@ -117,10 +117,10 @@ fn agents_resolve_node_link_and_kind() {
     let s = ok("", "[[agents]]\nnode = \"b\"\nkind = \"ceten\"\n[[agents]]\nnode = \"g\"\nkind = \"ceten\"\ninitial = 0.5\noverflow_decays_survival = true\nestimator = \"per_packet\"\n");
     assert_eq!(s.agents[0].kind, AgentKind::Ceten { initial: 1.0, overflow_decays_survival: false, per_packet: false });
     assert_eq!(s.agents[1].kind, AgentKind::Ceten { initial: 0.5, overflow_decays_survival: true, per_packet: true });
-    let s = ok("", "[[agents]]\nnode = \"g\"\nkind = \"xfwa\"\nlink = \"sat\"\nalpha = 2\nq_size = \"free\"\nrtt_error = 0.1\nrtt_error_dist = \"normal\"\nnew_flows = \"immediate\"\nisl_delay = \"10ms\"\nextra_hops = 0\n");
+    let s = ok("", "[[agents]]\nnode = \"g\"\nkind = \"xfwa\"\nlink = \"sat\"\nalpha = 2\nq_size = \"free\"\nrtt_error = 0.1\nrtt_error_dist = \"normal\"\nnew_flows = \"wait\"\nisl_delay = \"10ms\"\nextra_hops = 0\n");
     let AgentKind::Xfwa(x) = s.agents[0].kind else { panic!("{:?}", s.agents[0].kind) };
     assert_eq!((x.alpha, x.isl_delay_ns, x.extra_hops, x.rtt_error), (2.0, 10_000_000, 0, 0.1));
-    assert_eq!((x.q_size, x.new_flows, x.rtt_error_dist), (QSize::Free, NewFlows::Immediate, ErrorDist::Normal));
+    assert_eq!((x.q_size, x.new_flows, x.rtt_error_dist), (QSize::Free, NewFlows::Wait, ErrorDist::Normal));
     let s = ok("", "[[agents]]\nnode = \"g\"\nkind = \"xfwa\"\nlink = \"sat\"\n");
     assert_eq!(s.agents[0].kind, AgentKind::Xfwa(XfwaCfg::default()));
 }

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..tables import format_table
 from . import PROFILES, ceten, runner
-from .report import Doc, header_rows
+from .report import Doc, claims_table, header_rows, print_claims
 
 _TITLES = {"4": "Table 4: one client, Reno", "5": "Table 5: one client, NewReno",
            "9": "Table 9: four clients, Reno (per-client mean)", "10": "Table 10: four clients, NewReno",
@@ -70,10 +70,7 @@ def write_report(out: Path, rows: pd.DataFrame, anovas: dict[str, pd.DataFrame],
              "Network, readings and calibration: docs/reproduce-ceten.md.", note=True)
     doc.table(pd.DataFrame(header, columns=["", "value"]), left=("", "value"))
     doc.heading(2, "The thesis' findings")
-    doc.table(pd.DataFrame([(c["id"], c["wording"], "no data" if c["holds"] is None else
-                             ("holds" if c["holds"] else "does not hold"), c["evidence"]) for c in claims],
-                           columns=["claim", "thesis", "satcp", "evidence"]),
-              left=("claim", "thesis", "satcp", "evidence"))
+    claims_table(doc, claims, "thesis")
     counts = []
     for t in _TITLES:
         r = rows[(rows["table"] == t) & (rows["n"] > 0)]
@@ -135,7 +132,5 @@ def reproduce(*, quick: bool = False, out: str | Path | None = None, store: str 
     print(format_table(["table", "rows", "reproduced"],
                        [(t, int((r["table"] == t).sum()), int(r[r["table"] == t]["reproduced"].astype(bool).sum()))
                         for t in _TITLES], "lrr"), file=stdout)
-    for c in claim_list:
-        verdict = "no data" if c["holds"] is None else ("holds" if c["holds"] else "does not hold")
-        print(f"claim {c['id']}: {verdict} ({c['evidence']})", file=stdout)
+    print_claims(claim_list, stdout)
     return runner.finish(outcome, s, (html_path, md_path), t0, stdout)

@@ -53,6 +53,7 @@ _STUDIES = {
     "transat": ("transat_report", "the TRANSAT study has 20 replications per cell (5 with --quick)"),
     "peach": ("peach_report", "the Modified Peach study has 10 replications per cell (3 with --quick)"),
     "ceten": ("ceten_report", "the CETEN-R study has the thesis' 5 replications per cell"),
+    "xfwa": ("xfwa_report", "the XFWA study has 5 replications per cell (2 with --quick)"),
 }
 
 

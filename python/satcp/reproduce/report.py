@@ -299,6 +299,24 @@ def write(out_dir: Path, *, experiments: list[Experiment], obs: pd.DataFrame, ru
     return doc.write(out_dir, title)
 
 
+def verdict(holds) -> str:
+    """A claim's verdict as the reports word it."""
+    return "no data" if holds is None else ("holds" if holds else "does not hold")
+
+
+def claims_table(doc: Doc, claims: list[dict], source: str) -> None:
+    """Claims (dicts with id, wording, holds, evidence) as a report table;
+    ``source`` names whose wording it is ("paper", "thesis")."""
+    doc.table(pd.DataFrame([(c["id"], c["wording"], verdict(c["holds"]), c["evidence"]) for c in claims],
+                           columns=["claim", source, "satcp", "evidence"]), left=("claim", source, "satcp", "evidence"))
+
+
+def print_claims(claims: list[dict], stdout) -> None:
+    """One line per claim with its verdict and evidence."""
+    for c in claims:
+        print(f"claim {c['id']}: {verdict(c['holds'])} ({c['evidence']})", file=stdout)
+
+
 def header_rows(name: str, quick: bool, report, obs: pd.DataFrame, wall_s: float) -> list[tuple[str, str]]:
     profile, why = PROFILES[name]
     return [("reproduction", name + (" --quick" if quick else "")), ("satcp version", _core.version()),

@@ -109,6 +109,12 @@ impl App {
         match self {
             App::Ftp(a) => a.on_note(now, note, out),
             App::Http(a) => a.on_note(now, note, out),
+            // an on/off source over TCP: the receiver closes when the sender has
+            App::OnOff(a) if a.cfg.tcp => {
+                if let AppNote::PeerClosed(side) = note {
+                    out.push(Action::Close(side));
+                }
+            }
             App::Cbr(_) | App::OnOff(_) => {}
         }
     }
@@ -130,11 +136,12 @@ impl App {
         }
     }
 
-    /// A copy of the UDP counters, for reports.
+    /// A copy of the UDP counters, for reports (None for TCP flows, an
+    /// on/off source over TCP included).
     pub fn udp_stats(&self) -> Option<udp::UdpStats> {
         match self {
             App::Cbr(a) => Some(a.stats),
-            App::OnOff(a) => Some(a.stats),
+            App::OnOff(a) if !a.cfg.tcp => Some(a.stats),
             _ => None,
         }
     }
@@ -143,7 +150,7 @@ impl App {
     pub fn udp(&mut self) -> Option<&mut udp::UdpStats> {
         match self {
             App::Cbr(a) => Some(&mut a.stats),
-            App::OnOff(a) => Some(&mut a.stats),
+            App::OnOff(a) if !a.cfg.tcp => Some(&mut a.stats),
             _ => None,
         }
     }

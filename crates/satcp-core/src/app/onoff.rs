@@ -12,9 +12,15 @@
 //! the first burst only after it, is followed by an idle time (kept: it is
 //! the reference behaviour). Pareto draws use ns-2's parameterisation:
 //! scale = mean (shape - 1) / shape, x = scale / U^(1/shape).
+//!
+//! `transport = "tcp"`: the source opens a TCP connection at `start` and
+//! each "packet" is a write of `packet_size` bytes into it (ns-2's traffic
+//! generators attached to a TCP agent: web-like ON-OFF TCP sources, the
+//! XFWA paper's section V-D); at `stop` it writes nothing more and closes.
+//! TCP sends what is written as its window allows.
 
 use super::udp::UdpStats;
-use super::Action;
+use super::{Action, Side};
 use crate::scenario::{OnOffCfg, OnOffDist};
 use crate::sim::{Rng, Time, NS_PER_S};
 
@@ -25,12 +31,14 @@ pub struct OnOff {
     /// Packets left in the current burst.
     rem: u64,
     interval_s: f64,
+    /// Over TCP: the connection is open.
+    opened: bool,
 }
 
 impl OnOff {
     pub fn new(cfg: OnOffCfg, rng: Rng) -> Self {
         let interval_s = 8.0 * cfg.packet_bytes as f64 / cfg.peak_rate_bps as f64;
-        OnOff { cfg, stats: UdpStats::default(), rng, rem: 0, interval_s }
+        OnOff { cfg, stats: UdpStats::default(), rng, rem: 0, interval_s, opened: false }
     }
 
     fn draw(&mut self, mean: f64) -> f64 {
@@ -57,13 +65,31 @@ impl OnOff {
 
     pub fn on_wakeup(&mut self, now: Time, out: &mut Vec<Action>) {
         if self.cfg.stop_ns.is_some_and(|s| now >= s) {
+            if self.cfg.tcp {
+                out.push(Action::StopWriting(Side::Server));
+            }
             return;
         }
-        out.push(Action::Datagram(self.cfg.packet_bytes));
-        self.stats.sent(self.cfg.packet_bytes);
+        if self.cfg.tcp {
+            if !self.opened {
+                self.opened = true;
+                out.push(Action::Listen(Side::Client));
+                out.push(Action::Connect(Side::Server));
+            }
+            out.push(Action::Write(Side::Server, self.cfg.packet_bytes as u64));
+        } else {
+            out.push(Action::Datagram(self.cfg.packet_bytes));
+            self.stats.sent(self.cfg.packet_bytes);
+        }
         let next = now + ((self.next_interval_s() * NS_PER_S as f64).round() as u64).max(1);
-        if self.cfg.stop_ns.is_none_or(|s| next < s) {
-            out.push(Action::WakeAt(next));
+        match self.cfg.stop_ns {
+            Some(s) if next >= s => {
+                // the TCP source closes at stop
+                if self.cfg.tcp {
+                    out.push(Action::WakeAt(s));
+                }
+            }
+            _ => out.push(Action::WakeAt(next)),
         }
     }
 }
@@ -81,6 +107,7 @@ mod tests {
             mean_off_ns: 120_000_000,
             start_ns: 0,
             stop_ns: None,
+            tcp: false,
         }
     }
 

@@ -6,6 +6,9 @@
 //! `satcp-bench --print-scenario NAME` prints a scenario's TOML, the one
 //! source the ns-3 side-by-side (bench/ns3) runs satcp-run on. Last, the
 //! link-layer ARQ's cost per frame against a plain link.
+//! `satcp-bench --only NAME` runs one scenario (and not the ARQ cost) and
+//! prints the process's peak resident memory after it (VmHWM): `make
+//! bench` runs the XFWA OC3 scenario so, alone in its process.
 
 use std::time::Instant;
 
@@ -83,19 +86,34 @@ fn bulk_flows(n: usize, (src, dst): (&str, &str), variant: impl Fn(usize) -> &'s
         .collect()
 }
 
+/// The XFWA study's equal-RTT network at OC3: 512 NewReno flows through
+/// XFWA for 20 simulated seconds (`scenarios/xfwa/equal_rtts.toml`).
+fn xfwa_oc3() -> String {
+    include_str!("../../../../scenarios/xfwa/equal_rtts.toml").replace("bottleneck = \"T1\"", "bottleneck = \"OC3\"")
+}
+
+/// The process's peak resident set (kB), from /proc (Linux).
+fn peak_rss_kb() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    s.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()
+}
+
 fn main() {
     let benches = [
         Bench { name: "geo-10-flows", what: "10 SACK flows, 10/2 Mb/s GEO bent pipe, 100-packet buffer, BER 1e-8, 1000 s", toml: geo_10_flows() },
         Bench { name: "geo-50-flows-100mbps", what: "50 NewReno/SACK flows on a 100 Mb/s GEO link, 1000-packet buffer, 300 s", toml: geo_50_flows_100mbps() },
+        Bench { name: "xfwa-oc3-512", what: "XFWA, 512 NewReno flows over a 3-satellite OC3 chain, one-BDP buffer, 20 s", toml: xfwa_oc3() },
     ];
-    let usage = "usage: satcp-bench [--repeat N] [--json] | --print-scenario NAME";
+    let usage = "usage: satcp-bench [--repeat N] [--json] [--only NAME] | --print-scenario NAME";
     let mut repeat = 3;
     let mut json = false;
+    let mut only: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--repeat" => repeat = args.next().and_then(|v| v.parse().ok()).unwrap_or(3),
             "--json" => json = true,
+            "--only" => only = args.next(),
             "--print-scenario" => {
                 let name = args.next().unwrap_or_default();
                 match benches.iter().find(|b| b.name == name) {
@@ -120,8 +138,15 @@ fn main() {
         println!("satcp-bench {} (best of {repeat})", satcp_core::VERSION);
         println!("{:<22} {:>10} {:>12} {:>9} {:>12} {:>12}", "scenario", "sim s", "events", "wall s", "events/s", "sim s/wall s");
     }
+    if let Some(o) = &only {
+        if !benches.iter().any(|b| &b.name == o) {
+            let names: Vec<_> = benches.iter().map(|b| b.name).collect();
+            eprintln!("error: unknown scenario {o:?}; one of {}", names.join(", "));
+            std::process::exit(2);
+        }
+    }
     let mut rows = vec![];
-    for b in &benches {
+    for b in benches.iter().filter(|b| only.as_deref().is_none_or(|o| o == b.name)) {
         let scn = parse_toml(&b.toml, &[]).expect("benchmark scenario is valid");
         let mut best = f64::INFINITY;
         let mut events = 0;
@@ -144,6 +169,15 @@ fn main() {
             println!("{:<22} {:>10.0} {:>12} {:>9.3} {:>12.3e} {:>12.0}", b.name, sim, events, best, eps, sim / best);
             println!("  {}", b.what);
         }
+    }
+    if only.is_some() {
+        let rss = peak_rss_kb().map_or("unknown".to_string(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
+        if json {
+            println!("[{}]", rows.join(","));
+        } else {
+            println!("peak resident memory of this process: {rss}");
+        }
+        return;
     }
     let (plain, arq) = arq_cost(repeat);
     if json {

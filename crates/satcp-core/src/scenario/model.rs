@@ -666,6 +666,10 @@ pub struct OnOffCfg {
     pub mean_off_ns: u64,
     pub start_ns: u64,
     pub stop_ns: Option<u64>,
+    /// Over a TCP connection (`transport = "tcp"`): each "packet" is a
+    /// write of `packet_bytes` into the connection (ns-2's traffic
+    /// generator attached to a TCP agent), not a UDP datagram.
+    pub tcp: bool,
 }
 
 /// A router agent attached to a node: it sees every packet the node sends

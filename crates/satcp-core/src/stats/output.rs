@@ -61,6 +61,8 @@ pub struct FlowSummary {
     pub completed: bool,
     /// Absolute time the application started (first SYN sent).
     pub start_s: f64,
+    /// When the application stops writing (an FTP `stop`), if it does.
+    pub stop_s: Option<f64>,
     /// Response time: from the first SYN to the response end the flow's app
     /// names (last byte delivered, or FIN exchange done). None if not reached.
     pub completion_s: Option<f64>,

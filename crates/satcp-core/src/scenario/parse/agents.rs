@@ -48,7 +48,12 @@ pub(super) fn parse_agents(root: &Tbl, nodes: &[NodeCfg], links: &[LinkCfg], flo
         let kind = match kind {
             "rwnd_clamp" => {
                 let bytes = t.require("bytes", t.size_pos("bytes")?, &positive(units::SIZE_ALLOWED))?;
-                let mss = flows.iter().filter(|f| !matches!(f.app, AppCfg::Cbr(_) | AppCfg::OnOff(_))).map(|f| f.tcp.mss).max();
+                let udp = |f: &FlowCfg| match &f.app {
+                    AppCfg::Cbr(_) => true,
+                    AppCfg::OnOff(o) => !o.tcp,
+                    _ => false,
+                };
+                let mss = flows.iter().filter(|f| !udp(f)).map(|f| f.tcp.mss).max();
                 if let Some(mss) = mss.filter(|&m| bytes < m as u64) {
                     return Err(t.bad(
                         "bytes",

@@ -55,14 +55,16 @@ const UDP_HEADERS: u32 = 28;
 fn parse_udp_app(mut t: Tbl, kind: &str) -> Res<AppCfg> {
     const CBR_KEYS: &[&str] = &["kind", "rate", "packet_size", "start", "stop", "jitter", "max_packets"];
     const ONOFF_KEYS: &[&str] =
-        &["kind", "dist", "shape", "rate", "packet_size", "mean_on", "mean_off", "start", "stop"];
+        &["kind", "dist", "shape", "rate", "packet_size", "mean_on", "mean_off", "start", "stop", "transport"];
     t.only(if kind == "cbr" { CBR_KEYS } else { ONOFF_KEYS })?;
     let rate = t.rate("rate")?;
     let rate_bps = t.require("rate", rate, units::RATE_ALLOWED)?;
     if rate_bps == 0 {
         return Err(t.bad("rate", positive(units::RATE_ALLOWED)));
     }
-    let packet_bytes = t.u32_in("packet_size", UDP_HEADERS + 1, 65535)?.unwrap_or(1000);
+    let tcp = kind == "onoff" && t.choice("transport", &["udp", "tcp"])? == Some("tcp");
+    // over TCP a "packet" is a write of that many bytes
+    let packet_bytes = t.u32_in("packet_size", if tcp { 1 } else { UDP_HEADERS + 1 }, 65535)?.unwrap_or(1000);
     let start_ns = t.duration("start")?.unwrap_or(0);
     let stop_ns = t.duration("stop")?;
     if stop_ns.is_some_and(|s| s <= start_ns) {
@@ -98,6 +100,7 @@ fn parse_udp_app(mut t: Tbl, kind: &str) -> Res<AppCfg> {
         mean_off_ns: t.duration_pos("mean_off")?.unwrap_or(500_000_000),
         start_ns,
         stop_ns,
+        tcp,
     }))
 }
 

@@ -61,8 +61,13 @@ pub(super) fn parse_flows(root: &Tbl, nodes: &[NodeCfg], links: &[LinkCfg]) -> R
                 ));
             }
         }
-        if matches!(app, AppCfg::Cbr(_) | AppCfg::OnOff(_)) && t.get("tcp").is_some() {
-            return Err(t.bad("tcp", "no tcp table: a cbr or onoff application sends UDP"));
+        let udp = match &app {
+            AppCfg::Cbr(_) => true,
+            AppCfg::OnOff(o) => !o.tcp,
+            _ => false,
+        };
+        if udp && t.get("tcp").is_some() {
+            return Err(t.bad("tcp", "no tcp table: a cbr or onoff application sends UDP (onoff takes transport = \"tcp\")"));
         }
         flows.push(FlowCfg { name, src, dst, tcp, app });
     }

@@ -14,6 +14,9 @@
 //! tcp = { profile = "ns2", variant = "newreno", mss = 1000, rwnd = "1MB" }
 //! ```
 //!
+//! * A group's `flows` is a number, or "MAX" or "MAX/k": Table I's flow
+//!   count for the bottleneck's link type (T1 8, T2 32, T3 128, OC3 512),
+//!   divided by k (so one scenario file serves every link type).
 //! * Flows f1 .. fN (numbered across the groups in order) go from `src<k>`
 //!   through `hops_before` private satellites (`f<k>u1` ..), the chain, and
 //!   `hops_after` private satellites (`f<k>d1` ..) to `dst<k>`.
@@ -33,7 +36,10 @@
 //!   s; "D" the first half from 0, the second at 5 s, the second quarter
 //!   stops at 10 s and the third at 15 s. A stop is the FTP `stop`.
 //! * `tcp` and `app` are every flow's tables (`app` defaults to an
-//!   unlimited FTP; the schedule sets its start and stop).
+//!   unlimited FTP; the schedule sets its start and stop). A group may
+//!   have its own `app` (e.g. ON-OFF TCP sources beside persistent FTP
+//!   flows, section V-D); a `start` in it is added to the schedule's, a
+//!   `stop` in it is kept.
 //! * Overrides of `multihop.*` keys apply before the expansion, others
 //!   after (so `flows.f3.app.stop` reaches a generated flow).
 
@@ -49,6 +55,9 @@ const KEYS: &[&str] = &[
 /// Appendix II; T2 is the paper's 10 Mb/s, not the standard 6.312).
 const LINK_TYPES: &[(&str, &str)] = &[("T1", "1.5Mbps"), ("T2", "10Mbps"), ("T3", "45Mbps"), ("OC3", "155Mbps")];
 
+/// Table I: the most flows per link type ("MAX").
+const MAX_FLOWS: &[(&str, u32)] = &[("T1", 8), ("T2", 32), ("T3", 128), ("OC3", 512)];
+
 /// Random stream of the start jitter (apart from every other).
 const STREAM_MULTIHOP: u64 = 5 << 32;
 
@@ -56,6 +65,9 @@ struct Group {
     flows: u32,
     before: u32,
     after: Vec<u32>,
+    app: Option<toml::Table>,
+    /// The group app's own `start` (ns), added to the schedule's.
+    offset: u64,
 }
 
 fn s(v: &str) -> Value {
@@ -91,6 +103,7 @@ pub(crate) fn expand(root: &mut Value) -> Res<()> {
         None => "1.5Mbps".to_string(),
     };
     let bw_bps = units::parse_rate(&bottleneck).expect("checked above") as f64;
+    let max_flows = t.get("bottleneck").and_then(Value::as_str).and_then(|b| MAX_FLOWS.iter().find(|(k, _)| k.eq_ignore_ascii_case(b))).map(|m| m.1);
     let isl_ns = t.duration("isl_delay")?.unwrap_or(20_000_000);
     let access_ns = t.duration("access_delay")?.unwrap_or(isl_ns);
     let access_rate = match t.get("access_rate") {
@@ -110,8 +123,28 @@ pub(crate) fn expand(root: &mut Value) -> Res<()> {
     let mut groups = Vec::new();
     for (i, gv) in ga.iter().enumerate() {
         let mut g = Tbl::new(format!("multihop.groups.{i}"), gv, "a group table: flows, hops_before, hops_after")?;
-        g.only(&["flows", "hops_before", "hops_after"])?;
-        let flows = g.require("flows", g.u32_in("flows", 1, 100_000)?, "a number of flows, at least 1")?;
+        g.only(&["flows", "hops_before", "hops_after", "app"])?;
+        let gapp = match g.get("app") {
+            None => None,
+            Some(Value::Table(a)) => Some(a.clone()),
+            Some(v) => return Err(type_error(&g.at("app"), v, "a table: this group's application")),
+        };
+        let flows = match g.get("flows") {
+            Some(Value::String(m)) => {
+                let k = match m.trim() {
+                    "MAX" => Some(1),
+                    x => x.strip_prefix("MAX/").and_then(|k| k.trim().parse::<u32>().ok()).filter(|&k| k > 0),
+                };
+                let (Some(k), Some(max)) = (k, max_flows) else {
+                    return Err(g.bad("flows", "a number, or \"MAX\" or \"MAX/k\" with the bottleneck a link type (T1, T2, T3, OC3)"));
+                };
+                if max % k != 0 {
+                    return Err(g.bad("flows", format!("MAX/k with k dividing MAX ({max})")));
+                }
+                max / k
+            }
+            _ => g.require("flows", g.u32_in("flows", 0, 100_000)?, "a number of flows, or \"MAX\"")?,
+        };
         let before = g.u32_in("hops_before", 0, 32)?.unwrap_or(0);
         let after = match g.get("hops_after") {
             Some(Value::Array(a)) => {
@@ -125,9 +158,16 @@ pub(crate) fn expand(root: &mut Value) -> Res<()> {
             }
             _ => vec![g.u32_in("hops_after", 0, 32)?.unwrap_or(0); flows as usize],
         };
-        groups.push(Group { flows, before, after });
+        let offset = match gapp.as_ref().and_then(|a| a.get("start")) {
+            Some(v) => units::duration_ns(&format!("multihop.groups.{i}.app.start"), v)?,
+            None => 0,
+        };
+        groups.push(Group { flows, before, after, app: gapp, offset });
     }
     let n_flows: u32 = groups.iter().map(|g| g.flows).sum();
+    if n_flows == 0 {
+        return Err(t.bad("groups", "at least one flow in all"));
+    }
     let tcp = t.get("tcp").cloned().unwrap_or_else(|| Value::Table(toml::Table::new()));
     let Value::Table(tcp_t) = &tcp else { return Err(type_error(&t.at("tcp"), &tcp, "a table of TCP settings")) };
     let mss = tcp_t.get("mss").and_then(Value::as_integer).unwrap_or(1000) as f64;
@@ -213,11 +253,11 @@ pub(crate) fn expand(root: &mut Value) -> Res<()> {
                 }),
                 _ => (0, None),
             };
-            let start = start_s * 1_000_000_000 + (rng.uniform() * jitter_ns as f64) as u64;
-            let mut a = app_t.clone();
+            let mut a = g.app.clone().unwrap_or_else(|| app_t.clone());
+            let start = g.offset + start_s * 1_000_000_000 + (rng.uniform() * jitter_ns as f64) as u64;
             a.entry("kind").or_insert(s("ftp"));
             a.insert("start".into(), secs(start));
-            if let Some(st) = stop_s {
+            if let (Some(st), false) = (stop_s, a.contains_key("stop")) {
                 a.insert("stop".into(), secs(st * 1_000_000_000));
             }
             flows.push(table(&[("name", s(&format!("f{k}"))), ("src", s(&src)), ("dst", s(&dst)), ("tcp", tcp.clone()), ("app", Value::Table(a))]));
