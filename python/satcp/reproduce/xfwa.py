@@ -133,7 +133,8 @@ def fairness(goodput: np.ndarray, start: np.ndarray, stop: np.ndarray, end: floa
 
 
 COLUMNS = ["experiment", "arm", "scheme", "value", "link", "schedule", "onoff", "replication", "seed", "key", "status",
-           "utilization", "loss_rate", "mean_queue", "drops", "fairness", "flows", "goodput_bps", "agent_rtt_avg_ms"]
+           "utilization", "loss_rate", "mean_queue", "drops", "fairness", "flows", "goodput_bps", "agent_rtt_avg_ms",
+           "timeouts"]
 
 
 def agent_rtt_avg_ms(store: Store, keys: list[str]) -> dict[str, float]:
@@ -185,7 +186,7 @@ def collect(store: Store, runs: list[PlannedRun], experiments: list[Experiment])
                          mean_queue=float(lk["mean_queue_packets"]), drops=int(lk["drops_queue"]),
                          fairness=fairness(rates, start, stop), flows=len(flows),
                          goodput_bps=float(flows["bytes_delivered"].sum() * 8 / STOP_S),
-                         agent_rtt_avg_ms=rtt_avg.get(p.run.key, math.nan)))
+                         agent_rtt_avg_ms=rtt_avg.get(p.run.key, math.nan), timeouts=int(flows["timeouts"].sum())))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -195,7 +196,7 @@ def cells(obs: pd.DataFrame) -> pd.DataFrame:
     if ok.empty:
         return pd.DataFrame()
     g = ok.groupby(["experiment", "arm", "scheme", "value", "link", "schedule", "onoff"], dropna=False)
-    out = g[["utilization", "loss_rate", "mean_queue", "fairness"]].mean()
+    out = g[["utilization", "loss_rate", "mean_queue", "fairness", "timeouts", "drops"]].mean()
     out["n"] = g.size()
     return out.reset_index()
 
@@ -294,6 +295,23 @@ def claims(cell_t: pd.DataFrame, beside: pd.DataFrame) -> list[dict[str, Any]]:
                         holds=(not worse) if len(piv) else None,
                         evidence=f"{len(piv)} cells; " + ("none worse" if not worse else "worse in " + ", ".join(worse))
                                  + " (utilisation within 0.5 point counts as not worse)"))
+        t1 = eq[(eq["link"] == "T1") & eq["schedule"].isin(["B", "C", "D"])].pivot_table(
+            index="schedule", columns="scheme", values=["timeouts", "drops"])
+        if len(t1) and ("timeouts", "xfwa") in t1:
+            out.append(dict(id="figs6_8_no_timeouts",
+                            wording="T1, scenarios B-D: no timeouts with XFWA; TCP flows suffer timeouts (Figs. 6-8)",
+                            holds=bool((t1[("timeouts", "xfwa")] == 0).all() and (t1[("timeouts", "tcp")] > 0).any()),
+                            evidence="timeouts per run, NewReno / XFWA: " + "; ".join(
+                                f"{sc} {r[('timeouts', 'tcp')]:.1f} / {r[('timeouts', 'xfwa')]:.1f}" for sc, r in t1.iterrows())))
+            d = t1.loc["D"] if "D" in t1.index else None
+            if d is not None:
+                out.append(dict(id="fig9_no_overflow",
+                                wording="T1, scenario D: the bottleneck queue never overflows with XFWA; TCP's does "
+                                        "repeatedly (Fig. 9)",
+                                holds=bool(d[("drops", "xfwa")] == 0 and d[("drops", "tcp")] > 0),
+                                evidence=f"queue drops per run: NewReno {d[('drops', 'tcp')]:.1f}, XFWA "
+                                         f"{d[('drops', 'xfwa')]:.1f} (XFWA's come when four flows enter at 5 s "
+                                         "into the standing queue Q_size = capacity builds)"))
         a = eq[(eq["schedule"] == "A")].pivot_table(index="link", columns="scheme", values="loss_rate")
         if "tcp" in a:
             out.append(dict(id="tcp_loss_significant_in_a",

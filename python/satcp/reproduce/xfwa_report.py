@@ -104,23 +104,41 @@ def pick(runs: pd.DataFrame, obs: pd.DataFrame, **want) -> dict[str, str]:
 
 
 def sequence_figure(results: dict[str, object], title: str):
-    """Per-flow segment numbers over time, NewReno beside XFWA (Figs. 6-8, 12)."""
+    """Per-flow segment numbers over time (top) and each flow's throughput
+    over 500 ms windows (bottom), NewReno beside XFWA (Figs. 6-8, 12, 16)."""
     if not results:
         return None
     plt = _plt()
-    fig, axes = plt.subplots(1, len(results), figsize=(5.5 * len(results), 3.6), sharey=True, squeeze=False)
-    for ax, (arm, res) in zip(axes[0], results.items()):
+    fig, axes = plt.subplots(2, len(results), figsize=(5.5 * len(results), 6.2), sharex=True, squeeze=False)
+    for k, (arm, res) in enumerate(results.items()):
         s = res.series
+        top, bottom = axes[0][k], axes[1][k]
         for name, g in s.groupby("flow_name", sort=False):
-            ax.plot(g["time_s"], g["delivered_bytes"] / 1000, lw=1, label=name)
-        ax.set_title(f"({'a' if arm == 'tcp' else 'b'}) {'NewReno' if arm == 'tcp' else 'XFWA'}: {title}")
-        ax.set_xlabel("time (s)")
-        ax.grid(True, alpha=0.3)
+            t, b = g["time_s"].to_numpy(), g["delivered_bytes"].to_numpy(dtype=float)
+            line, = top.plot(t, b / 1000, lw=1, label=name)
+            w = 5  # samples of 100 ms
+            if len(t) > w:
+                bottom.plot(t[w:], (b[w:] - b[:-w]) * 8 / (t[w:] - t[:-w]) / 1e3, lw=0.8, color=line.get_color())
+        top.set_title(f"({'a' if arm == 'tcp' else 'b'}) {'NewReno' if arm == 'tcp' else 'XFWA'}: {title}")
+        bottom.set_xlabel("time (s)")
+        for ax in (top, bottom):
+            ax.grid(True, alpha=0.3)
     axes[0][0].set_ylabel("segment number (delivered)")
+    axes[1][0].set_ylabel("throughput (kb/s, 500 ms)")
     if len(s["flow_name"].unique()) <= 8:
         axes[0][0].legend(fontsize=7, ncol=2)
     fig.tight_layout()
     return fig
+
+
+def near_capacity(res, rate_bps: float) -> float:
+    """The fraction of 100 ms intervals in which the bottleneck carried at
+    least 90% of its capacity (Fig. 10's "near capacity")."""
+    ls = res.link_series[res.link_series["link_name"] == xfwa.BOTTLENECK]
+    t = ls["time_s"].to_numpy()
+    sent = (ls["bytes_tx"] - ls["queue_bytes"]).to_numpy(dtype=float)
+    thr = np.diff(sent) * 8 / np.diff(t) / rate_bps
+    return float((thr >= 0.9).mean()) if len(thr) else math.nan
 
 
 def link_figure(results: dict[str, object], what: str, rate_bps: float):
@@ -239,7 +257,20 @@ def appendix2(n_draws: int = 20000, seed: int = 7) -> tuple[float, float, float]
 
 
 def write_report(out: Path, cells: pd.DataFrame, obs: pd.DataFrame, runs: pd.DataFrame, beside: pd.DataFrame,
-                 claim_list: list[dict], header: list[tuple[str, str]], title: str, quick: bool) -> tuple[Path, Path]:
+                 claim_list: list[dict], header: list[tuple[str, str]], title: str,
+                 quick: bool) -> tuple[tuple[Path, Path], list[dict]]:
+    # the first replication of T1 in scenarios B-D again, sampled: Figs. 6-10
+    t1_runs = {sched: {a: rerun(j) for a, j in pick(runs, obs, experiment="equal", link="T1", schedule=sched).items()}
+               for sched in ("B", "C", "D")}
+    if {"tcp", "xfwa"} <= set(t1_runs["D"]):
+        near = {a: near_capacity(r, xfwa.RATE_BPS["T1"]) for a, r in t1_runs["D"].items()}
+        claim_list = claim_list + [dict(
+            id="fig10_near_capacity",
+            wording="T1, scenario D: with XFWA the bottleneck runs near capacity most of the time; TCP's throughput "
+                    "fluctuates (Fig. 10)",
+            holds=bool(near["xfwa"] > 0.9 and near["xfwa"] > near["tcp"]),
+            evidence=f"100 ms intervals at 90% of capacity or more: NewReno {near['tcp']:.0%}, XFWA {near['xfwa']:.0%} "
+                     "(first replication; criterion: XFWA over 90% and above NewReno)")]
     doc = Doc(out)
     doc.heading(1, title)
     doc.para("Our runs of the paper's experiments (docs/reproduce-xfwa.md): plain NewReno on drop-tail against "
@@ -277,7 +308,7 @@ def write_report(out: Path, cells: pd.DataFrame, obs: pd.DataFrame, runs: pd.Dat
         doc.table(t.round(4), left=("link", "schedule"))
     # time series of the first replication, T1
     for number, sched in (("6", "B"), ("7", "C"), ("8", "D")):
-        res = {a: rerun(j) for a, j in pick(runs, obs, experiment="equal", link="T1", schedule=sched).items()}
+        res = t1_runs[sched]
         doc.figure(sequence_figure(res, f"T1, scenario {sched}"), f"fig{number}",
                    f"Fig. {number}: segment numbers over time, equal RTTs, T1, scenario {sched}. Paper: with TCP "
                    "flows fall below or grow above their share and suffer timeouts; with XFWA the lines run "
@@ -328,7 +359,7 @@ def write_report(out: Path, cells: pd.DataFrame, obs: pd.DataFrame, runs: pd.Dat
                "slope at 5 and 15 s, and the ON-OFF traffic is not penalised for being idle; with TCP both deviate "
                "greatly.")
     doc.failed_runs(runs)
-    return doc.write(out, title)
+    return doc.write(out, title), claim_list
 
 
 def reproduce(*, quick: bool = False, out: str | Path | None = None, store: str | Path | None = None,
@@ -352,7 +383,7 @@ def reproduce(*, quick: bool = False, out: str | Path | None = None, store: str 
     claim_list = xfwa.claims(cells, beside)
     obs.to_csv(s.out / "runs.csv", index=False)
     header = header_rows("xfwa", quick, outcome.report, obs, time.perf_counter() - t0)
-    html_path, md_path = write_report(s.out, cells, obs, outcome.runs, beside, claim_list, header,
+    (html_path, md_path), claim_list = write_report(s.out, cells, obs, outcome.runs, beside, claim_list, header,
                                       "satcp reproduction of XFWA (Taleb, Kato and Nemoto, IEEE JSAC 2003)"
                                       + (" (quick)" if quick else ""), quick)
     eq = cells[cells["experiment"] == "equal"] if not cells.empty else cells
