@@ -296,7 +296,7 @@ impl World {
         }
         if self.agents.any() && self.agents.on(d) {
             if self.agents.wants_backlog(d) {
-                let n = self.dirs[d as usize].queue_packets(self.now);
+                let n = self.dirs[d as usize].tcp_queue_packets(self.now);
                 self.agents.backlog(d, n);
             }
             self.agents.forward(self.now, d, &mut p);

@@ -91,6 +91,9 @@ struct LinkSpec {
     queue: Option<u32>,
     /// A priority queue (holding transmitter) instead of drop-tail.
     priority: bool,
+    /// Else a class queue (TCP and other traffic apart, holding
+    /// transmitter) with this TCP share.
+    classes: Option<f64>,
     /// A link-layer ARQ (on a drop-tail link): persistence, window, FEC
     /// repair fraction.
     arq: Option<(u32, u32, Option<f64>)>,
@@ -123,13 +126,15 @@ fn link() -> impl Strategy<Value = LinkSpec> {
         [prop_oneof![Just(0.0), 0.0..0.15f64], prop_oneof![Just(0.0), 0.0..0.10f64]],
         prop_oneof![2 => Just(vec![]), 1 => prop::collection::vec(change(), 1..4)],
         prop_oneof![3 => Just(None), 1 => (0u32..5, 1u32..64, prop::option::of(0.0..1.0f64)).prop_map(Some)],
+        prop_oneof![3 => Just(None), 1 => (0.05..0.95f64).prop_map(Some)],
     )
-        .prop_map(|(rate_kbps, delay_ms, (queue, priority), per, changes, arq)| LinkSpec {
+        .prop_map(|(rate_kbps, delay_ms, (queue, priority), per, changes, arq, classes)| LinkSpec {
             rate_kbps,
             delay_ms,
             queue,
             priority,
-            arq: if priority { None } else { arq },
+            classes: if priority { None } else { classes },
+            arq: if priority || classes.is_some() { None } else { arq },
             per,
             changes,
         })
@@ -169,11 +174,19 @@ struct AgentSpec {
     clamp: Option<(usize, u32)>,
     monitor: Option<usize>,
     ceten: Option<(usize, bool)>,
+    /// XFWA on the chain link at this index, its node's side, with RTT
+    /// errors or not.
+    xfwa: Option<(usize, bool)>,
 }
 
 fn agents() -> impl Strategy<Value = AgentSpec> {
-    (prop::option::of((0usize..8, 1460u32..200_000)), prop::option::of(0usize..8), prop::option::of((0usize..8, any::<bool>())))
-        .prop_map(|(clamp, monitor, ceten)| AgentSpec { clamp, monitor, ceten })
+    (
+        prop::option::of((0usize..8, 1460u32..200_000)),
+        prop::option::of(0usize..8),
+        prop::option::of((0usize..8, any::<bool>())),
+        prop::option::of((0usize..8, any::<bool>())),
+    )
+        .prop_map(|(clamp, monitor, ceten, xfwa)| AgentSpec { clamp, monitor, ceten, xfwa })
 }
 
 fn app() -> impl Strategy<Value = AppSpec> {
@@ -237,6 +250,11 @@ fn toml(n_nodes: usize, links: &[LinkSpec], flows: &[FlowSpec], seed: u64, agent
             l.rate_kbps[0], l.rate_kbps[1], l.delay_ms
         );
         match (l.queue, l.priority) {
+            (q, false) if l.classes.is_some() => {
+                let share = l.classes.unwrap();
+                let lim = q.map_or(String::new(), |q| format!(", packets = {q}, other_packets = {}", q / 2 + 1));
+                s += &format!("queue = {{ kind = \"classes\", tcp_share = {share}{lim} }}\n");
+            }
             (Some(q), false) => s += &format!("queue = {{ kind = \"droptail\", packets = {q} }}\n"),
             (Some(q), true) => s += &format!("queue = {{ kind = \"priority\", packets = {q} }}\n"),
             (None, true) => s += "queue = { kind = \"priority\" }\n",
@@ -356,6 +374,12 @@ fn toml(n_nodes: usize, links: &[LinkSpec], flows: &[FlowSpec], seed: u64, agent
     }
     if let Some((node, printed)) = agents.ceten {
         s += &format!("[[agents]]\nnode = \"n{}\"\nkind = \"ceten\"\noverflow_decays_survival = {printed}\n", node % n_nodes);
+    }
+    if let (Some((k, errors)), true) = (agents.xfwa, n_nodes > 1) {
+        // chain link k joins n_k and n_k+1
+        let k = k % (n_nodes - 1).min(links.len());
+        let err = if errors { "\nrtt_error = 0.3" } else { "" };
+        s += &format!("[[agents]]\nnode = \"n{k}\"\nkind = \"xfwa\"\nlink = {k}{err}\n");
     }
     s
 }

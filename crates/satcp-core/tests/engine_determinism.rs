@@ -124,3 +124,18 @@ fn ceten_study_network_same_seed_same_bits() {
     assert_eq!(json_without_wall(&a), json_without_wall(&b));
     assert!(a.summary.agents.iter().all(|g| g.counters["survival_updates"] > 0));
 }
+
+/// The XFWA study's networks (the agent with RTT errors drawn per flow;
+/// ON-OFF TCP sources and jittered starts) twice with the same seed.
+#[test]
+fn xfwa_study_networks_same_seed_same_bits() {
+    for (file, sets) in [
+        ("xfwa/different_rtts.toml", vec!["multihop.xfwa={ rtt_error = 0.3 }", "run.stop=\"5s\""]),
+        ("xfwa/onoff.toml", vec!["run.stop=\"8s\""]),
+    ] {
+        let a = run_file(file, &sets);
+        let b = run_file(file, &sets);
+        assert_eq!(json_without_wall(&a), json_without_wall(&b), "{file}");
+        assert!(a.summary.agents.iter().all(|g| g.counters["acks_lowered"] > 0), "{file}");
+    }
+}

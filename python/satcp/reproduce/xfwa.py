@@ -203,16 +203,21 @@ def cells(obs: pd.DataFrame) -> pd.DataFrame:
 
 # ----- ns-2 --------------------------------------------------------------------
 
+def ns2_qlim(link: str) -> int:
+    """ns-2's qlim_ for [multihop]'s "bdp" buffer (one BDP at 160 ms in
+    1040-byte packets): one more, as ns-2's DropTail holds qlim_ - 1
+    waiting packets (docs/models/network.md)."""
+    return max(1, round(RATE_BPS[link] * 0.160 / (8 * 1040))) + 1
+
+
 def ns2_args(link: str, seed: int) -> list[str]:
-    # the same buffer as [multihop]'s "bdp": one BDP at 160 ms in 1040-byte packets
-    qlim = max(1, round(RATE_BPS[link] * 0.160 / (8 * 1040)))
-    return [f"flows={MAX_FLOWS[link]}", f"rate={RATE_BPS[link] / 1e6:g}Mb", f"qlim={qlim}", f"stop={STOP_S:g}",
-            f"seed={seed}"]
+    return [f"flows={MAX_FLOWS[link]}", f"rate={RATE_BPS[link] / 1e6:g}Mb", f"qlim={ns2_qlim(link)}",
+            f"stop={STOP_S:g}", f"seed={seed}"]
 
 
 def run_ns2(link: str, seed: int, cache: Path) -> str:
     from ..crosscheck_ns2 import ns_binary
-    f = cache / f"{link}_seed{seed}.txt"
+    f = cache / f"{link}_q{ns2_qlim(link)}_seed{seed}.txt"
     if f.is_file():
         return f.read_text()
     p = subprocess.run([ns_binary(), str(TCL), *ns2_args(link, seed)], capture_output=True, text=True, timeout=3600)

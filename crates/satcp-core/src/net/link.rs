@@ -72,6 +72,8 @@ use std::collections::{BinaryHeap, VecDeque};
 use super::arq::ArqParams;
 use super::arq_link::ArqLink;
 use super::error_model::{sub_stream, ErrorModel, Fate};
+use super::class_queue::ClassQueue;
+use super::packet::Kind;
 use super::priority::{Admit, Held, PriorityQueue};
 use super::red::{Red, RedParams, RedVerdict};
 use super::schedule::DirSchedule;
@@ -106,9 +108,64 @@ pub struct Sending {
     pub end: Time,
 }
 
+/// The holding transmitter's queue: strict priority with push-out, or the
+/// TCP / other classes with shares.
+enum HeldQueue {
+    Priority(PriorityQueue),
+    Classes(ClassQueue),
+}
+
+impl HeldQueue {
+    fn len(&self) -> usize {
+        match self {
+            HeldQueue::Priority(q) => q.len(),
+            HeldQueue::Classes(q) => q.len(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn bytes(&self) -> u64 {
+        match self {
+            HeldQueue::Priority(q) => q.bytes(),
+            HeldQueue::Classes(q) => q.bytes(),
+        }
+    }
+
+    fn push(&mut self, h: Held, kind: Kind) {
+        match self {
+            HeldQueue::Priority(q) => q.push(h, kind.low_priority()),
+            HeldQueue::Classes(q) => q.push(h, kind.is_tcp()),
+        }
+    }
+
+    fn offer(&mut self, h: Held, kind: Kind, pushed_out: &mut Vec<Held>) -> Admit {
+        match self {
+            HeldQueue::Priority(q) => q.offer(h, kind.low_priority(), pushed_out),
+            HeldQueue::Classes(q) => q.offer(h, kind.is_tcp()),
+        }
+    }
+
+    fn pop(&mut self) -> Option<Held> {
+        match self {
+            HeldQueue::Priority(q) => q.pop(),
+            HeldQueue::Classes(q) => q.pop(),
+        }
+    }
+
+    fn drain_into(&mut self, out: &mut Vec<Held>) {
+        match self {
+            HeldQueue::Priority(q) => q.drain_into(out),
+            HeldQueue::Classes(q) => q.drain_into(out),
+        }
+    }
+}
+
 /// The holding transmitter: the queue holds the packets themselves.
 pub(super) struct Holding {
-    queue: PriorityQueue,
+    queue: HeldQueue,
     sending: Option<Sending>,
     /// Transmission-complete events of transmissions an outage aborted,
     /// still in the event queue: they are ignored when they pop (they always
@@ -265,7 +322,13 @@ impl LinkDir {
                 sub_stream(&rng, 2),
             )))),
             QueueCfg::Priority { limit, low_drop } => Tx::Holding(Box::new(Holding {
-                queue: PriorityQueue::new(limit, low_drop),
+                queue: HeldQueue::Priority(PriorityQueue::new(limit, low_drop)),
+                sending: None,
+                stale: Vec::new(),
+                pushed_out: Vec::new(),
+            })),
+            QueueCfg::Classes { tcp, other, tcp_share } => Tx::Holding(Box::new(Holding {
+                queue: HeldQueue::Classes(ClassQueue::new(tcp, other, tcp_share)),
                 sending: None,
                 stale: Vec::new(),
                 pushed_out: Vec::new(),
@@ -357,6 +420,18 @@ impl LinkDir {
             }
             Tx::Holding(h) => h.queue.len(),
             Tx::Arq(a) => a.queue_packets(),
+        }
+    }
+
+    /// Packets waiting that a TCP packet queues behind: the TCP class's
+    /// under the class queue, every waiting packet otherwise.
+    pub fn tcp_queue_packets(&mut self, now: Time) -> usize {
+        match &self.tx {
+            Tx::Holding(h) => match &h.queue {
+                HeldQueue::Classes(q) => q.tcp_len(),
+                HeldQueue::Priority(q) => q.len(),
+            },
+            _ => self.queue_packets(now),
         }
     }
 
@@ -544,10 +619,10 @@ impl LinkDir {
         let held = Held { id, bytes: p.ip_bytes };
         if h.sending.is_none() && h.queue.is_empty() {
             // an idle transmitter takes it at once: never dropped by the queue
-            h.queue.push(held, p.kind.low_priority());
+            h.queue.push(held, p.kind);
             return Offered::Queued;
         }
-        match h.queue.offer(held, p.kind.low_priority(), &mut h.pushed_out) {
+        match h.queue.offer(held, p.kind, &mut h.pushed_out) {
             Admit::Accepted => {
                 self.stats.drops_pushed_out += h.pushed_out.len() as u64;
                 self.stats.max_queue_packets = self.stats.max_queue_packets.max(h.queue.len() as u64);

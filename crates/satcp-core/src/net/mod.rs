@@ -4,6 +4,7 @@
 pub mod arq;
 pub mod arq_link;
 pub mod capture;
+pub mod class_queue;
 pub mod ceten_option;
 pub mod dsn_burst;
 pub mod error_model;

@@ -149,7 +149,10 @@ impl Agents {
                         QueueLimit::Unlimited => (None, None),
                     };
                     let rng = Rng::new(scn.run.seed, AGENT_STREAM + k as u64);
-                    let a = xfwa::Xfwa::new(x, out, back, d.rate_bps, lp, lb, scn.flows.len(), rng);
+                    // with TCP and other traffic in classes, XFWA shares the
+                    // TCP class's part of the link and its buffer (III-D)
+                    let bw = (d.rate_bps as f64 * d.queue.tcp_share()) as u64;
+                    let a = xfwa::Xfwa::new(x, out, back, bw, lp, lb, scn.flows.len(), rng);
                     backlog_of[a.backlog_dir() as usize].push(k as u32);
                     Agent::Xfwa(a)
                 }

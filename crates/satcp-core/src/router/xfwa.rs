@@ -47,9 +47,11 @@
 //!   sigma^2, as the text says) or `"normal"` N(0, sigma^2) (Appendix II).
 //!   RTT_avg is the mean of the erroneous estimates (Appendix II's R hat).
 //! * Non-responsive traffic (III-D): only TCP flows enter the table; UDP
-//!   passes untouched and is not counted. The paper's per-class queues are
-//!   a queue discipline, not part of the agent (not modelled; the paper
-//!   does not simulate them either).
+//!   passes untouched and is not counted. The paper's classes are the
+//!   interface's queue discipline (`queue = { kind = "classes" }`: TCP and
+//!   other traffic in their own buffers with shares of the link): on such
+//!   an interface Bw is the TCP class's share of the rate, Q_size the TCP
+//!   class's buffer and the backlog the TCP class's.
 //! * Before the first update the agent rewrites nothing (spec A6).
 
 use std::collections::BTreeMap;

@@ -147,15 +147,34 @@ pub enum QueueCfg {
     /// segments and their ACKs) are sent last and dropped first; see
     /// `net/priority.rs`. Served by the transmitter that holds packets.
     Priority { limit: QueueLimit, low_drop: LowDrop },
+    /// TCP and everything else in two drop-tail FIFOs with their own limits,
+    /// served work-conserving by byte shares (`net/class_queue.rs`): the
+    /// XFWA paper's classes (section III-D). Served by the transmitter that
+    /// holds packets.
+    Classes { tcp: QueueLimit, other: QueueLimit, tcp_share: f64 },
 }
 
 impl QueueCfg {
-    /// The queue's hard limit.
+    /// The queue's hard limit (the TCP class's for `Classes`).
     pub fn limit(&self) -> QueueLimit {
         match self {
             QueueCfg::DropTail { limit } | QueueCfg::Priority { limit, .. } => *limit,
+            QueueCfg::Classes { tcp, .. } => *tcp,
             QueueCfg::Red(r) => r.limit_packets.map_or(QueueLimit::Unlimited, QueueLimit::Packets),
         }
+    }
+
+    /// The share of the link TCP traffic is guaranteed (1 unless classes).
+    pub fn tcp_share(&self) -> f64 {
+        match self {
+            QueueCfg::Classes { tcp_share, .. } => *tcp_share,
+            _ => 1.0,
+        }
+    }
+
+    /// The transmitter holds the packets (priority and class queues).
+    pub fn holds_packets(&self) -> bool {
+        matches!(self, QueueCfg::Priority { .. } | QueueCfg::Classes { .. })
     }
 }
 

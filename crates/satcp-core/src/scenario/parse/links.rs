@@ -85,8 +85,8 @@ pub(super) fn parse_links(root: &Tbl, nodes: &[NodeCfg], base_dir: Option<&Path>
             Ok(t.choice(k, &["link", "head"])?.map(|v| if v == "head" { LossPlacement::Head } else { LossPlacement::Link }))
         })?;
         for (d, (a, key)) in loss_placement.iter().enumerate() {
-            if *a == Some(LossPlacement::Head) && matches!(queue[d].0, Some(QueueCfg::Priority { .. })) {
-                return Err(t.bad(key, "\"link\" with the priority queue (the error model at the head is modelled before a FIFO's queue only)"));
+            if *a == Some(LossPlacement::Head) && queue[d].0.is_some_and(|q| q.holds_packets()) {
+                return Err(t.bad(key, "\"link\" with the priority or class queue (the error model at the head is modelled before a FIFO's queue only)"));
             }
         }
         let dir = |d: usize| LinkDirCfg {
@@ -142,7 +142,7 @@ fn parse_changes(link: &Tbl) -> Res<Vec<LinkChange>> {
 }
 
 const QUEUE_EXPECTED: &str =
-    "an inline table: { kind = \"droptail\", packets = N } or { kind = \"droptail\", bytes = \"64KB\" } or { kind = \"droptail\" } (unlimited) or { kind = \"red\", packets = N, ... } or { kind = \"priority\", packets = N } (dummy segments last and dropped first)";
+    "an inline table: { kind = \"droptail\", packets = N } or { kind = \"droptail\", bytes = \"64KB\" } or { kind = \"droptail\" } (unlimited) or { kind = \"red\", packets = N, ... } or { kind = \"priority\", packets = N } (dummy segments last and dropped first) or { kind = \"classes\", packets = N, other_packets = M, tcp_share = 0.8 } (TCP and other traffic in their own buffers with shares of the link)";
 
 const RED_KEYS: &[&str] = &[
     "kind", "packets", "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "mean_pktsize", "byte_mode",
@@ -152,10 +152,16 @@ const RED_KEYS: &[&str] = &[
 fn parse_queue(link: &Tbl, key: &str) -> Res<Option<QueueCfg>> {
     let Some(mut t) = link.table(key, QUEUE_EXPECTED)? else { return Ok(None) };
     t.allowed = &["kind"];
-    let kind = t.choice("kind", &["droptail", "red", "priority"])?;
+    let kind = t.choice("kind", &["droptail", "red", "priority", "classes"])?;
     if kind == Some("red") {
         t.only(RED_KEYS)?;
         return Ok(Some(QueueCfg::Red(parse_red(&t)?)));
+    }
+    if kind == Some("classes") {
+        t.only(&["kind", "packets", "other_packets", "tcp_share"])?;
+        let lim = |k: &str| -> Res<QueueLimit> { Ok(t.u32_in(k, 1, u32::MAX)?.map_or(QueueLimit::Unlimited, QueueLimit::Packets)) };
+        let tcp_share = t.number("tcp_share", |x| x > 0.0 && x < 1.0, "a share of the link in (0, 1), e.g. 0.8")?.unwrap_or(0.5);
+        return Ok(Some(QueueCfg::Classes { tcp: lim("packets")?, other: lim("other_packets")?, tcp_share }));
     }
     t.only(if kind == Some("priority") { &["kind", "packets", "bytes", "dummy_drop"] } else { &["kind", "packets", "bytes"] })?;
     let packets = t.u32_in("packets", 1, u32::MAX)?;
@@ -388,8 +394,8 @@ fn parse_arq(link: &Tbl, dirs: &[LinkDirCfg; 2]) -> Res<Option<ArqCfg>> {
     t.only(ARQ_KEYS)?;
     for (d, key) in [(0, "ab"), (1, "ba")] {
         let c = &dirs[d];
-        if matches!(c.queue, QueueCfg::Priority { .. }) {
-            return Err(link.bad("arq", format!("a link whose queue_{key} is drop-tail or RED: the ARQ serves its IP queue in order (the priority queue is not combined with it)")));
+        if c.queue.holds_packets() {
+            return Err(link.bad("arq", format!("a link whose queue_{key} is drop-tail or RED: the ARQ serves its IP queue in order (the priority and class queues are not combined with it)")));
         }
         if c.loss_placement == LossPlacement::Head {
             return Err(link.bad("arq", format!("a link without loss_placement_{key} = \"head\": the ARQ's frames meet errors on the link")));
