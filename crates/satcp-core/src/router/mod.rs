@@ -17,6 +17,9 @@
 //!   before the node delivers or forwards it (asked only of agents that
 //!   want it: CETEN-R's estimator multiplies its arrival interface's
 //!   estimate into the packet). The agent may rewrite it.
+//! * `on_backlog`: how many packets wait on an interface as a packet is
+//!   offered to it, before `on_forward` (asked only of agents that want it
+//!   there: XFWA dates transmissions and reads free buffer with it).
 //!
 //! Agents are a closed enum dispatched by `match`, as window controllers
 //! are: no virtual call, and a node without agents costs one empty-list
@@ -53,6 +56,13 @@ pub trait RouterAgent {
     fn on_arrival(&mut self, _now: Time, _dir: u32, _p: &mut Packet) {}
     /// Whether the agent wants `on_arrival` calls.
     fn wants_arrivals(&self) -> bool {
+        false
+    }
+    /// `packets` wait on link direction `dir` as a packet is offered to it
+    /// (asked before `on_forward`, only of agents that want it there).
+    fn on_backlog(&mut self, _dir: u32, _packets: usize) {}
+    /// Whether the agent wants `on_backlog` calls for `dir`.
+    fn wants_backlog(&self, _dir: u32) -> bool {
         false
     }
     /// What it counted, for the run summary.
@@ -97,6 +107,12 @@ impl RouterAgent for Agent {
     }
     fn wants_arrivals(&self) -> bool {
         dispatch!(self, a => a.wants_arrivals())
+    }
+    fn on_backlog(&mut self, dir: u32, packets: usize) {
+        dispatch!(self, a => a.on_backlog(dir, packets))
+    }
+    fn wants_backlog(&self, dir: u32) -> bool {
+        dispatch!(self, a => a.wants_backlog(dir))
     }
     fn counters(&self) -> BTreeMap<String, u64> {
         dispatch!(self, a => a.counters())
@@ -152,15 +168,16 @@ impl Agents {
                     // with TCP and other traffic in classes, XFWA shares the
                     // TCP class's part of the link and its buffer (III-D)
                     let bw = (d.rate_bps as f64 * d.queue.tcp_share()) as u64;
-                    let a = xfwa::Xfwa::new(x, out, back, bw, lp, lb, scn.flows.len(), rng);
-                    backlog_of[a.backlog_dir() as usize].push(k as u32);
-                    Agent::Xfwa(a)
+                    Agent::Xfwa(xfwa::Xfwa::new(x, out, back, bw, lp, lb, scn.flows.len(), rng))
                 }
             };
             for (d, &(from, to)) in ends.iter().enumerate() {
                 let on_link = cfg.link.is_none_or(|l| l == d / 2);
                 if on_link && from as usize == cfg.node {
                     out[d].push(k as u32);
+                    if agent.wants_backlog(d as u32) {
+                        backlog_of[d].push(k as u32);
+                    }
                 }
                 if on_link && to as usize == cfg.node && agent.wants_corrupted() {
                     corrupted_in[d].push(k as u32);
@@ -224,9 +241,7 @@ impl Agents {
     /// Tell the agents that read it the backlog of `dir` (packets waiting).
     pub fn backlog(&mut self, dir: u32, packets: usize) {
         for &k in &self.backlog_of[dir as usize] {
-            if let Agent::Xfwa(a) = &mut self.list[k as usize] {
-                a.set_backlog(packets);
-            }
+            self.list[k as usize].on_backlog(dir, packets);
         }
     }
 

@@ -204,16 +204,6 @@ impl Xfwa {
         }
     }
 
-    /// The link direction whose backlog the agent reads (transmission
-    /// times, and `q_size = "free"`).
-    pub fn backlog_dir(&self) -> u32 {
-        self.out
-    }
-
-    pub fn set_backlog(&mut self, packets: usize) {
-        self.backlog = packets;
-    }
-
     /// The latest RTT_avg (ns), if an update has run.
     pub fn rtt_avg_ns(&self) -> Option<f64> {
         self.rtt_avg
@@ -366,6 +356,18 @@ impl RouterAgent for Xfwa {
 
     fn wants_arrivals(&self) -> bool {
         true
+    }
+
+    /// The backlog of its interface: transmission times, and `q_size =
+    /// "free"`.
+    fn on_backlog(&mut self, dir: u32, packets: usize) {
+        if dir == self.out {
+            self.backlog = packets;
+        }
+    }
+
+    fn wants_backlog(&self, dir: u32) -> bool {
+        dir == self.out
     }
 
     fn counters(&self) -> BTreeMap<String, u64> {
@@ -542,9 +544,9 @@ mod tests {
         a.on_arrival(MS, 1, &mut ack(0, 2, 60_000));
         a.on_forward(2 * MS, 0, &mut data(1, 0));
         a.on_arrival(3 * MS, 1, &mut ack(1, 2, 60_000));
-        a.set_backlog(30);
+        a.on_backlog(0, 30);
         a.on_forward(4 * MS, 0, &mut data(0, 0));
-        a.set_backlog(0);
+        a.on_backlog(0, 0);
         // flow 1 silent since 2 ms, flow 0 since its 4 ms packet leaves at 164 ms
         let mut t = 4 * MS;
         while t < 300 * MS {
