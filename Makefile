@@ -12,7 +12,7 @@ VENV   := .venv
 VENV_ABS := $(abspath $(VENV))
 # Run a command with the venv active (maturin develop installs into VIRTUAL_ENV).
 IN_VENV := VIRTUAL_ENV=$(VENV_ABS) PATH=$(VENV_ABS)/bin:$$PATH
-PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels duckdb "dask[distributed]" rich
+PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels duckdb "dask[distributed]" rich sgp4
 # The stamp names a hash of PY_DEPS, so an existing venv gets what is added.
 STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo

@@ -6,6 +6,7 @@
 //! re-checks or clamps input.
 
 pub mod app;
+pub mod leo;
 pub mod net;
 pub mod router;
 pub mod scenario;

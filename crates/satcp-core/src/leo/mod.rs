@@ -1,0 +1,19 @@
+//! Constellations: where satellites and ground stations are and what sees
+//! what (the geometry the LEO issue's scenarios are built on; the engine
+//! wiring — nodes, links whose delay follows the geometry, handovers and
+//! route recomputation — comes on top of it).
+//!
+//! * `frames`: constants, ECI and ECEF, WGS84 geodetic positions.
+//! * `walker`: Walker delta and star shells, circular orbits.
+//! * `visibility`: elevation from a ground station, inter-satellite line
+//!   of sight above a grazing altitude, coverage cones.
+//! * `isl`: +Grid inter-satellite link layouts.
+//! * `tle`: satellites from TLE sets, SGP4 (the `sgp4` crate), TEME to ECEF.
+//!
+//! The frames, the orbit model and every choice: `docs/models/constellations.md`.
+
+pub mod frames;
+pub mod isl;
+pub mod tle;
+pub mod visibility;
+pub mod walker;

@@ -1,0 +1,102 @@
+//! What sees what: a ground station's elevation angle to a satellite, and
+//! whether two satellites have a line of sight above a grazing altitude.
+//!
+//! * Elevation: the angle between the station-to-satellite vector and the
+//!   station's local horizontal plane, "up" being the WGS84 normal
+//!   (geodetic elevation, as ground-station software reports it). A
+//!   satellite is in view at or above the minimum elevation.
+//! * Inter-satellite line of sight: the segment between the two must pass
+//!   at least `min_grazing_km` above the mean Earth sphere (the
+//!   atmosphere's refraction and absorption rule out a beam through it);
+//!   and the two must be within `max_range_km`.
+
+use super::frames::{geodetic_to_ecef, up, Vec3, EARTH_RADIUS};
+
+/// A ground station: where it is, in ECEF, and its local up.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Station {
+    pub pos: Vec3,
+    pub up: Vec3,
+}
+
+impl Station {
+    pub fn new(lat_deg: f64, lon_deg: f64, alt_km: f64) -> Self {
+        Station { pos: geodetic_to_ecef(lat_deg, lon_deg, alt_km), up: up(lat_deg, lon_deg) }
+    }
+
+    /// Elevation (degrees) of a point given in ECEF.
+    pub fn elevation_deg(&self, sat: Vec3) -> f64 {
+        let d = sat.sub(self.pos);
+        (d.dot(self.up) / d.norm()).clamp(-1.0, 1.0).asin().to_degrees()
+    }
+}
+
+/// The lowest altitude (km above the mean sphere) of the segment a-b.
+pub fn grazing_altitude(a: Vec3, b: Vec3) -> f64 {
+    let d = b.sub(a);
+    let len2 = d.dot(d);
+    let t = if len2 == 0.0 { 0.0 } else { (-a.dot(d) / len2).clamp(0.0, 1.0) };
+    a.sub(d.scale(-t)).norm() - EARTH_RADIUS
+}
+
+/// Whether satellites at `a` and `b` can link: in range and the beam above
+/// `min_grazing_km`.
+pub fn isl_possible(a: Vec3, b: Vec3, max_range_km: f64, min_grazing_km: f64) -> bool {
+    a.dist(b) <= max_range_km && grazing_altitude(a, b) >= min_grazing_km
+}
+
+/// The Earth central angle (degrees) between a station and the sub-point
+/// of a satellite at `altitude_km` seen at `elevation_deg` (spherical
+/// Earth): the radius of the station's coverage cone.
+pub fn coverage_angle_deg(altitude_km: f64, elevation_deg: f64) -> f64 {
+    let e = elevation_deg.to_radians();
+    let nadir = (EARTH_RADIUS * e.cos() / (EARTH_RADIUS + altitude_km)).asin();
+    90.0 - elevation_deg - nadir.to_degrees()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overhead_and_horizon() {
+        let st = Station::new(48.8566, 2.3522, 0.035);
+        // a point straight up the normal is at 90 degrees
+        assert!((st.elevation_deg(st.pos.sub(st.up.scale(-550.0))) - 90.0).abs() < 1e-9);
+        // a point along the horizontal plane is at 0
+        let east = Vec3::new(-(2.3522f64).to_radians().sin(), (2.3522f64).to_radians().cos(), 0.0);
+        assert!(st.elevation_deg(st.pos.sub(east.scale(-1000.0))).abs() < 1e-9);
+        // below the horizon: negative
+        assert!(st.elevation_deg(st.pos.sub(st.up.scale(100.0))) < -89.0);
+    }
+
+    #[test]
+    fn the_coverage_cone_matches_the_elevation() {
+        // on a spherical Earth: a satellite at 550 km over a point at the
+        // coverage angle from an equatorial station is seen at 25 degrees;
+        // by hand: nadir angle asin(6371 cos 25 / 6921) = 56.54, so the
+        // central angle is 90 - 25 - 56.54 = 8.46 degrees
+        let lambda = coverage_angle_deg(550.0, 25.0);
+        assert!((lambda - 8.46).abs() < 0.01, "{lambda}");
+        let r = EARTH_RADIUS + 550.0;
+        let sat = Vec3::new(r * lambda.to_radians().cos(), r * lambda.to_radians().sin(), 0.0);
+        let station = Station { pos: Vec3::new(EARTH_RADIUS, 0.0, 0.0), up: Vec3::new(1.0, 0.0, 0.0) };
+        assert!((station.elevation_deg(sat) - 25.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn line_of_sight_between_satellites() {
+        let r = EARTH_RADIUS + 550.0;
+        let at = |deg: f64| Vec3::new(r * deg.to_radians().cos(), r * deg.to_radians().sin(), 0.0);
+        // close neighbours: the beam stays near the orbit
+        assert!((grazing_altitude(at(0.0), at(16.36)) - (r * (8.18f64).to_radians().cos() - EARTH_RADIUS)).abs() < 1e-6);
+        assert!(isl_possible(at(0.0), at(16.36), 5016.0, 80.0));
+        // 45 degrees apart: 5296 km, beyond a 5016 km range
+        assert!(!isl_possible(at(0.0), at(45.0), 5016.0, 80.0));
+        // 40 degrees apart (4734 km): the beam dips to 6921 cos 20 - 6371 =
+        // 132.6 km: fine at 80 km, not at 200
+        let g = grazing_altitude(at(0.0), at(40.0));
+        assert!((g - 132.6).abs() < 0.1, "{g}");
+        assert!(isl_possible(at(0.0), at(40.0), 6000.0, 80.0) && !isl_possible(at(0.0), at(40.0), 6000.0, 200.0));
+    }
+}
