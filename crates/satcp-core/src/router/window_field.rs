@@ -48,15 +48,6 @@ impl WindowField {
         }
     }
 
-    /// The window `p` advertises, in bytes (None for a pure SYN, which
-    /// advertises nothing a router lowers).
-    pub fn bytes(&self, p: &Packet) -> Option<u64> {
-        if !p.tcp.has(FLAG_ACK) {
-            return None;
-        }
-        Some((p.tcp.wnd as u64) << self.shift_of(p))
-    }
-
     fn shift_of(&self, p: &Packet) -> u8 {
         if p.tcp.has(FLAG_SYN) {
             return 0;

@@ -162,7 +162,8 @@ pub struct Xfwa {
     /// update by the data packet size).
     limit_packets: Option<f64>,
     limit_bytes: Option<f64>,
-    /// Packets waiting on `out` as the world last told (`q_size = "free"`).
+    /// Packets waiting on `out` as the world last told (transmission
+    /// times, `q_size = "free"`).
     backlog: usize,
     table: BTreeMap<u32, Entry>,
     field: WindowField,
