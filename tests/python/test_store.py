@@ -158,7 +158,10 @@ def _executed(stdout: str) -> list[str]:
 
 
 def test_kill_and_resume(tmp_path):
-    sweep_file = bulk_sweep(tmp_path / "k.toml", replications=5)  # 20 runs
+    # 20 runs of about half a second each: long enough that the sweep is
+    # still running when the fourth is reported and the busy check is done
+    # (at 300 s a run takes 80 ms and a loaded machine let it finish first)
+    sweep_file = bulk_sweep(tmp_path / "k.toml", replications=5, stop="3000s")
     store = tmp_path / "k.duckdb"
     cmd = satcp_cmd() + ["sweep", str(sweep_file), "--workers", "1", "--store", str(store)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

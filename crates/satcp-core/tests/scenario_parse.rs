@@ -93,7 +93,8 @@ app = { kind = "ftp", size = "50MB" }"#,
     assert_eq!(t.clock_granularity_ns, 1_000_000);
     assert_eq!(t.rtt_sampling, RttSampling::EveryAck);
     assert_eq!(t.full_ack_cwnd, FullAckCwnd::FlightSize);
-    assert_eq!(t.max_retransmissions, None);
+    // Linux's tcp_retries2 unless told (0: never give up)
+    assert_eq!(t.max_retransmissions, Some(15));
     assert_eq!(
         s.flows[0].app,
         AppCfg::Http(HttpCfg {

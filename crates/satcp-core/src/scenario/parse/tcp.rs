@@ -8,6 +8,11 @@ use crate::tcp::cc;
 use crate::tcp::profile::{self, CwndValidation, Profile, RecoverRule, RtoEstimator, RwndDefault, SackPipe, SsthreshBasis};
 use std::sync::OnceLock;
 
+/// Consecutive retransmission timeouts without progress before a
+/// connection is aborted, unless `max_retransmissions` says otherwise:
+/// Linux's `tcp_retries2`.
+pub const DEFAULT_MAX_RETRANSMISSIONS: u32 = 15;
+
 /// The keys every flow's `tcp` table may hold; each registered controller's
 /// own keys follow them (`tcp_keys`).
 const GENERAL_KEYS: &[&str] = &[
@@ -168,7 +173,13 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     };
     let abc_limit = t.u32_in("abc_limit", 1, u32::MAX)?.unwrap_or(d.abc_limit);
     let iss = t.u32_in("iss", 0, u32::MAX)?.unwrap_or(0);
-    let max_retransmissions = t.u32_in("max_retransmissions", 1, u32::MAX)?;
+    // Linux's tcp_retries2 (15 expiries, about 15 minutes): every run ends
+    // even over a path that delivers nothing; 0 retries for ever
+    let max_retransmissions = match t.u32_in("max_retransmissions", 0, u32::MAX)? {
+        Some(0) => None,
+        Some(n) => Some(n),
+        None => Some(DEFAULT_MAX_RETRANSMISSIONS),
+    };
     let rescue_retransmission = t.bool("rescue_retransmission")?.unwrap_or(false);
     let rearm_rto_on_retransmit = t.bool("rearm_rto_on_retransmit")?.unwrap_or(d.rearm_rto_on_retransmit);
     // a profile's quick-ACKs at the start (Linux) are the DAASS mechanism

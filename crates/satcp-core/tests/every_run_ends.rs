@@ -1,0 +1,41 @@
+//! Every run ends: a new user's slip (BER 0.01 for 1e-5 on a 1 Mb/s link,
+//! no `run.stop`) delivers nothing, and the flow gives up the way Linux
+//! does (15 retransmission timeouts in a row, `tcp_retries2`) instead of
+//! retrying for ever; `max_retransmissions = 0` restores ns-2's endless
+//! retries (then `run.stop` bounds the run).
+
+mod common;
+use common::*;
+
+const SLIP: &str = r#"
+[nodes]
+a = {}
+b = {}
+[[links]]
+a = "a"
+b = "b"
+rate = "1Mbps"
+delay = "10ms"
+errors_ab = { ber = 0.01 }
+[[flows]]
+name = "f"
+src = "a"
+dst = "b"
+app = { kind = "ftp", size = "1MB" }
+"#;
+
+#[test]
+fn a_flow_that_cannot_progress_gives_up_after_fifteen_timeouts() {
+    let out = run_text(SLIP, &[]);
+    let f = &out.summary.flows[0];
+    assert!(f.aborted && !f.completed);
+    assert_eq!(f.bytes_delivered, 0);
+    // 15 expiries with the RTO doubling to its 60 s cap: about 11 minutes
+    assert!((300.0..1200.0).contains(&out.summary.sim_time_s), "{}", out.summary.sim_time_s);
+    // a limit of 2 gives up sooner; 0 never (the run's stop ends it)
+    let two = run_text(SLIP, &["flows.f.tcp.max_retransmissions=2"]);
+    assert!(two.summary.flows[0].aborted && two.summary.sim_time_s < out.summary.sim_time_s);
+    let never = run_text(SLIP, &["flows.f.tcp.max_retransmissions=0", "run.stop=\"2000s\""]);
+    assert!(!never.summary.flows[0].aborted);
+    assert_eq!(never.summary.sim_time_s, 2000.0);
+}
