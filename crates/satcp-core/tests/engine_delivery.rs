@@ -340,7 +340,7 @@ fn toml(n_nodes: usize, links: &[LinkSpec], flows: &[FlowSpec], seed: u64, agent
             extra += &format!(", fack_rampdown = {}, fack_overdamping = {}", o.fack_rampdown, o.fack_overdamping);
         }
         s += &format!(
-            "[[flows]]\nname = \"f{i}\"\nsrc = \"n{}\"\ndst = \"n{}\"\ntcp = {{ variant = \"{}\", cc = \"{}\", pacing = {}, mss = {}, initial_window = {}, rwnd = {}, window_scaling = {}, delayed_ack = {}, iss = {}{extra} }}\n",
+            "[[flows]]\nname = \"f{i}\"\nsrc = \"n{}\"\ndst = \"n{}\"\ntcp = {{ variant = \"{}\", cc = \"{}\", pacing = {}, mss = {}, initial_window = {}, rwnd = {}, window_scaling = {}, delayed_ack = {}, iss = {}, max_retransmissions = 0{extra} }}\n",
             f.src,
             f.dst,
             f.recovery,

@@ -76,10 +76,12 @@ fn toml(links: &[Link], flows: &[(bool, u32)], cbr_share: Option<f64>, seed: u64
         s += &channel_toml("ba", &l.ch[1]);
     }
     let last = links.len();
+    // every flow must complete: no giving up after 15 timeouts in a row
+    // (a harsh burst channel can cause that; tests/every_run_ends.rs tests it)
     for (i, (sack, size)) in flows.iter().enumerate() {
         let v = if *sack { "sack" } else { "newreno" };
         s += &format!(
-            "[[flows]]\nname = \"t{i}\"\nsrc = \"n0\"\ndst = \"n{last}\"\ntcp = {{ variant = \"{v}\", mss = 960, rwnd = \"1MB\" }}\napp = {{ kind = \"ftp\", size = {size}, start = \"{}ms\" }}\n",
+            "[[flows]]\nname = \"t{i}\"\nsrc = \"n0\"\ndst = \"n{last}\"\ntcp = {{ variant = \"{v}\", mss = 960, rwnd = \"1MB\", max_retransmissions = 0 }}\napp = {{ kind = \"ftp\", size = {size}, start = \"{}ms\" }}\n",
             100 * i
         );
     }
