@@ -133,7 +133,7 @@ def limit_hints(summary: dict[str, Any]) -> list[str]:
 def summary_text(summary: dict[str, Any]) -> str:
     flows = [
         (
-            f["name"], f["variant"], "yes" if f["completed"] else "no",
+            f["name"], f["variant"], "yes" if f["completed"] else ("aborted" if f.get("aborted") else "no"),
             num(f["completion_s"], ".3f"), num(f["goodput_bps"], ".3f", 1e-6),
             num(f["throughput_bps"], ".3f", 1e-6), f["retransmissions"], f["timeouts"],
             limited_by(f),
@@ -164,7 +164,8 @@ def summary_text(summary: dict[str, Any]) -> str:
             flows, "lllrrrrrl",
         ),
     ]
-    hints = limit_hints(summary)
+    hints = [f"flow {f['name']} aborted: {f.get('abort_reason') or 'gave up'}"
+             for f in summary["flows"] if f.get("aborted")] + limit_hints(summary)
     if hints:
         parts += [""] + hints
     parts += [

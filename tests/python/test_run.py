@@ -82,6 +82,19 @@ def test_cli_table():
         json.loads(r.stdout)
 
 
+def test_a_run_that_cannot_progress_ends_and_says_why(tmp_path):
+    # a new user's slip: BER 0.01 for 1e-5, no run.stop: the flow gives up
+    # after 15 timeouts in a row (Linux's tcp_retries2) and the table says so
+    slip = tmp_path / "slip.toml"
+    slip.write_text('[nodes]\na = {}\nb = {}\n[[links]]\na = "a"\nb = "b"\nrate = "1Mbps"\ndelay = "10ms"\n'
+                    'errors_ab = { ber = 0.01 }\n[[flows]]\nname = "f"\nsrc = "a"\ndst = "b"\n'
+                    'app = { kind = "ftp", size = "1MB" }\n')
+    r = run_cli("run", slip, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "(ended by aborted)" in r.stdout
+    assert "flow f aborted: no progress after 15 retransmission timeouts in a row" in r.stdout
+
+
 def test_cli_out_writes_tables_and_plots(tmp_path):
     out = tmp_path / "res"
     r = run_cli("run", GEO, "--json", "--out", out, "--set", "flows.download.app.size=1MB")

@@ -244,7 +244,8 @@ impl World {
                 Event::LinkChange { link } => self.link_change(link as usize),
             }
             if has_finite && self.finite_left == 0 {
-                self.ended_by = "completed";
+                // every finite flow is done: finished, or some gave up
+                self.ended_by = if self.flows.iter().any(|f| f.aborted) { "aborted" } else { "completed" };
                 return;
             }
         }
@@ -732,6 +733,10 @@ impl World {
                 dummy_acks_received: st(s).dummy_acks_received + st(c).dummy_acks_received,
                 integrity_errors: st(s).integrity_errors + st(c).integrity_errors,
                 aborted: self.flows[f].aborted,
+                abort_reason: self.flows[f].aborted.then(|| {
+                    let n = fc.tcp.max_retransmissions.unwrap_or(0);
+                    format!("no progress after {n} retransmission timeouts in a row (tcp.max_retransmissions = {n}; 0 never gives up)")
+                }),
                 pages_completed: pages_done,
                 mean_page_response_s: (pages_done > 0).then(|| page_sum / pages_done as f64),
                 final_cwnd_bytes: if udp.is_some() { 0 } else { s.snd.w.cwnd },

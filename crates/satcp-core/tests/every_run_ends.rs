@@ -29,6 +29,9 @@ fn a_flow_that_cannot_progress_gives_up_after_fifteen_timeouts() {
     let out = run_text(SLIP, &[]);
     let f = &out.summary.flows[0];
     assert!(f.aborted && !f.completed);
+    assert_eq!(out.summary.ended_by, "aborted");
+    let why = f.abort_reason.as_deref().unwrap();
+    assert!(why.contains("15 retransmission timeouts in a row"), "{why}");
     assert_eq!(f.bytes_delivered, 0);
     // 15 expiries with the RTO doubling to its 60 s cap: about 11 minutes
     assert!((300.0..1200.0).contains(&out.summary.sim_time_s), "{}", out.summary.sim_time_s);
@@ -36,6 +39,6 @@ fn a_flow_that_cannot_progress_gives_up_after_fifteen_timeouts() {
     let two = run_text(SLIP, &["flows.f.tcp.max_retransmissions=2"]);
     assert!(two.summary.flows[0].aborted && two.summary.sim_time_s < out.summary.sim_time_s);
     let never = run_text(SLIP, &["flows.f.tcp.max_retransmissions=0", "run.stop=\"2000s\""]);
-    assert!(!never.summary.flows[0].aborted);
+    assert!(!never.summary.flows[0].aborted && never.summary.flows[0].abort_reason.is_none());
     assert_eq!(never.summary.sim_time_s, 2000.0);
 }

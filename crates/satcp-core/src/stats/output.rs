@@ -11,8 +11,9 @@ pub struct Summary {
     pub seed: u64,
     /// Simulated time at which the run ended.
     pub sim_time_s: f64,
-    /// "completed" (every finite flow has completed or been aborted; see
-    /// each flow's `completed` and `aborted`), "stop" (the stop time was
+    /// "completed" (every finite flow has completed), "aborted" (every
+    /// finite flow is done and some gave up: see each flow's `aborted` and
+    /// `abort_reason`), "stop" (the stop time was
     /// reached), "idle" (nothing left to happen) or "interrupted" (an
     /// observer of `run_observed` stopped it).
     pub ended_by: String,
@@ -104,6 +105,8 @@ pub struct FlowSummary {
     pub integrity_errors: u64,
     /// The connection was aborted after too many retransmissions.
     pub aborted: bool,
+    /// Why, when it was: the rule that gave up.
+    pub abort_reason: Option<String>,
     /// HTTP only: pages completed and their mean response time.
     pub pages_completed: u64,
     pub mean_page_response_s: Option<f64>,
