@@ -7,8 +7,10 @@ import json
 from functools import cached_property
 from typing import Any
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pandas loads on first use: `satcp --help` and `satcp run` start without it
+    import pandas as pd
 
 
 #: Drop causes every summary has had; older summaries may lack some keys.
@@ -17,6 +19,9 @@ DROP_CAUSES = ("queue", "errors", "red_early", "red_forced")
 
 def columns_frame(cols: list[tuple[str, str, bytes]]) -> pd.DataFrame:
     """Columnar triples (name, numpy dtype, little-endian bytes) -> DataFrame."""
+    import numpy as np
+    import pandas as pd
+
     data = {name: np.frombuffer(buf, dtype=np.dtype(dtype)) for name, dtype, buf in cols}
     return pd.DataFrame(data)
 
@@ -92,6 +97,8 @@ class Result:
     # -- tables --------------------------------------------------------------
     @cached_property
     def flows(self) -> pd.DataFrame:
+        import pandas as pd
+
         rows = []
         for flow in self.summary["flows"]:
             row = {k: v for k, v in flow.items() if k not in ("udp", "limited")}
@@ -104,6 +111,8 @@ class Result:
 
     @cached_property
     def links(self) -> pd.DataFrame:
+        import pandas as pd
+
         links = self.summary["links"]
         # Generic, so a drop cause the engine adds gets its column unasked;
         # every link gets every cause (0 where absent) so no column has NaN.
@@ -123,6 +132,8 @@ class Result:
 
     @cached_property
     def nodes(self) -> pd.DataFrame:
+        import pandas as pd
+
         nodes = self.summary.get("nodes") or []
         if not nodes:
             return pd.DataFrame({"name": pd.Series(dtype=object), "drops_no_route": pd.Series(dtype="int64")})

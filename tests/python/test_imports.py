@@ -120,3 +120,16 @@ def test_help_loads_no_heavy_library():
 def test_python_dash_m_satcp():
     r = subprocess.run([sys.executable, "-m", "satcp", "--version"], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.startswith("satcp ")
+
+
+@pytest.mark.parametrize("args", [["--help"], ["validate", "scenarios/geo_bent_pipe.toml"],
+                                  ["run", "scenarios/geo_bent_pipe.toml", "--set", "flows.download.app.size=100KB"]])
+def test_the_front_end_starts_without_the_heavy_libraries(args):
+    # `satcp --help`, `validate` and a small `run` answer without importing
+    # pandas, matplotlib or DuckDB (a second of start-up each)
+    code = ("import sys\nfrom satcp import cli\ntry:\n    cli.main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "heavy = sorted(m for m in ('pandas', 'matplotlib', 'duckdb') if m in sys.modules)\n"
+            "print('HEAVY', heavy)\n")
+    r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=PKG.parents[1],
+                       timeout=120)
+    assert "HEAVY []" in r.stdout, (r.stdout[-500:], r.stderr[-500:])
