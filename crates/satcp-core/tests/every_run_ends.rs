@@ -38,6 +38,9 @@ fn a_flow_that_cannot_progress_gives_up_after_fifteen_timeouts() {
     // a limit of 2 gives up sooner; 0 never (the run's stop ends it)
     let two = run_text(SLIP, &["flows.f.tcp.max_retransmissions=2"]);
     assert!(two.summary.flows[0].aborted && two.summary.sim_time_s < out.summary.sim_time_s);
+    // all but certain loss (BER 0.999): the same end
+    let certain = run_text(SLIP, &["links.0.errors_ab={ ber = 0.999 }"]);
+    assert_eq!(certain.summary.ended_by, "aborted");
     let never = run_text(SLIP, &["flows.f.tcp.max_retransmissions=0", "run.stop=\"2000s\""]);
     assert!(!never.summary.flows[0].aborted && never.summary.flows[0].abort_reason.is_none());
     assert_eq!(never.summary.sim_time_s, 2000.0);

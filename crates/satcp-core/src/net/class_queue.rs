@@ -58,10 +58,6 @@ impl ClassQueue {
         self.classes[0].q.len() + self.classes[1].q.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     pub fn bytes(&self) -> u64 {
         self.classes[0].bytes + self.classes[1].bytes
     }

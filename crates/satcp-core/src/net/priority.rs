@@ -59,10 +59,6 @@ impl PriorityQueue {
         self.high.len() + self.low.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     pub fn bytes(&self) -> u64 {
         self.bytes
     }
@@ -194,7 +190,7 @@ mod tests {
         assert!(out.is_empty());
         let mut all = vec![];
         q.drain_into(&mut all);
-        assert_eq!((all.len(), q.bytes(), q.is_empty()), (2, 0, true));
+        assert_eq!((all.len(), q.bytes(), q.len()), (2, 0, 0));
     }
 
     #[test]
