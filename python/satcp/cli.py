@@ -130,6 +130,10 @@ def limit_hints(summary: dict[str, Any]) -> list[str]:
     return hints
 
 
+#: Link directions listed in full; beyond this, the busiest.
+MAX_LINK_ROWS = 40
+
+
 def summary_text(summary: dict[str, Any]) -> str:
     flows = [
         (
@@ -147,10 +151,17 @@ def summary_text(summary: dict[str, Any]) -> str:
         if any((l.get("drops") or {}).get(c, 0) for l in summary["links"])
     ]
     link_headers = ["from->to", "utilization %"] + [f"drops {c.replace('_', ' ')}" for c in causes]
+    shown = summary["links"]
+    hidden = 0
+    if len(shown) > MAX_LINK_ROWS:
+        # a constellation has thousands of link directions: the busiest
+        busy = sorted((l for l in shown if l["packets_tx"] > 0), key=lambda l: -l["utilization"])
+        hidden = len(shown) - min(len(busy), MAX_LINK_ROWS)
+        shown = busy[:MAX_LINK_ROWS]
     links = [
         (f'{l["from"]}->{l["to"]}', num(l["utilization"], ".1f", 100.0))
         + tuple(l["drops"].get(c, 0) for c in causes)
-        for l in summary["links"]
+        for l in shown
     ]
     parts = [
         f"satcp {summary['satcp_version']}  seed {summary['seed']}  "
@@ -170,9 +181,23 @@ def summary_text(summary: dict[str, Any]) -> str:
         parts += [""] + hints
     parts += [
         "",
-        "links",
+        "links" + (f" (the {len(shown)} busiest; {hidden} more directions in links.csv with --out)" if hidden else ""),
         format_table(link_headers, links),
     ]
+    paths = summary.get("paths") or []
+    if paths:
+        rows = [(f'{p["src"]}->{p["dst"]}', num(p["min_rtt_s"], ".2f", 1e3), num(p["max_rtt_s"], ".2f", 1e3),
+                 len(p["changes_s"]), len(p["routes"]), p["steps_without_path"]) for p in paths]
+        parts += ["", "paths (RTT = twice the propagation delay)",
+                  format_table(["pair", "min RTT ms", "max RTT ms", "changes", "distinct paths", "steps without path"],
+                               rows, "lrrrrr")]
+    stations = summary.get("ground_stations") or []
+    if stations:
+        rows = [(g["name"], g["handovers"], g["links_up"], g["links_down"], g["steps_without_satellite"])
+                for g in stations]
+        parts += ["", "ground stations",
+                  format_table(["station", "handovers", "links up", "links down", "steps without satellite"],
+                               rows, "lrrrr")]
     # Nodes only when one dropped something (no route, TTL), and agents'
     # counters when the scenario has agents.
     nodes = [n for n in summary.get("nodes", []) if n.get("drops_no_route") or n.get("drops_ttl")]
@@ -199,6 +224,8 @@ def write_tables(res, out: Path, fmt: str) -> list[Path]:
         "link_series": res.link_series,
         "pages": res.pages,
     }
+    if res.paths:
+        tables["path_series"] = res.path_series
     written = []
     for name, df in tables.items():
         p = out / f"{name}.{fmt}"
@@ -235,6 +262,40 @@ def plot_run(res, out: Path) -> list[Path]:
     ax.set_ylabel("sequence number (MB of stream)")
     ax.set_title("delivered / received sequence number over time")
     written.append(_save(fig, ax, s.empty, out / "seq.png"))
+    if res.paths:
+        written += plot_paths(res, out)
+    return written
+
+
+def plot_paths(res, out: Path) -> list[Path]:
+    """RTT over time per traced pair, and the satellites on each path over
+    time (node index against time: a map-free view of handovers)."""
+    plt = pyplot()
+    ps = res.path_series
+    written = []
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for p in res.paths:
+        d = ps[(ps["src"] == p["src"]) & (ps["dst"] == p["dst"])]
+        ax.plot(d["t_s"], d["rtt_s"] * 1e3, label=f'{p["src"]}->{p["dst"]}', drawstyle="steps-post")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("path RTT (ms, twice the propagation delay)")
+    ax.set_title("path RTT over time")
+    written.append(_save(fig, ax, ps.empty, out / "path_rtt.png"))
+
+    index = {n["name"]: i for i, n in enumerate(res.summary["nodes"])}
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for p in res.paths:
+        d = ps[(ps["src"] == p["src"]) & (ps["dst"] == p["dst"])]
+        xs, ys = [], []
+        for t, path in zip(d["t_s"], d["path"]):
+            for node in path.split()[1:-1]:
+                xs.append(t)
+                ys.append(index.get(node, -1))
+        ax.scatter(xs, ys, s=2, label=f'{p["src"]}->{p["dst"]}')
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("node index of the satellites on the path")
+    ax.set_title("satellites on each traced path over time")
+    written.append(_save(fig, ax, ps.empty, out / "path_satellites.png"))
     return written
 
 

@@ -66,6 +66,19 @@ class Result:
     pages : DataFrame
         One row per completed HTTP page (``flow``, ``page``, ``start_s``,
         ``end_s``, ``response_s``) plus ``flow_name``.
+    paths : list of dict
+        One per ``[[paths]]`` pair (constellations): ``src``, ``dst``,
+        ``changes_s`` (the steps at which the path changed), ``min_rtt_s``,
+        ``max_rtt_s``, ``steps_without_path`` and ``routes`` (each distinct
+        path, its nodes separated by spaces). Empty without pairs.
+    path_series : DataFrame
+        One row per topology step and traced pair: ``t_s``, ``src``,
+        ``dst``, ``rtt_s`` (twice the path's propagation delay; NaN with no
+        path), ``hops`` and ``path`` (its nodes separated by spaces).
+    ground_stations : list of dict
+        One per ``[[ground_stations]]`` entry: ``handovers``,
+        ``handover_times_s``, ``links_up``, ``links_down``,
+        ``steps_without_satellite``.
     """
 
     def __init__(self, raw: dict[str, Any]):
@@ -165,6 +178,38 @@ class Result:
         df = columns_frame(self._raw["pages"])
         df["flow_name"] = df["flow"].map(self._flow_names()).astype(object)
         return df
+
+    @property
+    def paths(self) -> list[dict[str, Any]]:
+        return self.summary.get("paths") or []
+
+    @property
+    def ground_stations(self) -> list[dict[str, Any]]:
+        return self.summary.get("ground_stations") or []
+
+    @cached_property
+    def path_series(self) -> pd.DataFrame:
+        import pandas as pd
+
+        raw = self._raw.get("path_series")
+        cols = ["t_s", "src", "dst", "rtt_s", "hops", "path"]
+        if not raw:
+            return pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
+        df = columns_frame(raw)
+        pairs = self.paths
+        src = [p["src"] for p in pairs]
+        dst = [p["dst"] for p in pairs]
+        pair = df["pair"].to_numpy()
+        route = df["route"].to_numpy()
+        paths = [pairs[int(i)]["routes"][int(r)] if r != 0xFFFFFFFF else "" for i, r in zip(pair, route)]
+        return pd.DataFrame({
+            "t_s": df["time_s"],
+            "src": [src[int(i)] for i in pair],
+            "dst": [dst[int(i)] for i in pair],
+            "rtt_s": df["rtt_s"],
+            "hops": df["hops"],
+            "path": paths,
+        })
 
     # -- export --------------------------------------------------------------
     def to_json(self) -> str:

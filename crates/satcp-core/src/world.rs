@@ -11,6 +11,8 @@
 //! is routed. Endpoints and applications talk through small buffers (`out`,
 //! `notes`, `actions`) that are reused for the whole run.
 
+mod leo;
+
 use crate::app::{Action, App, AppNote, Side};
 use crate::net::arq_link::{self, AirFate};
 use crate::net::capture::Capture;
@@ -48,6 +50,12 @@ pub struct World {
     pkts: PacketPool,
     dirs: Vec<LinkDir>,
     routes: Routes,
+    /// The nodes packets are addressed to (routes are kept towards these
+    /// only), and which nodes may relay (empty: all).
+    dsts: Vec<u32>,
+    relay: Vec<bool>,
+    /// The constellations' state (`world/leo.rs`); None without them.
+    leo: Option<Box<leo::LeoRun>>,
     /// A link's delay or state changed since the routes were computed.
     routes_dirty: bool,
     /// For each link, the index of its next scheduled change.
@@ -116,7 +124,18 @@ impl World {
         for (i, d) in dirs.iter_mut().enumerate() {
             d.deliver_corrupted = agents.wants_corrupted(i as u32);
         }
-        let routes = routing::compute(scn.nodes.len(), &edges_of(&dirs));
+        let mut dsts: Vec<u32> = scn.flows.iter().flat_map(|f| [f.src as u32, f.dst as u32]).collect();
+        let mut relay = Vec::new();
+        if let Some(leo) = &scn.leo {
+            dsts.extend(leo.paths.iter().flat_map(|&(a, b)| [a as u32, b as u32]));
+            relay = vec![true; scn.nodes.len()];
+            for s in &leo.stations {
+                relay[s.node] = s.relay;
+            }
+        }
+        dsts.sort_unstable();
+        dsts.dedup();
+        let routes = routing::compute(scn.nodes.len(), &edges_of(&dirs), &dsts, &relay);
         let mut eps = Vec::with_capacity(2 * scn.flows.len());
         let mut apps = Vec::with_capacity(scn.flows.len());
         let mut flows = Vec::with_capacity(scn.flows.len());
@@ -137,13 +156,16 @@ impl World {
             q.push(0, Event::Sample);
         }
         let finite_left = apps.iter().filter(|a| a.is_finite()).count();
-        World {
+        let mut w = World {
             scn: scn.clone(),
             now: 0,
             q,
             pkts: PacketPool::default(),
             dirs,
             routes,
+            dsts,
+            relay,
+            leo: None,
             routes_dirty: false,
             next_change: vec![0; scn.links.len()],
             nodes: vec![NodeStats::default(); scn.nodes.len()],
@@ -163,7 +185,9 @@ impl World {
             flow_series: FlowSeries::default(),
             link_series: LinkSeries::default(),
             capture: None,
-        }
+        };
+        w.leo_start();
+        w
     }
 
     pub fn run(&mut self) {
@@ -195,7 +219,10 @@ impl World {
                         self.q.push(at, Event::Arrive { dir });
                     }
                     let p = self.pkts.remove(pkt);
-                    if p.corrupted {
+                    if d.pop_doomed(p.ip_bytes, p.corrupted) {
+                        // on a moving link when it went down
+                        self.lose(&p);
+                    } else if p.corrupted {
                         // seen by the node's agents, then discarded
                         self.agents.corrupted(t, dir, &p);
                         self.lose(&p);
@@ -242,6 +269,7 @@ impl World {
                 Event::ArqArrive { dir } => self.arq_arrive(dir),
                 Event::ArqTimer { dir } => self.arq_timer(dir),
                 Event::LinkChange { link } => self.link_change(link as usize),
+                Event::Topology => self.topology_step(),
             }
             if has_finite && self.finite_left == 0 {
                 // every finite flow is done: finished, or some gave up
@@ -328,7 +356,7 @@ impl World {
     #[cold]
     #[inline(never)]
     fn recompute_routes(&mut self) {
-        self.routes = routing::compute(self.nodes.len(), &edges_of(&self.dirs));
+        self.routes = routing::compute(self.nodes.len(), &edges_of(&self.dirs), &self.dsts, &self.relay);
         self.routes_dirty = false;
     }
 
@@ -674,8 +702,12 @@ impl World {
         }
     }
 
-    pub fn into_output(self) -> RunOutput {
+    pub fn into_output(mut self) -> RunOutput {
         let end = self.now;
+        let (paths, ground_stations, path_series, routing_ns) = match self.leo.as_deref_mut() {
+            Some(l) => (l.path_summaries(), std::mem::take(&mut l.stations_out), std::mem::take(&mut l.series), l.routing_ns),
+            None => Default::default(),
+        };
         let scn = &self.scn;
         let node = |i: usize| scn.nodes[i].name.clone();
         let mut flows = Vec::with_capacity(scn.flows.len());
@@ -821,10 +853,14 @@ impl World {
                 links,
                 nodes,
                 agents,
+                paths,
+                ground_stations,
             },
             flow_series: self.flow_series,
             link_series: self.link_series,
             pages,
+            path_series,
+            routing_wall_s: routing_ns as f64 / 1e9,
         }
     }
 }

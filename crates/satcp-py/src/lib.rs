@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use satcp_core::scenario::{apply_override, parse_json_in, parse_toml_in};
-use satcp_core::stats::output::{FlowSeries, LinkSeries, PageTable};
+use satcp_core::stats::output::{FlowSeries, LinkSeries, PageTable, PathSeries};
 use satcp_core::{RunOutput, Scenario, ScenarioError as CoreError};
 
 create_exception!(
@@ -39,7 +39,7 @@ fn parse(text: &str, fmt: &str, overrides: &[String], base_dir: Option<&str>) ->
 
 /// What one run hands back: the summary JSON and the flow, link and page
 /// tables.
-type RunParts = (String, Vec<Col>, Vec<Col>, Vec<Col>);
+type RunParts = (String, Vec<Col>, Vec<Col>, Vec<Col>, Vec<Col>);
 
 /// A column ready to cross into Python.
 enum Col {
@@ -98,6 +98,16 @@ fn page_cols(s: &PageTable) -> Vec<Col> {
         f64_col("start_s", &s.start_s),
         f64_col("end_s", &s.end_s),
         f64_col("response_s", &s.response_s),
+    ]
+}
+
+fn path_cols(s: &PathSeries) -> Vec<Col> {
+    vec![
+        f64_col("time_s", &s.time_s),
+        u32_col("pair", &s.pair),
+        f64_col("rtt_s", &s.rtt_s),
+        u32_col("hops", &s.hops),
+        u32_col("route", &s.route),
     ]
 }
 
@@ -178,7 +188,7 @@ fn check_json_safe(v: &toml::Value, path: &str) -> Result<(), CoreError> {
 const PROGRESS_EVERY: u64 = 1 << 16;
 
 /// Parse, validate and run a scenario. Returns a dict with "summary" (a JSON
-/// string) and "flow_series", "link_series", "pages" (lists of
+/// string) and "flow_series", "link_series", "pages", "path_series" (lists of
 /// (column name, dtype, bytes)).
 ///
 /// `progress`, if given, is called with the simulated time in seconds every
@@ -216,17 +226,19 @@ fn run<'py>(
             flow_cols(&out.flow_series),
             link_cols(&out.link_series),
             page_cols(&out.pages),
+            path_cols(&out.path_series),
         ))
     });
     if let Some(e) = raised {
         return Err(e);
     }
-    let (summary, fs, ls, pg) = out?;
+    let (summary, fs, ls, pg, ps) = out?;
     let d = PyDict::new(py);
     d.set_item("summary", summary)?;
     d.set_item("flow_series", cols_to_py(py, fs)?)?;
     d.set_item("link_series", cols_to_py(py, ls)?)?;
     d.set_item("pages", cols_to_py(py, pg)?)?;
+    d.set_item("path_series", cols_to_py(py, ps)?)?;
     Ok(d)
 }
 

@@ -9,11 +9,13 @@
 //!   of sight above a grazing altitude, coverage cones.
 //! * `isl`: +Grid inter-satellite link layouts.
 //! * `tle`: satellites from TLE sets, SGP4 (the `sgp4` crate), TEME to ECEF.
+//! * `positions`: a shell's satellites at any second of a run.
 //!
 //! The frames, the orbit model and every choice: `docs/models/constellations.md`.
 
 pub mod frames;
 pub mod isl;
+pub mod positions;
 pub mod tle;
 pub mod visibility;
 pub mod walker;

@@ -105,6 +105,13 @@ impl Capture {
         Ok(Some(Box::new(Capture { files, by_dir, ends, order: 0, error: None })))
     }
 
+    /// A link direction joins the run after it began (a constellation's
+    /// ground-to-satellite link); no capture names it.
+    pub fn add_dir(&mut self, from: u32, to: u32) {
+        self.by_dir.push(Vec::new());
+        self.ends.push((from, to));
+    }
+
     /// Direction `dir` accepted `p` at `now`; its transmission starts at
     /// `tx_start`.
     pub fn on_accept(&mut self, dir: u32, now: Time, tx_start: Time, p: &Packet) {

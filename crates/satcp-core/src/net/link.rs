@@ -210,6 +210,10 @@ pub struct LinkDir {
     late_seq: u64,
     /// (arrival time at the far end, packet pool index), in arrival order.
     in_flight: VecDeque<(Time, u32)>,
+    /// The first `doomed` packets of `in_flight` were on the link when it
+    /// went down (a moving link's outage, decided as the run goes): they
+    /// are discarded as they come off it.
+    doomed: usize,
     pub stats: LinkStats,
 }
 
@@ -352,8 +356,63 @@ impl LinkDir {
             late: BinaryHeap::new(),
             late_seq: 0,
             in_flight: VecDeque::new(),
+            doomed: 0,
             stats: LinkStats::default(),
         }
+    }
+
+    /// A direction between moving ends (`net::schedule`'s moving
+    /// schedule): its delay is set step by step with
+    /// [`LinkDir::set_ramp`] and its outages as they happen.
+    pub fn moving(from: u32, to: u32, cfg: &LinkDirCfg, rng: Rng) -> Self {
+        Self::with_schedule(from, to, cfg, DirSchedule::moving(cfg.rate_bps, cfg.delay_ns), rng)
+    }
+
+    /// A moving direction's delay is `d0` at `t0` (now) and `d1` at `t1`.
+    pub fn set_ramp(&mut self, t0: Time, d0: u64, t1: Time, d1: u64) {
+        self.schedule.set_ramp(t0, d0, t1, d1);
+        self.delay_ns = d0;
+    }
+
+    /// A moving direction goes down at `now`: what is queued, being sent or
+    /// on the wire is lost (the FIFO's packets as they come off the wire,
+    /// see [`LinkDir::pop_doomed`]; a holding transmitter's are appended
+    /// to `lost`), and it accepts nothing until [`LinkDir::come_up_now`].
+    /// Packets accepted after it comes back still arrive behind the lost
+    /// ones' arrival times (the FIFO's order).
+    pub fn go_down_now(&mut self, now: Time, lost: &mut Vec<u32>) {
+        self.schedule.go_down(now);
+        self.up = false;
+        self.doomed = self.in_flight.len();
+        self.go_down(now, lost);
+    }
+
+    /// The direction is in an outage at `t` (scheduled, or a moving
+    /// link's).
+    pub fn schedule_down(&self, t: Time) -> bool {
+        self.schedule.down_at(t)
+    }
+
+    /// A moving direction comes back up at `now`.
+    pub fn come_up_now(&mut self, now: Time) {
+        self.schedule.come_up(now);
+        self.up = true;
+    }
+
+    /// The packet just taken by [`LinkDir::pop_arrival`] was on the link
+    /// when it went down: it is lost (counted here; `bytes_ok` had counted
+    /// it if it was intact).
+    #[inline]
+    pub fn pop_doomed(&mut self, ip_bytes: u32, corrupted: bool) -> bool {
+        if self.doomed == 0 {
+            return false;
+        }
+        self.doomed -= 1;
+        self.stats.drops_down += 1;
+        if !corrupted {
+            self.stats.bytes_ok -= ip_bytes as u64;
+        }
+        true
     }
 
     /// Put a link-layer ARQ on this direction's transmitter; the queue

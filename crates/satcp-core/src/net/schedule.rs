@@ -23,6 +23,17 @@
 //!   after it was accepted and before it has arrived (queued, being sent or
 //!   in flight), and refused while the link is down. An arrival exactly at
 //!   the instant the link goes down still arrives.
+//!
+//! Links between moving ends (a constellation's, `leo/topology.rs`) are
+//! the exception: what they do is decided as the run goes, one topology
+//! step at a time. Their delay is a ramp between the distances at the
+//! step's two ends, set at each step ([`DirSchedule::set_ramp`]): over a
+//! 100 ms step a straight line is within a nanosecond of distance / c (the
+//! distance's curvature is at most v^2 / d, under 0.1 km/s^2 for satellites
+//! 550 km apart at 7.6 km/s: 13 cm over the step). Their outages are
+//! recorded when they begin and end ([`DirSchedule::go_down`],
+//! [`DirSchedule::come_up`]); the link then loses what it had accepted
+//! (`LinkDir::go_down_now`), as it cannot know at acceptance.
 
 use crate::scenario::DirChange;
 use crate::sim::Time;
@@ -50,12 +61,63 @@ pub struct DirSchedule {
     down: Vec<(Time, Time)>,
     /// Nothing ever changes: the rate and delay are the initial ones.
     fixed: bool,
+    /// A delay that follows moving ends, replacing `delay` (None otherwise).
+    ramp: Option<Ramp>,
+}
+
+/// A delay linear in time: `d0` at `t0`, `d1` at `t1` (ns), extrapolated
+/// on either side.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Ramp {
+    t0: Time,
+    d0: u64,
+    t1: Time,
+    d1: u64,
+}
+
+impl Ramp {
+    #[inline]
+    fn at(&self, t: Time) -> u64 {
+        let span = (self.t1 - self.t0) as i128;
+        let dt = t as i128 - self.t0 as i128;
+        let d = self.d0 as i128 + (self.d1 as i128 - self.d0 as i128) * dt / span;
+        d.max(0) as u64
+    }
 }
 
 impl DirSchedule {
     /// A direction that never changes.
     pub fn fixed(rate_bps: u64, delay_ns: u64) -> Self {
-        DirSchedule { rate: Steps(vec![(0, rate_bps)]), delay: Steps(vec![(0, delay_ns)]), down: Vec::new(), fixed: true }
+        DirSchedule { rate: Steps(vec![(0, rate_bps)]), delay: Steps(vec![(0, delay_ns)]), down: Vec::new(), fixed: true, ramp: None }
+    }
+
+    /// A direction between moving ends: a fixed rate, a delay set step by
+    /// step with [`DirSchedule::set_ramp`], outages recorded as they happen.
+    pub fn moving(rate_bps: u64, delay_ns: u64) -> Self {
+        let mut s = DirSchedule::fixed(rate_bps, delay_ns);
+        s.fixed = false;
+        s.ramp = Some(Ramp { t0: 0, d0: delay_ns, t1: 1, d1: delay_ns });
+        s
+    }
+
+    /// From now on the delay goes linearly from `d0` at `t0` to `d1` at
+    /// `t1` (`t1 > t0`), and on at that slope until the next call.
+    pub fn set_ramp(&mut self, t0: Time, d0: u64, t1: Time, d1: u64) {
+        debug_assert!(self.ramp.is_some() && t1 > t0, "a moving direction's ramp");
+        self.ramp = Some(Ramp { t0, d0, t1, d1 });
+    }
+
+    /// A moving direction goes down at `t` (until [`DirSchedule::come_up`]).
+    pub fn go_down(&mut self, t: Time) {
+        debug_assert!(self.ramp.is_some() && !self.down_at(t));
+        self.down.push((t, Time::MAX));
+    }
+
+    /// A moving direction comes back up at `t`.
+    pub fn come_up(&mut self, t: Time) {
+        let last = self.down.last_mut().expect("it went down");
+        debug_assert_eq!(last.1, Time::MAX);
+        last.1 = t;
     }
 
     /// From the initial values and `(at, this direction's change, up)`
@@ -99,7 +161,10 @@ impl DirSchedule {
 
     #[inline]
     pub fn delay_at(&self, t: Time) -> u64 {
-        self.delay.at(t)
+        match &self.ramp {
+            Some(r) => r.at(t),
+            None => self.delay.at(t),
+        }
     }
 
     /// The link is down at `t`.
@@ -159,6 +224,24 @@ mod tests {
         assert_eq!(s.delay_at(60 * S - 1), 250_000_000);
         assert_eq!(s.delay_at(60 * S), 300_000_000);
         assert!(DirSchedule::fixed(1, 2).is_fixed());
+    }
+
+    #[test]
+    fn a_moving_direction_ramps_and_records_its_outages() {
+        let mut s = DirSchedule::moving(1_000, 5_000_000);
+        assert!(!s.is_fixed());
+        assert_eq!(s.delay_at(7 * S), 5_000_000);
+        // 5 ms at 10 s to 4 ms at 10.1 s: 4.5 ms halfway, extrapolated after
+        s.set_ramp(10 * S, 5_000_000, 10 * S + S / 10, 4_000_000);
+        assert_eq!(s.delay_at(10 * S + S / 20), 4_500_000);
+        assert_eq!(s.delay_at(10 * S + S / 5), 3_000_000);
+        s.go_down(12 * S);
+        assert!(s.down_at(12 * S) && s.down_at(20 * S));
+        assert_eq!(s.next_down_from(12 * S), Some(12 * S));
+        s.come_up(13 * S);
+        assert!(!s.down_at(13 * S));
+        assert_eq!(s.next_down_from(13 * S), None, "no outage known ahead");
+        assert_eq!(s.capacity_bits(20 * S), 19_000.0);
     }
 
     #[test]

@@ -142,10 +142,10 @@ impl Agents {
     /// a->b, + 1 for b->a).
     pub fn build(scn: &Scenario, ends: &[(u32, u32)]) -> Self {
         let mut list = Vec::with_capacity(scn.agents.len());
-        let mut out = vec![Vec::new(); ends.len()];
-        let mut corrupted_in = vec![Vec::new(); ends.len()];
-        let mut arrivals_in = vec![Vec::new(); ends.len()];
-        let mut backlog_of = vec![Vec::new(); ends.len()];
+        let out = vec![Vec::new(); ends.len()];
+        let corrupted_in = vec![Vec::new(); ends.len()];
+        let arrivals_in = vec![Vec::new(); ends.len()];
+        let backlog_of = vec![Vec::new(); ends.len()];
         for (k, cfg) in scn.agents.iter().enumerate() {
             let agent = match cfg.kind {
                 AgentKind::RwndClamp { bytes } => Agent::RwndClamp(rwnd_clamp::RwndClamp::new(bytes, scn.flows.len())),
@@ -171,24 +171,43 @@ impl Agents {
                     Agent::Xfwa(xfwa::Xfwa::new(x, out, back, bw, lp, lb, scn.flows.len(), rng))
                 }
             };
-            for (d, &(from, to)) in ends.iter().enumerate() {
-                let on_link = cfg.link.is_none_or(|l| l == d / 2);
-                if on_link && from as usize == cfg.node {
-                    out[d].push(k as u32);
-                    if agent.wants_backlog(d as u32) {
-                        backlog_of[d].push(k as u32);
-                    }
-                }
-                if on_link && to as usize == cfg.node && agent.wants_corrupted() {
-                    corrupted_in[d].push(k as u32);
-                }
-                if on_link && to as usize == cfg.node && agent.wants_arrivals() {
-                    arrivals_in[d].push(k as u32);
-                }
-            }
             list.push(agent);
         }
-        Agents { list, cfgs: scn.agents.clone(), out, corrupted_in, arrivals_in, backlog_of }
+        let mut agents = Agents { list, cfgs: scn.agents.clone(), out, corrupted_in, arrivals_in, backlog_of };
+        for (d, &(from, to)) in ends.iter().enumerate() {
+            agents.watch(d, from, to);
+        }
+        agents
+    }
+
+    /// Link direction `d` (from, to) joins the run after it began (a
+    /// constellation's ground-to-satellite link): the agents of its nodes
+    /// that watch every interface watch it too.
+    pub fn add_dir(&mut self, from: u32, to: u32) {
+        let d = self.out.len();
+        for v in [&mut self.out, &mut self.corrupted_in, &mut self.arrivals_in, &mut self.backlog_of] {
+            v.push(Vec::new());
+        }
+        self.watch(d, from, to);
+    }
+
+    /// Which agents watch direction `d`.
+    fn watch(&mut self, d: usize, from: u32, to: u32) {
+        for (k, (cfg, agent)) in self.cfgs.iter().zip(&self.list).enumerate() {
+            let on_link = cfg.link.is_none_or(|l| l == d / 2);
+            if on_link && from as usize == cfg.node {
+                self.out[d].push(k as u32);
+                if agent.wants_backlog(d as u32) {
+                    self.backlog_of[d].push(k as u32);
+                }
+            }
+            if on_link && to as usize == cfg.node && agent.wants_corrupted() {
+                self.corrupted_in[d].push(k as u32);
+            }
+            if on_link && to as usize == cfg.node && agent.wants_arrivals() {
+                self.arrivals_in[d].push(k as u32);
+            }
+        }
     }
 
     /// Whether the run has any agent (else forwarding skips the lookup).

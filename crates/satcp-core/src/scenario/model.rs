@@ -34,6 +34,9 @@ pub struct Scenario {
     pub captures: Vec<CaptureCfg>,
     /// Router agents on nodes' forwarding paths (none by default).
     pub agents: Vec<AgentCfg>,
+    /// Constellations and ground stations (`[[constellations]]`,
+    /// `[[ground_stations]]`, `[[paths]]`); None without them.
+    pub leo: Option<Box<LeoCfg>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -723,4 +726,95 @@ pub enum AgentKind {
     /// XFWA's window adjustment (`router/xfwa.rs`) on the interface of
     /// `link` (required).
     Xfwa(crate::router::xfwa::XfwaCfg),
+}
+
+// ---------------------------------------------------------------------------
+// Constellations (`leo/`, `docs/models/constellations.md`)
+
+/// The moving part of a scenario. Satellites and ground stations are
+/// ordinary nodes; inter-satellite links are ordinary links
+/// (`links[isl_links]`) whose delay follows the geometry; ground-to-satellite
+/// links are made by the run as satellites come into view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeoCfg {
+    /// How often positions, visibility, attachments and routes are
+    /// recomputed (`run.topology_step`).
+    pub step_ns: u64,
+    /// The UTC instant of t = 0 (`run.epoch`; TLE propagation). Walker
+    /// shells do not use it.
+    pub epoch: Option<sgp4::chrono::NaiveDateTime>,
+    pub shells: Vec<ShellCfg>,
+    pub stations: Vec<StationCfg>,
+    /// Ground-station pairs (node indices) traced at every step.
+    pub paths: Vec<(usize, usize)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum OrbitsCfg {
+    Walker(crate::leo::walker::WalkerShell),
+    /// Three-line sets as written (checked when the scenario was read).
+    Tle(String),
+}
+
+/// One `[[constellations]]` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShellCfg {
+    pub name: String,
+    /// Node index of satellite 0; satellite k is node `first_node + k`.
+    pub first_node: usize,
+    pub satellites: u32,
+    pub orbits: OrbitsCfg,
+    /// Link index of the first ISL; ISL j (of `isls`) is link
+    /// `first_link + j`, a = the first satellite of the pair.
+    pub first_link: usize,
+    pub isls: Vec<(u32, u32)>,
+    /// An ISL is up only while its ends are within this range and the beam
+    /// passes above this altitude.
+    pub isl_max_range_km: f64,
+    pub isl_min_grazing_km: f64,
+    /// Each ground-to-satellite link direction (up: station to satellite).
+    pub gsl_up: LinkDirCfg,
+    pub gsl_down: LinkDirCfg,
+    pub min_elevation_deg: f64,
+    pub attach: Attach,
+    /// What happens to packets on a ground-to-satellite link when it goes
+    /// away (the satellite left view, or the station was handed over).
+    pub handover: HandoverLoss,
+    /// `reassign-15s`: seconds past the minute at t = 0 (reassignments at
+    /// 12, 27, 42 and 57 s past each minute).
+    pub reassign_offset_ns: u64,
+}
+
+/// Which satellites of a shell a ground station links to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Attach {
+    /// Every satellite in view; the routes choose (Hypatia's model).
+    ShortestPath,
+    /// The nearest satellite in view, re-chosen at every step.
+    Nearest,
+    /// The satellite in view that stays in view longest, kept until it
+    /// leaves view.
+    LongestVisible,
+    /// Starlink's global scheduler: the nearest satellite, chosen again at
+    /// 12, 27, 42 and 57 s past each minute (and at once if it leaves view).
+    Reassign15s,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandoverLoss {
+    /// Everything queued or on the link when it goes away is lost.
+    Lost,
+    /// The link takes no new packet but delivers what it holds.
+    Delivered,
+}
+
+/// One `[[ground_stations]]` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StationCfg {
+    pub node: usize,
+    pub lat_deg: f64,
+    pub lon_deg: f64,
+    pub alt_km: f64,
+    /// Traffic between other nodes may pass through it.
+    pub relay: bool,
 }

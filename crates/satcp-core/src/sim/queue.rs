@@ -38,6 +38,9 @@ pub enum Event {
     /// All of them are queued when the run is built, so at any instant a
     /// change comes before the packets that meet it.
     LinkChange { link: u32 },
+    /// A constellation's topology step: positions, visibility, attachments
+    /// and link delays are brought up to date (`world/leo.rs`).
+    Topology,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -27,6 +27,49 @@ pub struct Summary {
     pub nodes: Vec<NodeSummary>,
     /// One per `[[agents]]` entry, in order.
     pub agents: Vec<AgentSummary>,
+    /// One per `[[paths]]` pair, in order (constellations).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<PathSummary>,
+    /// One per `[[ground_stations]]` entry, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ground_stations: Vec<StationSummary>,
+}
+
+/// A traced ground-station pair over the run (`[[paths]]`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PathSummary {
+    pub src: String,
+    pub dst: String,
+    /// Topology steps at which the path (its nodes) differed from the
+    /// step before.
+    pub changes_s: Vec<f64>,
+    /// Smallest and largest RTT (twice the path's propagation delay) over
+    /// the steps with a path; None if there never was one.
+    pub min_rtt_s: Option<f64>,
+    pub max_rtt_s: Option<f64>,
+    /// Steps with no path at all (nothing in view, or the graph cut).
+    pub steps_without_path: u64,
+    /// Every distinct path taken, as its nodes separated by spaces; the
+    /// path series' `route` column indexes this list.
+    pub routes: Vec<String>,
+}
+
+/// A ground station's account of its satellite links.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct StationSummary {
+    pub name: String,
+    /// Times its traffic moved to another satellite: under a single
+    /// attachment policy, a new attachment; under "shortest-path", a change
+    /// in the first satellite of its routes towards the nodes it exchanges
+    /// traffic with. The first attachment is not a handover.
+    pub handovers: u64,
+    pub handover_times_s: Vec<f64>,
+    /// Ground-to-satellite links brought up (first time or again) and
+    /// taken down.
+    pub links_up: u64,
+    pub links_down: u64,
+    /// Topology steps at which it had no satellite in view.
+    pub steps_without_satellite: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -285,12 +328,29 @@ pub struct PageTable {
     pub response_s: Vec<f64>,
 }
 
+/// One row per (topology step, traced pair) with a path, or with none
+/// (`hops` 0, `rtt_s` NaN, `route` u32::MAX).
+#[derive(Clone, Debug, Default)]
+pub struct PathSeries {
+    pub time_s: Vec<f64>,
+    /// Index into `Summary::paths`.
+    pub pair: Vec<u32>,
+    pub rtt_s: Vec<f64>,
+    pub hops: Vec<u32>,
+    /// Index into the pair's `routes`.
+    pub route: Vec<u32>,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct RunOutput {
     pub summary: Summary,
     pub flow_series: FlowSeries,
     pub link_series: LinkSeries,
     pub pages: PageTable,
+    pub path_series: PathSeries,
+    /// Wall-clock seconds spent recomputing routes (benchmarks; not in the
+    /// summary, which is deterministic).
+    pub routing_wall_s: f64,
 }
 
 impl RunOutput {

@@ -4,7 +4,8 @@
 use super::apps::{parse_app, APP_EXPECTED};
 use super::tcp::parse_tcp;
 use super::*;
-pub(super) fn parse_flows(root: &Tbl, nodes: &[NodeCfg], links: &[LinkCfg]) -> Res<Vec<FlowCfg>> {
+/// `component[n]`: which nodes may reach which (`components` in `mod.rs`).
+pub(super) fn parse_flows(root: &Tbl, nodes: &[NodeCfg], component: &[usize]) -> Res<Vec<FlowCfg>> {
     let arr = array(root, "flows", "an array of at least one flow table ([[flows]])")?;
     let mut flows: Vec<FlowCfg> = Vec::new();
     for (i, fv) in arr.iter().enumerate() {
@@ -34,16 +35,15 @@ pub(super) fn parse_flows(root: &Tbl, nodes: &[NodeCfg], links: &[LinkCfg]) -> R
         if src == dst {
             return Err(t.bad("dst", format!("a node other than src (\"{}\")", nodes[src].name)));
         }
-        let reach = reachable(src, nodes.len(), links);
-        if !reach[dst] {
+        if component[dst] != component[src] {
             let names: Vec<&str> =
-                nodes.iter().zip(&reach).filter(|(_, r)| **r).map(|(n, _)| n.name.as_str()).collect();
+                nodes.iter().zip(component).filter(|(_, c)| **c == component[src]).map(|(n, _)| n.name.as_str()).collect();
             return Err(t.bad(
                 "dst",
                 format!(
                     "a node reachable from {:?} over the links (reachable: {})",
                     nodes[src].name,
-                    quoted_list(&names)
+                    few(&names)
                 ),
             ));
         }
@@ -73,21 +73,3 @@ pub(super) fn parse_flows(root: &Tbl, nodes: &[NodeCfg], links: &[LinkCfg]) -> R
     }
     Ok(flows)
 }
-
-/// Nodes reachable from `src`, links usable in both directions.
-fn reachable(src: usize, n: usize, links: &[LinkCfg]) -> Vec<bool> {
-    let mut seen = vec![false; n];
-    seen[src] = true;
-    let mut stack = vec![src];
-    while let Some(u) = stack.pop() {
-        for l in links {
-            let other = if l.a == u { l.b } else if l.b == u { l.a } else { continue };
-            if !seen[other] {
-                seen[other] = true;
-                stack.push(other);
-            }
-        }
-    }
-    seen
-}
-

@@ -149,7 +149,7 @@ const RED_KEYS: &[&str] = &[
     "target_delay",
 ];
 
-fn parse_queue(link: &Tbl, key: &str) -> Res<Option<QueueCfg>> {
+pub(super) fn parse_queue(link: &Tbl, key: &str) -> Res<Option<QueueCfg>> {
     let Some(mut t) = link.table(key, QUEUE_EXPECTED)? else { return Ok(None) };
     t.allowed = &["kind"];
     let kind = t.choice("kind", &["droptail", "red", "priority", "classes"])?;
@@ -187,7 +187,7 @@ fn parse_queue(link: &Tbl, key: &str) -> Res<Option<QueueCfg>> {
 const ERRORS_EXPECTED: &str =
     "an inline table: { per = x } or { ber = x } or { ber = x, bits = N }, with x in [0, 1), or { model = \"dsn_burst\" | \"gilbert_elliott\" | \"trace\", ... }";
 
-fn parse_errors(link: &Tbl, key: &str, base_dir: Option<&Path>) -> Res<Option<ErrorCfg>> {
+pub(super) fn parse_errors(link: &Tbl, key: &str, base_dir: Option<&Path>) -> Res<Option<ErrorCfg>> {
     let Some(mut t) = link.table(key, ERRORS_EXPECTED)? else { return Ok(None) };
     if t.map.contains_key("model") {
         t.allowed = &["model"];

@@ -32,6 +32,7 @@ use toml::Value;
 mod agents;
 mod apps;
 mod captures;
+mod constellations;
 mod flows;
 mod json;
 mod links;
@@ -99,11 +100,26 @@ pub fn from_value(v: Value) -> Result<Scenario, ScenarioError> {
 pub fn from_value_in(mut v: Value, base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
     multihop::expand(&mut v)?;
     let mut root = Tbl::new(String::new(), &v, "a table with [run], [nodes], [[links]] and [[flows]]")?;
-    root.only(&["run", "nodes", "links", "flows", "captures", "agents"])?;
-    let run = parse_run(&root)?;
-    let nodes = parse_nodes(&root)?;
-    let links = parse_links(&root, &nodes, base_dir)?;
-    let flows = parse_flows(&root, &nodes, &links)?;
+    root.only(&["run", "nodes", "links", "flows", "captures", "agents", "constellations", "ground_stations", "paths"])?;
+    let (run, leo_keys) = parse_run(&root)?;
+    let moving = root.get("constellations").is_some() || root.get("ground_stations").is_some();
+    let mut nodes = parse_nodes(&root, moving)?;
+    let stations = constellations::parse_ground_stations(&root, &mut nodes)?;
+    let n_links = match root.get("links") {
+        Some(Value::Array(a)) => a.len(),
+        _ => 0,
+    };
+    let (shells, isl_links, epoch) = constellations::parse_constellations(&root, &leo_keys, &mut nodes, n_links, base_dir)?;
+    if nodes.len() < 2 {
+        return Err(ScenarioError::new("nodes", "", NODES_EXPECTED));
+    }
+    let mut links = if moving && root.get("links").is_none() { Vec::new() } else { parse_links(&root, &nodes, base_dir)? };
+    links.extend(isl_links);
+    let paths = constellations::parse_paths(&root, &nodes)?;
+    let leo = moving.then(|| {
+        Box::new(LeoCfg { step_ns: leo_keys.step_ns.unwrap_or(100_000_000), epoch, shells, stations, paths })
+    });
+    let flows = parse_flows(&root, &nodes, &components(nodes.len(), &links, leo.as_deref()))?;
     let captures = parse_captures(&root)?;
     let agents = parse_agents(&root, &nodes, &links, &flows)?;
     let finite = flows.iter().any(|f| match &f.app {
@@ -138,7 +154,39 @@ pub fn from_value_in(mut v: Value, base_dir: Option<&Path>) -> Result<Scenario, 
             ));
         }
     }
-    Ok(Scenario { run, nodes, links, flows, captures, agents })
+    Ok(Scenario { run, nodes, links, flows, captures, agents, leo })
+}
+
+/// Which nodes may reach which: `out[a] == out[b]` when a path may join
+/// them (links both ways; a constellation's satellites and the ground
+/// stations that may see them count as joined).
+fn components(n: usize, links: &[LinkCfg], leo: Option<&LeoCfg>) -> Vec<usize> {
+    fn find(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    let mut p: Vec<usize> = (0..n).collect();
+    let union = |p: &mut Vec<usize>, a: usize, b: usize| {
+        let (ra, rb) = (find(p, a), find(p, b));
+        p[ra.max(rb)] = ra.min(rb);
+    };
+    for l in links {
+        union(&mut p, l.a, l.b);
+    }
+    if let Some(leo) = leo {
+        for sh in &leo.shells {
+            for k in 0..sh.satellites as usize {
+                union(&mut p, sh.first_node, sh.first_node + k);
+            }
+            for st in &leo.stations {
+                union(&mut p, sh.first_node, st.node);
+            }
+        }
+    }
+    (0..n).map(|x| find(&mut p, x)).collect()
 }
 
 // ---------------------------------------------------------------------------
@@ -404,16 +452,22 @@ pub(crate) fn check_name(t: &Tbl, key: &str, name: &str) -> Res<()> {
 // ---------------------------------------------------------------------------
 // [run]
 
-fn parse_run(root: &Tbl) -> Res<RunCfg> {
+fn parse_run(root: &Tbl) -> Res<(RunCfg, constellations::LeoRunKeys)> {
     let Some(mut t) = root.table("run", "a table ([run]) with seed, stop and sample_interval")? else {
-        return Ok(RunCfg { seed: 1, stop_ns: None, sample_interval_ns: None });
+        let keys = constellations::LeoRunKeys { step_ns: None, epoch: None };
+        return Ok((RunCfg { seed: 1, stop_ns: None, sample_interval_ns: None }, keys));
     };
-    t.only(&["seed", "stop", "sample_interval"])?;
-    Ok(RunCfg {
+    t.only(&["seed", "stop", "sample_interval", "topology_step", "epoch"])?;
+    let run = RunCfg {
         seed: t.int("seed", 0, i64::MAX)?.map_or(1, |s| s as u64),
         stop_ns: t.duration_pos("stop")?,
         sample_interval_ns: t.duration_pos("sample_interval")?,
-    })
+    };
+    let step_ns = t.duration_pos("topology_step")?;
+    if step_ns.is_some_and(|s| s < 1_000_000) {
+        return Err(t.bad("topology_step", "a step of at least 1ms (100ms is the usual)"));
+    }
+    Ok((run, constellations::LeoRunKeys { step_ns, epoch: constellations::parse_epoch(&t)? }))
 }
 
 // ---------------------------------------------------------------------------
@@ -421,8 +475,14 @@ fn parse_run(root: &Tbl) -> Res<RunCfg> {
 
 const NODES_EXPECTED: &str = "a table of nodes ([nodes] with lines such as server = {}) with at least 2 nodes";
 
-fn parse_nodes(root: &Tbl) -> Res<Vec<NodeCfg>> {
-    let v = root.get("nodes").ok_or_else(|| missing("nodes", NODES_EXPECTED))?;
+/// `[nodes]`; optional (and may hold fewer than 2) when ground stations
+/// or constellations add nodes (`moving`).
+fn parse_nodes(root: &Tbl, moving: bool) -> Res<Vec<NodeCfg>> {
+    let v = match root.get("nodes") {
+        Some(v) => v,
+        None if moving => return Ok(Vec::new()),
+        None => return Err(missing("nodes", NODES_EXPECTED)),
+    };
     let t = Tbl::new("nodes".into(), v, NODES_EXPECTED)?;
     let mut nodes = Vec::new();
     for (name, nv) in t.map {
@@ -433,7 +493,7 @@ fn parse_nodes(root: &Tbl) -> Res<Vec<NodeCfg>> {
         }
         nodes.push(NodeCfg { name: name.clone() });
     }
-    if nodes.len() < 2 {
+    if nodes.len() < 2 && !moving {
         return Err(ScenarioError::new("nodes", show(v), NODES_EXPECTED));
     }
     Ok(nodes)
@@ -442,8 +502,18 @@ fn parse_nodes(root: &Tbl) -> Res<Vec<NodeCfg>> {
 /// The index of the node named by `t[key]` (required).
 pub(crate) fn node_ref(t: &Tbl, key: &str, nodes: &[NodeCfg]) -> Res<usize> {
     let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
-    let expected = format!("the name of a node: {}", quoted_list(&names));
+    let expected = format!("the name of a node: {}", few(&names));
     let name = t.require(key, t.str(key)?, &expected)?;
     names.iter().position(|n| *n == name).ok_or_else(|| t.bad(key, expected))
+}
+
+/// A quoted list, cut short when long (a constellation has thousands of
+/// nodes).
+pub(crate) fn few(names: &[&str]) -> String {
+    const SHOWN: usize = 16;
+    if names.len() <= SHOWN {
+        return quoted_list(names);
+    }
+    format!("{}, ... ({} in all)", quoted_list(&names[..SHOWN]), names.len())
 }
 

@@ -1,0 +1,380 @@
+//! `[[constellations]]`, `[[ground_stations]]`, `[[paths]]` and the run's
+//! `topology_step` and `epoch`: the moving part of a scenario
+//! (`docs/models/constellations.md`).
+//!
+//! Ground stations and satellites become nodes, appended after `[nodes]`
+//! (stations first, then each constellation's satellites "name-0",
+//! "name-1", ...); inter-satellite links become links appended after
+//! `[[links]]`, their delay at t = 0 from the geometry. Ground-to-satellite
+//! links are made by the run.
+//!
+//! Choices where a user leaves a key out (each written in the model doc):
+//! * ISL and GSL queues: drop-tail, 100 packets (Hypatia's default device
+//!   queue), not unlimited as on `[[links]]`: a constellation's links are
+//!   routers' interfaces.
+//! * `gsl.min_elevation` 25 degrees (Starlink's user terminals);
+//!   `gsl.handover` "lost"; `attach` "shortest-path".
+//! * `isl.min_grazing` 80 km (a beam through the mesosphere is absorbed);
+//!   no maximum range.
+//! * TLE shells have no plane structure: `isls` must be a list of pairs or
+//!   "none".
+//! * `run.epoch` (the UTC instant of t = 0) defaults to the latest TLE
+//!   epoch of the scenario, so no satellite is propagated backwards.
+//! * Constellation links take drop-tail or RED queues and per, ber or
+//!   Gilbert-Elliott errors: the disciplines whose packets a handover can
+//!   lose as they come off the wire.
+
+use super::links::{parse_errors, parse_queue};
+use super::*;
+use crate::leo::frames::light_ns;
+use crate::leo::tle::parse_three_line_sets;
+use crate::leo::walker::{WalkerKind, WalkerShell};
+use crate::leo::{isl::plus_grid, positions::ShellGeometry};
+use sgp4::chrono::NaiveDateTime;
+
+const SHELL_KEYS: &[&str] = &["name", "walker", "tle_file", "tle", "isls", "cross_seam", "isl", "gsl", "attach", "reassign_offset"];
+const WALKER_EXPECTED: &str =
+    "an inline table { kind = \"delta\" | \"star\", planes, per_plane, altitude = \"550km\", inclination = 53.0, phasing }";
+const ISLS_EXPECTED: &str = "\"plus-grid\", \"none\" or a list of satellite index pairs, e.g. [[0, 1], [0, 22]]";
+const ATTACH: &[&str] = &["shortest-path", "nearest", "longest-visible", "reassign-15s"];
+const DISTANCE_ALLOWED: &str = "a distance: a number of km or a string such as \"550km\" or \"300m\"";
+
+/// The run keys that belong to constellations.
+pub(super) struct LeoRunKeys {
+    pub step_ns: Option<u64>,
+    pub epoch: Option<NaiveDateTime>,
+}
+
+/// `run.epoch`: "2024-06-01T00:00:00" (UTC; a trailing Z and fractions of a
+/// second allowed), as a string or a TOML date-time.
+pub(super) fn parse_epoch(t: &Tbl) -> Res<Option<NaiveDateTime>> {
+    let text = match t.get("epoch") {
+        None => return Ok(None),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Datetime(d)) => d.to_string(),
+        Some(v) => return Err(type_error(&t.at("epoch"), v, "a UTC date-time such as \"2024-06-01T00:00:00\"")),
+    };
+    let trimmed = text.trim_end_matches('Z').replace(' ', "T");
+    NaiveDateTime::parse_from_str(&trimmed, "%Y-%m-%dT%H:%M:%S%.f")
+        .map(Some)
+        .map_err(|_| t.bad("epoch", "a UTC date-time such as \"2024-06-01T00:00:00\""))
+}
+
+/// A distance in km.
+fn distance_km(t: &Tbl, key: &str) -> Res<Option<f64>> {
+    let bad = || t.bad(key, DISTANCE_ALLOWED);
+    let km = match t.get(key) {
+        None => return Ok(None),
+        Some(Value::Integer(i)) => *i as f64,
+        Some(Value::Float(x)) => *x,
+        Some(Value::String(s)) => {
+            let s = s.trim();
+            let (num, scale) = if let Some(n) = s.strip_suffix("km") {
+                (n, 1.0)
+            } else if let Some(n) = s.strip_suffix('m') {
+                (n, 1e-3)
+            } else {
+                return Err(bad());
+            };
+            num.trim().parse::<f64>().map_err(|_| bad())? * scale
+        }
+        Some(v) => return Err(type_error(&t.at(key), v, DISTANCE_ALLOWED)),
+    };
+    if km.is_finite() && km >= 0.0 {
+        Ok(Some(km))
+    } else {
+        Err(bad())
+    }
+}
+
+/// Node names in use, for clashes.
+fn taken(nodes: &[NodeCfg], name: &str) -> bool {
+    nodes.iter().any(|n| n.name == name)
+}
+
+/// `[[ground_stations]]`: appended to `nodes`.
+pub(super) fn parse_ground_stations(root: &Tbl, nodes: &mut Vec<NodeCfg>) -> Res<Vec<StationCfg>> {
+    let Some(v) = root.get("ground_stations") else { return Ok(Vec::new()) };
+    let what = "an array of ground-station tables ([[ground_stations]] with name, lat, lon)";
+    let Value::Array(arr) = v else { return Err(type_error("ground_stations", v, what)) };
+    let mut out = Vec::with_capacity(arr.len());
+    for (i, sv) in arr.iter().enumerate() {
+        let mut t = Tbl::new(format!("ground_stations.{}", i), sv, what)?;
+        t.only(&["name", "lat", "lon", "alt", "relay"])?;
+        let name = t.require("name", t.str("name")?, "a node name for the station, e.g. \"paris\"")?;
+        check_name(&t, "name", name)?;
+        if taken(nodes, name) {
+            return Err(t.bad("name", "a name no other node (or station) has"));
+        }
+        let lat = t.number("lat", |x| (-90.0..=90.0).contains(&x), "a geodetic latitude in degrees in [-90, 90]")?;
+        let lat = t.require("lat", lat, "a geodetic latitude in degrees in [-90, 90]")?;
+        let lon = t.number("lon", |x| (-180.0..=360.0).contains(&x), "a longitude in degrees in [-180, 360], east positive")?;
+        let lon = t.require("lon", lon, "a longitude in degrees in [-180, 360], east positive")?;
+        let alt = distance_km(&t, "alt")?.unwrap_or(0.0);
+        if alt > 100.0 {
+            return Err(t.bad("alt", "a height above the WGS84 ellipsoid of at most 100 km"));
+        }
+        out.push(StationCfg { node: nodes.len(), lat_deg: lat, lon_deg: lon, alt_km: alt, relay: t.bool("relay")?.unwrap_or(false) });
+        nodes.push(NodeCfg { name: name.to_string() });
+    }
+    Ok(out)
+}
+
+/// `walker = {...}`.
+fn parse_walker(t: &Tbl) -> Res<WalkerShell> {
+    let mut w = t.table("walker", WALKER_EXPECTED)?.expect("present");
+    w.only(&["kind", "planes", "per_plane", "altitude", "inclination", "phasing"])?;
+    let kind = match w.choice("kind", &["delta", "star"])? {
+        Some("star") => WalkerKind::Star,
+        _ => WalkerKind::Delta,
+    };
+    let planes = w.require("planes", w.u32_in("planes", 1, 10_000)?, "the number of orbital planes, >= 1")?;
+    let per_plane = w.require("per_plane", w.u32_in("per_plane", 1, 10_000)?, "satellites per plane, >= 1")?;
+    if planes as u64 * per_plane as u64 > 100_000 {
+        return Err(w.bad("per_plane", "at most 100,000 satellites in a shell (planes x per_plane)"));
+    }
+    let altitude = w.require("altitude", distance_km(&w, "altitude")?, DISTANCE_ALLOWED)?;
+    if !(100.0..=100_000.0).contains(&altitude) {
+        return Err(w.bad("altitude", "an altitude between 100 km and 100,000 km"));
+    }
+    let inc = w.number("inclination", |x| (0.0..=180.0).contains(&x), "an inclination in degrees in [0, 180]")?;
+    let inclination_deg = w.require("inclination", inc, "an inclination in degrees in [0, 180]")?;
+    let phasing = w.u32_in("phasing", 0, planes.saturating_sub(1))?.unwrap_or(0);
+    Ok(WalkerShell { kind, planes, per_plane, altitude_km: altitude, inclination_deg, phasing })
+}
+
+/// `isls`: the pairs of satellite indices linked.
+fn parse_isls(t: &Tbl, count: u32, walker: Option<&WalkerShell>, cross_seam: bool) -> Res<Vec<(u32, u32)>> {
+    match t.get("isls") {
+        None if walker.is_some() => Ok(plus_grid(walker.unwrap(), cross_seam)),
+        None => Err(missing(&t.at("isls"), &format!("with TLE sets, which have no planes: {}", ISLS_EXPECTED.replacen("\"plus-grid\", ", "", 1)))),
+        Some(Value::String(s)) if s == "none" => Ok(Vec::new()),
+        Some(Value::String(s)) if s == "plus-grid" => match walker {
+            Some(w) => Ok(plus_grid(w, cross_seam)),
+            None => Err(t.bad("isls", "\"none\" or a list of pairs: \"plus-grid\" needs a Walker shell's planes")),
+        },
+        Some(Value::Array(pairs)) => {
+            let mut out = Vec::with_capacity(pairs.len());
+            let mut seen = std::collections::HashSet::new();
+            for (j, pv) in pairs.iter().enumerate() {
+                let path = format!("{}.{}", t.at("isls"), j);
+                let pair = match pv.as_array().map(|a| a.as_slice()) {
+                    Some([Value::Integer(a), Value::Integer(b)]) => (*a, *b),
+                    _ => return Err(ScenarioError::new(path, show(pv), "a pair of satellite indices, e.g. [0, 1]")),
+                };
+                let ok = |k: i64| (0..count as i64).contains(&k);
+                if !ok(pair.0) || !ok(pair.1) || pair.0 == pair.1 {
+                    return Err(ScenarioError::new(path, show(pv), format!("two different satellite indices in 0..={}", count - 1)));
+                }
+                let (a, b) = (pair.0.min(pair.1) as u32, pair.0.max(pair.1) as u32);
+                if !seen.insert((a, b)) {
+                    return Err(ScenarioError::new(path, show(pv), "a pair not listed before"));
+                }
+                out.push((a, b));
+            }
+            Ok(out)
+        }
+        Some(v) => Err(type_error(&t.at("isls"), v, ISLS_EXPECTED)),
+    }
+}
+
+/// The link keys a constellation's `isl` and `gsl` tables share: a
+/// direction's rate, queue and errors.
+fn link_dir(t: &Tbl, rate_key: &str) -> Res<LinkDirCfg> {
+    let rate = t.require(rate_key, t.rate(rate_key)?, units::RATE_ALLOWED)?;
+    let queue = parse_queue(t, "queue")?.unwrap_or(QueueCfg::DropTail { limit: QueueLimit::Packets(100) });
+    if queue.holds_packets() {
+        return Err(t.bad("queue", "a drop-tail or RED queue (kind = \"droptail\" or \"red\") on a constellation's links"));
+    }
+    let errors = parse_errors(t, "errors", None)?.unwrap_or(ErrorCfg::None);
+    if matches!(errors, ErrorCfg::DsnBurst(_) | ErrorCfg::Trace(_)) {
+        return Err(t.bad("errors", "{ per = x }, { ber = x } or { model = \"gilbert_elliott\", ... } on a constellation's links"));
+    }
+    Ok(LinkDirCfg { rate_bps: rate, delay_ns: 0, queue, errors, overhead_bytes: 0, reorder: None, loss_placement: LossPlacement::Link })
+}
+
+struct Isl {
+    dir: LinkDirCfg,
+    max_range_km: f64,
+    min_grazing_km: f64,
+}
+
+fn parse_isl(t: &Tbl, needed: bool) -> Res<Isl> {
+    let what = "an inline table { rate = \"10Gbps\", queue = {...}, errors = {...}, max_range = \"5000km\", min_grazing = \"80km\" }";
+    let Some(mut i) = t.table("isl", what)? else {
+        if needed {
+            return Err(missing(&t.at("isl"), what));
+        }
+        return Ok(Isl { dir: LinkDirCfg { rate_bps: 1, delay_ns: 0, queue: QueueCfg::DropTail { limit: QueueLimit::Packets(100) }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: LossPlacement::Link }, max_range_km: f64::INFINITY, min_grazing_km: 0.0 });
+    };
+    i.only(&["rate", "queue", "errors", "max_range", "min_grazing"])?;
+    let dir = link_dir(&i, "rate")?;
+    let max_range_km = match distance_km(&i, "max_range")? {
+        Some(r) if r <= 0.0 => return Err(i.bad("max_range", "a range > 0")),
+        Some(r) => r,
+        None => f64::INFINITY,
+    };
+    let min_grazing_km = distance_km(&i, "min_grazing")?.unwrap_or(80.0);
+    Ok(Isl { dir, max_range_km, min_grazing_km })
+}
+
+struct Gsl {
+    up: LinkDirCfg,
+    down: LinkDirCfg,
+    min_elevation: f64,
+    handover: HandoverLoss,
+}
+
+fn parse_gsl(t: &Tbl) -> Res<Gsl> {
+    let what = "an inline table { rate = \"500Mbps\" (or rate_up and rate_down), min_elevation = 25, queue = {...}, errors = {...}, handover = \"lost\" | \"delivered\" }";
+    let mut g = t.table("gsl", what)?.ok_or_else(|| missing(&t.at("gsl"), what))?;
+    g.only(&["rate", "rate_up", "rate_down", "queue", "errors", "min_elevation", "handover"])?;
+    let key = |k: &str| if g.get(k).is_some() { k.to_string() } else { "rate".to_string() };
+    let (ku, kd) = (key("rate_up"), key("rate_down"));
+    let up = link_dir(&g, &ku)?;
+    let down = link_dir(&g, &kd)?;
+    let min_elevation = g
+        .number("min_elevation", |x| (0.0..90.0).contains(&x), "a minimum elevation angle in degrees in [0, 90)")?
+        .unwrap_or(25.0);
+    let handover = match g.choice("handover", &["lost", "delivered"])? {
+        Some("delivered") => HandoverLoss::Delivered,
+        _ => HandoverLoss::Lost,
+    };
+    Ok(Gsl { up, down, min_elevation, handover })
+}
+
+/// `[[constellations]]`: satellites appended to `nodes`, ISLs returned as
+/// links numbered from `first_link`.
+pub(super) fn parse_constellations(
+    root: &Tbl,
+    run: &LeoRunKeys,
+    nodes: &mut Vec<NodeCfg>,
+    first_link: usize,
+    base_dir: Option<&Path>,
+) -> Res<(Vec<ShellCfg>, Vec<LinkCfg>, Option<NaiveDateTime>)> {
+    let Some(v) = root.get("constellations") else { return Ok((Vec::new(), Vec::new(), run.epoch)) };
+    let what = "an array of constellation tables ([[constellations]] with name, walker or tle_file or tle, isl, gsl)";
+    let Value::Array(arr) = v else { return Err(type_error("constellations", v, what)) };
+    // first every shell's orbits, so that the epoch is known
+    let mut shells = Vec::with_capacity(arr.len());
+    let mut tables = Vec::with_capacity(arr.len());
+    let mut latest_tle: Option<NaiveDateTime> = None;
+    for (i, cv) in arr.iter().enumerate() {
+        let mut t = Tbl::new(format!("constellations.{}", i), cv, what)?;
+        t.only(SHELL_KEYS)?;
+        let name = t.require("name", t.str("name")?, "a name; satellite k is then node \"name-k\"")?;
+        check_name(&t, "name", name)?;
+        let given: Vec<&str> = ["walker", "tle_file", "tle"].into_iter().filter(|k| t.get(k).is_some()).collect();
+        if given.len() != 1 {
+            return Err(ScenarioError::new(t.at("walker"), given.join(", "), "exactly one of walker, tle_file or tle"));
+        }
+        let orbits = match given[0] {
+            "walker" => OrbitsCfg::Walker(parse_walker(&t)?),
+            key => {
+                let text = if key == "tle" {
+                    t.str("tle")?.ok_or_else(|| t.bad("tle", "three-line sets as a string"))?.to_string()
+                } else {
+                    let f = t.str("tle_file")?.ok_or_else(|| t.bad("tle_file", "a path to a file of three-line sets"))?;
+                    let path = base_dir.map_or_else(|| Path::new(f).to_path_buf(), |b| b.join(f));
+                    std::fs::read_to_string(&path).map_err(|e| t.bad("tle_file", format!("a readable file of three-line sets ({}: {})", path.display(), e)))?
+                };
+                let sats = parse_three_line_sets(&text).map_err(|e| t.bad(key, format!("valid three-line sets: {}", e)))?;
+                if sats.is_empty() {
+                    return Err(t.bad(key, "at least one three-line set"));
+                }
+                for s in &sats {
+                    latest_tle = latest_tle.max(Some(s.epoch()));
+                }
+                OrbitsCfg::Tle(text)
+            }
+        };
+        shells.push((name.to_string(), orbits));
+        tables.push(t);
+    }
+    let epoch = run.epoch.or(latest_tle);
+    let mut out = Vec::with_capacity(shells.len());
+    let mut links = Vec::new();
+    for ((name, orbits), t) in shells.into_iter().zip(tables) {
+        let geometry = ShellGeometry::new(&orbits, epoch).map_err(|e| t.bad(if matches!(orbits, OrbitsCfg::Walker(_)) { "walker" } else { "tle" }, e))?;
+        let count = geometry.len() as u32;
+        let walker = match &orbits {
+            OrbitsCfg::Walker(w) => Some(*w),
+            OrbitsCfg::Tle(_) => None,
+        };
+        let cross_seam = t.bool("cross_seam")?.unwrap_or(false);
+        if cross_seam && walker.is_none_or(|w| w.kind != WalkerKind::Star) {
+            return Err(t.bad("cross_seam", "false: cross-seam links are a Walker star option (a delta shell always has them)"));
+        }
+        let isls = parse_isls(&t, count, walker.as_ref(), cross_seam)?;
+        let isl = parse_isl(&t, !isls.is_empty())?;
+        let gsl = parse_gsl(&t)?;
+        let attach = match t.choice("attach", ATTACH)? {
+            Some("nearest") => Attach::Nearest,
+            Some("longest-visible") => Attach::LongestVisible,
+            Some("reassign-15s") => Attach::Reassign15s,
+            _ => Attach::ShortestPath,
+        };
+        let reassign_offset_ns = match t.duration("reassign_offset")? {
+            Some(d) if d >= 60_000_000_000 => return Err(t.bad("reassign_offset", "seconds past the minute at t = 0, in [0s, 60s)")),
+            Some(d) => d,
+            None => 0,
+        };
+        let first_node = nodes.len();
+        for k in 0..count {
+            let n = format!("{}-{}", name, k);
+            if taken(nodes, &n) {
+                return Err(t.bad("name", format!("a name whose satellites (\"{}\") clash with no other node", n)));
+            }
+            nodes.push(NodeCfg { name: n });
+        }
+        let first = first_link + links.len();
+        let at0 = geometry.positions(0.0);
+        for &(a, b) in &isls {
+            let mut dir = isl.dir.clone();
+            dir.delay_ns = light_ns(at0[a as usize].dist(at0[b as usize]));
+            links.push(LinkCfg {
+                a: first_node + a as usize,
+                b: first_node + b as usize,
+                dirs: [dir.clone(), dir],
+                changes: Vec::new(),
+                arq: None,
+            });
+        }
+        out.push(ShellCfg {
+            name,
+            first_node,
+            satellites: count,
+            orbits,
+            first_link: first,
+            isls,
+            isl_max_range_km: isl.max_range_km,
+            isl_min_grazing_km: isl.min_grazing_km,
+            gsl_up: gsl.up,
+            gsl_down: gsl.down,
+            min_elevation_deg: gsl.min_elevation,
+            attach,
+            handover: gsl.handover,
+            reassign_offset_ns,
+        });
+    }
+    Ok((out, links, epoch))
+}
+
+/// `[[paths]]`: pairs of nodes whose path is traced.
+pub(super) fn parse_paths(root: &Tbl, nodes: &[NodeCfg]) -> Res<Vec<(usize, usize)>> {
+    let Some(v) = root.get("paths") else { return Ok(Vec::new()) };
+    let what = "an array of path tables ([[paths]] with src and dst)";
+    let Value::Array(arr) = v else { return Err(type_error("paths", v, what)) };
+    let mut out = Vec::with_capacity(arr.len());
+    for (i, pv) in arr.iter().enumerate() {
+        let mut t = Tbl::new(format!("paths.{}", i), pv, what)?;
+        t.only(&["src", "dst"])?;
+        let src = node_ref(&t, "src", nodes)?;
+        let dst = node_ref(&t, "dst", nodes)?;
+        if src == dst {
+            return Err(t.bad("dst", "a node other than src"));
+        }
+        out.push((src, dst));
+    }
+    Ok(out)
+}

@@ -1,0 +1,531 @@
+//! Constellations in the run: the topology step (`Event::Topology`).
+//!
+//! At t = 0 and then every `run.topology_step` (and at the reassignment
+//! epochs of a "reassign-15s" shell), for each shell:
+//! * the satellites' positions at this step and the next are computed (the
+//!   closed form or SGP4, `leo/positions.rs`);
+//! * each inter-satellite link is up while its ends are in range and the
+//!   beam passes above the grazing altitude; its delay ramps from the
+//!   distance / c at this step to that at the next (`net/schedule.rs`);
+//! * each ground station's satellites in view (elevation at least the
+//!   minimum) are found, and the attachment policy picks those it links
+//!   to; a link to a satellite not linked before is made then (an ordinary
+//!   link direction pair, appended), one that is no longer picked goes
+//!   down, losing or delivering what it holds (`gsl.handover`);
+//! * routes are marked for recomputation (they are recomputed before the
+//!   next packet is forwarded, and at once when paths are traced or
+//!   handovers counted), and traced paths are recorded.
+//!
+//! Choices (`docs/models/constellations.md`):
+//! * Positions are those of the step's instant; a packet's delay is the
+//!   distance at the instant its last bit leaves, by the ramp (within a
+//!   nanosecond of distance / c over a 100 ms step).
+//! * "nearest" is the smallest slant range. "longest-visible" keeps its
+//!   satellite while in view and then takes the one in view that stays in
+//!   view longest (found by stepping 1 s ahead, then bisecting to 1 ms).
+//!   "reassign-15s" takes the nearest at 12, 27, 42 and 57 s past each
+//!   minute (`reassign_offset` is the seconds past the minute at t = 0),
+//!   and the nearest at once if its satellite leaves view between epochs.
+//! * An ISL out of range goes down and loses what is on it, as any link
+//!   that disappears.
+//! * When nothing but the topology steps is left to happen, they stop (the
+//!   run then ends as idle, as it would without a constellation).
+
+use super::World;
+use crate::leo::frames::{light_ns, Vec3};
+use crate::leo::positions::ShellGeometry;
+use crate::leo::visibility::{isl_possible, Station};
+use crate::net::LinkDir;
+use crate::scenario::{Attach, HandoverLoss, LeoCfg, LinkCfg};
+use crate::sim::{secs, Event, Rng, Time, NS_PER_S};
+use crate::stats::output::{PathSeries, PathSummary, StationSummary};
+use std::collections::HashMap;
+
+/// Reassignments fall 12 s past each quarter minute.
+const REASSIGN_PERIOD: Time = 15 * NS_PER_S;
+const REASSIGN_PHASE: Time = 12 * NS_PER_S;
+
+/// One ground-to-satellite link the run has made.
+struct Gsl {
+    link: u32,
+    sat: u32,
+    up: bool,
+}
+
+/// A station's state towards one shell.
+#[derive(Default)]
+struct Attachment {
+    /// Indices into `LeoRun::gsls` of the links up now.
+    up: Vec<u32>,
+    /// The satellite a single-attachment policy holds.
+    held: Option<u32>,
+}
+
+/// A traced pair's state.
+struct Trace {
+    src: u32,
+    dst: u32,
+    last: Option<u32>,
+    routes: Vec<String>,
+    index: HashMap<String, u32>,
+    summary: PathSummary,
+}
+
+pub(super) struct LeoRun {
+    cfg: LeoCfg,
+    shells: Vec<ShellGeometry>,
+    stations: Vec<Station>,
+    /// Positions at the current step and the next, per shell.
+    now_pos: Vec<Vec<Vec3>>,
+    next_pos: Vec<Vec<Vec3>>,
+    t_next: Time,
+    isl_up: Vec<Vec<bool>>,
+    gsls: Vec<Gsl>,
+    /// (station, shell, satellite) -> index into `gsls`.
+    gsl_of: HashMap<(u32, u32, u32), u32>,
+    /// [station * shells + shell].
+    attach: Vec<Attachment>,
+    /// Per station, the nodes it exchanges traffic with, and the first hops
+    /// towards them at the last step (handovers under "shortest-path").
+    peers: Vec<Vec<u32>>,
+    first_hops: Vec<Vec<u32>>,
+    traces: Vec<Trace>,
+    pub(super) stations_out: Vec<StationSummary>,
+    pub(super) series: PathSeries,
+    /// Wall time spent in route recomputation.
+    pub(super) routing_ns: u128,
+}
+
+impl LeoRun {
+    pub(super) fn new(scn: &crate::scenario::Scenario, cfg: &LeoCfg) -> Self {
+        let shells: Vec<ShellGeometry> = cfg
+            .shells
+            .iter()
+            .map(|s| ShellGeometry::new(&s.orbits, cfg.epoch).expect("checked when the scenario was read"))
+            .collect();
+        let stations = cfg.stations.iter().map(|s| Station::new(s.lat_deg, s.lon_deg, s.alt_km)).collect();
+        let station_of = |node: usize| cfg.stations.iter().position(|s| s.node == node);
+        let mut peers = vec![Vec::new(); cfg.stations.len()];
+        let pairs = scn.flows.iter().map(|f| (f.src, f.dst)).chain(cfg.paths.iter().copied());
+        for (a, b) in pairs {
+            for (me, other) in [(a, b), (b, a)] {
+                if let Some(k) = station_of(me) {
+                    if !peers[k].contains(&(other as u32)) {
+                        peers[k].push(other as u32);
+                    }
+                }
+            }
+        }
+        let name = |n: usize| scn.nodes[n].name.clone();
+        LeoRun {
+            now_pos: shells.iter().map(|g| vec![Vec3::new(0.0, 0.0, 0.0); g.len()]).collect(),
+            next_pos: shells.iter().map(|g| g.positions(0.0)).collect(),
+            shells,
+            stations,
+            t_next: 0,
+            isl_up: cfg.shells.iter().map(|s| vec![true; s.isls.len()]).collect(),
+            gsls: Vec::new(),
+            gsl_of: HashMap::new(),
+            attach: (0..cfg.stations.len() * cfg.shells.len()).map(|_| Attachment::default()).collect(),
+            first_hops: vec![Vec::new(); cfg.stations.len()],
+            peers,
+            traces: cfg
+                .paths
+                .iter()
+                .map(|&(s, d)| Trace {
+                    src: s as u32,
+                    dst: d as u32,
+                    last: None,
+                    routes: Vec::new(),
+                    index: HashMap::new(),
+                    summary: PathSummary { src: name(s), dst: name(d), ..Default::default() },
+                })
+                .collect(),
+            stations_out: cfg.stations.iter().map(|s| StationSummary { name: name(s.node), ..Default::default() }).collect(),
+            series: PathSeries::default(),
+            routing_ns: 0,
+            cfg: cfg.clone(),
+        }
+    }
+
+    /// The step after `t`: the next multiple of the step, or a reassignment
+    /// epoch before it.
+    fn next_step(&self, t: Time) -> Time {
+        let step = self.cfg.step_ns;
+        let mut next = (t / step + 1) * step;
+        for s in &self.cfg.shells {
+            if s.attach == Attach::Reassign15s {
+                next = next.min(next_epoch(t, s.reassign_offset_ns));
+            }
+        }
+        next
+    }
+
+    /// The pairs traced and the summaries they end with.
+    pub(super) fn path_summaries(&mut self) -> Vec<PathSummary> {
+        self.traces
+            .iter_mut()
+            .map(|t| {
+                let mut s = std::mem::take(&mut t.summary);
+                s.routes = std::mem::take(&mut t.routes);
+                s
+            })
+            .collect()
+    }
+}
+
+/// The first reassignment epoch after `t` with the minute's phase `offset`.
+fn next_epoch(t: Time, offset: Time) -> Time {
+    // epochs at e0 + 15 s j, with e0 = (12 s - offset) mod 15 s
+    let e0 = (REASSIGN_PHASE + REASSIGN_PERIOD * 4 - offset) % REASSIGN_PERIOD;
+    if t < e0 {
+        return e0;
+    }
+    e0 + ((t - e0) / REASSIGN_PERIOD + 1) * REASSIGN_PERIOD
+}
+
+/// Whether `t` is a reassignment epoch.
+fn is_epoch(t: Time, offset: Time) -> bool {
+    let e0 = (REASSIGN_PHASE + REASSIGN_PERIOD * 4 - offset) % REASSIGN_PERIOD;
+    t >= e0 && (t - e0) % REASSIGN_PERIOD == 0
+}
+
+/// Stream ids of ground-to-satellite links' error models: after every
+/// scenario link's.
+const STREAM_GSL: u64 = 5 << 40;
+
+impl World {
+    /// Build-time set-up: the ISLs follow the geometry; the first step.
+    pub(super) fn leo_start(&mut self) {
+        let Some(cfg) = self.scn.leo.clone() else { return };
+        let run = LeoRun::new(&self.scn, &cfg);
+        for sh in &cfg.shells {
+            for j in 0..sh.isls.len() {
+                let l = sh.first_link + j;
+                for d in [2 * l, 2 * l + 1] {
+                    let (from, to) = (self.dirs[d].from, self.dirs[d].to);
+                    let cfgd = &self.scn.links[l].dirs[d % 2];
+                    self.dirs[d] = LinkDir::moving(from, to, cfgd, Rng::new(self.scn.run.seed, super::STREAM_LINK_ERRORS + d as u64));
+                }
+            }
+        }
+        self.leo = Some(Box::new(run));
+        self.topology_step();
+    }
+
+    /// `Event::Topology` (and the first step, at build).
+    pub(super) fn topology_step(&mut self) {
+        let mut leo = self.leo.take().expect("a constellation run");
+        let t = self.now;
+        let t1 = leo.next_step(t);
+        let (ts, t1s) = (secs(t), secs(t1));
+        // positions now (those computed as the next at the last step, if it
+        // was for this instant) and at the next step
+        for (h, g) in leo.shells.iter().enumerate() {
+            if leo.t_next == t {
+                std::mem::swap(&mut leo.now_pos[h], &mut leo.next_pos[h]);
+            } else {
+                g.positions_into(ts, &mut leo.now_pos[h]);
+            }
+            g.positions_into(t1s, &mut leo.next_pos[h]);
+        }
+        leo.t_next = t1;
+        self.step_isls(&mut leo, t, t1);
+        self.step_gsls(&mut leo, t, t1);
+        self.routes_dirty = true;
+        if !leo.traces.is_empty() || leo.peers.iter().any(|p| !p.is_empty()) {
+            let started = std::time::Instant::now();
+            self.recompute_routes();
+            leo.routing_ns += started.elapsed().as_nanos();
+            self.trace_paths(&mut leo, t);
+            self.count_route_handovers(&mut leo, t);
+        }
+        // nothing else left to happen: the steps stop with the run
+        if !self.q.is_empty() {
+            self.q.push(t1, Event::Topology);
+        }
+        self.leo = Some(leo);
+    }
+
+    fn step_isls(&mut self, leo: &mut LeoRun, t: Time, t1: Time) {
+        for (h, sh) in leo.cfg.shells.iter().enumerate() {
+            let (now, next) = (&leo.now_pos[h], &leo.next_pos[h]);
+            for (j, &(a, b)) in sh.isls.iter().enumerate() {
+                let (pa, pb) = (now[a as usize], now[b as usize]);
+                let possible = isl_possible(pa, pb, sh.isl_max_range_km, sh.isl_min_grazing_km);
+                let l = sh.first_link + j;
+                if possible != leo.isl_up[h][j] {
+                    leo.isl_up[h][j] = possible;
+                    for d in [2 * l, 2 * l + 1] {
+                        if possible {
+                            self.dirs[d].come_up_now(t);
+                        } else {
+                            self.dirs[d].go_down_now(t, &mut self.lost);
+                        }
+                    }
+                    self.free_lost();
+                }
+                if possible {
+                    let (d0, d1) = (light_ns(pa.dist(pb)), light_ns(next[a as usize].dist(next[b as usize])));
+                    self.dirs[2 * l].set_ramp(t, d0, t1, d1);
+                    self.dirs[2 * l + 1].set_ramp(t, d0, t1, d1);
+                }
+            }
+        }
+    }
+
+    fn step_gsls(&mut self, leo: &mut LeoRun, t: Time, t1: Time) {
+        let n_shells = leo.cfg.shells.len();
+        let mut in_view: Vec<(u32, f64)> = Vec::new();
+        let mut wanted: Vec<u32> = Vec::new();
+        for s in 0..leo.stations.len() {
+            let st = leo.stations[s];
+            let node = leo.cfg.stations[s].node as u32;
+            let mut sees_any = false;
+            for h in 0..n_shells {
+                let sh = &leo.cfg.shells[h];
+                in_view.clear();
+                let now = &leo.now_pos[h];
+                for (k, &p) in now.iter().enumerate() {
+                    if st.elevation_deg(p) >= sh.min_elevation_deg {
+                        in_view.push((k as u32, st.pos.dist(p)));
+                    }
+                }
+                sees_any |= !in_view.is_empty();
+                let nearest = in_view.iter().min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0))).map(|x| x.0);
+                let a = &mut leo.attach[s * n_shells + h];
+                let still = a.held.filter(|k| in_view.iter().any(|x| x.0 == *k));
+                wanted.clear();
+                let choice = match sh.attach {
+                    Attach::ShortestPath => {
+                        wanted.extend(in_view.iter().map(|x| x.0));
+                        None
+                    }
+                    Attach::Nearest => nearest,
+                    Attach::Reassign15s if is_epoch(t, sh.reassign_offset_ns) => nearest,
+                    Attach::Reassign15s => still.or(nearest),
+                    Attach::LongestVisible => still.or_else(|| {
+                        let g = &leo.shells[h];
+                        in_view
+                            .iter()
+                            .map(|&(k, _)| (visible_until(g, &st, k as usize, t, sh.min_elevation_deg), k))
+                            .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
+                            .map(|x| x.1)
+                    }),
+                };
+                if sh.attach != Attach::ShortestPath {
+                    if choice != a.held {
+                        if a.held.is_some() && choice.is_some() {
+                            let out = &mut leo.stations_out[s];
+                            out.handovers += 1;
+                            out.handover_times_s.push(secs(t));
+                        }
+                        a.held = choice;
+                    }
+                    wanted.extend(choice);
+                }
+                // down: links up now and no longer wanted
+                let mut k = 0;
+                while k < leo.attach[s * n_shells + h].up.len() {
+                    let gi = leo.attach[s * n_shells + h].up[k];
+                    if wanted.contains(&leo.gsls[gi as usize].sat) {
+                        k += 1;
+                        continue;
+                    }
+                    leo.attach[s * n_shells + h].up.swap_remove(k);
+                    leo.gsls[gi as usize].up = false;
+                    leo.stations_out[s].links_down += 1;
+                    let l = leo.gsls[gi as usize].link as usize;
+                    for d in [2 * l, 2 * l + 1] {
+                        match sh.handover {
+                            HandoverLoss::Lost => self.dirs[d].go_down_now(t, &mut self.lost),
+                            // no new packet; what it holds arrives
+                            HandoverLoss::Delivered => self.dirs[d].up = false,
+                        }
+                    }
+                    self.free_lost();
+                }
+                // up: wanted links, made the first time
+                for &sat in wanted.iter() {
+                    let key = (s as u32, h as u32, sat);
+                    let gi = match leo.gsl_of.get(&key) {
+                        Some(&gi) => gi,
+                        None => {
+                            let gi = leo.gsls.len() as u32;
+                            let link = self.add_gsl(node, (sh.first_node as u32) + sat, &sh.gsl_up, &sh.gsl_down);
+                            leo.gsls.push(Gsl { link, sat, up: false });
+                            leo.gsl_of.insert(key, gi);
+                            gi
+                        }
+                    };
+                    let g = &mut leo.gsls[gi as usize];
+                    let l = g.link as usize;
+                    if !g.up {
+                        g.up = true;
+                        leo.attach[s * n_shells + h].up.push(gi);
+                        leo.stations_out[s].links_up += 1;
+                        for d in [2 * l, 2 * l + 1] {
+                            if self.dirs[d].schedule_down(t) {
+                                self.dirs[d].come_up_now(t);
+                            }
+                            self.dirs[d].up = true;
+                        }
+                    }
+                    let p0 = leo.now_pos[h][sat as usize];
+                    let p1 = leo.next_pos[h][sat as usize];
+                    let (d0, d1) = (light_ns(st.pos.dist(p0)), light_ns(st.pos.dist(p1)));
+                    self.dirs[2 * l].set_ramp(t, d0, t1, d1);
+                    self.dirs[2 * l + 1].set_ramp(t, d0, t1, d1);
+                }
+            }
+            if !sees_any {
+                leo.stations_out[s].steps_without_satellite += 1;
+            }
+        }
+    }
+
+    /// Append a ground-to-satellite link (a = the station) to the run.
+    fn add_gsl(&mut self, station: u32, sat: u32, up: &crate::scenario::LinkDirCfg, down: &crate::scenario::LinkDirCfg) -> u32 {
+        let link = self.scn.links.len();
+        self.scn.links.push(LinkCfg { a: station as usize, b: sat as usize, dirs: [up.clone(), down.clone()], changes: Vec::new(), arq: None });
+        self.next_change.push(0);
+        for (d, (from, to, cfg)) in [(station, sat, up), (sat, station, down)].into_iter().enumerate() {
+            let idx = (2 * link + d) as u64;
+            let mut dir = LinkDir::moving(from, to, cfg, Rng::new(self.scn.run.seed, STREAM_GSL + idx));
+            dir.up = false;
+            self.dirs.push(dir);
+            self.agents.add_dir(from, to);
+            if let Some(c) = self.capture.as_deref_mut() {
+                c.add_dir(from, to);
+            }
+        }
+        for d in [2 * link, 2 * link + 1] {
+            self.dirs[d].deliver_corrupted = self.agents.wants_corrupted(d as u32);
+        }
+        link as u32
+    }
+
+    fn free_lost(&mut self) {
+        for k in 0..self.lost.len() {
+            let p = self.pkts.remove(self.lost[k]);
+            self.lose(&p);
+        }
+        self.lost.clear();
+    }
+
+    /// Record each traced pair's path at this step.
+    fn trace_paths(&mut self, leo: &mut LeoRun, t: Time) {
+        let edges = super::edges_of(&self.dirs);
+        for (i, tr) in leo.traces.iter_mut().enumerate() {
+            let s = &mut leo.series;
+            s.time_s.push(secs(t));
+            s.pair.push(i as u32);
+            let Some(path) = self.routes.path(tr.src, tr.dst, &edges) else {
+                s.rtt_s.push(f64::NAN);
+                s.hops.push(0);
+                s.route.push(u32::MAX);
+                tr.summary.steps_without_path += 1;
+                if tr.last.is_some() {
+                    tr.summary.changes_s.push(secs(t));
+                }
+                tr.last = None;
+                continue;
+            };
+            let one_way: u64 = path.iter().map(|&d| edges[d as usize].2).sum();
+            let rtt = 2.0 * secs(one_way);
+            let mut text = self.scn.nodes[tr.src as usize].name.clone();
+            for &d in &path {
+                text.push(' ');
+                text.push_str(&self.scn.nodes[edges[d as usize].1 as usize].name);
+            }
+            let next = tr.routes.len() as u32;
+            let r = *tr.index.entry(text.clone()).or_insert_with(|| {
+                tr.routes.push(text);
+                next
+            });
+            if tr.last.is_some_and(|l| l != r) || (tr.last.is_none() && tr.summary.steps_without_path > 0) {
+                tr.summary.changes_s.push(secs(t));
+            }
+            tr.last = Some(r);
+            s.rtt_s.push(rtt);
+            s.hops.push(path.len() as u32);
+            s.route.push(r);
+            tr.summary.min_rtt_s = Some(tr.summary.min_rtt_s.map_or(rtt, |m| m.min(rtt)));
+            tr.summary.max_rtt_s = Some(tr.summary.max_rtt_s.map_or(rtt, |m| m.max(rtt)));
+        }
+    }
+
+    /// Under "shortest-path", a station's handover is a change in the first
+    /// hops of its routes towards the nodes it exchanges traffic with.
+    fn count_route_handovers(&mut self, leo: &mut LeoRun, t: Time) {
+        let n_shells = leo.cfg.shells.len();
+        for s in 0..leo.stations.len() {
+            let routed = (0..n_shells).any(|h| leo.cfg.shells[h].attach == Attach::ShortestPath);
+            if !routed || leo.peers[s].is_empty() {
+                continue;
+            }
+            let node = leo.cfg.stations[s].node as u32;
+            let mut hops: Vec<u32> = leo.peers[s]
+                .iter()
+                .map(|&p| self.routes.next_dir(node, p))
+                .filter(|&d| d != crate::net::routing::NO_ROUTE)
+                .map(|d| self.dirs[d as usize].to)
+                .collect();
+            hops.sort_unstable();
+            hops.dedup();
+            if hops != leo.first_hops[s] {
+                if !leo.first_hops[s].is_empty() && !hops.is_empty() {
+                    leo.stations_out[s].handovers += 1;
+                    leo.stations_out[s].handover_times_s.push(secs(t));
+                }
+                leo.first_hops[s] = hops;
+            }
+        }
+    }
+}
+
+/// When satellite `k` of `g`, in view of `st` at `t`, drops below
+/// `min_elev` (ns; searched 1 s at a time over at most an hour, then
+/// bisected to 1 ms).
+fn visible_until(g: &ShellGeometry, st: &Station, k: usize, t: Time, min_elev: f64) -> Time {
+    let seen = |at: Time| st.elevation_deg(g.position(k, secs(at))) >= min_elev;
+    let mut lo = t;
+    let mut hi = t;
+    for _ in 0..3600 {
+        hi += NS_PER_S;
+        if !seen(hi) {
+            break;
+        }
+        lo = hi;
+    }
+    if seen(hi) {
+        return hi;
+    }
+    while hi - lo > 1_000_000 {
+        let mid = lo + (hi - lo) / 2;
+        if seen(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: Time = NS_PER_S;
+
+    #[test]
+    fn reassignments_fall_at_12_27_42_57_seconds_past_the_minute() {
+        assert_eq!(next_epoch(0, 0), 12 * S);
+        assert_eq!(next_epoch(12 * S, 0), 27 * S);
+        assert_eq!(next_epoch(58 * S, 0), 72 * S);
+        assert!(is_epoch(57 * S, 0) && is_epoch(72 * S, 0) && !is_epoch(60 * S, 0));
+        // t = 0 is 50 s past the minute: the next epoch is 57 s, 7 s later
+        assert_eq!(next_epoch(0, 50 * S), 7 * S);
+        assert!(is_epoch(22 * S, 50 * S));
+    }
+}
