@@ -387,6 +387,11 @@ impl LinkDir {
         self.go_down(now, lost);
     }
 
+    /// The propagation delay a packet whose last bit leaves at `t` takes.
+    pub fn delay_at(&self, t: Time) -> u64 {
+        self.schedule.delay_at(t)
+    }
+
     /// The direction is in an outage at `t` (scheduled, or a moving
     /// link's).
     pub fn schedule_down(&self, t: Time) -> bool {
