@@ -17,7 +17,7 @@ PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels 
 STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 crosscheck-linux clean reproduce-adalr reproduce-adalr-quick reproduce-transat reproduce-transat-quick reproduce-peach reproduce-peach-quick reproduce-ceten reproduce-ceten-quick reproduce-xfwa reproduce-xfwa-quick
+.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 crosscheck-linux clean reproduce-adalr reproduce-adalr-quick reproduce-transat reproduce-transat-quick reproduce-peach reproduce-peach-quick reproduce-ceten reproduce-ceten-quick reproduce-xfwa reproduce-xfwa-quick reproduce-leo-geo reproduce-leo-geo-quick
 
 help:
 	@echo "satcp make targets:"
@@ -38,6 +38,8 @@ help:
 	@echo "  make reproduce-ceten-quick  the same without the alpha calibration"
 	@echo "  make reproduce-xfwa  the XFWA study with ns-2 beside (report in out/reproduce-xfwa)"
 	@echo "  make reproduce-xfwa-quick  T1 and T2 only, 2 replications"
+	@echo "  make reproduce-leo-geo  TCP over a Starlink shell against GEO, an experiment beyond the papers (out/reproduce-leo-geo)"
+	@echo "  make reproduce-leo-geo-quick  1 and 10 MB, 3 start times"
 	@echo "  make build   maturin develop --release into $(VENV) + Rust CLIs"
 	@echo "  make venv    create $(VENV) with the Python dependencies"
 	@echo "  make clean   remove build products, $(VENV) and out/"
@@ -80,6 +82,8 @@ test: test-rust test-python
 bench: build
 	cargo run --release -p satcp-core --bin satcp-bench
 	cargo run --release -p satcp-core --bin satcp-bench -- --only xfwa-oc3-512
+	cargo run --release -p satcp-core --bin satcp-bench -- --only starlink-1000-flows-10s --repeat 1
+	cargo run --release -p satcp-core --bin satcp-bench -- --only starlink-1000-flows-100s --repeat 1
 	$(IN_VENV) python bench/sweep_scaling.py
 	bash bench/ns3/run.sh
 
@@ -138,6 +142,13 @@ reproduce-xfwa: build
 
 reproduce-xfwa-quick: build
 	$(IN_VENV) satcp reproduce xfwa --quick --out out/reproduce-xfwa-quick
+
+# TCP over a LEO constellation against GEO (docs/reproduce-leo-geo.md).
+reproduce-leo-geo: build
+	$(IN_VENV) satcp reproduce leo-geo --out out/reproduce-leo-geo
+
+reproduce-leo-geo-quick: build
+	$(IN_VENV) satcp reproduce leo-geo --quick --out out/reproduce-leo-geo-quick
 
 clean:
 	cargo clean

@@ -159,7 +159,10 @@ class Result:
         return {i: f["name"] for i, f in enumerate(self.summary["flows"])}
 
     def _link_names(self) -> dict[int, str]:
-        return {i: f'{l["from"]}->{l["to"]}' for i, l in enumerate(self.summary["links"])}
+        # link_series' `link` is 2 x link index + direction (0 a->b, 1 b->a);
+        # a constellation's idle directions are not in the summary
+        return {2 * l.get("index", i // 2) + (l.get("direction") == "ba"): f'{l["from"]}->{l["to"]}'
+                for i, l in enumerate(self.summary["links"])}
 
     @cached_property
     def series(self) -> pd.DataFrame:

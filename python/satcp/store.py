@@ -268,6 +268,19 @@ class Store:
         self._insert_rows(table, names, [[key] + [r.get(n) for n in names[1:]] for r in rows])
 
     def _insert_rows(self, table: str, names: list[str], rows: list[list[Any]]) -> None:
+        if len(rows) > _FRAME_ROWS:
+            # many rows (a constellation's links): through a data frame,
+            # which DuckDB scans, rather than a statement of 100,000 values
+            import pandas as pd
+
+            frame = pd.DataFrame(rows, columns=[f"c{i}" for i in range(len(names))])
+            self.con.register("_satcp_rows", frame)
+            try:
+                self.con.execute(f"INSERT INTO {_q(table)} ({', '.join(_q(n) for n in names)}) "
+                                 f"SELECT * FROM _satcp_rows")
+            finally:
+                self.con.unregister("_satcp_rows")
+            return
         # One statement for all rows: DuckDB prepares each statement (~ms),
         # executemany would prepare once per row.
         one = "(" + ", ".join("?" for _ in names) + ")"
@@ -343,6 +356,10 @@ def _sweep_filter(sweep: str | None, prefix: str = "") -> tuple[str, list[Any]]:
     if sweep is None:
         return "", []
     return f"WHERE {prefix}sweep = ?", [sweep]
+
+
+#: Above this many rows an insert goes through a data frame.
+_FRAME_ROWS = 200
 
 
 def _now() -> _dt.datetime:

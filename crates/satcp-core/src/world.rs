@@ -784,8 +784,14 @@ impl World {
             });
         }
         let mut links = Vec::with_capacity(self.dirs.len());
+        // a constellation's links from here on: listed when they carried or
+        // dropped something (thousands of directions otherwise)
+        let first_moving = scn.leo.as_ref().map_or(usize::MAX, |l| l.shells.iter().map(|s| s.first_link).min().unwrap_or(usize::MAX));
         for (i, d) in self.dirs.iter().enumerate() {
             let l = &scn.links[i / 2];
+            if i / 2 >= first_moving && d.stats.packets_tx == 0 && d.stats.drops_queue + d.stats.drops_down + d.stats.drops_errors == 0 {
+                continue;
+            }
             let used = d.stats.bytes_ok as f64 * 8.0;
             links.push(LinkSummary {
                 index: i / 2,

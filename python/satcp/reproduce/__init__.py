@@ -13,13 +13,15 @@ ns-2 baselines, statistics and claims; report and command),
 ``ceten`` and ``ceten_report`` (the CETEN-R thesis' factorial study:
 experiments, tables, ANOVA and claims; report and command),
 ``xfwa`` and ``xfwa_report`` (the XFWA study: experiments, metrics, ns-2
-runs and claims; report and command), ``compare`` (ours beside the paper's), ``figures``, ``report``, ``runner``
+runs and claims; report and command), ``leo_geo`` and ``leo_geo_report``
+(an experiment beyond the papers: TCP over a LEO constellation against
+GEO; report and command), ``compare`` (ours beside the paper's), ``figures``, ``report``, ``runner``
 and ``main`` (the command).
 """
 
 from __future__ import annotations
 
-REPRODUCTIONS = ("adalr", "transat", "peach", "ceten", "xfwa")
+REPRODUCTIONS = ("adalr", "transat", "peach", "ceten", "xfwa", "leo-geo")
 
 #: The TCP behaviour profile (``tcp.profile``) each reproduction declares:
 #: the simulator its paper used, and what that means here.
@@ -35,6 +37,8 @@ PROFILES = {
     "ceten": ("rfc", "the thesis ran OPNET 10.0, which has no profile of its own: profile rfc with OPNET's TCP "
                      "defaults written out (as the ADaLR reproduction reads them: RTO in [1 s, 64 s], 3 s initial, "
                      "0.5 s granularity, delayed ACK 200 ms / 2 segments) and cwnd_validation = \"off\""),
+    "leo-geo": ("rfc", "an experiment of our own, no paper's simulator to follow: the default profile, each variant "
+                       "as its RFC or paper states it, SACK where the variant uses it"),
     "xfwa": ("ns2", "the paper ran ns-2 (version 2): ns-2 2.35's NewReno agent defaults with 1000-byte segments "
                     "and a window that never limits (the paper gives none; ns-2's default of 20 would cap plain "
                     "TCP below its buffer)"),

@@ -54,6 +54,7 @@ _STUDIES = {
     "peach": ("peach_report", "the Modified Peach study has 10 replications per cell (3 with --quick)"),
     "ceten": ("ceten_report", "the CETEN-R study has the thesis' 5 replications per cell"),
     "xfwa": ("xfwa_report", "the XFWA study has 5 replications per cell (2 with --quick)"),
+    "leo-geo": ("leo_geo_report", "the leo-geo study's replications are 10 start times (3 with --quick)"),
 }
 
 

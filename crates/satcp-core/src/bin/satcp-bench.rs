@@ -8,7 +8,9 @@
 //! link-layer ARQ's cost per frame against a plain link.
 //! `satcp-bench --only NAME` runs one scenario (and not the ARQ cost) and
 //! prints the process's peak resident memory after it (VmHWM): `make
-//! bench` runs the XFWA OC3 scenario so, alone in its process.
+//! bench` runs the XFWA OC3 scenario so, alone in its process, and the
+//! constellation scenarios (Starlink shell, 100 stations, 1000 flows, 10 s
+//! and 100 s: minutes), which run only so.
 
 use std::time::Instant;
 
@@ -18,6 +20,8 @@ struct Bench {
     name: &'static str,
     what: &'static str,
     toml: String,
+    /// Minutes to run: only with `--only` (`make bench` runs each alone).
+    heavy: bool,
 }
 
 fn geo_10_flows() -> String {
@@ -92,6 +96,47 @@ fn xfwa_oc3() -> String {
     include_str!("../../../../scenarios/xfwa/equal_rtts.toml").replace("bottleneck = \"T1\"", "bottleneck = \"OC3\"")
 }
 
+/// One Starlink shell (72 x 22 at 550 km, 53 degrees, +Grid), 100 ground
+/// stations spread uniformly over the sphere between 56 S and 56 N (a
+/// fixed pseudo-random draw), 1000 CUBIC flows between random pairs of
+/// them, unlimited, starting in the first second; links at Hypatia's
+/// paper's 10 Mb/s with 100-packet queues; routes recomputed every 100 ms.
+fn starlink_shell(stop: &str) -> String {
+    let mut s = format!(
+        r#"[run]
+seed = 1
+stop = "{stop}"
+topology_step = "100ms"
+[[constellations]]
+name = "starlink"
+walker = {{ kind = "delta", planes = 72, per_plane = 22, altitude = "550km", inclination = 53.0, phasing = 1 }}
+isl = {{ rate = "10Mbps", queue = {{ kind = "droptail", packets = 100 }} }}
+gsl = {{ rate = "10Mbps", min_elevation = 25, queue = {{ kind = "droptail", packets = 100 }} }}
+attach = "shortest-path"
+"#
+    );
+    // a fixed 64-bit LCG (Knuth's MMIX constants): the same stations and
+    // pairs on every machine
+    let mut x: u64 = 0x5eed;
+    let mut next = || {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let zmax = 56f64.to_radians().sin();
+    for i in 0..100 {
+        let lat = ((2.0 * next() - 1.0) * zmax).asin().to_degrees();
+        let lon = 360.0 * next() - 180.0;
+        s += &format!("[[ground_stations]]\nname = \"g{i}\"\nlat = {lat:.4}\nlon = {lon:.4}\n");
+    }
+    for _ in 0..1000 {
+        let a = (next() * 100.0) as usize;
+        let b = (a + 1 + (next() * 99.0) as usize) % 100;
+        let start = (next() * 1000.0) as u64;
+        s += &format!("[[flows]]\nsrc = \"g{a}\"\ndst = \"g{b}\"\ntcp = {{ variant = \"cubic\" }}\napp = {{ kind = \"ftp\", start = \"{start}ms\" }}\n");
+    }
+    s
+}
+
 /// The process's peak resident set (kB), from /proc (Linux).
 fn peak_rss_kb() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -100,9 +145,11 @@ fn peak_rss_kb() -> Option<u64> {
 
 fn main() {
     let benches = [
-        Bench { name: "geo-10-flows", what: "10 SACK flows, 10/2 Mb/s GEO bent pipe, 100-packet buffer, BER 1e-8, 1000 s", toml: geo_10_flows() },
-        Bench { name: "geo-50-flows-100mbps", what: "50 NewReno/SACK flows on a 100 Mb/s GEO link, 1000-packet buffer, 300 s", toml: geo_50_flows_100mbps() },
-        Bench { name: "xfwa-oc3-512", what: "XFWA, 512 NewReno flows over a 3-satellite OC3 chain, one-BDP buffer, 20 s", toml: xfwa_oc3() },
+        Bench { name: "geo-10-flows", what: "10 SACK flows, 10/2 Mb/s GEO bent pipe, 100-packet buffer, BER 1e-8, 1000 s", toml: geo_10_flows(), heavy: false },
+        Bench { name: "geo-50-flows-100mbps", what: "50 NewReno/SACK flows on a 100 Mb/s GEO link, 1000-packet buffer, 300 s", toml: geo_50_flows_100mbps(), heavy: false },
+        Bench { name: "xfwa-oc3-512", what: "XFWA, 512 NewReno flows over a 3-satellite OC3 chain, one-BDP buffer, 20 s", toml: xfwa_oc3(), heavy: false },
+        Bench { name: "starlink-1000-flows-10s", what: "Starlink shell (1584 satellites, +Grid), 100 ground stations, 1000 CUBIC flows, 10 Mb/s links, 10 s", toml: starlink_shell("10s"), heavy: true },
+        Bench { name: "starlink-1000-flows-100s", what: "the same for 100 s (cost against simulated time)", toml: starlink_shell("100s"), heavy: true },
     ];
     let usage = "usage: satcp-bench [--repeat N] [--json] [--only NAME] | --print-scenario NAME";
     let mut repeat = 3;
@@ -146,15 +193,19 @@ fn main() {
         }
     }
     let mut rows = vec![];
-    for b in benches.iter().filter(|b| only.as_deref().is_none_or(|o| o == b.name)) {
+    for b in benches.iter().filter(|b| only.as_deref().map_or(!b.heavy, |o| o == b.name)) {
         let scn = parse_toml(&b.toml, &[]).expect("benchmark scenario is valid");
         let mut best = f64::INFINITY;
         let mut events = 0;
         let mut sim = 0.0;
+        let mut routing = 0.0;
         for _ in 0..repeat {
             let t0 = Instant::now();
             let out = satcp_core::run(&scn);
             let wall = t0.elapsed().as_secs_f64();
+            if wall < best {
+                routing = out.routing_wall_s;
+            }
             best = best.min(wall);
             events = out.summary.events;
             sim = out.summary.sim_time_s;
@@ -162,12 +213,15 @@ fn main() {
         let eps = events as f64 / best;
         if json {
             rows.push(format!(
-                "{{\"scenario\":\"{}\",\"sim_s\":{sim},\"events\":{events},\"wall_s\":{best},\"events_per_s\":{eps}}}",
+                "{{\"scenario\":\"{}\",\"sim_s\":{sim},\"events\":{events},\"wall_s\":{best},\"events_per_s\":{eps},\"routing_wall_s\":{routing}}}",
                 b.name
             ));
         } else {
             println!("{:<22} {:>10.0} {:>12} {:>9.3} {:>12.3e} {:>12.0}", b.name, sim, events, best, eps, sim / best);
             println!("  {}", b.what);
+            if scn.leo.is_some() {
+                println!("  of which recomputing routes (every topology step): {routing:.3} s wall");
+            }
         }
     }
     if only.is_some() {

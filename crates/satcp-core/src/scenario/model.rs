@@ -783,6 +783,19 @@ pub struct ShellCfg {
     /// `reassign-15s`: seconds past the minute at t = 0 (reassignments at
     /// 12, 27, 42 and 57 s past each minute).
     pub reassign_offset_ns: u64,
+    /// `reassign-15s`: whether an epoch may keep the satellite it had.
+    pub reassign_pick: ReassignPick,
+}
+
+/// What a "reassign-15s" epoch picks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReassignPick {
+    /// The nearest satellite in view (often the one it had).
+    Nearest,
+    /// The nearest satellite in view other than the one it had (a new
+    /// satellite at every epoch, as measurements of Starlink's RTT steps
+    /// suggest), the one it had if it is the only one in view.
+    Another,
 }
 
 /// Which satellites of a shell a ground station links to.

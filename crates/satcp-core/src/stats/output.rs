@@ -22,6 +22,9 @@ pub struct Summary {
     /// Wall-clock seconds the engine spent building and running the scenario.
     pub wall_s: f64,
     pub flows: Vec<FlowSummary>,
+    /// Every direction of every `[[links]]` entry; of a constellation's
+    /// links (ISLs, ground-to-satellite links), only the directions that
+    /// carried or dropped a packet. `index` and `direction` name each.
     pub links: Vec<LinkSummary>,
     /// One per node, in the order of `[nodes]`.
     pub nodes: Vec<NodeSummary>,

@@ -25,7 +25,9 @@
 //!   view longest (found by stepping 1 s ahead, then bisecting to 1 ms).
 //!   "reassign-15s" takes the nearest at 12, 27, 42 and 57 s past each
 //!   minute (`reassign_offset` is the seconds past the minute at t = 0),
-//!   and the nearest at once if its satellite leaves view between epochs.
+//!   or with `reassign_pick = "another"` the nearest other than the one it
+//!   had, and the nearest at once if its satellite leaves view between
+//!   epochs.
 //! * An ISL out of range goes down and loses what is on it, as any link
 //!   that disappears.
 //! * When nothing but the topology steps is left to happen, they stop (the
@@ -36,7 +38,7 @@ use crate::leo::frames::{light_ns, Vec3};
 use crate::leo::positions::ShellGeometry;
 use crate::leo::visibility::{isl_possible, Station};
 use crate::net::LinkDir;
-use crate::scenario::{Attach, HandoverLoss, LeoCfg, LinkCfg};
+use crate::scenario::{Attach, HandoverLoss, LeoCfg, LinkCfg, ReassignPick};
 use crate::sim::{secs, Event, Rng, Time, NS_PER_S};
 use crate::stats::output::{PathSeries, PathSummary, StationSummary};
 use std::collections::HashMap;
@@ -302,7 +304,15 @@ impl World {
                         None
                     }
                     Attach::Nearest => nearest,
-                    Attach::Reassign15s if is_epoch(t, sh.reassign_offset_ns) => nearest,
+                    Attach::Reassign15s if is_epoch(t, sh.reassign_offset_ns) => match sh.reassign_pick {
+                        ReassignPick::Nearest => nearest,
+                        ReassignPick::Another => in_view
+                            .iter()
+                            .filter(|x| Some(x.0) != a.held)
+                            .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
+                            .map(|x| x.0)
+                            .or(nearest),
+                    },
                     Attach::Reassign15s => still.or(nearest),
                     Attach::LongestVisible => still.or_else(|| {
                         let g = &leo.shells[h];

@@ -18,6 +18,8 @@
 //!   no maximum range.
 //! * TLE shells have no plane structure: `isls` must be a list of pairs or
 //!   "none".
+//! * `reassign_pick` "nearest": an epoch picks the nearest satellite in
+//!   view, which may be the one it had ("another" forces a new one).
 //! * `run.epoch` (the UTC instant of t = 0) defaults to the latest TLE
 //!   epoch of the scenario, so no satellite is propagated backwards.
 //! * Constellation links take drop-tail or RED queues and per, ber or
@@ -32,7 +34,7 @@ use crate::leo::walker::{WalkerKind, WalkerShell};
 use crate::leo::{isl::plus_grid, positions::ShellGeometry};
 use sgp4::chrono::NaiveDateTime;
 
-const SHELL_KEYS: &[&str] = &["name", "walker", "tle_file", "tle", "isls", "cross_seam", "isl", "gsl", "attach", "reassign_offset"];
+const SHELL_KEYS: &[&str] = &["name", "walker", "tle_file", "tle", "isls", "cross_seam", "isl", "gsl", "attach", "reassign_offset", "reassign_pick"];
 const WALKER_EXPECTED: &str =
     "an inline table { kind = \"delta\" | \"star\", planes, per_plane, altitude = \"550km\", inclination = 53.0, phasing }";
 const ISLS_EXPECTED: &str = "\"plus-grid\", \"none\" or a list of satellite index pairs, e.g. [[0, 1], [0, 22]]";
@@ -319,6 +321,13 @@ pub(super) fn parse_constellations(
             Some(d) => d,
             None => 0,
         };
+        let reassign_pick = match t.choice("reassign_pick", &["nearest", "another"])? {
+            Some("another") => ReassignPick::Another,
+            _ => ReassignPick::Nearest,
+        };
+        if t.get("reassign_pick").is_some() && attach != Attach::Reassign15s {
+            return Err(t.bad("reassign_pick", "no reassign_pick: it goes with attach = \"reassign-15s\""));
+        }
         let first_node = nodes.len();
         for k in 0..count {
             let n = format!("{}-{}", name, k);
@@ -355,6 +364,7 @@ pub(super) fn parse_constellations(
             attach,
             handover: gsl.handover,
             reassign_offset_ns,
+            reassign_pick,
         });
     }
     Ok((out, links, epoch))
