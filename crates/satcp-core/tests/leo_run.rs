@@ -340,3 +340,25 @@ fn tle_sets_run_and_are_checked() {
         assert_eq!(e.path, "constellations.0.tle", "{e}");
     }
 }
+
+#[test]
+fn two_shells_and_a_tle_file_in_one_scenario() {
+    let dir = std::env::temp_dir().join(format!("satcp-leo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tle = std::fs::read_to_string(common::repo_root().join("crates/satcp-core/tests/data/tle/verification.tle")).unwrap();
+    std::fs::write(dir.join("sats.tle"), tle).unwrap();
+    let text = shell_scenario("nearest", "60s", "").replace(
+        "[[ground_stations]]\nname = \"a\"",
+        "[[constellations]]\nname = \"high\"\nwalker = { kind = \"star\", planes = 4, per_plane = 6, altitude = \"1200km\", inclination = 87.0 }\ncross_seam = true\nisl = { rate = \"100Mbps\" }\ngsl = { rate = \"20Mbps\" }\n[[constellations]]\nname = \"old\"\ntle_file = \"sats.tle\"\nisls = \"none\"\ngsl = { rate = \"1Mbps\", min_elevation = 10 }\n[[ground_stations]]\nname = \"a\"",
+    );
+    let scn = satcp_core::scenario::parse_toml_in(&text, &[], Some(&dir)).unwrap();
+    let leo = scn.leo.as_ref().unwrap();
+    assert_eq!(leo.shells.len(), 3);
+    assert_eq!(leo.shells[1].isls.len(), 4 * 6 * 2, "a star shell with its seam: two links a satellite");
+    assert!(scn.nodes.iter().any(|n| n.name == "high-23") && scn.nodes.iter().any(|n| n.name == "old-0"));
+    let out = satcp_core::run(&scn);
+    assert!(out.summary.flows[0].completed, "{:?}", out.summary.flows[0]);
+    let e = satcp_core::scenario::parse_toml_in(&text.replace("sats.tle", "missing.tle"), &[], Some(&dir)).unwrap_err();
+    assert_eq!(e.path, "constellations.2.tle_file");
+    std::fs::remove_dir_all(&dir).ok();
+}
