@@ -6,6 +6,8 @@
 //! re-checks or clamps input.
 
 pub mod app;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod leo;
 pub mod net;
 pub mod router;

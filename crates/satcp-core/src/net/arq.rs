@@ -163,6 +163,11 @@ impl ArqSender {
     }
 
     /// Frames not yet acknowledged or abandoned.
+    /// Frames in the window (outstanding or done, not yet slid past).
+    pub fn in_window(&self) -> usize {
+        self.win.len()
+    }
+
     #[cfg(test)]
     pub fn outstanding(&self) -> usize {
         self.win.iter().filter(|o| !o.done).count()
@@ -245,18 +250,16 @@ impl ArqSender {
     /// A link ACK arrived. Frames it shows lost are queued for
     /// retransmission or, out of persistence, abandoned into `abandoned`.
     pub fn on_ack(&mut self, ack: &LinkAck, abandoned: &mut Vec<Packet>) {
+        // what it says beyond the frames sent cannot be (a corrupted or
+        // forged ACK): it is read within the window
+        let end = self.base + self.win.len() as u64;
         // cumulative: delivered or skipped by the receiver
-        while self.base < ack.cum {
-            match self.win.pop_front() {
-                Some(_) => self.base += 1,
-                None => {
-                    self.base = ack.cum;
-                    break;
-                }
-            }
+        while self.base < ack.cum.min(end) {
+            self.win.pop_front();
+            self.base += 1;
         }
         for &(s, e) in ack.blocks() {
-            for lseq in s..e {
+            for lseq in s.max(self.base)..e.min(end) {
                 if let Some(o) = self.slot(lseq) {
                     o.sacked = true;
                 }
@@ -314,6 +317,9 @@ pub struct ReceiverStats {
     pub extra_delay_ns: u64,
     pub max_extra_delay_ns: u64,
     pub max_buffered: u64,
+    /// Frames no correct sender sends (a floor above the frame, or a frame
+    /// beyond the window above the floor), ignored.
+    pub invalid: u64,
 }
 
 /// The receiving half.
@@ -327,6 +333,7 @@ pub struct ArqReceiver {
     /// Received something since the last ACK was built.
     pub ack_due: bool,
     ack_blocks: usize,
+    window: u64,
     pub stats: ReceiverStats,
 }
 
@@ -339,18 +346,24 @@ impl ArqReceiver {
             largest_txn: 0,
             ack_due: false,
             ack_blocks: p.ack_blocks,
+            window: p.window as u64,
             stats: ReceiverStats::default(),
         }
     }
 
     /// Frames held for resequencing.
-    #[cfg(test)]
     pub fn buffered(&self) -> usize {
         self.buf.len()
     }
 
     /// A frame arrived intact at `now`; packets now in order go to `out`.
     pub fn on_frame(&mut self, now: Time, f: &Frame, out: &mut Vec<Packet>) {
+        // a correct sender's frame is at or above its floor and within its
+        // window of it (or of what was expected)
+        if f.floor > f.lseq || f.lseq >= f.floor.max(self.expected).saturating_add(self.window) {
+            self.stats.invalid += 1;
+            return;
+        }
         self.largest_txn = self.largest_txn.max(f.txn);
         self.ack_due = true;
         if f.lseq < self.expected || self.buf.contains_key(&f.lseq) {
@@ -374,15 +387,22 @@ impl ArqReceiver {
     }
 
     /// Stop waiting for the frames missing below `lseq`; deliver the ones
-    /// held there.
+    /// held there (in time proportional to what is held, not to the gap).
     fn skip_to(&mut self, now: Time, lseq: u64, out: &mut Vec<Packet>) {
-        while self.expected < lseq {
-            match self.buf.remove(&self.expected) {
-                Some((p, nominal, _)) => self.deliver(now, p, nominal, out),
-                None => self.stats.skipped += 1,
-            }
-            self.expected += 1;
+        if lseq <= self.expected {
+            return;
         }
+        let mut held = 0;
+        while let Some(e) = self.buf.first_entry() {
+            if *e.key() >= lseq {
+                break;
+            }
+            let (p, nominal, _) = e.remove();
+            self.deliver(now, p, nominal, out);
+            held += 1;
+        }
+        self.stats.skipped += lseq - self.expected - held;
+        self.expected = lseq;
     }
 
     /// Deliver what is in order.

@@ -107,6 +107,11 @@ impl Receiver {
         self.nxt + self.buffer
     }
 
+    /// Bytes held out of order.
+    pub fn held(&self) -> u64 {
+        self.ooo.total()
+    }
+
     pub fn has_ooo(&self) -> bool {
         !self.ooo.is_empty()
     }

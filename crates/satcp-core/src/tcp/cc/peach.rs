@@ -253,7 +253,10 @@ impl Peach {
     fn begin_sudden_start(&mut self, w: &mut Window, now: Time, srtt: Option<f64>, acts: &mut Vec<Action>) {
         self.sudden_starts += 1;
         if !self.cfg.data_slow_start {
-            w.ssthresh = w.cwnd;
+            // at least 2 SMSS (RFC 5681's floor): after a timeout cwnd is
+            // one segment, and at one or two segments slow start and
+            // congestion avoidance grow alike
+            w.ssthresh = w.cwnd.max(2 * w.smss);
         }
         self.sudden_left = self.cfg.sudden_dummies.unwrap_or(self.rwnd_segments(w.smss) as u32 - 1);
         match srtt {

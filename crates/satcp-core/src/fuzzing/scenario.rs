@@ -1,0 +1,34 @@
+//! Scenario text in, a clear error or a bounded run out.
+
+/// Events a fuzzed run may take before it is stopped.
+const EVENT_CAP: u64 = 200_000;
+
+pub fn scenario(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    match crate::scenario::parse_toml(text, &[]) {
+        Err(e) => {
+            assert!(!e.path.is_empty(), "an error without a field: {e:?}");
+            assert!(!e.allowed.is_empty(), "an error that says nothing of what is allowed: {e:?}");
+        }
+        Ok(scn) => {
+            // very large valid scenarios are slow, not wrong: cap their size
+            let sats: u64 = scn.leo.as_ref().map_or(0, |l| l.shells.iter().map(|s| s.satellites as u64).sum());
+            if scn.flows.len() > 2_000 || scn.links.len() > 20_000 || sats > 5_000 {
+                return;
+            }
+            let mut w = crate::world::World::build(&scn);
+            let mut seen = 0u64;
+            let mut last = 0u64;
+            w.run_observed(1024, &mut |t| {
+                assert!(t >= last, "time went back");
+                last = t;
+                seen += 1024;
+                seen < EVENT_CAP
+            });
+            let out = w.into_output();
+            for f in &out.summary.flows {
+                assert_eq!(f.integrity_errors, 0, "{f:?}");
+            }
+        }
+    }
+}
