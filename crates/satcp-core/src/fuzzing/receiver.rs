@@ -114,11 +114,14 @@ pub fn receiver(data: &[u8]) {
                 check_acks(&sent, &mut last_ack);
                 continue;
             }
-            // a segment with a stray flag or a bogus sequence number
+            // a stray SYN anywhere, or a FIN outside the window (below what
+            // was received, or beyond the right edge): both ignored
             1 => {
-                let seq = iss.wrapping_add(b.u32());
-                let mut h = header(&mut b, seq);
-                h.flags |= if b.bool() { FLAG_SYN } else { FLAG_FIN };
+                let (syn, k) = (b.bool(), b.u16() as u64 + 1);
+                let right = pair.eps[1].rcv.right_edge() + (1 << 14);
+                let off = if syn { b.u32() as u64 } else if b.bool() { rcv_nxt.saturating_sub(k + 1) } else { right + k };
+                let mut h = header(&mut b, iss.wrapping_add(off as u32));
+                h.flags |= if syn { FLAG_SYN } else { FLAG_FIN };
                 let p = Packet::tcp(0, 1, 1, h, 0, 0, false);
                 let sent = pair.exchange(vec![p], 1);
                 check_acks(&sent[1..], &mut last_ack);

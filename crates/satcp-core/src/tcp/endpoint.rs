@@ -881,9 +881,16 @@ impl Endpoint {
         if ack > self.snd.max {
             return; // acknowledges something never sent
         }
+        // an ACK below one already taken (reordered on the way): its SACK
+        // blocks are kept, as Linux keeps them, and nothing else is read
+        // from it (not a duplicate ACK, RFC 5681; not a window update, RFC
+        // 793's SND.WL2 rule)
+        let old = ack < self.snd.una;
         let wnd = (h.wnd as u64) << self.snd_shift;
-        let window_changed = wnd != self.snd.peer_wnd;
-        self.snd.peer_wnd = wnd;
+        let window_changed = !old && wnd != self.snd.peer_wnd;
+        if !old {
+            self.snd.peer_wnd = wnd;
+        }
         let frto_sacked_before = self.frto_sacked_below_recover();
         let prr_before = self.prr_before_ack();
         if self.cfg.recovery == Recovery::Sack {
@@ -904,6 +911,9 @@ impl Endpoint {
                 blocks[nblocks] = (s, e);
                 nblocks += 1;
             }
+        }
+        if old {
+            return;
         }
         let old_una = self.snd.una;
         // ns-2's FACK takes an RTT sample from the timestamp echo on every

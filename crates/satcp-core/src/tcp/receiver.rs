@@ -131,8 +131,11 @@ impl Receiver {
         let end = seq + len;
         self.bytes_arrived += len;
         self.data_segments += (len > 0) as u64;
-        if fin {
-            self.fin_at.get_or_insert(end);
+        // a FIN counts inside the window only (one below what was received,
+        // or beyond what may be sent, is no peer's end of stream); of two,
+        // the lower is reached first, as a TCP's out-of-order queue would
+        if fin && end >= self.nxt && end <= limit && !self.fin_received {
+            self.fin_at = Some(self.fin_at.map_or(end, |f| f.min(end)));
         }
         let (s, e) = (seq.max(self.nxt), end.min(limit));
         let new_data = s < e && !self.covered(s, e);
