@@ -17,12 +17,13 @@ PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels 
 STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 crosscheck-linux clean reproduce-adalr reproduce-adalr-quick reproduce-transat reproduce-transat-quick reproduce-peach reproduce-peach-quick reproduce-ceten reproduce-ceten-quick reproduce-xfwa reproduce-xfwa-quick reproduce-leo-geo reproduce-leo-geo-quick
+.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 crosscheck-linux clean reproduce-adalr reproduce-adalr-quick reproduce-transat reproduce-transat-quick reproduce-peach reproduce-peach-quick reproduce-ceten reproduce-ceten-quick reproduce-xfwa reproduce-xfwa-quick reproduce-leo-geo reproduce-leo-geo-quick fuzz fuzz-build test-fuzz
 
 help:
 	@echo "satcp make targets:"
 	@echo "  make demo    build everything, run the GEO demo (figures in $(DEMO_OUT))"
-	@echo "  make test    build, then cargo test (satcp-core) and pytest tests/python"
+	@echo "  make test    build, then cargo test (satcp-core), pytest tests/python and 20 s of each fuzz target"
+	@echo "  make fuzz    each fuzz target for FUZZ_SECONDS (300), growing fuzz/corpus (docs/reliability.md)"
 	@echo "  make bench   build, then the engine benchmark (satcp-bench), sweep scaling (1 vs 2 workers), bench-ns3"
 	@echo "  make bench-ns3  satcp vs ns-3 3.44 side by side (bench/ns3, minutes)"
 	@echo "  make crosscheck satcp vs ns-3 3.44: goodput and completion per TCP variant, PER, delayed ACK"
@@ -77,7 +78,29 @@ test-sysdeps:
 test-python: build test-sysdeps
 	$(IN_VENV) python -m pytest -q -rs tests/python
 
-test: test-rust test-python
+test: test-rust test-python test-fuzz
+
+# Coverage-guided fuzzing (fuzz/, docs/reliability.md). cargo-fuzz from
+# crates.io; the targets build on the stable toolchain (RUSTC_BOOTSTRAP
+# admits the -Z flags libFuzzer's instrumentation needs; no sanitizer:
+# the code is safe Rust, and debug assertions catch overflows).
+FUZZ_TARGETS := scenario receiver sender arq
+FUZZ_BIN := fuzz/target/x86_64-unknown-linux-gnu/release
+FUZZ_SECONDS ?= 300
+FUZZ_FLAGS := -max_len=4096 -rss_limit_mb=4096 -timeout=10 -print_final_stats=1
+fuzz-build:
+	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked --version 0.13.2
+	cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz build -s none -O --debug-assertions
+
+# each target for FUZZ_SECONDS, growing its corpus in fuzz/corpus/TARGET
+fuzz: fuzz-build
+	for t in $(FUZZ_TARGETS); do mkdir -p fuzz/artifacts/$$t; \
+	  $(FUZZ_BIN)/$$t fuzz/corpus/$$t -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS) -artifact_prefix=fuzz/artifacts/$$t/ || exit 1; done
+
+# CI's short form: 20 s a target, new inputs in a scratch directory
+test-fuzz: fuzz-build
+	for t in $(FUZZ_TARGETS); do d=$$(mktemp -d); \
+	  $(FUZZ_BIN)/$$t $$d fuzz/corpus/$$t -max_total_time=20 $(FUZZ_FLAGS) -artifact_prefix=$$d/ || exit 1; rm -rf $$d; done
 
 bench: build
 	cargo run --release -p satcp-core --bin satcp-bench

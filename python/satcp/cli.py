@@ -34,6 +34,17 @@ _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(ns|us|ms|s
 _DURATION_SCALE = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, None: 1.0}
 
 
+def _positive_seconds(text: str) -> float:
+    """argparse type: a number of seconds > 0."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not v > 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds > 0, e.g. 600")
+    return v
+
+
 def _err(msg: str) -> None:
     print(f"error: {msg}", file=sys.stderr)
 
@@ -423,7 +434,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     try:
         pool = DaskPool(args.scheduler) if args.scheduler else LocalPool(args.workers)
         progress = make_progress(args.quiet)
-        report = run_sweep(sweep, store, pool, progress, retry_failed=args.retry_failed)
+        report = run_sweep(sweep, store, pool, progress, retry_failed=args.retry_failed, wall_limit_s=args.wall_limit)
     except KeyboardInterrupt:
         if progress:
             progress.close()
@@ -619,6 +630,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run on an existing dask.distributed cluster instead of locally")
     w.add_argument("--dry-run", action="store_true", help="list the runs and what the store holds; run nothing")
     w.add_argument("--retry-failed", action="store_true", help="run again the runs stored as failed")
+    w.add_argument("--wall-limit", type=_positive_seconds, metavar="SECONDS",
+                   help="stop a run after this much wall time and store it as failed, saying so (default: none)")
     w.add_argument("--quiet", action="store_true", help="no progress output, only the final line")
     w.set_defaults(func=cmd_sweep)
 

@@ -46,21 +46,41 @@ WORKER_DIED = ("the worker process died while running this run "
                "(killed by a signal, an abort or out of memory)")
 
 
+class WallLimit(Exception):
+    """A run went past its wall-clock limit (raised from the progress hook)."""
+
+    def __init__(self, sim_s: float):
+        super().__init__(sim_s)
+        self.sim_s = sim_s
+
+
 def run_task(task: Task) -> Outcome:
     """Run one scenario (in a worker). Never raises for a failing run: the
     error comes back as ``status = 'failed'`` with its message. A task with
     ``flow_series`` true also gets the flow time-series columns back (the
-    demo draws cwnd traces from its runs instead of running them twice)."""
+    demo draws cwnd traces from its runs instead of running them twice). A
+    task with ``wall_limit_s`` is stopped once it has run that long (the
+    engine asks every 65,536 events) and reported failed as such."""
     t0 = time.perf_counter()
     out: Outcome = {"key": task["key"], "status": "ok", "error": None, "summary_json": None,
                     "satcp_version": _core.version()}
+    limit = task.get("wall_limit_s")
+
+    def watch(sim_s: float) -> None:
+        if time.perf_counter() - t0 > limit:
+            raise WallLimit(sim_s)
+
     try:
-        raw = _core.run(task["scenario_json"], "json", [])
+        raw = _core.run(task["scenario_json"], "json", [], None, watch if limit else None)
         out["summary_json"] = raw["summary"]
         if task.get("flow_series"):
             out["flow_series"] = raw["flow_series"]
     except _core.ScenarioError as e:
         out["status"], out["error"] = "failed", f"ScenarioError: {e.args[0] if e.args else e}"
+    except WallLimit as e:
+        out["status"], out["error"] = "failed", (
+            f"wall-clock limit: stopped after {limit:g} s of wall time at simulated time {e.sim_s:.3f} s "
+            "(a smaller run.stop, or a larger --wall-limit)")
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:  # noqa: BLE001 - a Rust panic arrives as PanicException(BaseException)
@@ -218,9 +238,11 @@ class SweepReport:
 
 
 def execute_runs(runs: list[Run], store: Store, pool: Pool, listener: Listener | None = None,
-                 sweep_name: str = "", total: int | None = None) -> SweepReport:
+                 sweep_name: str = "", total: int | None = None, wall_limit_s: float | None = None) -> SweepReport:
     """Run every run of ``runs`` not in the store yet; commit each outcome as
-    it arrives. Runs are not validated here (see :func:`run_sweep`)."""
+    it arrives. Runs are not validated here (see :func:`run_sweep`). A run
+    that takes more than ``wall_limit_s`` of wall time is stopped and stored
+    as failed, saying so."""
     version = _core.version()
     stored = store.stored()
     todo: dict[str, Run] = {}
@@ -232,7 +254,7 @@ def execute_runs(runs: list[Run], store: Store, pool: Pool, listener: Listener |
     if listener:
         listener.start(sweep_name, total, report.already_stored, len(todo), pool)
     t0 = time.perf_counter()
-    tasks = ({"key": r.key, "scenario_json": r.scenario_json} for r in todo.values())
+    tasks = ({"key": r.key, "scenario_json": r.scenario_json, "wall_limit_s": wall_limit_s} for r in todo.values())
     for out in pool.results(tasks):
         run = todo[out["key"]]
         if out["status"] == "ok" and out.get("satcp_version") != version:
@@ -254,7 +276,7 @@ def execute_runs(runs: list[Run], store: Store, pool: Pool, listener: Listener |
 
 
 def run_sweep(sweep: Sweep, store: Store, pool: Pool, listener: Listener | None = None,
-              retry_failed: bool = False) -> SweepReport:
+              retry_failed: bool = False, wall_limit_s: float | None = None) -> SweepReport:
     """Check the sweep, expand it, and run what the store does not hold."""
     check(sweep)
     runs = expand(sweep)
@@ -262,4 +284,4 @@ def run_sweep(sweep: Sweep, store: Store, pool: Pool, listener: Listener | None 
         stored = store.stored()
         store.forget(r.key for r in runs if stored.get(r.key) == "failed")
     store.register_sweep(sweep)
-    return execute_runs(runs, store, pool, listener, sweep.name)
+    return execute_runs(runs, store, pool, listener, sweep.name, wall_limit_s=wall_limit_s)

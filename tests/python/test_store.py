@@ -329,3 +329,26 @@ def test_report_command_writes_a_page_from_the_store(small_store, tmp_path):
     assert r.returncode == 2 and "nope" in r.stderr
     r = run_cli("report", tmp_path / "none.duckdb", "--out", out)
     assert r.returncode == 2 and "no results store" in r.stderr
+
+
+def test_a_run_past_its_wall_clock_limit_is_stopped_and_reported(tmp_path):
+    # the 5 s runs finish; the runs of a million simulated seconds (a
+    # minute of wall time each) are stopped at 0.5 s and stored as failed,
+    # saying why; a rerun without the limit would run them (--retry-failed)
+    from sweep_helpers import BULK_BASE
+    sweep_file = tmp_path / "w.toml"
+    sweep_file.write_text('label = "limit"\nreplications = 1\nseed = 7\n\n[factors]\n"run.stop" = ["5s", "1000000s"]\n'
+                          + BULK_BASE.format(stop="5s"))
+    store = tmp_path / "w.duckdb"
+    r = run_cli("sweep", sweep_file, "--workers", "2", "--store", store, "--wall-limit", "0.5")
+    assert r.returncode == 1, r.stdout + r.stderr
+    with Store(store, read_only=True) as st:
+        runs = st.runs()
+    assert len(runs) == 2
+    by = {json.loads(c)["run.stop"]: row for c, (_, row) in zip(runs["cell"], runs.iterrows())}
+    assert by["5s"]["status"] == "ok"
+    long = by["1000000s"]
+    assert long["status"] == "failed" and long["error"].startswith("wall-clock limit: stopped after 0.5 s")
+    assert long["wall_s"] < 5
+    r = run_cli("sweep", sweep_file, "--store", store, "--wall-limit", "0")
+    assert r.returncode == 2 and "--wall-limit" in r.stderr and "expected a number of seconds > 0" in r.stderr

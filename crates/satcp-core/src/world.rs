@@ -201,6 +201,7 @@ impl World {
         let has_finite = self.finite_left > 0;
         let mut countdown = every.max(1);
         while let Some((t, ev)) = self.q.pop() {
+            debug_assert!(t >= self.now, "time went back from {} to {t}", self.now);
             self.now = t;
             countdown -= 1;
             if countdown == 0 {
@@ -233,6 +234,8 @@ impl World {
                 Event::Timer { ep, kind } => {
                     let mut ctx = Ctx { now: t, q: &mut self.q, out: &mut self.out, notes: &mut self.notes };
                     self.eps[ep as usize].on_timer(&mut ctx, kind);
+                    #[cfg(debug_assertions)]
+                    self.eps[ep as usize].check_invariants();
                     self.settle();
                 }
                 Event::App { app } => {
@@ -299,6 +302,8 @@ impl World {
             debug_assert!(p.kind.is_tcp(), "{:?} delivered to a node", p.kind);
             let mut ctx = Ctx { now: self.now, q: &mut self.q, out: &mut self.out, notes: &mut self.notes };
             self.eps[p.to_ep as usize].on_segment(&mut ctx, &p);
+            #[cfg(debug_assertions)]
+            self.eps[p.to_ep as usize].check_invariants();
             self.settle();
         } else {
             self.forward(node, p);
@@ -704,6 +709,8 @@ impl World {
 
     pub fn into_output(mut self) -> RunOutput {
         let end = self.now;
+        // every packet of the pool is on some link (or in a holding queue)
+        debug_assert_eq!(self.pkts.live(), self.dirs.iter().map(LinkDir::pool_packets).sum::<usize>(), "packets lost track of");
         let (paths, ground_stations, path_series, routing_ns) = match self.leo.as_deref_mut() {
             Some(l) => (l.path_summaries(), std::mem::take(&mut l.stations_out), std::mem::take(&mut l.series), l.routing_ns),
             None => Default::default(),

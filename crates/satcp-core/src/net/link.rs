@@ -392,6 +392,17 @@ impl LinkDir {
         self.schedule.delay_at(t)
     }
 
+    /// Packets of the pool this direction holds: on the wire (in order or
+    /// held back), queued or being sent by a holding transmitter (the ARQ
+    /// keeps its own copies).
+    pub fn pool_packets(&self) -> usize {
+        let held = match &self.tx {
+            Tx::Holding(h) => h.queue.len() + h.sending.is_some() as usize + h.pushed_out.len(),
+            _ => 0,
+        };
+        self.in_flight.len() + self.late.len() + held
+    }
+
     /// The direction is in an outage at `t` (scheduled, or a moving
     /// link's).
     pub fn schedule_down(&self, t: Time) -> bool {

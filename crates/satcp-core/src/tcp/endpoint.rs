@@ -1157,6 +1157,25 @@ impl Endpoint {
 
     // ----- timers -----------------------------------------------------------
 
+    /// What must hold between events (debug builds; `make test` builds
+    /// its tests with debug assertions): una <= nxt <= max; once
+    /// established, cwnd of at least one segment and ssthresh of at least
+    /// two (BBR keeps its conservation window there, no threshold); the
+    /// receiver holds no more out of order than its window allows.
+    pub fn check_invariants(&self) {
+        let s = &self.snd;
+        debug_assert!(s.una <= s.nxt && s.nxt <= s.max, "una {} nxt {} max {}", s.una, s.nxt, s.max);
+        if self.state == State::Established {
+            debug_assert!(s.w.cwnd >= s.smss(), "cwnd {} below one segment", s.w.cwnd);
+            debug_assert!(
+                matches!(s.cc, crate::tcp::cc::Cc::Bbr(_)) || s.w.ssthresh >= 2 * s.smss(),
+                "ssthresh {} below two segments",
+                s.w.ssthresh
+            );
+        }
+        debug_assert!(self.cfg.accept_beyond_window || self.rcv.held() <= self.rcv.buffer + (1 << 14), "holds {} beyond its window", self.rcv.held());
+    }
+
     pub fn on_timer(&mut self, ctx: &mut Ctx, kind: TimerKind) {
         let ev = Event::Timer { ep: self.id, kind };
         match kind {
