@@ -17,7 +17,7 @@ PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels 
 STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 crosscheck-linux clean reproduce-adalr reproduce-adalr-quick reproduce-transat reproduce-transat-quick reproduce-peach reproduce-peach-quick reproduce-ceten reproduce-ceten-quick reproduce-xfwa reproduce-xfwa-quick reproduce-leo-geo reproduce-leo-geo-quick fuzz fuzz-build test-fuzz
+.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 crosscheck-linux clean reproduce-adalr reproduce-adalr-quick reproduce-transat reproduce-transat-quick reproduce-peach reproduce-peach-quick reproduce-ceten reproduce-ceten-quick reproduce-xfwa reproduce-xfwa-quick reproduce-leo-geo reproduce-leo-geo-quick fuzz fuzz-build test-fuzz wheel test-wheel
 
 help:
 	@echo "satcp make targets:"
@@ -78,7 +78,24 @@ test-sysdeps:
 test-python: build test-sysdeps
 	$(IN_VENV) python -m pytest -q -rs tests/python
 
-test: test-rust test-python test-fuzz
+test: test-rust test-python test-fuzz test-wheel
+
+# The wheel, with the files commands read at run time (data/, scenarios/,
+# crosscheck/ns2/) copied into the package (satcp/paths.py finds them there).
+RESOURCES := python/satcp/_resources
+wheel: venv
+	rm -rf $(RESOURCES) dist && mkdir -p $(RESOURCES)/crosscheck
+	cp -r data scenarios $(RESOURCES)/ && cp -r crosscheck/ns2 $(RESOURCES)/crosscheck/
+	$(IN_VENV) maturin build --release --out dist; status=$$?; rm -rf $(RESOURCES); exit $$status
+
+# The wheel in an empty virtual environment outside the checkout: every
+# command a user starts with.
+test-wheel: wheel
+	d=$$(mktemp -d) && $(PYTHON) -m venv $$d/venv && $$d/venv/bin/python -m pip install --quiet dist/satcp-*.whl && \
+	cd $$d && venv/bin/satcp --help >/dev/null && venv/bin/satcp demo --quick --out demo && \
+	venv/bin/satcp reproduce adalr --quick --out adalr && venv/bin/satcp results adalr/results.duckdb >/dev/null && \
+	venv/bin/satcp report adalr/results.duckdb --out report && test -s report/index.html && \
+	venv/bin/satcp reproduce leo-geo --quick --out leo >/dev/null && cd / && rm -rf $$d && echo "wheel: every command ran outside the checkout"
 
 # Coverage-guided fuzzing (fuzz/, docs/reliability.md). cargo-fuzz from
 # crates.io; the targets build on the stable toolchain (RUSTC_BOOTSTRAP

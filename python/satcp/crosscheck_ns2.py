@@ -71,11 +71,12 @@ from pathlib import Path
 from typing import Any, Optional
 
 import satcp
+from satcp.paths import ROOT
 
 from .tables import format_table, num
 
 REPO = Path(__file__).resolve().parents[2]
-PEER = REPO / "crosscheck" / "ns2" / "peer.tcl"
+PEER = ROOT / "crosscheck" / "ns2" / "peer.tcl"
 AGENTS = ("Tahoe", "Reno", "Newreno", "Sack1", "Fack", "Vegas")
 # ns-2 agent -> satcp variant
 VARIANT = {"Tahoe": "tahoe", "Reno": "reno", "Newreno": "newreno", "Sack1": "sack", "Fack": "fack",
@@ -410,7 +411,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--out", default=str(REPO / "bench-results" / "crosscheck-ns2"))
     ap.add_argument("--export-transat", metavar="CSV",
                     help="also write the TRANSAT burst cells' medians to CSV (the TRANSAT report reads "
-                         f"{TRANSAT_BURSTS_CSV.relative_to(REPO)})")
+                         f"{TRANSAT_BURSTS_CSV})")
     a = ap.parse_args(argv)
     agents = [x for x in a.agents.split(",") if x]
     bad = [x for x in agents if x not in AGENTS]
@@ -451,7 +452,7 @@ def main(argv: Optional[list[str]] = None) -> int:
 
 
 #: Where `--export-transat` keeps the medians the TRANSAT report shows.
-TRANSAT_BURSTS_CSV = REPO / "data" / "measured" / "ns2_transat_bursts.csv"
+TRANSAT_BURSTS_CSV = ROOT / "data" / "measured" / "ns2_transat_bursts.csv"
 
 
 def export_transat(summ: list[dict[str, Any]], path: Path) -> None:

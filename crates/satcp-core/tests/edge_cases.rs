@@ -44,3 +44,18 @@ fn impossible_flows_are_refused_naming_the_field() {
     assert_eq!(unreachable.path, "flows.f.dst");
     assert!(unreachable.allowed.contains("reachable"), "{}", unreachable.allowed);
 }
+
+/// 10,000 flows on one link: every one completes with every byte.
+#[test]
+fn ten_thousand_flows_share_one_link() {
+    let mut text = String::from(
+        "[nodes]\nservers = {}\nclients = {}\n[[links]]\na = \"servers\"\nb = \"clients\"\nrate = \"1Gbps\"\ndelay = \"20ms\"\nqueue = { kind = \"droptail\", packets = 2000 }\n",
+    );
+    for i in 0..10_000 {
+        text += &format!("[[flows]]\nsrc = \"servers\"\ndst = \"clients\"\napp = {{ kind = \"ftp\", size = \"10kB\", start = \"{}us\" }}\n", i * 97);
+    }
+    let out = run_text(&text, &[]);
+    assert_eq!(out.summary.ended_by, "completed");
+    assert_eq!(out.summary.flows.len(), 10_000);
+    assert!(out.summary.flows.iter().all(|f| f.completed && f.bytes_delivered == 10_000 && f.integrity_errors == 0));
+}

@@ -32,12 +32,13 @@ import numpy as np
 import pandas as pd
 import scipy.stats as sps
 
+from ..paths import ROOT
 from ..stats import anova
 from ..store import Store
 from .catalogue import Arm, Experiment, Factor, PlannedRun
 from .runner import stored_runs, stored_tables
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = ROOT  # the repository, or the wheel's copy (satcp/paths.py)
 PUBLISHED = REPO_ROOT / "data" / "published" / "ceten_thesis.csv"
 PUBLISHED_ANOVA = REPO_ROOT / "data" / "published" / "ceten_anova.csv"
 ONE = "scenarios/ceten/one_client.toml"

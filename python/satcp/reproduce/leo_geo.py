@@ -36,10 +36,11 @@ import numpy as np
 import pandas as pd
 import scipy.stats as sps
 
+from ..paths import ROOT
 from ..store import Store
 from .catalogue import Arm, Experiment, Factor, PlannedRun
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = ROOT  # the repository, or the wheel's copy (satcp/paths.py)
 LEO = "scenarios/leo/study-leo.toml"
 GEO = "scenarios/leo/study-geo.toml"
 VARIANTS = ("newreno", "sack", "cubic", "bbr", "hybla")

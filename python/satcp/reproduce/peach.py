@@ -41,12 +41,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..paths import ROOT
 from ..stats import jain_index, t_interval
 from ..store import Store
 from .catalogue import Arm, Experiment, Factor, PlannedRun
 from .runner import stored_runs, stored_tables
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = ROOT  # the repository, or the wheel's copy (satcp/paths.py)
 BASE = "scenarios/peach/ten_flows.toml"
 CLAIMS_CSV = REPO_ROOT / "data" / "published" / "peach_claims.csv"
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+from ..paths import ROOT
+REPO_ROOT = ROOT  # the repository, or the wheel's copy (satcp/paths.py)
 PUBLISHED_CSV = REPO_ROOT / "data" / "published" / "adalr_thesis.csv"
 CLAIMS_TOML = REPO_ROOT / "data" / "published" / "adalr_claims.toml"
 

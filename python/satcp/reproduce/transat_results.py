@@ -22,12 +22,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..paths import ROOT
 from ..store import Store
 from .catalogue import Experiment, PlannedRun
 from .runner import stored_runs, stored_tables
 from .transat import COLUMN_NAMES, EXTRA_DELAYS_MS, LOSS_FREE_EXPERIMENTS, split_arm
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = ROOT  # the repository, or the wheel's copy (satcp/paths.py)
 PUBLISHED_TABLE1 = REPO_ROOT / "data" / "published" / "transat_table1.csv"
 PUBLISHED_TABLES = REPO_ROOT / "data" / "published" / "transat_tables.csv"
 #: ns-2 2.35 itself through the same burst timelines (measured by

@@ -46,11 +46,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..paths import ROOT
 from ..store import Store
 from .catalogue import Arm, Experiment, Factor, PlannedRun
 from .runner import stored_tables, stored_runs
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = ROOT  # the repository, or the wheel's copy (satcp/paths.py)
 PUBLISHED = REPO_ROOT / "data" / "published" / "xfwa_claims.csv"
 EQUAL = "scenarios/xfwa/equal_rtts.toml"
 DIFFERENT = "scenarios/xfwa/different_rtts.toml"
