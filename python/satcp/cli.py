@@ -394,7 +394,7 @@ def _print_runs(runs, stored: dict[str, str]) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from .execute import DaskPool, LocalPool, run_sweep
-    from .store import Store, StoreBusy
+    from .store import Store, StoreBusy, StoreUnwritable
 
     try:
         sweep = sw.load_sweep(args.file)
@@ -424,10 +424,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         _err(f"--workers {args.workers}: expected a number of processes >= 1")
         return EXIT_SCENARIO
+    resume = "; the runs stored before are kept: free space or make it writable, then run the same command to resume"
     try:
         store = Store(store_path)
     except StoreBusy as e:
         _err(str(e))
+        return 1
+    except StoreUnwritable as e:
+        _err(f"{e}{resume}")
         return 1
     progress = None
     pool = None
@@ -444,6 +448,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return 130
     except ImportError as e:
         _err(f"--scheduler needs dask.distributed (pip install 'dask[distributed]'): {e}")
+        return 1
+    except StoreUnwritable as e:
+        if progress:
+            progress.close()
+            progress = None
+        _err(f"{e}{resume}")
         return 1
     except (OSError, RuntimeError) as e:
         _err(str(e))

@@ -106,6 +106,11 @@ class StoreBusy(RuntimeError):
     """The store file is held open for writing by another process."""
 
 
+class StoreUnwritable(RuntimeError):
+    """The store cannot be written (a full disk, a read-only file system):
+    what it holds stays as it was."""
+
+
 def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -173,7 +178,9 @@ class Store:
                     f"{self.path} is open in another process (a sweep still running?); "
                     "DuckDB allows one writer at a time"
                 ) from None
-            raise
+            if read_only:
+                raise
+            raise StoreUnwritable(f"cannot open the results store {self.path} for writing: {_first_line(e)}") from None
         if not read_only:
             for stmt in _SCHEMA:
                 self.con.execute(stmt)
@@ -181,7 +188,10 @@ class Store:
 
     # -- context manager ------------------------------------------------------
     def close(self) -> None:
-        self.con.close()
+        try:
+            self.con.close()
+        except duckdb.Error:
+            pass  # a store that could not be written: what was committed stays
 
     def __enter__(self) -> "Store":
         return self
@@ -239,9 +249,14 @@ class Store:
                 self._insert("flows", run.key, flow_rows(summary))
                 self._insert("links", run.key, link_rows(summary))
             self.con.commit()
-        except BaseException:
-            self.con.rollback()
+        except BaseException as e:
+            try:
+                self.con.rollback()
+            except duckdb.Error:
+                pass  # the failed commit ended the transaction already
             self._columns.clear()  # a rolled-back ALTER TABLE is gone too
+            if isinstance(e, duckdb.Error):
+                raise StoreUnwritable(f"could not write a run to the results store {self.path}: {_first_line(e)}") from None
             raise
 
     def _table_columns(self, table: str) -> dict[str, str]:
@@ -356,6 +371,10 @@ def _sweep_filter(sweep: str | None, prefix: str = "") -> tuple[str, list[Any]]:
     if sweep is None:
         return "", []
     return f"WHERE {prefix}sweep = ?", [sweep]
+
+
+def _first_line(e: Exception) -> str:
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
 
 
 #: Above this many rows an insert goes through a data frame.

@@ -352,3 +352,40 @@ def test_a_run_past_its_wall_clock_limit_is_stopped_and_reported(tmp_path):
     assert long["wall_s"] < 5
     r = run_cli("sweep", sweep_file, "--store", store, "--wall-limit", "0")
     assert r.returncode == 2 and "--wall-limit" in r.stderr and "expected a number of seconds > 0" in r.stderr
+
+
+def _tmpfs(path, size: str):
+    """Mount a size-limited tmpfs at ``path`` (root only; else skip)."""
+    path.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({r.stderr.strip() or 'not root'})")
+
+
+def test_a_full_disk_and_a_read_only_store_say_so_and_resume(tmp_path):
+    sweep_file = bulk_sweep(tmp_path / "d.toml", replications=10, stop="20s")
+    mnt = tmp_path / "mnt"
+    _tmpfs(mnt, "120k")
+    store = mnt / "d.duckdb"
+    try:
+        # the disk fills part way: a clear error, exit 1, what was committed kept
+        r = run_cli("sweep", sweep_file, "--workers", "1", "--store", store, "--quiet")
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert "No space left on device" in r.stderr and "run the same command to resume" in r.stderr
+        assert "Traceback" not in r.stderr
+        with Store(store, read_only=True) as st:
+            kept = len(st.runs())
+        assert 0 < kept < 40
+        # room again: the same command runs only what is missing
+        subprocess.run(["mount", "-o", "remount,size=20m", str(mnt)], check=True)
+        r = run_cli("sweep", sweep_file, "--workers", "1", "--store", store, "--quiet")
+        assert r.returncode == 0, r.stderr
+        assert f"ran {40 - kept} " in r.stdout
+        # a read-only file system: refused with the reason; reading still works
+        subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
+        r = run_cli("sweep", sweep_file, "--store", store, "--quiet")
+        assert r.returncode == 1 and "Read-only file system" in r.stderr and "Traceback" not in r.stderr
+        r = run_cli("results", store)
+        assert r.returncode == 0 and "bulk" in r.stdout
+    finally:
+        subprocess.run(["umount", str(mnt)], check=False)
