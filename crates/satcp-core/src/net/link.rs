@@ -580,6 +580,13 @@ impl LinkDir {
                 Some(true) => return Enqueued::DroppedRed,
             }
         }
+        // a packet that could leave only centuries from now (a queue behind
+        // a link of a few bits a second) is refused as by a full queue:
+        // simulated time ends at 2^64 ns
+        if start > HORIZON {
+            self.stats.drops_queue += 1;
+            return Enqueued::DroppedQueue;
+        }
         if start > now {
             let full = match f.discipline {
                 Discipline::DropTail(QueueLimit::Unlimited) | Discipline::Red(_) => false,
@@ -592,8 +599,16 @@ impl LinkDir {
             }
             f.waiting.push_back((start, ip_bytes));
             f.waiting_bytes += ip_bytes as u64;
+            debug_assert!(
+                match f.discipline {
+                    Discipline::DropTail(QueueLimit::Packets(n)) => f.waiting.len() <= n as usize,
+                    Discipline::DropTail(QueueLimit::Bytes(b)) => f.waiting_bytes <= b,
+                    _ => true,
+                },
+                "a queue past its limit"
+            );
             self.stats.max_queue_packets = self.stats.max_queue_packets.max(f.waiting.len() as u64);
-            self.stats.queue_wait_ns += start - now;
+            self.stats.queue_wait_ns = self.stats.queue_wait_ns.saturating_add(start - now);
         }
         let rate = if FIXED { self.rate_bps } else { self.schedule.rate_at(start) };
         let tx = serialisation_ns(ip_bytes, self.overhead_bytes, rate);
@@ -622,7 +637,7 @@ impl LinkDir {
     pub(super) fn count_tx(&mut self, start: Time, end: Time, ip_bytes: u32) {
         self.stats.packets_tx += 1;
         self.stats.bytes_tx += ip_bytes as u64;
-        self.stats.busy_ns += end - start;
+        self.stats.busy_ns = self.stats.busy_ns.saturating_add(end - start);
     }
 
     /// Decide a sent packet's fate on the wire: arrival time, corruption,
@@ -632,7 +647,7 @@ impl LinkDir {
     #[inline(always)]
     fn launch<const FIXED: bool>(&mut self, since: Time, start: Time, end: Time, ip_bytes: u32, pre: Option<Fate>) -> Enqueued {
         let delay = if FIXED { self.delay_ns } else { self.schedule.delay_at(end) };
-        let arrival = end + delay;
+        let arrival = end.saturating_add(delay);
         let fate = match pre {
             Some(f) => f,
             None => self.errors.judge(ip_bytes, start, arrival),
@@ -808,6 +823,11 @@ impl LinkDir {
         (self.stats.busy_ns.saturating_sub(beyond)) as f64 / end as f64
     }
 }
+
+/// The latest instant a FIFO commits a transmission to start (about 146
+/// years): beyond it a packet is refused as by a full queue, so that no
+/// time a run computes can pass 2^64 ns.
+const HORIZON: Time = u64::MAX / 4;
 
 /// Serialisation time of a packet of `ip_bytes` plus `overhead` framing
 /// bytes at `rate_bps`, rounded up to a whole ns.
