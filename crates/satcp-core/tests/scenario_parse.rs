@@ -462,3 +462,10 @@ fn http_first_page_parsed_and_checked() {
     assert_eq!(e.path, "flows.download.app.first_page");
     assert!(e.allowed.contains("boolean"), "{}", e.allowed);
 }
+
+#[test]
+fn an_empty_key_is_named_quoted() {
+    let e = satcp_core::scenario::parse_toml("\"\" = 1\n", &[]).unwrap_err();
+    assert_eq!(e.path, "\"\"");
+    assert!(e.allowed.contains("unknown key"), "{e}");
+}

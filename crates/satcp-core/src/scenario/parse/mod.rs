@@ -194,6 +194,8 @@ fn components(n: usize, links: &[LinkCfg], leo: Option<&LeoCfg>) -> Vec<usize> {
 
 /// `path.key`, or `key` at the root.
 pub(crate) fn join(path: &str, key: &str) -> String {
+    // an empty key (`"" = 1`) is shown quoted, so an error still names it
+    let key = if key.is_empty() { "\"\"" } else { key };
     if path.is_empty() {
         key.to_string()
     } else {
