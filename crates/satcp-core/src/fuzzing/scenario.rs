@@ -12,8 +12,11 @@ pub fn scenario(data: &[u8]) {
         }
         Ok(scn) => {
             // very large valid scenarios are slow, not wrong: cap their size
+            // (a topology step costs satellites x stations elevation checks,
+            // and a run may take 200,000 of them)
             let sats: u64 = scn.leo.as_ref().map_or(0, |l| l.shells.iter().map(|s| s.satellites as u64).sum());
-            if scn.flows.len() > 2_000 || scn.links.len() > 20_000 || sats > 5_000 {
+            let stations = scn.leo.as_ref().map_or(0, |l| l.stations.len() as u64);
+            if scn.flows.len() > 2_000 || scn.links.len() > 20_000 || sats > 5_000 || sats * stations.max(1) > 2_000 {
                 return;
             }
             let mut w = crate::world::World::build(&scn);
