@@ -1167,8 +1167,10 @@ impl Endpoint {
         debug_assert!(s.una <= s.nxt && s.nxt <= s.max, "una {} nxt {} max {}", s.una, s.nxt, s.max);
         if self.state == State::Established {
             debug_assert!(s.w.cwnd >= s.smss(), "cwnd {} below one segment", s.w.cwnd);
+            // (a scenario may start it lower: `initial_ssthresh`)
+            let floor = (2 * s.smss()).min(self.cfg.initial_ssthresh_bytes.unwrap_or(u64::MAX));
             debug_assert!(
-                matches!(s.cc, crate::tcp::cc::Cc::Bbr(_)) || s.w.ssthresh >= 2 * s.smss(),
+                matches!(s.cc, crate::tcp::cc::Cc::Bbr(_)) || s.w.ssthresh >= floor,
                 "ssthresh {} below two segments",
                 s.w.ssthresh
             );
