@@ -1,6 +1,6 @@
 # satcp: build, test and demo entry points. GNU make.
 #   make demo   build everything and run the GEO demo (figures in out/demo)
-#   make test   Rust + Python test suites
+#   make test   Rust + Python test suites, 20 s of each fuzz target, the wheel outside the checkout
 #   make bench  engine benchmark
 
 SHELL := /bin/bash

@@ -39,6 +39,7 @@ import scipy.stats as sps
 from ..paths import ROOT
 from ..store import Store
 from .catalogue import Arm, Experiment, Factor, PlannedRun
+from .runner import stored_summaries
 
 REPO_ROOT = ROOT  # the repository, or the wheel's copy (satcp/paths.py)
 LEO = "scenarios/leo/study-leo.toml"
@@ -75,11 +76,7 @@ def collect(store: Store, runs: list[PlannedRun], experiments: list[Experiment])
     """One row per run (``COLUMNS``), from each run's stored summary."""
     if not runs:
         return pd.DataFrame(columns=COLUMNS)
-    keys = sorted({p.run.key for p in runs})
-    store.con.execute("CREATE OR REPLACE TEMP TABLE _planned_keys (key VARCHAR)")
-    store.con.executemany("INSERT INTO _planned_keys VALUES (?)", [[k] for k in keys])
-    t = store.query("SELECT r.key, r.status, r.summary_json FROM runs r JOIN _planned_keys k USING (key)")
-    store.con.execute("DROP TABLE _planned_keys")
+    t = stored_summaries(store, runs)
     by_key = {r["key"]: r for _, r in t.iterrows()}
     rows = []
     for p in runs:

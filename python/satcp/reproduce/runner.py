@@ -49,14 +49,27 @@ class CountProgress:
         pass
 
 
+def _planned_keys(store: Store, runs: list) -> None:
+    """A temporary table ``_planned_keys`` of the runs' keys, to join on
+    (the caller drops it)."""
+    store.con.execute("CREATE OR REPLACE TEMP TABLE _planned_keys (key VARCHAR)")
+    store.con.executemany("INSERT INTO _planned_keys VALUES (?)", [[k] for k in sorted({p.run.key for p in runs})])
+
+
+def stored_summaries(store: Store, runs: list) -> pd.DataFrame:
+    """key, status and summary_json of the planned runs the store holds."""
+    _planned_keys(store, runs)
+    t = store.query("SELECT r.key, r.status, r.summary_json FROM runs r JOIN _planned_keys k USING (key)")
+    store.con.execute("DROP TABLE _planned_keys")
+    return t
+
+
 def stored_tables(store: Store, runs: list, link: str | None = None
                   ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """What the store holds for these planned runs: their runs (status
     indexed by key), flows and links rows (only the link named ``link``,
     "from->to", when given)."""
-    keys = sorted({p.run.key for p in runs})
-    store.con.execute("CREATE OR REPLACE TEMP TABLE _planned_keys (key VARCHAR)")
-    store.con.executemany("INSERT INTO _planned_keys VALUES (?)", [[k] for k in keys])
+    _planned_keys(store, runs)
     run_t = store.query("SELECT r.key, r.status FROM runs r JOIN _planned_keys k USING (key)").set_index("key")
     flow_t = store.query("SELECT f.* FROM flows f JOIN _planned_keys k USING (key)")
     if link is None:

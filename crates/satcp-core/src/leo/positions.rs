@@ -44,10 +44,6 @@ impl ShellGeometry {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Satellite `k` at `t` seconds (NaN if SGP4 cannot place it).
     pub fn position(&self, k: usize, t: f64) -> Vec3 {
         match self {

@@ -36,9 +36,9 @@
 use super::World;
 use crate::leo::frames::{light_ns, Vec3};
 use crate::leo::positions::ShellGeometry;
-use crate::leo::visibility::{isl_possible, Station};
+use crate::leo::visibility::{coverage_angle_deg, isl_possible, Station};
 use crate::net::LinkDir;
-use crate::scenario::{Attach, HandoverLoss, LeoCfg, LinkCfg, ReassignPick};
+use crate::scenario::{Attach, HandoverLoss, LeoCfg, LinkCfg, OrbitsCfg, ReassignPick};
 use crate::sim::{secs, Event, Rng, Time, NS_PER_S};
 use crate::stats::output::{PathSeries, PathSummary, StationSummary};
 use std::collections::HashMap;
@@ -47,11 +47,11 @@ use std::collections::HashMap;
 const REASSIGN_PERIOD: Time = 15 * NS_PER_S;
 const REASSIGN_PHASE: Time = 12 * NS_PER_S;
 
-/// One ground-to-satellite link the run has made.
+/// One ground-to-satellite link the run has made (whether it is up is its
+/// directions' `up`).
 struct Gsl {
     link: u32,
     sat: u32,
-    up: bool,
 }
 
 /// A station's state towards one shell.
@@ -81,7 +81,6 @@ pub(super) struct LeoRun {
     now_pos: Vec<Vec<Vec3>>,
     next_pos: Vec<Vec<Vec3>>,
     t_next: Time,
-    isl_up: Vec<Vec<bool>>,
     gsls: Vec<Gsl>,
     /// (station, shell, satellite) -> index into `gsls`.
     gsl_of: HashMap<(u32, u32, u32), u32>,
@@ -94,6 +93,12 @@ pub(super) struct LeoRun {
     traces: Vec<Trace>,
     pub(super) stations_out: Vec<StationSummary>,
     pub(super) series: PathSeries,
+    /// Per shell, the cosine of its coverage cone's half-angle plus a 2
+    /// degree margin (the ellipsoid, station heights): a satellite whose
+    /// direction from the Earth's centre is further from a station's is
+    /// not in view, found without the elevation's arcsine. None for TLE
+    /// sets (their altitudes vary).
+    cones: Vec<Option<f64>>,
     /// Wall time spent in route recomputation.
     pub(super) routing_ns: u128,
 }
@@ -125,7 +130,6 @@ impl LeoRun {
             shells,
             stations,
             t_next: 0,
-            isl_up: cfg.shells.iter().map(|s| vec![true; s.isls.len()]).collect(),
             gsls: Vec::new(),
             gsl_of: HashMap::new(),
             attach: (0..cfg.stations.len() * cfg.shells.len()).map(|_| Attachment::default()).collect(),
@@ -145,6 +149,14 @@ impl LeoRun {
                 .collect(),
             stations_out: cfg.stations.iter().map(|s| StationSummary { name: name(s.node), ..Default::default() }).collect(),
             series: PathSeries::default(),
+            cones: cfg
+                .shells
+                .iter()
+                .map(|s| match &s.orbits {
+                    OrbitsCfg::Walker(w) => Some((coverage_angle_deg(w.altitude_km, s.min_elevation_deg) + 2.0).to_radians().cos()),
+                    OrbitsCfg::Tle(_) => None,
+                })
+                .collect(),
             routing_ns: 0,
             cfg: cfg.clone(),
         }
@@ -256,8 +268,7 @@ impl World {
                 let (pa, pb) = (now[a as usize], now[b as usize]);
                 let possible = isl_possible(pa, pb, sh.isl_max_range_km, sh.isl_min_grazing_km);
                 let l = sh.first_link + j;
-                if possible != leo.isl_up[h][j] {
-                    leo.isl_up[h][j] = possible;
+                if possible != self.dirs[2 * l].up {
                     for d in [2 * l, 2 * l + 1] {
                         if possible {
                             self.dirs[d].come_up_now(t);
@@ -288,7 +299,13 @@ impl World {
                 let sh = &leo.cfg.shells[h];
                 in_view.clear();
                 let now = &leo.now_pos[h];
+                let cone = leo.cones[h];
+                let unit = st.pos.scale(1.0 / st.pos.norm());
                 for (k, &p) in now.iter().enumerate() {
+                    // outside the coverage cone (with its margin): not in view
+                    if cone.is_some_and(|c| p.dot(unit) < c * p.norm()) {
+                        continue;
+                    }
                     if st.elevation_deg(p) >= sh.min_elevation_deg {
                         in_view.push((k as u32, st.pos.dist(p)));
                     }
@@ -343,7 +360,6 @@ impl World {
                         continue;
                     }
                     leo.attach[s * n_shells + h].up.swap_remove(k);
-                    leo.gsls[gi as usize].up = false;
                     leo.stations_out[s].links_down += 1;
                     let l = leo.gsls[gi as usize].link as usize;
                     for d in [2 * l, 2 * l + 1] {
@@ -363,15 +379,13 @@ impl World {
                         None => {
                             let gi = leo.gsls.len() as u32;
                             let link = self.add_gsl(node, (sh.first_node as u32) + sat, &sh.gsl_up, &sh.gsl_down);
-                            leo.gsls.push(Gsl { link, sat, up: false });
+                            leo.gsls.push(Gsl { link, sat });
                             leo.gsl_of.insert(key, gi);
                             gi
                         }
                     };
-                    let g = &mut leo.gsls[gi as usize];
-                    let l = g.link as usize;
-                    if !g.up {
-                        g.up = true;
+                    let l = leo.gsls[gi as usize].link as usize;
+                    if !self.dirs[2 * l].up {
                         leo.attach[s * n_shells + h].up.push(gi);
                         leo.stations_out[s].links_up += 1;
                         for d in [2 * l, 2 * l + 1] {
