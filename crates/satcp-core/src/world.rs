@@ -200,8 +200,12 @@ impl World {
     pub fn run_observed(&mut self, every: u64, observe: &mut dyn FnMut(Time) -> bool) {
         let has_finite = self.finite_left > 0;
         let mut countdown = every.max(1);
-        while let Some((t, ev)) = self.q.pop() {
+        while let Some((t, ev)) = self.q.peek() {
             debug_assert!(t >= self.now, "time went back from {} to {t}", self.now);
+            // an arrival takes its entry off with its direction's next one
+            if !matches!(ev, Event::Arrive { .. }) {
+                self.q.pop();
+            }
             self.now = t;
             countdown -= 1;
             if countdown == 0 {
@@ -216,9 +220,10 @@ impl World {
                     let d = &mut self.dirs[dir as usize];
                     let (pkt, next) = d.pop_arrival();
                     let node = d.to;
-                    if let Some(at) = next {
-                        self.q.push(at, Event::Arrive { dir });
-                    }
+                    match next {
+                        Some(at) => self.q.replace_top(at, Event::Arrive { dir }),
+                        None => self.q.pop(),
+                    };
                     let p = self.pkts.remove(pkt);
                     if d.pop_doomed(p.ip_bytes, p.corrupted) {
                         // on a moving link when it went down
