@@ -224,7 +224,7 @@ impl World {
                         Some(at) => self.q.replace_top(at, Event::Arrive { dir }),
                         None => self.q.pop(),
                     };
-                    let p = self.pkts.remove(pkt);
+                    let mut p = self.pkts.remove(pkt);
                     if d.pop_doomed(p.ip_bytes, p.corrupted) {
                         // on a moving link when it went down
                         self.lose(&p);
@@ -233,7 +233,7 @@ impl World {
                         self.agents.corrupted(t, dir, &p);
                         self.lose(&p);
                     } else {
-                        self.arrive(dir, node, p);
+                        self.arrive(dir, node, &mut p);
                     }
                 }
                 Event::Timer { ep, kind } => {
@@ -261,8 +261,8 @@ impl World {
                 Event::ArriveLate { dir } => {
                     let d = &mut self.dirs[dir as usize];
                     let (pkt, node) = (d.pop_late(), d.to);
-                    let p = self.pkts.remove(pkt);
-                    self.arrive(dir, node, p);
+                    let mut p = self.pkts.remove(pkt);
+                    self.arrive(dir, node, &mut p);
                 }
                 Event::TxDone { dir } => {
                     if self.dirs[dir as usize].arq_state().is_some() {
@@ -291,14 +291,14 @@ impl World {
     /// `p` arrived intact at `node` over link direction `dir`: the node's
     /// agents that watch arrivals see it first.
     #[inline]
-    fn arrive(&mut self, dir: u32, node: u32, mut p: Packet) {
+    fn arrive(&mut self, dir: u32, node: u32, p: &mut Packet) {
         if self.agents.any() && self.agents.on_arrivals(dir) {
-            self.agents.arrival(self.now, dir, &mut p);
+            self.agents.arrival(self.now, dir, p);
         }
         self.at_node(node, p);
     }
 
-    fn at_node(&mut self, node: u32, p: Packet) {
+    fn at_node(&mut self, node: u32, p: &mut Packet) {
         if p.dst_node == node && p.kind == Kind::Udp {
             if let Some(u) = self.apps[p.to_ep as usize].udp() {
                 u.received(p.ip_bytes);
@@ -306,7 +306,7 @@ impl World {
         } else if p.dst_node == node {
             debug_assert!(p.kind.is_tcp(), "{:?} delivered to a node", p.kind);
             let mut ctx = Ctx { now: self.now, q: &mut self.q, out: &mut self.out, notes: &mut self.notes };
-            self.eps[p.to_ep as usize].on_segment(&mut ctx, &p);
+            self.eps[p.to_ep as usize].on_segment(&mut ctx, p);
             #[cfg(debug_assertions)]
             self.eps[p.to_ep as usize].check_invariants();
             self.settle();
@@ -319,30 +319,30 @@ impl World {
     /// node's agents, then the link's transmitter. The common case (a FIFO
     /// link that accepts the packet) stays in this function; everything
     /// rarer is out of line.
-    fn forward(&mut self, node: u32, mut p: Packet) {
+    fn forward(&mut self, node: u32, p: &mut Packet) {
         if self.routes_dirty {
             self.recompute_routes();
         }
         if node != p.src_node {
             if p.ttl <= 1 {
-                return self.drop_at_node(node, &p, false);
+                return self.drop_at_node(node, p, false);
             }
             p.ttl -= 1;
         }
         let d = self.routes.next_dir(node, p.dst_node);
         if d == routing::NO_ROUTE {
-            return self.drop_at_node(node, &p, true);
+            return self.drop_at_node(node, p, true);
         }
         if self.agents.any() && self.agents.on(d) {
             if self.agents.wants_backlog(d) {
                 let n = self.dirs[d as usize].tcp_queue_packets(self.now);
                 self.agents.backlog(d, n);
             }
-            self.agents.forward(self.now, d, &mut p);
+            self.agents.forward(self.now, d, p);
         }
         let dir = &mut self.dirs[d as usize];
         if dir.holds_packets() {
-            return if dir.arq_state().is_some() { self.arq_offer(d, p) } else { self.offer_held(d, p) };
+            return if dir.arq_state().is_some() { self.arq_offer(d, *p) } else { self.offer_held(d, *p) };
         }
         let fate = dir.enqueue(self.now, p.ip_bytes);
         if p.kind.low_priority() {
@@ -350,16 +350,16 @@ impl World {
         }
         if let Some(c) = self.capture.as_deref_mut() {
             if !matches!(fate, Enqueued::DroppedQueue | Enqueued::DroppedRed | Enqueued::Down { sent: false } | Enqueued::LostAtHead) {
-                c.on_accept(d, self.now, dir.last_tx_start(), &p);
+                c.on_accept(d, self.now, dir.last_tx_start(), p);
             }
         }
         if let Enqueued::Arrives(at) = fate {
-            let id = self.pkts.insert(p);
+            let id = self.pkts.insert(*p);
             if dir.push_in_flight(at, id) {
                 self.q.push(at, Event::Arrive { dir: d });
             }
         } else {
-            self.not_arriving(d, p, fate);
+            self.not_arriving(d, *p, fate);
         }
     }
 
@@ -549,9 +549,9 @@ impl World {
             self.lose(&p);
         }
         let node = self.dirs[d as usize].from;
-        for p in out.drain(..) {
+        for mut p in out.drain(..) {
             // the data came over the opposite direction of the link
-            self.arrive(d ^ 1, node, p);
+            self.arrive(d ^ 1, node, &mut p);
         }
         self.arq_out = std::mem::take(out);
         self.arq_gone = std::mem::take(gone);
@@ -608,8 +608,8 @@ impl World {
     fn settle(&mut self) {
         loop {
             for i in 0..self.out.len() {
-                let p = self.out[i];
-                self.forward(p.src_node, p);
+                let mut p = self.out[i];
+                self.forward(p.src_node, &mut p);
             }
             self.out.clear();
             if self.notes.is_empty() {

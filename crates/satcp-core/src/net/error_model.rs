@@ -53,6 +53,10 @@ pub struct ErrorModel {
     last: (u32, f64),
     /// The same for the residual PER after FEC.
     last_fec: (u32, f64),
+    /// No packet can be lost (no model, or a PER or BER of 0): judged
+    /// with one test (on an error-free link the float matches of the
+    /// configuration were 4% of the 50-flow benchmark's instructions).
+    lossless: bool,
 }
 
 impl ErrorModel {
@@ -67,7 +71,8 @@ impl ErrorModel {
             ErrorCfg::Trace(c) => Channel::Trace(ErrorTrace::new(c.intervals.clone(), rng.clone())),
             _ => Channel::None,
         };
-        ErrorModel { cfg, channel, rng, ln_keep_bit, last: (u32::MAX, 0.0), last_fec: (u32::MAX, 0.0) }
+        let lossless = matches!(cfg, ErrorCfg::None | ErrorCfg::Per(0.0) | ErrorCfg::Ber { ber: 0.0, .. });
+        ErrorModel { cfg, channel, rng, ln_keep_bit, last: (u32::MAX, 0.0), last_fec: (u32::MAX, 0.0), lossless }
     }
 
     /// The fate of a packet of `ip_bytes` whose transmission starts at
@@ -75,6 +80,9 @@ impl ErrorModel {
     /// non-decreasing from call to call on one link direction.
     #[inline(always)]
     pub fn judge(&mut self, ip_bytes: u32, tx_start: Time, arrival: Time) -> Fate {
+        if self.lossless {
+            return Fate::Intact;
+        }
         let at = |clock: ErrorClock| if clock == ErrorClock::TxStart { tx_start } else { arrival };
         let lost = match (&mut self.channel, &self.cfg) {
             (Channel::None, _) => return if self.corrupts(ip_bytes) { Fate::Lost } else { Fate::Intact },
@@ -141,18 +149,14 @@ impl ErrorModel {
     /// cannot lose packets, so adding an error-free link shifts no stream.
     #[inline]
     fn corrupts(&mut self, ip_bytes: u32) -> bool {
-        match self.cfg {
-            ErrorCfg::None => false,
-            ErrorCfg::Per(0.0) => false,
-            ErrorCfg::Ber { ber: 0.0, .. } => false,
-            _ => {
-                if self.last.0 != ip_bytes {
-                    self.last = (ip_bytes, self.per(ip_bytes));
-                }
-                let p = self.last.1;
-                self.rng.bernoulli(p)
-            }
+        if self.lossless {
+            return false;
         }
+        if self.last.0 != ip_bytes {
+            self.last = (ip_bytes, self.per(ip_bytes));
+        }
+        let p = self.last.1;
+        self.rng.bernoulli(p)
     }
 }
 

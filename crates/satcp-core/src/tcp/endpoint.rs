@@ -718,7 +718,7 @@ impl Endpoint {
     // ----- segment input ----------------------------------------------------
 
     pub fn on_segment(&mut self, ctx: &mut Ctx, pkt: &Packet) {
-        let h = pkt.tcp;
+        let h = &pkt.tcp;
         if let Some(r) = h.research() {
             self.snd.cc.on_research_option(&r, pkt.kind);
         }
@@ -821,7 +821,7 @@ impl Endpoint {
     }
 
     fn established_segment(&mut self, ctx: &mut Ctx, pkt: &Packet) {
-        let h = pkt.tcp;
+        let h = &pkt.tcp;
         let carries = pkt.payload > 0 || h.has(FLAG_FIN);
         if h.has(FLAG_ACK) {
             self.on_ack(ctx, &h, carries);
@@ -837,7 +837,7 @@ impl Endpoint {
     }
 
     fn on_data(&mut self, ctx: &mut Ctx, pkt: &Packet) {
-        let h = pkt.tcp;
+        let h = &pkt.tcp;
         let start = seq::unwrap(self.irs, self.rcv.nxt, h.seq);
         if pkt.payload > 0 && start != pkt.stream_off {
             self.stats.integrity_errors += 1;
