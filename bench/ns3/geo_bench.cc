@@ -3,10 +3,18 @@
 // prints one JSON line with the wall time, event count and goodput.
 //
 //   geo_bench SCENARIO [--stop SECONDS]
+//   geo_bench dumbbell KEY VALUE...
 //
 // SCENARIO is geo-10-flows or geo-50-flows-100mbps. --stop overrides the
-// scenario's stop time (run.stop). See bench/ns3/README.md for how every
-// satcp setting maps onto ns-3 and where the two setups differ.
+// scenario's stop time (run.stop). `dumbbell` builds the reference network
+// of bench/suite.py from its keys (server -access- gateway -satellite-
+// client, N flows server -> client): --flows N, --access-rate R,
+// --access-delay S, --sat-rate R, --sat-rate-up R, --sat-delay S, --qlim N
+// (0: unlimited), --per P (packet error rate toward the client), --sack
+// 0|1|alt (alt: even flows SACK), --rwnd BYTES, --bytes B (per flow, 0:
+// unlimited), --stagger S (flow i starts at i*S), --mss N, --stop S. See
+// bench/ns3/README.md for how every satcp setting maps onto ns-3 and where
+// the two setups differ.
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -15,6 +23,7 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +42,7 @@ struct LinkSpec
     double delayS;       // one-way propagation delay, both directions
     uint32_t queueAbPkts; // drop-tail limit of a's device (0 = unlimited)
     double berAb;        // bit error rate of a -> b (0 = none)
+    double perAb = 0.0;  // packet error rate of a -> b (0 = none)
 };
 
 struct FlowSpec
@@ -40,6 +50,7 @@ struct FlowSpec
     bool sack;
     uint32_t rwndBytes;
     double startS;
+    uint64_t maxBytes = 0; // 0: unlimited
 };
 
 struct ScenarioSpec
@@ -48,6 +59,7 @@ struct ScenarioSpec
     LinkSpec access; // server(s) -> gateway
     LinkSpec sat;    // gateway -> client(s)
     std::vector<FlowSpec> flows;
+    uint32_t mss = 1460;
 };
 
 // "Unlimited" queues: far more packets than any window in these scenarios
@@ -110,6 +122,13 @@ Connect(Ptr<Node> a, Ptr<Node> b, const LinkSpec& l)
         em->SetRate(l.berAb);
         db->SetReceiveErrorModel(em);
     }
+    else if (l.perAb > 0)
+    {
+        Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+        em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+        em->SetRate(l.perAb);
+        db->SetReceiveErrorModel(em);
+    }
     return d;
 }
 
@@ -117,6 +136,93 @@ void
 SetSackDefault(bool on)
 {
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(on));
+}
+
+// The `dumbbell` keys (see the top of this file). Returns false on a bad
+// argument, after printing what is wrong.
+bool
+ParseDumbbell(int argc, char** argv, ScenarioSpec& s)
+{
+    int flows = 1;
+    std::string sackMode = "1";
+    uint32_t rwnd = 1 << 20;
+    uint64_t bytes = 0;
+    double stagger = 0.0;
+    s.stopS = 100.0;
+    s.access = {"100Mbps", "100Mbps", 0.005, 0, 0.0};
+    s.sat = {"10Mbps", "10Mbps", 0.250, 100, 0.0};
+    for (int i = 2; i < argc; i += 2)
+    {
+        std::string k = argv[i];
+        if (i + 1 >= argc)
+        {
+            std::fprintf(stderr, "geo_bench dumbbell: %s needs a value\n", k.c_str());
+            return false;
+        }
+        std::string v = argv[i + 1];
+        if (k == "--flows")
+            flows = std::atoi(v.c_str());
+        else if (k == "--access-rate")
+            s.access.rateAb = s.access.rateBa = v;
+        else if (k == "--access-delay")
+            s.access.delayS = std::atof(v.c_str());
+        else if (k == "--sat-rate")
+            s.sat.rateAb = v;
+        else if (k == "--sat-rate-up")
+            s.sat.rateBa = v;
+        else if (k == "--sat-delay")
+            s.sat.delayS = std::atof(v.c_str());
+        else if (k == "--qlim")
+            s.sat.queueAbPkts = std::atoi(v.c_str());
+        else if (k == "--per")
+            s.sat.perAb = std::atof(v.c_str());
+        else if (k == "--sack")
+            sackMode = v;
+        else if (k == "--rwnd")
+            rwnd = std::atoi(v.c_str());
+        else if (k == "--bytes")
+            bytes = std::strtoull(v.c_str(), nullptr, 10);
+        else if (k == "--stagger")
+            stagger = std::atof(v.c_str());
+        else if (k == "--mss")
+            s.mss = std::atoi(v.c_str());
+        else if (k == "--stop")
+            s.stopS = std::atof(v.c_str());
+        else
+        {
+            std::fprintf(stderr, "geo_bench dumbbell: unknown key %s\n", k.c_str());
+            return false;
+        }
+    }
+    if (flows < 1 || (sackMode != "0" && sackMode != "1" && sackMode != "alt"))
+    {
+        std::fprintf(stderr, "geo_bench dumbbell: --flows must be >= 1 and --sack 0, 1 or alt\n");
+        return false;
+    }
+    for (int i = 0; i < flows; ++i)
+    {
+        bool sack = sackMode == "1" || (sackMode == "alt" && i % 2 == 0);
+        s.flows.push_back({sack, rwnd, i * stagger, bytes});
+    }
+    return true;
+}
+
+// Per flow: payload bytes the sink has received, and when it had them all.
+struct FlowRx
+{
+    uint64_t want = 0;
+    uint64_t got = 0;
+    double doneAt = -1.0;
+};
+
+void
+OnSinkRx(FlowRx* f, Ptr<const Packet> p, const Address&)
+{
+    f->got += p->GetSize();
+    if (f->want > 0 && f->doneAt < 0 && f->got >= f->want)
+    {
+        f->doneAt = Simulator::Now().GetSeconds();
+    }
 }
 
 } // namespace
@@ -131,7 +237,15 @@ main(int argc, char** argv)
     }
     std::string name = argv[1];
     ScenarioSpec s;
-    if (!MakeScenario(name, s))
+    if (name == "dumbbell")
+    {
+        if (!ParseDumbbell(argc, argv, s))
+        {
+            return 2;
+        }
+        argc = 2; // the keys are read
+    }
+    else if (!MakeScenario(name, s))
     {
         std::fprintf(stderr,
                      "geo_bench: unknown scenario %s (geo-10-flows, geo-50-flows-100mbps)\n",
@@ -162,7 +276,7 @@ main(int argc, char** argv)
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(TcpClassicRecovery::GetTypeId()));
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1460));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(s.mss));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(3));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
     Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(200)));
@@ -204,6 +318,7 @@ main(int argc, char** argv)
     Ipv4Address clientAddr = iSat.GetAddress(1);
 
     std::vector<Ptr<PacketSink>> sinks;
+    std::vector<FlowRx> rxs(s.flows.size());
     for (size_t i = 0; i < s.flows.size(); ++i)
     {
         const FlowSpec& f = s.flows[i];
@@ -213,10 +328,12 @@ main(int argc, char** argv)
         ApplicationContainer sa = sinkH.Install(client);
         sa.Start(Seconds(0));
         sinks.push_back(DynamicCast<PacketSink>(sa.Get(0)));
+        rxs[i].want = f.maxBytes;
+        sinks.back()->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnSinkRx, &rxs[i]));
 
         BulkSendHelper src("ns3::TcpSocketFactory", InetSocketAddress(clientAddr, port));
-        src.SetAttribute("MaxBytes", UintegerValue(0));
-        src.SetAttribute("SendSize", UintegerValue(1460));
+        src.SetAttribute("MaxBytes", UintegerValue(f.maxBytes));
+        src.SetAttribute("SendSize", UintegerValue(s.mss));
         ApplicationContainer ca = src.Install(server);
         ca.Start(Seconds(f.startS));
         // BulkSendApplication creates its socket when it starts, from the
@@ -239,16 +356,28 @@ main(int argc, char** argv)
     {
         rx += k->GetTotalRx();
     }
+    // the finite flows' completion: when the last one had every byte, from
+    // its start (-1: some flow did not complete)
+    double lastDone = 0.0;
+    for (size_t i = 0; i < rxs.size(); ++i)
+    {
+        if (rxs[i].want == 0)
+        {
+            continue;
+        }
+        lastDone = rxs[i].doneAt < 0 || lastDone < 0 ? -1.0 : std::max(lastDone, rxs[i].doneAt - s.flows[i].startS);
+    }
     Simulator::Destroy();
 
     std::printf("{\"scenario\":\"%s\",\"sim_s\":%.9g,\"events\":%llu,\"wall_s\":%.6f,"
-                "\"events_per_s\":%.6g,\"rx_bytes\":%llu,\"goodput_mbps\":%.6f}\n",
+                "\"events_per_s\":%.6g,\"rx_bytes\":%llu,\"goodput_mbps\":%.6f,\"completion_s\":%.9g}\n",
                 name.c_str(),
                 simS,
                 static_cast<unsigned long long>(events),
                 wall,
                 events / wall,
                 static_cast<unsigned long long>(rx),
-                rx * 8.0 / s.stopS / 1e6);
+                rx * 8.0 / s.stopS / 1e6,
+                lastDone);
     return 0;
 }

@@ -9,6 +9,10 @@
 # - dequeue, d drop, r receive) go to FILE.
 # With sample=S, every S seconds a line per flow (see `sample` below);
 # access_qlim sets the access links' queue limits (default: unlimited).
+# With shared=1 every flow's agent sits on one source node (one access
+# link to n1) and every sink on n2 itself: server -access- n1 =satellite=
+# n2, the three-node network of the speed benchmark (bench/suite.py), which
+# also keeps ns-2's all-pairs routing table small at 10,000 flows.
 # `last` is when the sink had received every byte in order (polled every
 # millisecond), `done` when the sender saw its last packet acknowledged
 # (Agent/TCP's `done` callback), both from the flow's start; `bytes` what
@@ -21,7 +25,7 @@ array set P {
     syn 1 delay_growth 1 syn_immediate_ack 1 newreno_changes1 1 partial_window_deflation 1 minrto 0.2 rtxcur_init 3.0 tcpTick 0.01
     precision_reduce 1
     cbr_rate 0 cbr_size 1000 singledup 1 bursts {} burst_delay 0
-    access_qlim 100000 sample 0
+    access_qlim 100000 sample 0 shared 0
 }
 foreach a $argv {
     set kv [split $a =]
@@ -98,14 +102,25 @@ proc agent_class {name} {
 
 set done_at {}
 for {set i 0} {$i < $P(flows)} {incr i} {
-    set s($i) [$ns node]
-    set d($i) [$ns node]
-    $ns duplex-link $s($i) $n1 $P(access_rate) $P(access_delay) DropTail
-    $ns duplex-link $n2 $d($i) $P(access_rate) $P(access_delay) DropTail
-    $ns queue-limit $s($i) $n1 $P(access_qlim)
-    $ns queue-limit $n1 $s($i) $P(access_qlim)
-    $ns queue-limit $n2 $d($i) $P(access_qlim)
-    $ns queue-limit $d($i) $n2 $P(access_qlim)
+    if {$P(shared) && $i > 0} {
+        set s($i) $s(0)
+        set d($i) $n2
+    } elseif {$P(shared)} {
+        set s(0) [$ns node]
+        set d(0) $n2
+        $ns duplex-link $s(0) $n1 $P(access_rate) $P(access_delay) DropTail
+        $ns queue-limit $s(0) $n1 $P(access_qlim)
+        $ns queue-limit $n1 $s(0) $P(access_qlim)
+    } else {
+        set s($i) [$ns node]
+        set d($i) [$ns node]
+        $ns duplex-link $s($i) $n1 $P(access_rate) $P(access_delay) DropTail
+        $ns duplex-link $n2 $d($i) $P(access_rate) $P(access_delay) DropTail
+        $ns queue-limit $s($i) $n1 $P(access_qlim)
+        $ns queue-limit $n1 $s($i) $P(access_qlim)
+        $ns queue-limit $n2 $d($i) $P(access_qlim)
+        $ns queue-limit $d($i) $n2 $P(access_qlim)
+    }
     set tcp($i) [new [agent_class $P(agent)]]
     $tcp($i) set packetSize_ $P(packetSize)
     $tcp($i) set window_ $P(window)

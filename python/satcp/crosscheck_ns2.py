@@ -126,6 +126,11 @@ class Cell:
     # overtakable)
     burst_per: float = 0.0
     burst_delay_s: float = 0.0
+    # every agent on one source node and every sink on n2 (the speed
+    # benchmark's three-node network, bench/suite.py; peer.tcl `shared=1`)
+    shared: bool = False
+    # flow i starts at i x start_spacing_s
+    start_spacing_s: float = 0.0
 
     @property
     def sack(self) -> bool:
@@ -243,14 +248,15 @@ def ns_binary() -> str:
     return ns
 
 
-def run_ns2(c: Cell, seed: int) -> Run:
+def ns2_command(c: Cell, seed: int) -> list[str]:
+    """The ns-2 command line that runs cell `c` with `seed`."""
     args = {
         "agent": c.agent, "sink": c.sink, "flows": c.flows, "packets": c.packets, "stop": c.stop_s,
         "seed": seed, "access_rate": c.access_rate, "access_delay": f"{c.access_delay_ms}ms",
         "sat_rate": c.sat_rate, "sat_rate_up": c.sat_rate_up, "sat_delay": f"{c.sat_delay_ms}ms",
         "qlim": c.qlim, "per": c.per, "packetSize": c.packet_size, "window": c.window,
         "windowInit": c.window_init, "delack_interval": c.delack_interval_s, "hdr": c.header,
-        "cbr_rate": c.cbr_rate,
+        "cbr_rate": c.cbr_rate, "shared": int(c.shared), "start_spacing": c.start_spacing_s,
     }
     if c.singledup is not None:
         args["singledup"] = c.singledup
@@ -259,12 +265,20 @@ def run_ns2(c: Cell, seed: int) -> Run:
     if c.ns2_2003:
         args.update({"syn": 0, "delay_growth": 0, "syn_immediate_ack": 0, "newreno_changes1": 0, "partial_window_deflation": 0, "minrto": 1.0,
                      "rtxcur_init": 6.0, "tcpTick": 0.1, "precision_reduce": 0})
-    p = subprocess.run([ns_binary(), str(PEER), *[f"{k}={v}" for k, v in args.items()]],
-                       capture_output=True, text=True, timeout=1800)
+    return [ns_binary(), str(PEER), *[f"{k}={v}" for k, v in args.items()]]
+
+
+def run_ns2(c: Cell, seed: int) -> Run:
+    p = subprocess.run(ns2_command(c, seed), capture_output=True, text=True, timeout=1800)
     if p.returncode != 0:
         raise RuntimeError(f"ns-2 failed on {c}: {p.stderr[-2000:]}")
+    return parse_ns2(c, p.stdout)
+
+
+def parse_ns2(c: Cell, stdout: str) -> Run:
+    """The flows' lines `peer.tcl` printed."""
     comp, delivered, rtx, rto = [], [], 0, 0
-    for line in p.stdout.splitlines():
+    for line in stdout.splitlines():
         m = re.match(r"flow \d+ last (\S+) done (\S+) acked \d+ rexmitpack (\d+) rexmit (\d+) bytes (\d+)", line)
         if m:
             last = float(m.group(1) if c.end == "last" else m.group(2))
@@ -275,7 +289,7 @@ def run_ns2(c: Cell, seed: int) -> Run:
             # first packet): payload = whole packets x packetSize_
             delivered.append(int(m.group(5)) // (c.packet_size + c.header) * c.packet_size)
     if len(comp) != c.flows:
-        raise RuntimeError(f"ns-2 printed {len(comp)} flows for {c}: {p.stdout[-500:]}")
+        raise RuntimeError(f"ns-2 printed {len(comp)} flows for {c}: {stdout[-500:]}")
     return Run(comp, delivered, rtx, rto)
 
 
@@ -305,15 +319,22 @@ def satcp_scenario(c: Cell, seed: int) -> dict[str, Any]:
         # head, before the queue
         sat["loss_placement_ab"] = "head"
     links, flows = [sat], []
+    if c.shared:
+        nodes["s0"] = {}
+        links.append({"a": "s0", "b": "n1", "rate": c.access_rate + "ps", "delay": c.access_delay_ms / 1000})
     for i in range(c.flows):
-        nodes[f"s{i}"] = {}
-        nodes[f"d{i}"] = {}
-        for a, b in ((f"s{i}", "n1"), ("n2", f"d{i}")):
-            links.append({"a": a, "b": b, "rate": c.access_rate + "ps", "delay": c.access_delay_ms / 1000})
+        src, dst = ("s0", "n2") if c.shared else (f"s{i}", f"d{i}")
+        if not c.shared:
+            nodes[src] = {}
+            nodes[dst] = {}
+            for a, b in ((src, "n1"), ("n2", dst)):
+                links.append({"a": a, "b": b, "rate": c.access_rate + "ps", "delay": c.access_delay_ms / 1000})
         app: dict[str, Any] = {"kind": "ftp", "response_end": "last_ack" if c.end == "done" else "last_byte"}
         if c.packets:
             app["size"] = c.packets * mss
-        flows.append({"name": f"f{i}", "src": f"s{i}", "dst": f"d{i}", "tcp": tcp, "app": app})
+        if c.start_spacing_s:
+            app["start"] = i * c.start_spacing_s
+        flows.append({"name": f"f{i}", "src": src, "dst": dst, "tcp": tcp, "app": app})
     if c.cbr_rate != "0":
         flows.append({"name": "cbr", "src": "s0", "dst": "d0",
                       "app": {"kind": "cbr", "rate": c.cbr_rate + "ps", "packet_size": 1000}})

@@ -1,9 +1,15 @@
 """Running a sweep's runs: a local process pool or a Dask cluster; the parent
-commits each result to the store as soon as it arrives.
+commits the results to the store as they arrive.
 
 Workers only compute: :func:`run_task` takes a run's scenario JSON and
 returns its outcome (a small dict); the parent process is the only writer of
-the store (DuckDB has one writer), one transaction per run.
+the store (DuckDB has one writer). Results are committed in batches: a
+transaction costs DuckDB milliseconds however little it holds, which would
+cap a sweep of short runs on the parent, so the parent commits what has
+finished once the oldest uncommitted result is ``COMMIT_EVERY_S`` (1 s)
+old, when the pool has been quiet that long, and when the sweep ends or is
+interrupted. A kill loses the runs in flight and at most the last second of
+finished ones; a resumed sweep runs them again.
 
 Choices:
 * Local runs use processes, not threads. The engine releases the GIL, but a
@@ -36,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from . import _core
-from .store import Store
+from .store import Store, StoreUnwritable
 from .sweep import Run, Sweep, check, expand
 
 Task = dict[str, Any]
@@ -73,6 +79,9 @@ def run_task(task: Task) -> Outcome:
     try:
         raw = _core.run(task["scenario_json"], "json", [], None, watch if limit else None)
         out["summary_json"] = raw["summary"]
+        # the store's rows, flattened here (in Rust) so that the parent,
+        # which writes every run, only appends them
+        out["rows_json"] = _core.store_rows(raw["summary"])
         if task.get("flow_series"):
             out["flow_series"] = raw["flow_series"]
     except _core.ScenarioError as e:
@@ -89,13 +98,17 @@ def run_task(task: Task) -> Outcome:
     return out
 
 
+COMMIT_EVERY_S = 1.0
+
+
 class Pool(Protocol):
-    """Where runs execute. ``results`` yields outcomes in completion order."""
+    """Where runs execute. ``results`` yields outcomes in completion order,
+    and None whenever ``idle_s`` passes with none (None: it never does)."""
 
     description: str
     slots: int  # runs that can execute at once
 
-    def results(self, tasks: Iterable[Task]) -> Iterator[Outcome]: ...
+    def results(self, tasks: Iterable[Task], idle_s: float | None = None) -> Iterator[Outcome | None]: ...
 
     def running(self) -> int: ...
 
@@ -118,7 +131,7 @@ class LocalPool:
     def running(self) -> int:
         return min(len(self._in_flight), self.workers)
 
-    def results(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
+    def results(self, tasks: Iterable[Task], idle_s: float | None = None) -> Iterator[Outcome | None]:
         pending = collections.deque(tasks)
         suspects: collections.deque[Task] = collections.deque()  # in flight when a worker died
         self._pool = self._new_pool()
@@ -138,7 +151,10 @@ class LocalPool:
                 self._in_flight[fut] = t
             done = set()
             if self._in_flight:
-                done, _ = cf.wait(self._in_flight, return_when=cf.FIRST_COMPLETED)
+                done, _ = cf.wait(self._in_flight, timeout=idle_s, return_when=cf.FIRST_COMPLETED)
+                if not done:
+                    yield None
+                    continue
             broken: list[Task] = []
             for fut in done:
                 t = self._in_flight.pop(fut)
@@ -190,7 +206,7 @@ class DaskPool:
     def running(self) -> int:
         return min(self._left, self.slots)
 
-    def results(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
+    def results(self, tasks: Iterable[Task], idle_s: float | None = None) -> Iterator[Outcome | None]:
         from distributed import as_completed
 
         version = _core.version()
@@ -199,7 +215,16 @@ class DaskPool:
             f = self.client.submit(self.fn, t, key=f"satcp-{version}-{t['key']}", pure=False)
             futures[f] = t
         self._left = len(futures)
-        for fut in as_completed(futures):
+        done = as_completed(futures)
+        while not done.is_empty():
+            if idle_s is not None:
+                quiet_since = time.perf_counter()
+                while not done.has_ready() and time.perf_counter() - quiet_since < idle_s:
+                    time.sleep(0.01)
+                if not done.has_ready():
+                    yield None
+                    continue
+            fut = next(done)
             t = futures.pop(fut)
             self._left -= 1
             try:
@@ -239,10 +264,11 @@ class SweepReport:
 
 def execute_runs(runs: list[Run], store: Store, pool: Pool, listener: Listener | None = None,
                  sweep_name: str = "", total: int | None = None, wall_limit_s: float | None = None) -> SweepReport:
-    """Run every run of ``runs`` not in the store yet; commit each outcome as
-    it arrives. Runs are not validated here (see :func:`run_sweep`). A run
-    that takes more than ``wall_limit_s`` of wall time is stopped and stored
-    as failed, saying so."""
+    """Run every run of ``runs`` not in the store yet; commit the outcomes
+    as they arrive, in batches (see the module doc; ``listener.finished``
+    hears of a run once it is committed). Runs are not validated here (see
+    :func:`run_sweep`). A run that takes more than ``wall_limit_s`` of wall
+    time is stopped and stored as failed, saying so."""
     version = _core.version()
     stored = store.stored()
     todo: dict[str, Run] = {}
@@ -255,12 +281,10 @@ def execute_runs(runs: list[Run], store: Store, pool: Pool, listener: Listener |
         listener.start(sweep_name, total, report.already_stored, len(todo), pool)
     t0 = time.perf_counter()
     tasks = ({"key": r.key, "scenario_json": r.scenario_json, "wall_limit_s": wall_limit_s} for r in todo.values())
-    for out in pool.results(tasks):
-        run = todo[out["key"]]
-        if out["status"] == "ok" and out.get("satcp_version") != version:
-            out = dict(out, status="failed", summary_json=None,
-                       error=f"computed by satcp {out.get('satcp_version')}, this sweep needs {version}")
-        store.commit_run(run, version, out)
+    batch: list[tuple[Run, str, Outcome]] = []
+    oldest = 0.0  # when the oldest result of `batch` arrived
+
+    def committed(run: Run, out: Outcome) -> None:
         report.ran += 1
         if out["status"] == "ok":
             report.ok += 1
@@ -269,6 +293,41 @@ def execute_runs(runs: list[Run], store: Store, pool: Pool, listener: Listener |
             report.failed_keys.append(run.key)
         if listener:
             listener.finished(run, out)
+
+    def commit() -> None:
+        if not batch:
+            return
+        done = list(batch)
+        batch.clear()  # a batch the store refuses is not offered again
+        try:
+            store.commit_runs(done)
+        except StoreUnwritable:
+            if len(done) == 1:
+                raise
+            # the batch did not fit (a full disk): keep as many runs as
+            # fit, one at a time, up to the first that does not
+            for item in done:
+                store.commit_runs([item])
+                committed(item[0], item[2])
+            return
+        for run, _, out in done:
+            committed(run, out)
+
+    try:
+        for out in pool.results(tasks, idle_s=COMMIT_EVERY_S):
+            if out is not None:
+                run = todo[out["key"]]
+                if out["status"] == "ok" and out.get("satcp_version") != version:
+                    out = dict(out, status="failed", summary_json=None,
+                               error=f"computed by satcp {out.get('satcp_version')}, this sweep needs {version}")
+                if not batch:
+                    oldest = time.perf_counter()
+                batch.append((run, version, out))
+            # a heartbeat (None) says the pool was quiet for a second
+            if batch and (out is None or time.perf_counter() - oldest >= COMMIT_EVERY_S):
+                commit()
+    finally:
+        commit()  # what finished, also when interrupted
     report.wall_s = time.perf_counter() - t0
     final = store.stored()
     report.failed_in_store = sum(final.get(r.key) == "failed" for r in runs)

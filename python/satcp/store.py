@@ -84,6 +84,9 @@ _SCHEMA = [
         updated_at TIMESTAMP)""",
 ]
 
+_RUNS_COLUMNS = ["key", "sweep", "cell", "replication", "seed", "satcp_version", "status", "error", "wall_s",
+                 "sim_time_s", "events", "scenario_json", "summary_json", "finished_at"]
+
 # A field first seen as null (an optional value) gets this type: every
 # optional field satcp reports is a time or a rate. A later value of another
 # type widens the column (BIGINT -> DOUBLE, anything else -> VARCHAR).
@@ -115,18 +118,6 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _sql_type(v: Any) -> str:
-    if v is None:
-        return NULL_TYPE
-    if isinstance(v, bool):
-        return "BOOLEAN"
-    if isinstance(v, int):
-        return "BIGINT"
-    if isinstance(v, float):
-        return "DOUBLE"
-    return "VARCHAR"
-
-
 def _cell_value(v: Any) -> Any:
     if isinstance(v, (list, dict)):
         return canonical_json(v)
@@ -141,6 +132,57 @@ def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
             out.update(_flatten(v, name + "_"))
         else:
             out[name] = canonical_json(v) if isinstance(v, list) else v
+    return out
+
+
+_PY_SQL = {bool: "BOOLEAN", int: "BIGINT", float: "DOUBLE", str: "VARCHAR"}
+
+
+class _Columns:
+    """One table's rows of a batch of runs, column by column (the layout
+    `satcp_core::stats::store_rows` hands over): `keys` the run key of
+    each row, every column as long."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.columns: list[list[Any]] = []
+        self.keys: list[str] = []
+        self._index: dict[str, int] = {}
+
+    @property
+    def rows(self) -> int:
+        return len(self.keys)
+
+    def append(self, key: str, table: dict[str, Any]) -> None:
+        n = len(table["columns"][0]) if table["columns"] else 0
+        if not n:
+            return
+        before = self.rows
+        for name, values in zip(table["names"], table["columns"]):
+            k = self._index.get(name)
+            if k is None:
+                k = self._index[name] = len(self.names)
+                self.names.append(name)
+                self.columns.append([None] * before)
+            self.columns[k].extend(values)
+        self.keys.extend([key] * n)
+        for c in self.columns:
+            if len(c) < before + n:
+                c.extend([None] * (before + n - len(c)))
+
+
+def _rows_of(outcome: dict[str, Any]) -> dict[str, Any] | None:
+    """The outcome's store rows: as its worker flattened them, or (an
+    outcome from elsewhere) flattened here by the same rules."""
+    if outcome.get("rows_json"):
+        return json.loads(outcome["rows_json"])
+    if not outcome.get("summary_json"):
+        return None
+    summary = json.loads(outcome["summary_json"])
+    out: dict[str, Any] = {"sim_time_s": summary["sim_time_s"], "events": summary["events"]}
+    for table, rows in (("flows", flow_rows(summary)), ("links", link_rows(summary))):
+        names = list(dict.fromkeys(n for r in rows for n in r))
+        out[table] = {"names": names, "columns": [[r.get(n) for r in rows] for n in names] if rows else []}
     return out
 
 
@@ -229,25 +271,37 @@ class Store:
 
         ``outcome`` is what :func:`satcp.execute.run_task` returns:
         ``status``, ``error``, ``wall_s``, ``summary_json``."""
-        summary = json.loads(outcome["summary_json"]) if outcome.get("summary_json") else None
+        self.commit_runs([(run, version, outcome)])
+
+    def commit_runs(self, batch: list[tuple[Run, str, dict[str, Any]]]) -> None:
+        """Store finished runs (run, satcp version, outcome as for
+        :meth:`commit_run`) with all their rows in one transaction: all of
+        them or none. A transaction costs DuckDB milliseconds whatever it
+        holds, so a sweep of short runs commits them in batches."""
+        if not batch:
+            return
+        runs_rows, factor_rows = [], []
+        tables: dict[str, _Columns] = {"flows": _Columns(), "links": _Columns()}
+        for run, version, outcome in batch:
+            rows = _rows_of(outcome)
+            runs_rows.append([
+                run.key, run.sweep, run.cell_json, run.replication, run.seed, version,
+                outcome["status"], outcome.get("error"), outcome.get("wall_s"),
+                rows["sim_time_s"] if rows else None,
+                rows["events"] if rows else None,
+                run.scenario_json, outcome.get("summary_json"), _now(),
+            ])
+            factor_rows += [[run.key, name, canonical_json(v)] for name, v in run.cell.items()]
+            if rows:
+                for table, cols in tables.items():
+                    cols.append(run.key, rows[table])
         self.con.begin()
         try:
-            self.con.execute(
-                "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    run.key, run.sweep, run.cell_json, run.replication, run.seed, version,
-                    outcome["status"], outcome.get("error"), outcome.get("wall_s"),
-                    summary["sim_time_s"] if summary else None,
-                    summary["events"] if summary else None,
-                    run.scenario_json, outcome.get("summary_json"), _now(),
-                ],
-            )
-            if run.cell:
-                self._insert_rows("factors", ["key", "name", "value_json"],
-                                  [[run.key, name, canonical_json(v)] for name, v in run.cell.items()])
-            if summary is not None:
-                self._insert("flows", run.key, flow_rows(summary))
-                self._insert("links", run.key, link_rows(summary))
+            self._insert_columns("runs", _RUNS_COLUMNS, [list(c) for c in zip(*runs_rows)])
+            if factor_rows:
+                self._insert_columns("factors", ["key", "name", "value_json"], [list(c) for c in zip(*factor_rows)])
+            for table, cols in tables.items():
+                self._insert(table, cols)
             self.con.commit()
         except BaseException as e:
             try:
@@ -256,7 +310,8 @@ class Store:
                 pass  # the failed commit ended the transaction already
             self._columns.clear()  # a rolled-back ALTER TABLE is gone too
             if isinstance(e, duckdb.Error):
-                raise StoreUnwritable(f"could not write a run to the results store {self.path}: {_first_line(e)}") from None
+                what = "a run" if len(batch) == 1 else f"{len(batch)} runs"
+                raise StoreUnwritable(f"could not write {what} to the results store {self.path}: {_first_line(e)}") from None
             raise
 
     def _table_columns(self, table: str) -> dict[str, str]:
@@ -265,43 +320,54 @@ class Store:
             self._columns[table] = {r[1]: r[2] for r in rows}
         return self._columns[table]
 
-    def _insert(self, table: str, key: str, rows: list[dict[str, Any]]) -> None:
-        if not rows:
+    def _insert(self, table: str, cols: "_Columns") -> None:
+        """Insert the batch's rows of `table`, widening the table for new
+        columns and types first (one type test per column and batch)."""
+        if not cols.rows:
             return
-        cols = self._table_columns(table)
-        for row in rows:
-            for name, v in row.items():
-                t = _sql_type(v)
-                if name not in cols:
-                    self.con.execute(f"ALTER TABLE {_q(table)} ADD COLUMN {_q(name)} {t}")
-                    cols[name] = t
-                elif v is not None and _widen(cols[name], t) != cols[name]:
-                    t = _widen(cols[name], t)
-                    self.con.execute(f"ALTER TABLE {_q(table)} ALTER COLUMN {_q(name)} TYPE {t}")
-                    cols[name] = t
-        names = ["key"] + [n for n in cols if n != "key"]
-        self._insert_rows(table, names, [[key] + [r.get(n) for n in names[1:]] for r in rows])
+        have = self._table_columns(table)
+        for name, values in zip(cols.names, cols.columns):
+            types = set(map(type, values)) - {type(None)}
+            sql = sorted({_PY_SQL.get(k, "VARCHAR") for k in types})
+            t = sql[0] if sql else NULL_TYPE
+            for x in sql[1:]:
+                t = _widen(t, x)
+            if name not in have:
+                self.con.execute(f"ALTER TABLE {_q(table)} ADD COLUMN {_q(name)} {t}")
+                have[name] = t
+            elif types and _widen(have[name], t) != have[name]:
+                t = _widen(have[name], t)
+                self.con.execute(f"ALTER TABLE {_q(table)} ALTER COLUMN {_q(name)} TYPE {t}")
+                have[name] = t
+        order = ["key"] + [n for n in have if n != "key"]
+        by_name = dict(zip(cols.names, cols.columns))
+        missing = [None] * cols.rows
+        columns = [cols.keys] + [by_name.get(n, missing) for n in order[1:]]
+        self._insert_columns(table, order, columns)
 
-    def _insert_rows(self, table: str, names: list[str], rows: list[list[Any]]) -> None:
-        if len(rows) > _FRAME_ROWS:
-            # many rows (a constellation's links): through a data frame,
-            # which DuckDB scans, rather than a statement of 100,000 values
-            import pandas as pd
-
-            frame = pd.DataFrame(rows, columns=[f"c{i}" for i in range(len(names))])
-            self.con.register("_satcp_rows", frame)
-            try:
-                self.con.execute(f"INSERT INTO {_q(table)} ({', '.join(_q(n) for n in names)}) "
-                                 f"SELECT * FROM _satcp_rows")
-            finally:
-                self.con.unregister("_satcp_rows")
+    def _insert_columns(self, table: str, names: list[str], columns: list[list[Any]]) -> None:
+        """Insert rows given column by column (equal lengths)."""
+        n = len(columns[0])
+        if n <= _VALUES_ROWS:
+            # One statement for all rows: DuckDB prepares each statement
+            # (~ms), executemany would prepare once per row.
+            one = "(" + ", ".join("?" for _ in names) + ")"
+            sql = (f"INSERT INTO {_q(table)} ({', '.join(_q(n) for n in names)}) "
+                   f"VALUES {', '.join(one for _ in range(n))}")
+            self.con.execute(sql, [v for r in zip(*columns) for v in r])
             return
-        # One statement for all rows: DuckDB prepares each statement (~ms),
-        # executemany would prepare once per row.
-        one = "(" + ", ".join("?" for _ in names) + ")"
-        sql = (f"INSERT INTO {_q(table)} ({', '.join(_q(n) for n in names)}) "
-               f"VALUES {', '.join(one for _ in rows)}")
-        self.con.execute(sql, [v for r in rows for v in r])
+        # more rows (a batch of runs, a constellation's links): through a
+        # data frame, which DuckDB scans in bulk, rather than a statement
+        # of thousands of bound values
+        import pandas as pd
+
+        frame = pd.DataFrame({f"c{i}": _frame_column(c) for i, c in enumerate(columns)})
+        self.con.register("_satcp_rows", frame)
+        try:
+            self.con.execute(f"INSERT INTO {_q(table)} ({', '.join(_q(n) for n in names)}) "
+                             f"SELECT * FROM _satcp_rows")
+        finally:
+            self.con.unregister("_satcp_rows")
 
     # -- reading -----------------------------------------------------------------
     def has_runs(self) -> bool:
@@ -378,7 +444,22 @@ def _first_line(e: Exception) -> str:
 
 
 #: Above this many rows an insert goes through a data frame.
-_FRAME_ROWS = 200
+_VALUES_ROWS = 8
+
+
+def _frame_column(values: list[Any]) -> Any:
+    """A column for a data frame that DuckDB reads back exactly: integers
+    (and booleans) with gaps as pandas' nullable types, since a float column
+    would round 64-bit seeds and counts; the rest as pandas infers (NaN in a
+    float column reads as NULL)."""
+    import pandas as pd
+
+    types = set(map(type, values))
+    if types == {int} or types == {int, type(None)}:
+        return pd.array(values, dtype="Int64")
+    if type(None) in types and types <= {bool, type(None)}:
+        return pd.array(values, dtype="boolean")
+    return values
 
 
 def _now() -> _dt.datetime:

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import satcp
-from satcp.execute import WORKER_DIED, LocalPool, execute_runs, run_sweep
+from satcp.execute import WORKER_DIED, LocalPool, execute_runs, run_sweep, run_task
 from satcp.store import Store
 from satcp.sweep import Run, canonical_json, expand, from_dict, run_key
 from conftest import GEO, REPO, run_cli, satcp_cmd
@@ -127,6 +127,80 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
         assert len(df) == 5 and df.loc[df["key"] == bad.key, "goodput_bps"].isna().all()
         # a stored failure is not run again ...
         assert execute_runs(runs, st, LocalPool(1)).ran == 0
+
+
+@pytest.mark.parametrize("name", ["geo_bent_pipe.toml", "transat/four_flows_cbr.toml", "leo/leo-vs-geo.toml",
+                                  "ceten/one_client.toml", "adalr/http.toml"])
+def test_the_workers_store_rows_follow_the_python_rules(name):
+    # the rows a worker flattens in Rust are the rows store.flow_rows and
+    # store.link_rows make from the same summary: same columns, same values
+    # and value types, a missing field null
+    from satcp import _core
+    from satcp.store import flow_rows, link_rows
+    summary = satcp.run(REPO / "scenarios" / name, set=["run.stop=3s"]).summary
+    rust = json.loads(_core.store_rows(json.dumps(summary)))
+    assert (rust["sim_time_s"], rust["events"]) == (summary["sim_time_s"], summary["events"])
+    for table, rows in (("flows", flow_rows(summary)), ("links", link_rows(summary))):
+        got = rust[table]
+        assert rows and set(got["names"]) == {n for r in rows for n in r}, table
+        for i, row in enumerate(rows):
+            for n, col in zip(got["names"], got["columns"]):
+                assert len(col) == len(rows)
+                want = row.get(n)
+                assert col[i] == want and type(col[i]) is type(want), (table, i, n, col[i], want)
+
+
+class _ScriptedPool:
+    """Runs tasks in this process and yields them on a script: the first
+    `burst` at once, then the pool goes quiet for longer than the commit
+    interval (heartbeats only) while the test looks at the store, then the
+    rest."""
+
+    description = "scripted"
+    slots = 1
+
+    def __init__(self, burst, look):
+        self.burst, self.look = burst, look
+
+    def running(self):
+        return 0
+
+    def close(self):
+        pass
+
+    def results(self, tasks, idle_s=None):
+        tasks = list(tasks)
+        for t in tasks[:self.burst]:
+            yield run_task(t)
+        assert idle_s is not None  # the sweep asks for heartbeats
+        yield None  # quiet for idle_s
+        self.look()
+        for t in tasks[self.burst:]:
+            yield run_task(t)
+
+
+def test_results_are_committed_in_batches_and_none_waits_past_a_quiet_second(tmp_path, monkeypatch):
+    runs = expand(small_sweep())
+    sizes = []
+    with Store(tmp_path / "b.duckdb") as st:
+        real = st.commit_runs
+        monkeypatch.setattr(st, "commit_runs", lambda batch: (sizes.append(len(batch)), real(batch))[1])
+        seen = {}
+        pool = _ScriptedPool(5, lambda: seen.update(st.stored()))
+        report = execute_runs(runs, st, pool)
+        assert (report.ran, report.ok) == (8, 8)
+        # the five fast results went in one transaction when the pool went
+        # quiet, before the rest arrived; the rest at the end
+        assert sizes == [5, 3], sizes
+        assert sorted(seen) == sorted(r.key for r in runs[:5])
+        assert sorted(st.stored()) == sorted(r.key for r in runs)
+        # every row of a batch is stored as a single commit would store it
+        one = tmp_path / "one.duckdb"
+        with Store(one) as st1:
+            for r in runs:
+                out = run_task({"key": r.key, "scenario_json": r.scenario_json})
+                st1.commit_run(r, satcp.__version__, out)
+    assert_same_results(tmp_path / "b.duckdb", one)
 
 
 def test_a_run_that_kills_its_worker_is_recorded_and_the_rest_run(tmp_path):

@@ -242,12 +242,21 @@ fn run<'py>(
     Ok(d)
 }
 
+/// A run's summary JSON as the results store's flow and link rows (JSON;
+/// `satcp_core::stats::store_rows`), for a sweep's worker to hand its
+/// parent.
+#[pyfunction]
+fn store_rows(summary_json: &str) -> PyResult<String> {
+    satcp_core::stats::store_rows::store_rows(summary_json).map_err(|e| PyValueError::new_err(format!("not a summary: {e}")))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(apply_overrides, m)?)?;
+    m.add_function(wrap_pyfunction!(store_rows, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", satcp_core::VERSION)?;
     Ok(())

@@ -1,2 +1,3 @@
 //! Measurements.
 pub mod output;
+pub mod store_rows;

@@ -1,0 +1,93 @@
+"""Sweep overhead: a sweep of many short runs on 2 local workers, and how
+much of its wall time went to anything but the engine.
+
+    python bench/sweep_overhead.py [--runs 10000] [--workers 2] [--stop 1s]
+
+Each run is one simulated second of 20 CUBIC flows sharing a 100 Mb/s,
+25 ms LEO-like hop (a replication with its own seed). The sweep runs into a
+fresh store, as `satcp sweep` does (pool, batched commits, progress off).
+Printed: the sweep's wall time W; the engine's time summed over the runs
+(E, each run's own `wall_s`: building the world, running it, writing its
+summary); the time the workers spent per run outside the engine (task
+transfer, JSON, Python); and the share of the workers' capacity (workers x
+W) not spent in the engine, 1 - E / (workers x W), which the issue's
+target puts under 10%.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "python"))
+
+from satcp.execute import LocalPool, run_sweep  # noqa: E402
+from satcp.store import Store  # noqa: E402
+from satcp.sweep import from_dict  # noqa: E402
+
+BASE = """[run]
+seed = 1
+stop = "{stop}"
+[nodes]
+servers = {{}}
+router = {{}}
+clients = {{}}
+[[links]]
+a = "servers"
+b = "router"
+rate = "1Gbps"
+delay = "1ms"
+[[links]]
+a = "router"
+b = "clients"
+rate = "100Mbps"
+delay = "11ms"
+queue_ab = {{ kind = "droptail", packets = 250 }}
+"""
+
+
+def scenario(stop: str, flows: int) -> str:
+    return BASE.format(stop=stop) + "".join(
+        f'[[flows]]\nname = "f{i}"\nsrc = "servers"\ndst = "clients"\ntcp = {{ variant = "cubic" }}\n'
+        f'app = {{ kind = "ftp", start = "{i}ms" }}\n' for i in range(flows))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=10_000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--stop", default="1s")
+    ap.add_argument("--flows", type=int, default=20)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="satcp-sweep-overhead-") as d:
+        base = Path(d) / "base.toml"
+        base.write_text(scenario(args.stop, args.flows))
+        sweep = from_dict({"base": str(base), "replications": args.runs, "label": "overhead", "factors": {}})
+        with Store(Path(d) / "o.duckdb") as st:
+            t0 = time.perf_counter()
+            report = run_sweep(sweep, st, LocalPool(args.workers))
+            wall = time.perf_counter() - t0
+            if report.ok != args.runs:
+                raise SystemExit(f"{report.failed} runs failed")
+            rows = st.query("SELECT wall_s, summary_json FROM runs")
+    engine = sum(json.loads(s)["wall_s"] for s in rows["summary_json"])
+    in_workers = float(rows["wall_s"].sum())
+    events = sum(json.loads(s)["events"] for s in rows["summary_json"])
+    capacity = args.workers * wall
+    print(f"sweep overhead: {args.runs} runs of {args.stop} simulated ({args.flows} CUBIC flows, 100 Mb/s, 25 ms RTT) "
+          f"on {args.workers} workers")
+    print(f"  wall {wall:.2f} s; engine {engine:.2f} s in all ({1e3 * engine / args.runs:.2f} ms a run, "
+          f"{events / args.runs:.0f} events a run); in the workers' run function {in_workers:.2f} s")
+    print(f"  per run outside the engine: {1e3 * (in_workers - engine) / args.runs:.3f} ms in the worker, "
+          f"{1e3 * (capacity - in_workers) / args.runs:.3f} ms of worker capacity elsewhere (dispatch, parent, store)")
+    print(f"  share of the workers' wall time outside the engine: {100 * (1 - engine / capacity):.1f}% (target < 10%)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
