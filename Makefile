@@ -17,15 +17,17 @@ PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels 
 STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 crosscheck crosscheck-ns2 crosscheck-linux clean reproduce-adalr reproduce-adalr-quick reproduce-transat reproduce-transat-quick reproduce-peach reproduce-peach-quick reproduce-ceten reproduce-ceten-quick reproduce-xfwa reproduce-xfwa-quick reproduce-leo-geo reproduce-leo-geo-quick fuzz fuzz-build test-fuzz wheel test-wheel
+.PHONY: help venv build demo test test-rust test-python test-sysdeps bench bench-ns3 bench-suite bench-sweep-overhead crosscheck crosscheck-ns2 crosscheck-linux clean reproduce-adalr reproduce-adalr-quick reproduce-transat reproduce-transat-quick reproduce-peach reproduce-peach-quick reproduce-ceten reproduce-ceten-quick reproduce-xfwa reproduce-xfwa-quick reproduce-leo-geo reproduce-leo-geo-quick fuzz fuzz-build test-fuzz wheel test-wheel
 
 help:
 	@echo "satcp make targets:"
 	@echo "  make demo    build everything, run the GEO demo (figures in $(DEMO_OUT))"
 	@echo "  make test    build, then cargo test (satcp-core), pytest tests/python and 20 s of each fuzz target"
 	@echo "  make fuzz    each fuzz target for FUZZ_SECONDS (300), growing fuzz/corpus (docs/reliability.md)"
-	@echo "  make bench   build, then the engine benchmark (satcp-bench), sweep scaling (1 vs 2 workers), bench-ns3"
+	@echo "  make bench   build, then the engine benchmark (satcp-bench), sweep scaling (1 vs 2 workers), bench-ns3, bench-suite, bench-sweep-overhead"
 	@echo "  make bench-ns3  satcp vs ns-3 3.44 side by side (bench/ns3, minutes)"
+	@echo "  make bench-suite  reference scenarios: satcp alone, beside ns-2 and ns-3, scaling (bench/suite.py)"
+	@echo "  make bench-sweep-overhead  10,000 one-second runs on 2 workers: time outside the engine"
 	@echo "  make crosscheck satcp vs ns-3 3.44: goodput and completion per TCP variant, PER, delayed ACK"
 	@echo "  make crosscheck-ns2  satcp (profile ns2) vs ns-2 2.35's agents (installs Debian's ns2)"
 	@echo "  make crosscheck-linux  satcp (profile linux) vs this kernel's TCP over a user-space link emulator (root; real time, minutes)"
@@ -126,6 +128,18 @@ bench: build
 	cargo run --release -p satcp-core --bin satcp-bench -- --only starlink-1000-flows-100s --repeat 1
 	$(IN_VENV) python bench/sweep_scaling.py
 	bash bench/ns3/run.sh
+	$(MAKE) bench-suite bench-sweep-overhead
+
+# The reference scenarios: satcp alone, then side by side with ns-2 2.35 and
+# ns-3 3.44, and scaling (bench/suite.py; tables in bench-results/suite/)
+bench-suite: build test-sysdeps
+	@[ -x /usr/bin/time ] || { apt-get update -q && apt-get install -y -q time; }
+	bash bench/ns3/build.sh geo_bench >/dev/null
+	$(IN_VENV) python bench/suite.py
+
+# 10,000 one-second runs on 2 workers: the share of wall time outside the engine
+bench-sweep-overhead: build
+	$(IN_VENV) python bench/sweep_overhead.py
 
 # satcp-bench's scenarios in ns-3 3.44 (wheel in .venv-ns3); table + bench-results/ns3_ratio.csv
 bench-ns3: build

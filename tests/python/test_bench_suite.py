@@ -1,0 +1,34 @@
+"""The benchmark suite's script runs (its numbers are benchmarks, not tests:
+only that it measures and compares what it says it does)."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 is not installed (make test-sysdeps)")
+def test_suite_quick_measures_satcp_and_compares_with_ns2(tmp_path):
+    r = subprocess.run([sys.executable, str(REPO / "bench" / "suite.py"), "--quick", "--rounds", "1", "--no-ns3",
+                        "--only", "geo-10-flows-per1e-3,geo-1-flow-50mb", "--out", str(tmp_path)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    alone = list(csv.DictReader(open(tmp_path / "satcp.csv")))
+    assert [a["scenario"] for a in alone] == ["geo-1-flow-50mb", "geo-10-flows-per1e-3"]
+    for a in alone:
+        assert int(a["events"]) > 1000 and float(a["wall_s"]) > 0 and float(a["delivered_pkts"]) > 100
+        assert 0 < float(a["peak_rss_mib"]) < 500
+    peers = list(csv.DictReader(open(tmp_path / "peers.csv")))
+    assert {(p["scenario"], p["peer"]) for p in peers} == {("geo-1-flow-50mb", "ns-2"), ("geo-10-flows-per1e-3", "ns-2")}
+    ten = next(p for p in peers if p["scenario"] == "geo-10-flows-per1e-3")
+    # both simulators carried the same network's traffic: goodput within a
+    # third after 30 simulated seconds (the full suite compares 300 s)
+    assert ten["metric"] == "goodput Mb/s" and abs(float(ten["rel_diff"])) < 0.33
+    assert float(ten["peer_wall_s"]) > 0 and float(ten["ratio"]) > 0
+    assert "peer / satcp" in r.stdout
