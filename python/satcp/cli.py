@@ -28,6 +28,7 @@ EXIT_SCENARIO = 2  # scenario error or missing file: nothing ran
 
 # At most this many samples per flow when `--out` turns sampling on.
 MAX_SAMPLES = 20_000
+MAX_DEFAULT_ROWS = 50_000_000
 DEFAULT_SAMPLE_MS = 100
 
 _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(ns|us|ms|s)?\s*$")
@@ -87,8 +88,23 @@ def sample_interval_override(text: str, overrides: Sequence[str], fmt: str = "to
     stop_s = scenario_stop_s(text, overrides, fmt)
     ms = DEFAULT_SAMPLE_MS
     if stop_s is not None and stop_s > 0:
-        ms = max(ms, _nice_ms(stop_s * 1000.0 / MAX_SAMPLES))
+        # at most MAX_SAMPLES samples, and at most MAX_DEFAULT_ROWS rows
+        # (a row per flow and link direction a sample; the engine refuses
+        # more than 1e8)
+        per_sample = max(1, _count(text, fmt, "flows") + 2 * _count(text, fmt, "links"))
+        ms = max(ms, _nice_ms(stop_s * 1000.0 / MAX_SAMPLES), _nice_ms(stop_s * 1000.0 * per_sample / MAX_DEFAULT_ROWS))
     return f"run.sample_interval={ms}ms"
+
+
+def _count(text: str, fmt: str, key: str) -> int:
+    """How many entries the scenario's top-level array `key` has (0 if
+    unreadable)."""
+    try:
+        doc = json.loads(text) if fmt == "json" else tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return 0
+    v = doc.get(key) if isinstance(doc, dict) else None
+    return len(v) if isinstance(v, list) else 0
 
 
 def _run_table(text: str, fmt: str) -> dict[str, Any] | None:

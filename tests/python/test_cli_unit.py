@@ -16,6 +16,12 @@ def test_sample_interval_default_and_long_runs():
     ms = int(o.split("=")[1].removesuffix("ms"))
     assert 100_000_000 / ms <= 20_000
     assert sample_interval_override('[run]\nstop = 36000\n', []) == "run.sample_interval=2000ms"
+    # many flows: coarser still, so that the engine's cap on time-series
+    # rows (1e8) is never met by the default (2000 s x 10,000 flows)
+    many = text + "".join(f'[[flows]]\nname = "x{i}"\nsrc = "server"\ndst = "client"\n' for i in range(10_000))
+    ms = int(sample_interval_override(many, []).split("=")[1].removesuffix("ms"))
+    flows_and_dirs = 10_001 + 2 * 2
+    assert 2000_000 / ms * flows_and_dirs <= 50_000_000 < 2000_000 / (ms / 2.5) * flows_and_dirs
 
 
 def test_sample_interval_left_alone_when_set():

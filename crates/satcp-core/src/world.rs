@@ -211,6 +211,9 @@ impl World {
             if countdown == 0 {
                 countdown = every.max(1);
                 if !observe(t) {
+                    if matches!(ev, Event::Arrive { .. }) {
+                        self.q.pop(); // taken off and not handled, as any other
+                    }
                     self.ended_by = "interrupted";
                     return;
                 }

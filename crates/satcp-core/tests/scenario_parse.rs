@@ -469,3 +469,23 @@ fn an_empty_key_is_named_quoted() {
     assert_eq!(e.path, "\"\"");
     assert!(e.allowed.contains("unknown key"), "{e}");
 }
+
+#[test]
+fn sample_interval_too_fine_for_memory() {
+    // the reference scenario: 2000 s, one TCP flow and two links (four
+    // directions): 5 rows a sample. Below 1us: refused whatever the run.
+    let at = |iv: &str| parse_toml(GEO, &[format!("run.sample_interval=\"{iv}\"")]);
+    let e = err(at("999ns"));
+    assert_eq!(e.path, "run.sample_interval");
+    assert!(e.value.contains("9.99e-7") || e.value.contains("0.000000999"), "{e}");
+    assert!(e.allowed.contains("at least 1us"), "{e}");
+    // 2000 s / 100 us x 5 = 1e8 rows: the limit, allowed; a hair finer is not
+    assert_eq!(at("100us").unwrap().run.sample_interval_ns, Some(100_000));
+    let e = err(at("99us"));
+    assert_eq!(e.path, "run.sample_interval");
+    assert!(e.allowed.contains("at least 0.0001 s") && e.allowed.contains("1 TCP flows + 4 link directions"), "{e}");
+    // without a stop only the floor applies (the run's length is not known)
+    let no_stop = GEO.replace("stop = \"2000s\"", "");
+    assert_ne!(no_stop, GEO);
+    assert!(parse_toml(&no_stop, &["run.sample_interval=\"10us\"".to_string()]).is_ok());
+}

@@ -19,6 +19,14 @@ pub fn scenario(data: &[u8]) {
             if scn.flows.len() > 2_000 || scn.links.len() > 20_000 || sats > 5_000 || sats * stations.max(1) > 2_000 {
                 return;
             }
+            // nor a time series of millions of rows (every event a sample;
+            // the parser caps a run's rows at 1e8, which is memory, not a bug)
+            if let Some(iv) = scn.run.sample_interval_ns {
+                let samples = scn.run.stop_ns.map_or(EVENT_CAP, |s| (s / iv).min(EVENT_CAP));
+                if samples * (scn.flows.len() + 2 * scn.links.len()) as u64 > 5_000_000 {
+                    return;
+                }
+            }
             let mut w = crate::world::World::build(&scn);
             let mut seen = 0u64;
             let mut last = 0u64;

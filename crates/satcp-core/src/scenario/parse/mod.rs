@@ -154,7 +154,41 @@ pub fn from_value_in(mut v: Value, base_dir: Option<&Path>) -> Result<Scenario, 
             ));
         }
     }
+    check_series_size(&run, flows.iter().filter(|f| matches!(f.app, AppCfg::Ftp(_) | AppCfg::Http(_))).count(), 2 * links.len())?;
     Ok(Scenario { run, nodes, links, flows, captures, agents, leo })
+}
+
+/// Time-series rows a run may record: [`MAX_SERIES_ROWS`], about 9 GB of
+/// memory. One row per TCP flow and per link direction at every sample.
+pub const MAX_SERIES_ROWS: u128 = 100_000_000;
+
+/// The sampling interval against what it would record: a slip of unit
+/// (`"167ns"` for 167 ms, the fuzzer's find) would fill memory with rows
+/// long before the run ended. Sampling faster than a microsecond (a
+/// 1500-byte packet's time at 10 Gb/s) shows nothing a packet-level model
+/// changes between samples. A constellation's link directions, known only
+/// as the run goes, are not counted.
+fn check_series_size(run: &RunCfg, tcp_flows: usize, directions: usize) -> Res<()> {
+    let Some(iv) = run.sample_interval_ns else { return Ok(()) };
+    let given = format!("{} s", iv as f64 / 1e9);
+    if iv < 1_000 {
+        return Err(ScenarioError::new("run.sample_interval", given, "at least 1us (100ms is the usual; a time series of TCP and queue state)"));
+    }
+    let Some(stop) = run.stop_ns else { return Ok(()) };
+    let per_sample = (tcp_flows + directions).max(1) as u128;
+    let rows = (stop / iv) as u128 * per_sample;
+    if rows > MAX_SERIES_ROWS {
+        let least = (stop as u128 * per_sample).div_ceil(MAX_SERIES_ROWS);
+        return Err(ScenarioError::new(
+            "run.sample_interval",
+            given,
+            format!(
+                "an interval of at least {} s here: run.stop / sample_interval x ({tcp_flows} TCP flows + {directions} link directions) would be {rows} rows of time series, more than {MAX_SERIES_ROWS} (about 9 GB)",
+                least as f64 / 1e9
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Which nodes may reach which: `out[a] == out[b]` when a path may join
