@@ -42,10 +42,14 @@ def test_an_exception_in_progress_stops_the_run():
 
 
 def test_ctrl_c_stops_a_long_run_with_progress(tmp_path):
-    # 10^6 simulated seconds of a 2 Mb/s transfer: minutes of engine time
-    cmd = satcp_cmd() + ["run", str(GEO), "--progress", "--set", "run.stop=1000000s",
-                         "--set", "flows.download.app.size=100GB"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    # 10^7 simulated seconds of a 2 Mb/s transfer: minutes of engine time.
+    # The child gets SIGINT's default action back: a shell that starts a
+    # command in the background (as a CI job may be) leaves SIGINT ignored,
+    # and Python then never installs its handler.
+    cmd = satcp_cmd() + ["run", str(GEO), "--progress", "--set", "run.stop=10000000s",
+                         "--set", "flows.download.app.size=1000GB"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(3)  # imports, then the run is under way
     assert proc.poll() is None
     proc.send_signal(signal.SIGINT)
