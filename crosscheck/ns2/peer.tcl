@@ -25,7 +25,7 @@ array set P {
     syn 1 delay_growth 1 syn_immediate_ack 1 newreno_changes1 1 partial_window_deflation 1 minrto 0.2 rtxcur_init 3.0 tcpTick 0.01
     precision_reduce 1
     cbr_rate 0 cbr_size 1000 singledup 1 bursts {} burst_delay 0
-    access_qlim 100000 sample 0 shared 0
+    access_qlim 100000 sample 0 shared 0 check_every 0.001
 }
 foreach a $argv {
     set kv [split $a =]
@@ -162,7 +162,7 @@ proc report {} {
     if {[info exists qt]} { close $qt }
     exit 0
 }
-# every millisecond: note when each sink has every byte (its application's
+# every millisecond (check_every): note when each sink has every byte (its application's
 # last byte; the sink counts wire bytes, packetSize_ + hdr, hdr 40 but 0 for
 # Vegas, whose output() adds no header), and stop once every finite flow is
 # done, or at `stop`
@@ -178,7 +178,7 @@ proc check {} {
         if {$finish($i) < 0 || $last($i) < 0} { set all 0 }
     }
     if {$all} { report }
-    $ns at [expr {[$ns now] + 0.001}] "check"
+    $ns at [expr {[$ns now] + $P(check_every)}] "check"
 }
 # cbr_rate > 0: a UDP CBR flow of cbr_size-byte packets from flow 0's
 # source to its sink's node, from t = 0 (TRANSAT's cross traffic: it shares

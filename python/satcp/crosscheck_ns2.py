@@ -131,6 +131,9 @@ class Cell:
     shared: bool = False
     # flow i starts at i x start_spacing_s
     start_spacing_s: float = 0.0
+    # how often peer.tcl looks whether each sink has every byte (a Tcl call
+    # per flow each time: the speed benchmark polls every 100 ms, not 1 ms)
+    check_every_s: float = 0.001
 
     @property
     def sack(self) -> bool:
@@ -257,6 +260,7 @@ def ns2_command(c: Cell, seed: int) -> list[str]:
         "qlim": c.qlim, "per": c.per, "packetSize": c.packet_size, "window": c.window,
         "windowInit": c.window_init, "delack_interval": c.delack_interval_s, "hdr": c.header,
         "cbr_rate": c.cbr_rate, "shared": int(c.shared), "start_spacing": c.start_spacing_s,
+        "check_every": c.check_every_s,
     }
     if c.singledup is not None:
         args["singledup"] = c.singledup
