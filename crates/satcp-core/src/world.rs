@@ -50,9 +50,7 @@ pub struct World {
     pkts: PacketPool,
     dirs: Vec<LinkDir>,
     routes: Routes,
-    /// The nodes packets are addressed to (routes are kept towards these
-    /// only), and which nodes may relay (empty: all).
-    dsts: Vec<u32>,
+    /// Which nodes may relay (empty: all).
     relay: Vec<bool>,
     /// The constellations' state (`world/leo.rs`); None without them.
     leo: Option<Box<leo::LeoRun>>,
@@ -163,7 +161,6 @@ impl World {
             pkts: PacketPool::default(),
             dirs,
             routes,
-            dsts,
             relay,
             leo: None,
             routes_dirty: false,
@@ -369,7 +366,7 @@ impl World {
     #[cold]
     #[inline(never)]
     fn recompute_routes(&mut self) {
-        self.routes = routing::compute(self.nodes.len(), &edges_of(&self.dirs), &self.dsts, &self.relay);
+        self.routes.update(&edges_of(&self.dirs), &self.relay);
         self.routes_dirty = false;
     }
 

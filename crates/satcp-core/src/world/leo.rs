@@ -439,12 +439,12 @@ impl World {
 
     /// Record each traced pair's path at this step.
     fn trace_paths(&mut self, leo: &mut LeoRun, t: Time) {
-        let edges = super::edges_of(&self.dirs);
+        let edges = self.routes.edges();
         for (i, tr) in leo.traces.iter_mut().enumerate() {
             let s = &mut leo.series;
             s.time_s.push(secs(t));
             s.pair.push(i as u32);
-            let Some(path) = self.routes.path(tr.src, tr.dst, &edges) else {
+            let Some(path) = self.routes.path(tr.src, tr.dst) else {
                 s.rtt_s.push(f64::NAN);
                 s.hops.push(0);
                 s.route.push(u32::MAX);
@@ -606,6 +606,30 @@ app = { kind = "ftp", size = "1MB" }
         // distance's curvature over the step
         assert!(worst <= 1.5, "worst difference {worst} ns");
         assert!(w.scn.links.len() > scn.links.len(), "ground-to-satellite links were made");
+    }
+
+    /// A static network beside a constellation keeps its routes through the
+    /// topology steps: only the constellation's destinations get new trees
+    /// (the fuzzer found a run that rebuilt 129 trees every 100 ms).
+    #[test]
+    fn topology_steps_leave_a_static_network_s_routes_alone() {
+        let text = format!(
+            "{SMALL}\n[nodes]\nx = {{}}\ny = {{}}\nz = {{}}\n\
+             [[links]]\na = \"x\"\nb = \"y\"\nrate = \"10Mbps\"\ndelay = \"10ms\"\n\
+             [[links]]\na = \"y\"\nb = \"z\"\nrate = \"10Mbps\"\ndelay = \"10ms\"\n\
+             [[flows]]\nsrc = \"x\"\ndst = \"z\"\napp = {{ kind = \"ftp\", size = \"1MB\" }}\n"
+        );
+        let scn = crate::scenario::parse_toml(&text, &[]).unwrap();
+        let mut w = World::build(&scn);
+        let built = w.routes.trees_built;
+        assert_eq!(built, 6, "a, b, x and z at build; a and b again at the first step");
+        for step in 1..=50u64 {
+            w.now = step * 100_000_000;
+            w.topology_step();
+        }
+        assert_eq!(w.routes.trees_built - built, 2 * 50, "a and b at each step, never x or z");
+        let node = |n: &str| scn.nodes.iter().position(|m| m.name == n).unwrap() as u32;
+        assert_eq!(w.routes.path(node("x"), node("z")).map(|p| p.len()), Some(2));
     }
 
     #[test]
