@@ -347,12 +347,14 @@ impl<'a> Tbl<'a> {
 
     /// One of `options`.
     pub(crate) fn choice(&self, key: &str, options: &[&str]) -> Res<Option<&'a str>> {
-        let expected = format!("one of {}", quoted_list(options));
+        // the message is built only for an error: parsing a scenario of
+        // many flows would otherwise spend most of its time formatting it
+        let expected = || format!("one of {}", quoted_list(options));
         match self.get(key) {
             None => Ok(None),
             Some(Value::String(s)) if options.contains(&s.as_str()) => Ok(Some(s)),
-            Some(Value::String(_)) => Err(self.bad(key, expected)),
-            Some(v) => Err(type_error(&self.at(key), v, &expected)),
+            Some(Value::String(_)) => Err(self.bad(key, expected())),
+            Some(v) => Err(type_error(&self.at(key), v, &expected())),
         }
     }
 
@@ -537,10 +539,14 @@ fn parse_nodes(root: &Tbl, moving: bool) -> Res<Vec<NodeCfg>> {
 
 /// The index of the node named by `t[key]` (required).
 pub(crate) fn node_ref(t: &Tbl, key: &str, nodes: &[NodeCfg]) -> Res<usize> {
-    let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
-    let expected = format!("the name of a node: {}", few(&names));
-    let name = t.require(key, t.str(key)?, &expected)?;
-    names.iter().position(|n| *n == name).ok_or_else(|| t.bad(key, expected))
+    let expected = || {
+        let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
+        format!("the name of a node: {}", few(&names))
+    };
+    let Some(name) = t.str(key)? else {
+        return Err(missing(&t.at(key), &expected()));
+    };
+    nodes.iter().position(|n| n.name == name).ok_or_else(|| t.bad(key, expected()))
 }
 
 /// A quoted list, cut short when long (a constellation has thousands of
