@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
 import tempfile
 import time
@@ -70,8 +71,12 @@ def main() -> int:
         sweep = from_dict({"base": str(base), "replications": args.runs, "label": "overhead", "factors": {}})
         with Store(Path(d) / "o.duckdb") as st:
             t0 = time.perf_counter()
+            cpu0 = resource.getrusage(resource.RUSAGE_SELF)
             report = run_sweep(sweep, st, LocalPool(args.workers))
             wall = time.perf_counter() - t0
+            cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+            workers_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)  # the pool has exited
+            parent_cpu = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
             if report.ok != args.runs:
                 raise SystemExit(f"{report.failed} runs failed")
             rows = st.query("SELECT wall_s, summary_json FROM runs")
@@ -85,6 +90,8 @@ def main() -> int:
           f"{events / args.runs:.0f} events a run); in the workers' run function {in_workers:.2f} s")
     print(f"  per run outside the engine: {1e3 * (in_workers - engine) / args.runs:.3f} ms in the worker, "
           f"{1e3 * (capacity - in_workers) / args.runs:.3f} ms of worker capacity elsewhere (dispatch, parent, store)")
+    print(f"  CPU per run: parent {1e3 * parent_cpu / args.runs:.3f} ms (every thread: dispatch, results, store), "
+          f"workers {1e3 * (workers_cpu.ru_utime + workers_cpu.ru_stime) / args.runs:.3f} ms (start-up included)")
     print(f"  share of the workers' wall time outside the engine: {100 * (1 - engine / capacity):.1f}% (target < 10%)")
     return 0
 

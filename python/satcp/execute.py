@@ -8,20 +8,25 @@ transaction costs DuckDB milliseconds however little it holds, which would
 cap a sweep of short runs on the parent, so the parent commits what has
 finished once the oldest uncommitted result is ``COMMIT_EVERY_S`` (1 s)
 old, when the pool has been quiet that long, and when the sweep ends or is
-interrupted. A kill loses the runs in flight and at most the last second of
-finished ones; a resumed sweep runs them again.
+interrupted. A kill loses the runs in flight (a local worker's chunk, at
+most about ``CHUNK_S`` of work, counts as in flight until it returns) and at
+most the last second of finished ones; a resumed sweep runs them again.
 
 Choices:
 * Local runs use processes, not threads. The engine releases the GIL, but a
   process keeps a crash (abort, segfault, out of memory) away from the parent
   and from the store. Processes are started with ``spawn`` so that no DuckDB
   or Dask thread of the parent is forked half-way.
-* At most ``2 x workers`` runs are queued in the pool at once, so a worker
-  never waits for the parent and an interrupted sweep has little queued work
-  to throw away.
-* A worker that dies takes the pool down with every queued run. Those runs
-  are run again one at a time in a fresh pool; the one that kills its worker
-  again alone is recorded as failed and the sweep goes on.
+* Local runs go to the workers in chunks of about ``CHUNK_S`` (0.1 s) of
+  work each, sized from the runs finished so far: per-run dispatch cost a
+  sweep of millisecond runs more than the runs themselves. At most ``2 x
+  workers`` chunks are queued in the pool at once, so a worker never waits
+  for the parent and an interrupted sweep has little queued work to throw
+  away.
+* A worker that dies takes the pool down with every queued run (every run
+  of every chunk in flight). Those runs are run again one at a time in a
+  fresh pool; the one that kills its worker again alone is recorded as
+  failed and the sweep goes on.
 * On Dask every run is submitted at once under a key derived from the run key
   (so the same run submitted twice is computed once), and a run whose worker
   died more often than the cluster's ``allowed-failures`` is recorded as
@@ -77,11 +82,11 @@ def run_task(task: Task) -> Outcome:
             raise WallLimit(sim_s)
 
     try:
-        raw = _core.run(task["scenario_json"], "json", [], None, watch if limit else None)
+        # the store's rows come flattened (in Rust, from the summary in
+        # memory) so that the parent, which writes every run, only appends
+        raw = _core.run(task["scenario_json"], "json", [], None, watch if limit else None, True)
         out["summary_json"] = raw["summary"]
-        # the store's rows, flattened here (in Rust) so that the parent,
-        # which writes every run, only appends them
-        out["rows_json"] = _core.store_rows(raw["summary"])
+        out["rows_json"] = raw["store_rows"]
         if task.get("flow_series"):
             out["flow_series"] = raw["flow_series"]
     except _core.ScenarioError as e:
@@ -99,6 +104,18 @@ def run_task(task: Task) -> Outcome:
 
 
 COMMIT_EVERY_S = 1.0
+
+# A local worker is handed runs in chunks of about CHUNK_S of work (judged
+# from the runs finished so far; one run at first): a task's round trip
+# through the pool costs a millisecond or so of the machine's time, which a
+# sweep of runs a few milliseconds long would otherwise spend on dispatch.
+CHUNK_S = 0.1
+MAX_CHUNK = 256
+
+
+def run_chunk(fn: Callable[[Task], Outcome], tasks: list[Task]) -> list[Outcome]:
+    """Run a chunk of tasks in a worker, one after another."""
+    return [fn(t) for t in tasks]
 
 
 class Pool(Protocol):
@@ -123,13 +140,21 @@ class LocalPool:
         self.fn = fn
         self.description = f"{self.workers} local worker{'s' if self.workers != 1 else ''}"
         self._pool: cf.ProcessPoolExecutor | None = None
-        self._in_flight: dict[cf.Future, Task] = {}
+        self._in_flight: dict[cf.Future, list[Task]] = {}
+        self.chunk = 1  # runs handed over at once (see CHUNK_S)
 
     def _new_pool(self) -> cf.ProcessPoolExecutor:
         return cf.ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
 
     def running(self) -> int:
-        return min(len(self._in_flight), self.workers)
+        return min(sum(map(len, self._in_flight.values())), self.workers)
+
+    def _learn(self, outs: list[Outcome]) -> None:
+        """Size the next chunks from how long these runs took."""
+        took = [o["wall_s"] for o in outs if o.get("wall_s")]
+        if took:
+            per_run = sum(took) / len(took)
+            self.chunk = max(1, min(MAX_CHUNK, int(CHUNK_S / max(per_run, 1e-6))))
 
     def results(self, tasks: Iterable[Task], idle_s: float | None = None) -> Iterator[Outcome | None]:
         pending = collections.deque(tasks)
@@ -139,16 +164,19 @@ class LocalPool:
             # Suspects run alone, before anything else, until each is cleared or convicted.
             solo = suspects[0] if suspects else None
             queue, limit = (suspects, 1) if solo is not None else (pending, 2 * self.workers)
+            # never more per chunk than keeps every worker busy to the end
+            size = 1 if solo is not None else max(1, min(self.chunk, len(queue) // (2 * self.workers)))
             broken_at_submit = False
             while queue and len(self._in_flight) < limit:
-                t = queue[0]
+                chunk = [queue[i] for i in range(min(size, len(queue)))]
                 try:
-                    fut = self._pool.submit(self.fn, t)
+                    fut = self._pool.submit(run_chunk, self.fn, chunk)
                 except BrokenProcessPool:  # a worker died since the last wait
                     broken_at_submit = True
                     break
-                queue.popleft()
-                self._in_flight[fut] = t
+                for _ in chunk:
+                    queue.popleft()
+                self._in_flight[fut] = chunk
             done = set()
             if self._in_flight:
                 done, _ = cf.wait(self._in_flight, timeout=idle_s, return_when=cf.FIRST_COMPLETED)
@@ -157,16 +185,17 @@ class LocalPool:
                     continue
             broken: list[Task] = []
             for fut in done:
-                t = self._in_flight.pop(fut)
+                chunk = self._in_flight.pop(fut)
                 try:
-                    out = fut.result()
+                    outs = fut.result()
                 except BrokenProcessPool:
-                    broken.append(t)
+                    broken += chunk
                     continue
-                yield out
+                self._learn(outs)
+                yield from outs
             if not (broken or broken_at_submit):
                 continue
-            lost = broken + list(self._in_flight.values())
+            lost = broken + [t for chunk in self._in_flight.values() for t in chunk]
             self._in_flight.clear()
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = self._new_pool()

@@ -55,6 +55,7 @@ from typing import Any, Iterable
 import duckdb
 import pandas as pd
 
+from . import _core
 from .sweep import Run, Sweep, canonical_json
 
 _SCHEMA = [
@@ -138,52 +139,28 @@ def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 _PY_SQL = {bool: "BOOLEAN", int: "BIGINT", float: "DOUBLE", str: "VARCHAR"}
 
 
-class _Columns:
-    """One table's rows of a batch of runs, column by column (the layout
-    `satcp_core::stats::store_rows` hands over): `keys` the run key of
-    each row, every column as long."""
-
-    def __init__(self) -> None:
-        self.names: list[str] = []
-        self.columns: list[list[Any]] = []
-        self.keys: list[str] = []
-        self._index: dict[str, int] = {}
-
-    @property
-    def rows(self) -> int:
-        return len(self.keys)
-
-    def append(self, key: str, table: dict[str, Any]) -> None:
-        n = len(table["columns"][0]) if table["columns"] else 0
-        if not n:
-            return
-        before = self.rows
-        for name, values in zip(table["names"], table["columns"]):
-            k = self._index.get(name)
-            if k is None:
-                k = self._index[name] = len(self.names)
-                self.names.append(name)
-                self.columns.append([None] * before)
-            self.columns[k].extend(values)
-        self.keys.extend([key] * n)
-        for c in self.columns:
-            if len(c) < before + n:
-                c.extend([None] * (before + n - len(c)))
+# the kinds of value a merged column holds (bits; `_core.merge_store_rows`)
+_KIND_SQL = ((1, "BOOLEAN"), (2, "BIGINT"), (4, "DOUBLE"), (8, "VARCHAR"))
 
 
-def _rows_of(outcome: dict[str, Any]) -> dict[str, Any] | None:
+def _sql_type(kinds: int) -> str:
+    """The SQL type of a column holding these kinds of value (NULL_TYPE if
+    only nulls)."""
+    sql = sorted(t for bit, t in _KIND_SQL if kinds & bit)
+    t = sql[0] if sql else NULL_TYPE
+    for x in sql[1:]:
+        t = _widen(t, x)
+    return t
+
+
+def _rows_json_of(outcome: dict[str, Any]) -> str | None:
     """The outcome's store rows: as its worker flattened them, or (an
     outcome from elsewhere) flattened here by the same rules."""
     if outcome.get("rows_json"):
-        return json.loads(outcome["rows_json"])
-    if not outcome.get("summary_json"):
-        return None
-    summary = json.loads(outcome["summary_json"])
-    out: dict[str, Any] = {"sim_time_s": summary["sim_time_s"], "events": summary["events"]}
-    for table, rows in (("flows", flow_rows(summary)), ("links", link_rows(summary))):
-        names = list(dict.fromkeys(n for r in rows for n in r))
-        out[table] = {"names": names, "columns": [[r.get(n) for r in rows] for n in names] if rows else []}
-    return out
+        return outcome["rows_json"]
+    if outcome.get("summary_json"):
+        return _core.store_rows(outcome["summary_json"])
+    return None
 
 
 def flow_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
@@ -280,21 +257,25 @@ class Store:
         holds, so a sweep of short runs commits them in batches."""
         if not batch:
             return
+        # every run's flow and link rows merged in Rust: the batch is then
+        # written column by column, never cell by cell in Python
+        rows_json = [_rows_json_of(o) for _, _, o in batch]
+        with_rows = [i for i, r in enumerate(rows_json) if r]
+        merged = _core.merge_store_rows([rows_json[i] for i in with_rows])
+        at = {i: j for j, i in enumerate(with_rows)}
         runs_rows, factor_rows = [], []
-        tables: dict[str, _Columns] = {"flows": _Columns(), "links": _Columns()}
-        for run, version, outcome in batch:
-            rows = _rows_of(outcome)
+        for i, (run, version, outcome) in enumerate(batch):
+            j = at.get(i)
             runs_rows.append([
                 run.key, run.sweep, run.cell_json, run.replication, run.seed, version,
                 outcome["status"], outcome.get("error"), outcome.get("wall_s"),
-                rows["sim_time_s"] if rows else None,
-                rows["events"] if rows else None,
+                merged["sim_time_s"][j] if j is not None else None,
+                merged["events"][j] if j is not None else None,
                 run.scenario_json, outcome.get("summary_json"), _now(),
             ])
             factor_rows += [[run.key, name, canonical_json(v)] for name, v in run.cell.items()]
-            if rows:
-                for table, cols in tables.items():
-                    cols.append(run.key, rows[table])
+        keys = [batch[i][0].key for i in with_rows]
+        tables = {t: dict(merged[t], keys=[keys[r] for r in merged[t]["run"]]) for t in ("flows", "links")}
         self.con.begin()
         try:
             self._insert_columns("runs", _RUNS_COLUMNS, [list(c) for c in zip(*runs_rows)])
@@ -320,29 +301,26 @@ class Store:
             self._columns[table] = {r[1]: r[2] for r in rows}
         return self._columns[table]
 
-    def _insert(self, table: str, cols: "_Columns") -> None:
-        """Insert the batch's rows of `table`, widening the table for new
-        columns and types first (one type test per column and batch)."""
-        if not cols.rows:
+    def _insert(self, table: str, cols: dict[str, Any]) -> None:
+        """Insert a batch's merged rows of `table` (``names``, ``kinds``,
+        ``columns``, ``keys``), widening the table for new columns and types
+        first (one type per column and batch, from its kinds)."""
+        if not cols["keys"]:
             return
         have = self._table_columns(table)
-        for name, values in zip(cols.names, cols.columns):
-            types = set(map(type, values)) - {type(None)}
-            sql = sorted({_PY_SQL.get(k, "VARCHAR") for k in types})
-            t = sql[0] if sql else NULL_TYPE
-            for x in sql[1:]:
-                t = _widen(t, x)
+        for name, kinds in zip(cols["names"], cols["kinds"]):
+            t = _sql_type(kinds)
             if name not in have:
                 self.con.execute(f"ALTER TABLE {_q(table)} ADD COLUMN {_q(name)} {t}")
                 have[name] = t
-            elif types and _widen(have[name], t) != have[name]:
+            elif kinds and _widen(have[name], t) != have[name]:
                 t = _widen(have[name], t)
                 self.con.execute(f"ALTER TABLE {_q(table)} ALTER COLUMN {_q(name)} TYPE {t}")
                 have[name] = t
         order = ["key"] + [n for n in have if n != "key"]
-        by_name = dict(zip(cols.names, cols.columns))
-        missing = [None] * cols.rows
-        columns = [cols.keys] + [by_name.get(n, missing) for n in order[1:]]
+        by_name = dict(zip(cols["names"], cols["columns"]))
+        missing = [None] * len(cols["keys"])
+        columns = [cols["keys"]] + [by_name.get(n, missing) for n in order[1:]]
         self._insert_columns(table, order, columns)
 
     def _insert_columns(self, table: str, names: list[str], columns: list[list[Any]]) -> None:
@@ -359,10 +337,7 @@ class Store:
         # more rows (a batch of runs, a constellation's links): through a
         # data frame, which DuckDB scans in bulk, rather than a statement
         # of thousands of bound values
-        import pandas as pd
-
-        frame = pd.DataFrame({f"c{i}": _frame_column(c) for i, c in enumerate(columns)})
-        self.con.register("_satcp_rows", frame)
+        self.con.register("_satcp_rows", _frame(columns))
         try:
             self.con.execute(f"INSERT INTO {_q(table)} ({', '.join(_q(n) for n in names)}) "
                              f"SELECT * FROM _satcp_rows")
@@ -445,6 +420,20 @@ def _first_line(e: Exception) -> str:
 
 #: Above this many rows an insert goes through a data frame.
 _VALUES_ROWS = 8
+
+
+def _frame(columns: list[list[Any]]) -> Any:
+    """Columns as a table DuckDB scans in bulk: Arrow arrays (built in C,
+    NaN read as NULL as before), or, for a column Arrow cannot type (mixed
+    text and numbers, integers past 64 bits), a pandas frame."""
+    import pyarrow as pa
+
+    try:
+        return pa.table({f"c{i}": pa.array(c, from_pandas=True) for i, c in enumerate(columns)})
+    except (pa.ArrowException, OverflowError, TypeError):
+        import pandas as pd
+
+        return pd.DataFrame({f"c{i}": _frame_column(c) for i, c in enumerate(columns)})
 
 
 def _frame_column(values: list[Any]) -> Any:

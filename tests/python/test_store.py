@@ -140,6 +140,10 @@ def test_the_workers_store_rows_follow_the_python_rules(name):
     summary = satcp.run(REPO / "scenarios" / name, set=["run.stop=3s"]).summary
     rust = json.loads(_core.store_rows(json.dumps(summary)))
     assert (rust["sim_time_s"], rust["events"]) == (summary["sim_time_s"], summary["events"])
+    # a worker gets them from the run itself (no second parse): the same
+    path = REPO / "scenarios" / name
+    direct = _core.run(path.read_text(), "toml", ["run.stop=3s"], str(path.parent), None, True)
+    assert json.loads(direct["store_rows"]) == rust
     for table, rows in (("flows", flow_rows(summary)), ("links", link_rows(summary))):
         got = rust[table]
         assert rows and set(got["names"]) == {n for r in rows for n in r}, table
@@ -148,6 +152,47 @@ def test_the_workers_store_rows_follow_the_python_rules(name):
                 assert len(col) == len(rows)
                 want = row.get(n)
                 assert col[i] == want and type(col[i]) is type(want), (table, i, n, col[i], want)
+
+
+def test_a_batch_of_different_runs_is_stored_row_for_row_as_the_python_rules_say(tmp_path):
+    # runs of five scenarios (different columns, some only in one of them)
+    # committed in one batch: the merged insert puts every run's rows under
+    # its key, each cell as store.flow_rows / link_rows give it, null where
+    # a run has no such field
+    from satcp.store import flow_rows, link_rows
+    names = ["geo_bent_pipe.toml", "transat/four_flows_cbr.toml", "leo/leo-vs-geo.toml",
+             "ceten/one_client.toml", "adalr/http.toml"]
+    batch, summaries = [], {}
+    for i, name in enumerate(names):
+        path = REPO / "scenarios" / name
+        raw = satcp._core.run(path.read_text(), "toml", ["run.stop=3s"], str(path.parent), None, True)
+        key = f"{i:016x}"
+        run = Run(key=key, sweep="mixed", cell={}, replication=0, seed=1, scenario_json="{}")
+        summaries[key] = json.loads(raw["summary"])
+        batch.append((run, satcp._core.version(), {"key": key, "status": "ok", "error": None, "wall_s": 0.1,
+                                                   "summary_json": raw["summary"], "rows_json": raw["store_rows"]}))
+    with Store(tmp_path / "m.duckdb") as st:
+        st.commit_runs(batch)
+        for table, rules in (("flows", flow_rows), ("links", link_rows)):
+            stored = st.query(f"SELECT * FROM {table}")
+            for key, summary in summaries.items():
+                rows = rules(summary)
+                got = stored[stored["key"] == key].reset_index(drop=True)
+                assert len(got) == len(rows), (table, key)
+                for i, row in enumerate(rows):
+                    for col in stored.columns:
+                        want, have = row.get(col), got.at[i, col]
+                        if col == "key":
+                            continue
+                        if want is None:
+                            assert pd.isna(have), (table, key, i, col, have)
+                        else:
+                            assert have == want, (table, key, i, col, have, want)
+        runs = st.runs()
+        assert sorted(runs["key"]) == sorted(summaries)
+        for key, summary in summaries.items():
+            r = runs[runs["key"] == key].iloc[0]
+            assert (r["sim_time_s"], r["events"]) == (summary["sim_time_s"], summary["events"])
 
 
 class _ScriptedPool:
@@ -201,6 +246,18 @@ def test_results_are_committed_in_batches_and_none_waits_past_a_quiet_second(tmp
                 out = run_task({"key": r.key, "scenario_json": r.scenario_json})
                 st1.commit_run(r, satcp.__version__, out)
     assert_same_results(tmp_path / "b.duckdb", one)
+
+
+def test_short_runs_go_to_the_workers_in_chunks(tmp_path):
+    # runs of a few milliseconds are handed over tens at a time once the
+    # pool has seen how long they take; every run is still stored once
+    sweep = small_sweep(replications=30, factors={"flows.download.app.size": ["20KB"]})
+    pool = LocalPool(2)
+    with Store(tmp_path / "c.duckdb") as st:
+        report = run_sweep(sweep, st, pool)
+        assert report.ran == report.ok == 30
+        assert pool.chunk > 10, pool.chunk
+        assert st.query("SELECT count(DISTINCT key) AS n FROM flows")["n"][0] == 30
 
 
 def test_a_run_that_kills_its_worker_is_recorded_and_the_rest_run(tmp_path):

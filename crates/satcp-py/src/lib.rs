@@ -39,7 +39,7 @@ fn parse(text: &str, fmt: &str, overrides: &[String], base_dir: Option<&str>) ->
 
 /// What one run hands back: the summary JSON and the flow, link and page
 /// tables.
-type RunParts = (String, Vec<Col>, Vec<Col>, Vec<Col>, Vec<Col>);
+type RunParts = (String, Option<String>, Vec<Col>, Vec<Col>, Vec<Col>, Vec<Col>);
 
 /// A column ready to cross into Python.
 enum Col {
@@ -189,13 +189,15 @@ const PROGRESS_EVERY: u64 = 1 << 16;
 
 /// Parse, validate and run a scenario. Returns a dict with "summary" (a JSON
 /// string) and "flow_series", "link_series", "pages", "path_series" (lists of
-/// (column name, dtype, bytes)).
+/// (column name, dtype, bytes)); with `store_rows`, also "store_rows": the
+/// summary as the results store's rows (JSON, as [`store_rows`] gives them),
+/// made from the summary in memory rather than by parsing it again.
 ///
 /// `progress`, if given, is called with the simulated time in seconds every
 /// `PROGRESS_EVERY` events (taking the GIL for the call). If it raises, or a
 /// signal handler does (Ctrl-C), the run stops and that exception is raised.
 #[pyfunction]
-#[pyo3(signature = (text, fmt, overrides = Vec::new(), base_dir = None, progress = None))]
+#[pyo3(signature = (text, fmt, overrides = Vec::new(), base_dir = None, progress = None, store_rows = false))]
 fn run<'py>(
     py: Python<'py>,
     text: String,
@@ -203,6 +205,7 @@ fn run<'py>(
     overrides: Vec<String>,
     base_dir: Option<String>,
     progress: Option<PyObject>,
+    store_rows: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut raised: Option<PyErr> = None;
     let out: PyResult<RunParts> = py.allow_threads(|| {
@@ -221,8 +224,16 @@ fn run<'py>(
         // Only capture files can make a run fail.
         let out: RunOutput =
             satcp_core::run_observed(&scn, every, &mut observe).map_err(|e| PyOSError::new_err(e.to_string()))?;
+        // the summary's text keeps its fields' order; the value (serde_json's
+        // maps sort keys) only feeds the rows
+        let rows = store_rows.then(|| {
+            let v = serde_json::to_value(&out.summary).expect("summary serialises");
+            satcp_core::stats::store_rows::store_rows_of(&v).to_string()
+        });
+        let summary = out.summary_json();
         Ok((
-            out.summary_json(),
+            summary,
+            rows,
             flow_cols(&out.flow_series),
             link_cols(&out.link_series),
             page_cols(&out.pages),
@@ -232,9 +243,12 @@ fn run<'py>(
     if let Some(e) = raised {
         return Err(e);
     }
-    let (summary, fs, ls, pg, ps) = out?;
+    let (summary, rows, fs, ls, pg, ps) = out?;
     let d = PyDict::new(py);
     d.set_item("summary", summary)?;
+    if let Some(rows) = rows {
+        d.set_item("store_rows", rows)?;
+    }
     d.set_item("flow_series", cols_to_py(py, fs)?)?;
     d.set_item("link_series", cols_to_py(py, ls)?)?;
     d.set_item("pages", cols_to_py(py, pg)?)?;
@@ -250,6 +264,59 @@ fn store_rows(summary_json: &str) -> PyResult<String> {
     satcp_core::stats::store_rows::store_rows(summary_json).map_err(|e| PyValueError::new_err(format!("not a summary: {e}")))
 }
 
+/// A JSON scalar as a Python object (store cells: arrays are text already).
+fn scalar_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    use serde_json::Value;
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.into_pyobject(py)?.into_any(),
+            (None, Some(u)) => u.into_pyobject(py)?.into_any(),
+            _ => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
+        },
+        Value::String(x) => x.into_pyobject(py)?.into_any(),
+        other => other.to_string().into_pyobject(py)?.into_any(),
+    })
+}
+
+/// Many runs' store rows (each a JSON text as [`store_rows`] or `run(...,
+/// store_rows=True)` give it) merged for one insert per table: a dict with
+/// "sim_time_s" and "events" (a list each, one per run) and "flows" and
+/// "links", each a dict of "names", "kinds" (bits: 1 bool, 2 int, 4 float,
+/// 8 text), "columns" (lists of Python values) and "run" (each row's run
+/// index). The store's writer then handles a batch column by column, never
+/// value by value in Python.
+#[pyfunction]
+fn merge_store_rows<'py>(py: Python<'py>, rows_json: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
+    use satcp_core::stats::store_rows::{merge_rows, MergedTable};
+    let runs = py.allow_threads(|| {
+        rows_json.iter().map(|r| serde_json::from_str::<serde_json::Value>(r)).collect::<Result<Vec<_>, _>>()
+    });
+    let runs = runs.map_err(|e| PyValueError::new_err(format!("not store rows: {e}")))?;
+    let (flows, links) = py.allow_threads(|| merge_rows(&runs));
+    let table = |t: &MergedTable| -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("names", &t.names)?;
+        d.set_item("kinds", &t.kinds)?;
+        let cols = PyList::empty(py);
+        for c in &t.columns {
+            let items = c.iter().map(|v| scalar_to_py(py, v)).collect::<PyResult<Vec<_>>>()?;
+            cols.append(PyList::new(py, items)?)?;
+        }
+        d.set_item("columns", cols)?;
+        d.set_item("run", &t.run)?;
+        Ok(d)
+    };
+    let d = PyDict::new(py);
+    let per_run = |k: &str| runs.iter().map(|r| scalar_to_py(py, &r[k])).collect::<PyResult<Vec<_>>>();
+    d.set_item("sim_time_s", PyList::new(py, per_run("sim_time_s")?)?)?;
+    d.set_item("events", PyList::new(py, per_run("events")?)?)?;
+    d.set_item("flows", table(&flows)?)?;
+    d.set_item("links", table(&links)?)?;
+    Ok(d)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
@@ -257,6 +324,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(apply_overrides, m)?)?;
     m.add_function(wrap_pyfunction!(store_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_store_rows, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", satcp_core::VERSION)?;
     Ok(())

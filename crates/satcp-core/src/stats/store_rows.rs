@@ -73,6 +73,12 @@ fn flatten(obj: &Map<String, Value>, prefix: &str, out: &mut Vec<(String, Value)
 /// The store rows of the summary `summary_json` (see the module doc).
 pub fn store_rows(summary_json: &str) -> Result<String, serde_json::Error> {
     let s: Value = serde_json::from_str(summary_json)?;
+    Ok(store_rows_of(&s).to_string())
+}
+
+/// The store rows of a summary already held as a JSON value (a worker that
+/// has the run's summary in memory need not print and parse it again).
+pub fn store_rows_of(s: &Value) -> Value {
     let empty = Vec::new();
     let mut flows = Table::default();
     for (i, f) in s.get("flows").and_then(Value::as_array).unwrap_or(&empty).iter().enumerate() {
@@ -102,7 +108,83 @@ pub fn store_rows(summary_json: &str) -> Result<String, serde_json::Error> {
     m.insert("events".into(), s.get("events").cloned().unwrap_or(Value::Null));
     m.insert("flows".into(), flows.into_json());
     m.insert("links".into(), links.into_json());
-    Ok(Value::Object(m).to_string())
+    Value::Object(m)
+}
+
+/// Kinds of value a merged column holds (bits of [`MergedTable::kinds`]).
+pub const KIND_BOOL: u8 = 1;
+pub const KIND_INT: u8 = 2;
+pub const KIND_FLOAT: u8 = 4;
+pub const KIND_STR: u8 = 8;
+
+/// One table's rows of a batch of runs: each run's rows one after another,
+/// columns in first-met order and as long as the table (null where a run
+/// lacks the field); `run[i]` is the index (in the batch) of the run row `i`
+/// belongs to; `kinds[c]` the kinds of non-null value column `c` holds.
+/// The store's writer decides each column's SQL type from its kinds alone,
+/// not value by value.
+#[derive(Default, Debug)]
+pub struct MergedTable {
+    pub names: Vec<String>,
+    pub kinds: Vec<u8>,
+    pub columns: Vec<Vec<Value>>,
+    pub run: Vec<u32>,
+    index: std::collections::HashMap<String, usize>,
+}
+
+fn kind(v: &Value) -> u8 {
+    match v {
+        Value::Null => 0,
+        Value::Bool(_) => KIND_BOOL,
+        Value::Number(n) if n.is_f64() => KIND_FLOAT,
+        Value::Number(_) => KIND_INT,
+        _ => KIND_STR,
+    }
+}
+
+impl MergedTable {
+    fn append(&mut self, run: u32, table: &Value) {
+        let (Some(names), Some(columns)) = (table.get("names").and_then(Value::as_array), table.get("columns").and_then(Value::as_array)) else {
+            return;
+        };
+        let n = columns.first().and_then(Value::as_array).map_or(0, Vec::len);
+        if n == 0 {
+            return;
+        }
+        let before = self.run.len();
+        for (name, col) in names.iter().zip(columns) {
+            let name = name.as_str().unwrap_or_default();
+            let k = match self.index.get(name) {
+                Some(&k) => k,
+                None => {
+                    self.index.insert(name.to_string(), self.names.len());
+                    self.names.push(name.to_string());
+                    self.kinds.push(0);
+                    self.columns.push(vec![Value::Null; before]);
+                    self.columns.len() - 1
+                }
+            };
+            for v in col.as_array().into_iter().flatten() {
+                self.kinds[k] |= kind(v);
+                self.columns[k].push(v.clone());
+            }
+        }
+        self.run.extend(std::iter::repeat_n(run, n));
+        for c in &mut self.columns {
+            c.resize(before + n, Value::Null);
+        }
+    }
+}
+
+/// Many runs' store rows (each as [`store_rows_of`] makes them) merged into
+/// one `flows` and one `links` table, for one insert per table and batch.
+pub fn merge_rows(runs: &[Value]) -> (MergedTable, MergedTable) {
+    let (mut flows, mut links) = (MergedTable::default(), MergedTable::default());
+    for (i, r) in runs.iter().enumerate() {
+        flows.append(i as u32, &r["flows"]);
+        links.append(i as u32, &r["links"]);
+    }
+    (flows, links)
 }
 
 #[cfg(test)]
@@ -129,5 +211,22 @@ mod tests {
         assert_eq!(col("udp_lost"), &serde_json::json!([null, 3]));
         assert_eq!(v["links"]["names"], serde_json::json!(["link", "drops_queue", "from", "to"]));
         assert_eq!(v["links"]["columns"][0], serde_json::json!(["n1->n2"]));
+    }
+
+    #[test]
+    fn merged_runs_keep_their_rows_in_order_and_pad_what_a_run_lacks() {
+        let a = store_rows_of(&serde_json::json!({"flows": [{"name": "x", "goodput": 1.5, "ok": true}], "links": []}));
+        let b = store_rows_of(&serde_json::json!({"flows": [{"name": "y", "goodput": 2, "udp": {"lost": 3}},
+                                                            {"name": "z", "goodput": null, "tag": "t"}]}));
+        let (flows, links) = merge_rows(&[a, b]);
+        assert_eq!(flows.names, ["flow", "flow_index", "goodput", "ok", "udp_lost", "tag"]);
+        assert_eq!(flows.run, [0, 1, 1]);
+        let col = |n: &str| (flows.columns[flows.names.iter().position(|x| x == n).unwrap()].clone(), flows.kinds[flows.names.iter().position(|x| x == n).unwrap()]);
+        assert_eq!(col("flow"), (vec![Value::from("x"), Value::from("y"), Value::from("z")], KIND_STR));
+        assert_eq!(col("goodput"), (vec![Value::from(1.5), Value::from(2), Value::Null], KIND_FLOAT | KIND_INT));
+        assert_eq!(col("ok"), (vec![Value::from(true), Value::Null, Value::Null], KIND_BOOL));
+        assert_eq!(col("udp_lost"), (vec![Value::Null, Value::from(3), Value::Null], KIND_INT));
+        assert_eq!(col("tag"), (vec![Value::Null, Value::Null, Value::from("t")], KIND_STR));
+        assert!(links.names.is_empty() && links.run.is_empty());
     }
 }
