@@ -317,6 +317,8 @@ fn bad_constellation_keys_name_the_field() {
         ("ground_stations.0.lat=91", "ground_stations.0.lat"),
         ("ground_stations.1.name=\"a\"", "ground_stations.1.name"),
         ("ground_stations.0.colour=\"red\"", "ground_stations.0.colour"),
+        // a station named as one of the shell's satellites
+        ("ground_stations.0.name=\"s-3\"", "constellations.0.name"),
         ("paths.0.src=\"nowhere\"", "paths.0.src"),
         ("run.topology_step=\"0.5ms\"", "run.topology_step"),
         ("run.epoch=\"yesterday\"", "run.epoch"),
