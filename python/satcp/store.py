@@ -125,20 +125,6 @@ def _cell_value(v: Any) -> Any:
     return v
 
 
-def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in d.items():
-        name = f"{prefix}{k}"
-        if isinstance(v, dict):
-            out.update(_flatten(v, name + "_"))
-        else:
-            out[name] = canonical_json(v) if isinstance(v, list) else v
-    return out
-
-
-_PY_SQL = {bool: "BOOLEAN", int: "BIGINT", float: "DOUBLE", str: "VARCHAR"}
-
-
 # the kinds of value a merged column holds (bits; `_core.merge_store_rows`)
 _KIND_SQL = ((1, "BOOLEAN"), (2, "BIGINT"), (4, "DOUBLE"), (8, "VARCHAR"))
 
@@ -155,30 +141,12 @@ def _sql_type(kinds: int) -> str:
 
 def _rows_json_of(outcome: dict[str, Any]) -> str | None:
     """The outcome's store rows: as its worker flattened them, or (an
-    outcome from elsewhere) flattened here by the same rules."""
+    outcome from elsewhere) flattened here, by the same Rust code."""
     if outcome.get("rows_json"):
         return outcome["rows_json"]
     if outcome.get("summary_json"):
         return _core.store_rows(outcome["summary_json"])
     return None
-
-
-def flow_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
-    rows = []
-    for i, f in enumerate(summary.get("flows", [])):
-        row = {"flow": f.get("name"), "flow_index": i}
-        row.update({k: v for k, v in _flatten(f).items() if k != "name"})
-        rows.append(row)
-    return rows
-
-
-def link_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
-    rows = []
-    for l in summary.get("links", []):
-        row = {"link": f'{l.get("from")}->{l.get("to")}'}
-        row.update(_flatten(l))
-        rows.append(row)
-    return rows
 
 
 class Store:

@@ -18,6 +18,34 @@ from satcp.sweep import Run, canonical_json, expand, from_dict, run_key
 from conftest import GEO, REPO, run_cli, satcp_cmd
 from sweep_helpers import assert_same_results, bulk_sweep, crash_on_flow_named_crash
 
+def _flatten(d, prefix=""):
+    out = {}
+    for k, v in d.items():
+        name = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(_flatten(v, name + "_"))
+        else:
+            out[name] = canonical_json(v) if isinstance(v, list) else v
+    return out
+
+
+def flow_rows(summary):
+    """The store's flow rows by the documented rules, in Python: the
+    reference the Rust flattening (`satcp_core::stats::store_rows`) is
+    checked against. A nested object's fields become `outer_inner`
+    columns, an array its canonical JSON text; a row starts with `flow`
+    (the flow's name) and `flow_index` and leaves `name` out."""
+    return [dict({"flow": f.get("name"), "flow_index": i},
+                 **{k: v for k, v in _flatten(f).items() if k != "name"})
+            for i, f in enumerate(summary.get("flows", []))]
+
+
+def link_rows(summary):
+    """The store's link rows by the same rules; a row starts with `link`
+    ("from->to")."""
+    return [dict({"link": f'{l.get("from")}->{l.get("to")}'}, **_flatten(l)) for l in summary.get("links", [])]
+
+
 VARIANT = "flows.download.tcp.variant"
 BER = "links.1.errors_ab.ber"
 
@@ -136,7 +164,6 @@ def test_the_workers_store_rows_follow_the_python_rules(name):
     # store.link_rows make from the same summary: same columns, same values
     # and value types, a missing field null
     from satcp import _core
-    from satcp.store import flow_rows, link_rows
     summary = satcp.run(REPO / "scenarios" / name, set=["run.stop=3s"]).summary
     rust = json.loads(_core.store_rows(json.dumps(summary)))
     assert (rust["sim_time_s"], rust["events"]) == (summary["sim_time_s"], summary["events"])
@@ -159,7 +186,6 @@ def test_a_batch_of_different_runs_is_stored_row_for_row_as_the_python_rules_say
     # committed in one batch: the merged insert puts every run's rows under
     # its key, each cell as store.flow_rows / link_rows give it, null where
     # a run has no such field
-    from satcp.store import flow_rows, link_rows
     names = ["geo_bent_pipe.toml", "transat/four_flows_cbr.toml", "leo/leo-vs-geo.toml",
              "ceten/one_client.toml", "adalr/http.toml"]
     batch, summaries = [], {}

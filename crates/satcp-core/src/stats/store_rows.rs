@@ -7,7 +7,7 @@
 //! workers, set the pace of a sweep of short runs. The workers call this
 //! instead (`satcp.execute.run_task`), and the parent only appends columns.
 //!
-//! The rules are `store.flow_rows` / `store.link_rows`: a nested object's
+//! The rules (tests/python/test_store.py has them in Python): a nested object's
 //! fields become `outer_inner` columns, an array becomes its compact JSON
 //! text, anything else is kept; a flow row starts with `flow` (its name)
 //! and `flow_index` and leaves `name` out; a link row starts with `link`
