@@ -546,3 +546,25 @@ def test_a_full_disk_and_a_read_only_store_say_so_and_resume(tmp_path):
         assert r.returncode == 0 and "bulk" in r.stdout
     finally:
         subprocess.run(["umount", str(mnt)], check=False)
+
+
+def test_a_column_arrow_cannot_type_is_stored_as_text(tmp_path):
+    # a field that is a number in some runs and text in others widens to
+    # VARCHAR; Arrow refuses such a column and the batch goes through pandas
+    def outcome(key, x):
+        rows = {"sim_time_s": 1.0, "events": 5, "links": {"names": [], "columns": []},
+                "flows": {"names": ["flow", "flow_index", "x"], "columns": [["f"], [0], [x]]}}
+        return {"key": key, "status": "ok", "error": None, "wall_s": 0.01, "summary_json": "{}",
+                "rows_json": json.dumps(rows)}
+    batch = []
+    for i in range(12):
+        key = f"{i:016x}"
+        run = Run(key=key, sweep="mixed", cell={}, replication=i, seed=i, scenario_json="{}")
+        batch.append((run, satcp._core.version(), outcome(key, i if i % 2 else f"t{i}")))
+    with Store(tmp_path / "t.duckdb") as st:
+        st.commit_runs(batch)
+        got = st.query("SELECT key, x FROM flows ORDER BY key")
+        types = dict(st.con.execute("SELECT column_name, data_type FROM information_schema.columns "
+                                    "WHERE table_name = 'flows'").fetchall())
+    assert types["x"] == "VARCHAR"
+    assert list(got["x"]) == [str(i) if i % 2 else f"t{i}" for i in range(12)]
