@@ -1,9 +1,9 @@
 """Running a sweep's runs: a local process pool or a Dask cluster; the parent
 commits the results to the store as they arrive.
 
-Workers only compute: :func:`run_task` takes a run's scenario JSON and
-returns its outcome (a small dict); the parent process is the only writer of
-the store (DuckDB has one writer). Results are committed in batches: a
+Workers only compute: :func:`satcp.worker.run_task` takes a run's scenario
+JSON and returns its outcome (a small dict); the parent process is the only
+writer of the store (DuckDB has one writer). Results are committed in batches: a
 transaction costs DuckDB milliseconds however little it holds, which would
 cap a sweep of short runs on the parent, so the parent commits what has
 finished once the oldest uncommitted result is ``COMMIT_EVERY_S`` (1 s)
@@ -44,63 +44,15 @@ import os
 import time
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Protocol
+from typing import Callable, Iterable, Iterator, Protocol
 
 from . import _core
 from .store import Store, StoreUnwritable
 from .sweep import Run, Sweep, check, expand
-
-Task = dict[str, Any]
-Outcome = dict[str, Any]
+from .worker import Outcome, Task, run_chunk, run_task
 
 WORKER_DIED = ("the worker process died while running this run "
                "(killed by a signal, an abort or out of memory)")
-
-
-class WallLimit(Exception):
-    """A run went past its wall-clock limit (raised from the progress hook)."""
-
-    def __init__(self, sim_s: float):
-        super().__init__(sim_s)
-        self.sim_s = sim_s
-
-
-def run_task(task: Task) -> Outcome:
-    """Run one scenario (in a worker). Never raises for a failing run: the
-    error comes back as ``status = 'failed'`` with its message. A task with
-    ``flow_series`` true also gets the flow time-series columns back (the
-    demo draws cwnd traces from its runs instead of running them twice). A
-    task with ``wall_limit_s`` is stopped once it has run that long (the
-    engine asks every 65,536 events) and reported failed as such."""
-    t0 = time.perf_counter()
-    out: Outcome = {"key": task["key"], "status": "ok", "error": None, "summary_json": None,
-                    "satcp_version": _core.version()}
-    limit = task.get("wall_limit_s")
-
-    def watch(sim_s: float) -> None:
-        if time.perf_counter() - t0 > limit:
-            raise WallLimit(sim_s)
-
-    try:
-        # the store's rows come flattened (in Rust, from the summary in
-        # memory) so that the parent, which writes every run, only appends
-        raw = _core.run(task["scenario_json"], "json", [], None, watch if limit else None, True)
-        out["summary_json"] = raw["summary"]
-        out["rows_json"] = raw["store_rows"]
-        if task.get("flow_series"):
-            out["flow_series"] = raw["flow_series"]
-    except _core.ScenarioError as e:
-        out["status"], out["error"] = "failed", f"ScenarioError: {e.args[0] if e.args else e}"
-    except WallLimit as e:
-        out["status"], out["error"] = "failed", (
-            f"wall-clock limit: stopped after {limit:g} s of wall time at simulated time {e.sim_s:.3f} s "
-            "(a smaller run.stop, or a larger --wall-limit)")
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException as e:  # noqa: BLE001 - a Rust panic arrives as PanicException(BaseException)
-        out["status"], out["error"] = "failed", f"{type(e).__name__}: {e}"
-    out["wall_s"] = time.perf_counter() - t0
-    return out
 
 
 COMMIT_EVERY_S = 1.0
@@ -111,11 +63,6 @@ COMMIT_EVERY_S = 1.0
 # sweep of runs a few milliseconds long would otherwise spend on dispatch.
 CHUNK_S = 0.1
 MAX_CHUNK = 256
-
-
-def run_chunk(fn: Callable[[Task], Outcome], tasks: list[Task]) -> list[Outcome]:
-    """Run a chunk of tasks in a worker, one after another."""
-    return [fn(t) for t in tasks]
 
 
 class Pool(Protocol):

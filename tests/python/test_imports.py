@@ -133,3 +133,22 @@ def test_the_front_end_starts_without_the_heavy_libraries(args):
     r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=PKG.parents[1],
                        timeout=120)
     assert "HEAVY []" in r.stdout, (r.stdout[-500:], r.stderr[-500:])
+
+
+def test_a_sweep_worker_runs_without_the_heavy_libraries():
+    # a local worker is a fresh process that imports what its task names
+    # (satcp.worker's run_chunk and run_task) and runs it: pandas and DuckDB
+    # would cost it most of a second at start
+    from satcp import execute
+
+    assert execute.run_chunk.__module__ == execute.run_task.__module__ == "satcp.worker"
+    code = ("import sys, json, satcp.worker as w\n"
+            "from satcp.engine import scenario_text\n"
+            "text, fmt = scenario_text('scenarios/geo_bent_pipe.toml')\n"
+            "import tomllib\n"
+            "tree = tomllib.loads(text); tree['flows'][0]['app']['size'] = 100000\n"
+            "[out] = w.run_chunk(w.run_task, [{'key': 'k', 'scenario_json': json.dumps(tree)}])\n"
+            "heavy = sorted(m for m in ('pandas', 'numpy', 'pyarrow', 'duckdb', 'matplotlib') if m in sys.modules)\n"
+            "print('STATUS', out['status'], out['error'], 'HEAVY', heavy)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PKG.parents[1], timeout=120)
+    assert "STATUS ok None HEAVY []" in r.stdout, (r.stdout[-500:], r.stderr[-500:])

@@ -4,6 +4,7 @@ before anything runs."""
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -241,3 +242,36 @@ def test_example_sweep_file_is_valid():
     runs = expand(sweep)
     assert sweep.name == "geo-ber" and len(runs) == 2 * 3 * 4
     assert {r.seed for r in runs} == {1, 2, 3, 4}
+
+
+@pytest.mark.parametrize("crn", [True, False])
+def test_a_cell_resolved_once_gives_each_replication_the_scenario_resolved_alone(crn):
+    # expand resolves a cell once and writes each replication's seed into
+    # its text: the same JSON, byte for byte, as resolving every run
+    from satcp.sweep import canonical_json, resolve, run_seed
+
+    sweep = from_dict(geo_sweep(replications=3, common_random_numbers=crn))
+    for r in expand(sweep):
+        assert r.seed == run_seed(sweep, r.cell, r.replication)
+        assert r.scenario_json == canonical_json(resolve(sweep, r.cell, r.seed))
+        assert json.loads(r.scenario_json)["run"]["seed"] == r.seed
+
+
+def test_a_base_without_run_seed_gets_it_where_the_engine_puts_it(tmp_path):
+    from satcp.sweep import _SEED_MARK, canonical_json, resolve
+
+    base = GEO.read_text().replace("seed = 1\n", "")
+    assert "seed" not in base.split("[nodes]")[0]
+    p = write(tmp_path, base, "base.toml")
+    sweep = from_dict({"base": str(p), "replications": 2, "factors": {VARIANT: ["sack"]}})
+    runs = expand(sweep)
+    assert [r.scenario_json for r in runs] == [canonical_json(resolve(sweep, r.cell, r.seed)) for r in runs]
+    # a base holding `"seed": <marker>` elsewhere is resolved seed by seed
+    # (written into the text, the marker would be replaced twice)
+    tree = tomllib.loads(base)
+    tree["extra"] = {"seed": _SEED_MARK}
+    sweep2 = from_dict({"base": tree, "replications": 2, "factors": {VARIANT: ["sack"]}})
+    runs2 = expand(sweep2)
+    assert [r.scenario_json for r in runs2] == [canonical_json(resolve(sweep2, r.cell, r.seed)) for r in runs2]
+    assert all(json.loads(r.scenario_json)["extra"]["seed"] == _SEED_MARK for r in runs2)
+    assert [json.loads(r.scenario_json)["run"]["seed"] for r in runs2] == [r.seed for r in runs2]
