@@ -12,7 +12,8 @@
 // --access-delay S, --sat-rate R, --sat-rate-up R, --sat-delay S, --qlim N
 // (0: unlimited), --per P (packet error rate toward the client), --sack
 // 0|1|alt (alt: even flows SACK), --rwnd BYTES, --bytes B (per flow, 0:
-// unlimited), --stagger S (flow i starts at i*S), --mss N, --stop S. See
+// unlimited), --stagger S (flow i starts at i*S), --mss N, --stop S, --run N
+// (ns-3's RNG run number: the error model's draws; default 1). See
 // bench/ns3/README.md for how every satcp setting maps onto ns-3 and where
 // the two setups differ.
 
@@ -60,6 +61,7 @@ struct ScenarioSpec
     LinkSpec sat;    // gateway -> client(s)
     std::vector<FlowSpec> flows;
     uint32_t mss = 1460;
+    uint64_t run = 1; // ns-3's RNG run number (satcp: run.seed)
 };
 
 // "Unlimited" queues: far more packets than any window in these scenarios
@@ -188,6 +190,8 @@ ParseDumbbell(int argc, char** argv, ScenarioSpec& s)
             s.mss = std::atoi(v.c_str());
         else if (k == "--stop")
             s.stopS = std::atof(v.c_str());
+        else if (k == "--run")
+            s.run = std::strtoull(v.c_str(), nullptr, 10);
         else
         {
             std::fprintf(stderr, "geo_bench dumbbell: unknown key %s\n", k.c_str());
@@ -268,9 +272,10 @@ main(int argc, char** argv)
 
     auto t0 = std::chrono::steady_clock::now();
 
-    // satcp: [run] seed = 1. ns-3's default is seed 1, run 1; set explicitly.
+    // satcp: [run] seed = N. ns-3: seed 1, run N (independent streams per
+    // run; the dumbbell's --run, 1 otherwise).
     RngSeedManager::SetSeed(1);
-    RngSeedManager::SetRun(1);
+    RngSeedManager::SetRun(s.run);
 
     // TCP settings (satcp defaults for these flows; see README).
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));

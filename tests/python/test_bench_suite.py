@@ -32,3 +32,29 @@ def test_suite_quick_measures_satcp_and_compares_with_ns2(tmp_path):
     assert ten["metric"] == "goodput Mb/s" and abs(float(ten["rel_diff"])) < 0.33
     assert float(ten["peer_wall_s"]) > 0 and float(ten["ratio"]) > 0
     assert "peer / satcp" in r.stdout
+
+
+def test_against_ns3_satcp_runs_the_cross_checks_mapping():
+    # ns-3's loss response (its pipe halved, NewReno leaving recovery at
+    # ssthresh) and its PPP framing, as python/satcp/crosscheck.py sets them
+    sys.path.insert(0, str(REPO / "bench"))
+    import suite
+
+    import satcp
+
+    for r in suite.REFS:
+        if r.bench:
+            continue
+        tree = suite.satcp_ns3_tree(r.at(1))
+        satcp.validate(tree)
+        assert all(f["tcp"]["ssthresh_basis"] == "pipe" for f in tree["flows"])
+        assert all(("full_ack_cwnd" in f["tcp"]) == (r.variant == "newreno") for f in tree["flows"])
+        assert [link["overhead"] for link in tree["links"]] == [2, 2]
+        # the rest is the scenario as a user writes it
+        plain = suite.satcp_tree(r.at(1))
+        for f in tree["flows"]:
+            f["tcp"].pop("ssthresh_basis")
+            f["tcp"].pop("full_ack_cwnd", None)
+        for link in tree["links"]:
+            link.pop("overhead")
+        assert tree == plain
