@@ -3,6 +3,10 @@
 /// Events a fuzzed run may take before it is stopped.
 const EVENT_CAP: u64 = 200_000;
 
+/// Topology steps x (satellites + ground stations) a fuzzed constellation
+/// run may take before it is stopped (a step's cost grows with both).
+const STEP_WORK: u64 = 1_000_000;
+
 pub fn scenario(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     match crate::scenario::parse_toml(text, &[]) {
@@ -28,19 +32,28 @@ pub fn scenario(data: &[u8]) {
                 }
             }
             // a topology step is one event that costs as much as a hundred
-            // packet events (positions, links in range, routes): a
-            // constellation's run gets a tenth of the events (a 56-satellite
-            // shell and a 2 kb/s ground link ran 200,000 steps, 2.6 s in a
-            // release build and over 10 s under the fuzzer)
-            let cap = if scn.leo.is_some() { EVENT_CAP / 10 } else { EVENT_CAP };
+            // packet events or more (positions, links in range, routes),
+            // growing with the constellation: its run gets a tenth of the
+            // events, and at most STEP_WORK / (satellites + stations)
+            // steps (a 56-satellite shell with a 2 kb/s ground link ran
+            // 200,000 steps, 2.6 s in a release build and over 10 s under
+            // the fuzzer; a 576-satellite one with a 4 kb/s link, 170 us a
+            // step in release, over 10 s in 20,000 steps)
+            let (cap, every, max_t) = match &scn.leo {
+                Some(leo) => {
+                    let steps = STEP_WORK / (sats + stations).max(1);
+                    (EVENT_CAP / 10, 16, leo.step_ns.saturating_mul(steps))
+                }
+                None => (EVENT_CAP, 1024, u64::MAX),
+            };
             let mut w = crate::world::World::build(&scn);
             let mut seen = 0u64;
             let mut last = 0u64;
-            w.run_observed(1024, &mut |t| {
+            w.run_observed(every, &mut |t| {
                 assert!(t >= last, "time went back");
                 last = t;
-                seen += 1024;
-                seen < cap
+                seen += every;
+                seen < cap && t <= max_t
             });
             let out = w.into_output();
             for f in &out.summary.flows {
