@@ -18,6 +18,7 @@ from satcp.sweep import Run, canonical_json, expand, from_dict, run_key
 from conftest import GEO, REPO, run_cli, satcp_cmd
 from sweep_helpers import assert_same_results, bulk_sweep, crash_on_flow_named_crash
 
+
 def _flatten(d, prefix=""):
     out = {}
     for k, v in d.items():
@@ -160,8 +161,8 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
 @pytest.mark.parametrize("name", ["geo_bent_pipe.toml", "transat/four_flows_cbr.toml", "leo/leo-vs-geo.toml",
                                   "ceten/one_client.toml", "adalr/http.toml"])
 def test_the_workers_store_rows_follow_the_python_rules(name):
-    # the rows a worker flattens in Rust are the rows store.flow_rows and
-    # store.link_rows make from the same summary: same columns, same values
+    # the rows a worker flattens in Rust are the rows flow_rows and
+    # link_rows (above) make from the same summary: same columns, same values
     # and value types, a missing field null
     from satcp import _core
     summary = satcp.run(REPO / "scenarios" / name, set=["run.stop=3s"]).summary
@@ -184,7 +185,7 @@ def test_the_workers_store_rows_follow_the_python_rules(name):
 def test_a_batch_of_different_runs_is_stored_row_for_row_as_the_python_rules_say(tmp_path):
     # runs of five scenarios (different columns, some only in one of them)
     # committed in one batch: the merged insert puts every run's rows under
-    # its key, each cell as store.flow_rows / link_rows give it, null where
+    # its key, each cell as flow_rows / link_rows (above) give it, null where
     # a run has no such field
     names = ["geo_bent_pipe.toml", "transat/four_flows_cbr.toml", "leo/leo-vs-geo.toml",
              "ceten/one_client.toml", "adalr/http.toml"]

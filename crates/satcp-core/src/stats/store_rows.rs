@@ -5,7 +5,8 @@
 //! summary of 20 flows cell by cell in Python took it about as long as the
 //! engine took to run a one-second scenario, so the parent, not the
 //! workers, set the pace of a sweep of short runs. The workers call this
-//! instead (`satcp.execute.run_task`); the parent merges a batch with `merge_rows`.
+//! instead (`satcp.worker.run_task`); the parent merges a batch with
+//! `merge_rows`.
 //!
 //! The rules (tests/python/test_store.py has them in Python): a nested object's
 //! fields become `outer_inner` columns, an array becomes its compact JSON
