@@ -125,7 +125,7 @@ def _cell_value(v: Any) -> Any:
     return v
 
 
-# the kinds of value a merged column holds (bits; `_core.merge_store_rows`)
+# the kinds of value a column holds (bits; `_core.store_rows`)
 _KIND_SQL = ((1, "BOOLEAN"), (2, "BIGINT"), (4, "DOUBLE"), (8, "VARCHAR"))
 
 
@@ -139,14 +139,49 @@ def _sql_type(kinds: int) -> str:
     return t
 
 
-def _rows_json_of(outcome: dict[str, Any]) -> str | None:
+def _rows_of(outcome: dict[str, Any]) -> dict[str, Any] | None:
     """The outcome's store rows: as its worker flattened them, or (an
-    outcome from elsewhere) flattened here, by the same Rust code."""
-    if outcome.get("rows_json"):
-        return outcome["rows_json"]
+    outcome from elsewhere) flattened here from its summary's text, by the
+    same rules (`_core.store_rows`)."""
+    if outcome.get("rows"):
+        return outcome["rows"]
     if outcome.get("summary_json"):
         return _core.store_rows(outcome["summary_json"])
     return None
+
+
+def _concat(tables: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
+    """Runs' tables (run index in the batch, the run's table as
+    `_core.store_rows` gives it) as one: every run's rows one after another,
+    columns in first-met order, null where a run lacks a field; ``run`` is
+    each row's run index and ``kinds`` what each column holds."""
+    names: list[str] = []
+    kinds: list[int] = []
+    columns: list[list[Any]] = []
+    at: dict[str, int] = {}
+    run: list[int] = []
+    for i, t in tables:
+        n = len(t["columns"][0]) if t["columns"] else 0
+        if not n:
+            continue
+        before = len(run)
+        for name, kind, col in zip(t["names"], t["kinds"], t["columns"]):
+            k = at.get(name)
+            if k is None:
+                k = at[name] = len(names)
+                names.append(name)
+                kinds.append(0)
+                columns.append([None] * before)
+            kinds[k] |= kind
+            c = columns[k]
+            if len(c) < before:
+                c.extend([None] * (before - len(c)))
+            c.extend(col)
+        run.extend([i] * n)
+    for c in columns:
+        if len(c) < len(run):
+            c.extend([None] * (len(run) - len(c)))
+    return {"names": names, "kinds": kinds, "columns": columns, "run": run}
 
 
 class Store:
@@ -225,25 +260,22 @@ class Store:
         holds, so a sweep of short runs commits them in batches."""
         if not batch:
             return
-        # every run's flow and link rows merged in Rust: the batch is then
-        # written column by column, never cell by cell in Python
-        rows_json = [_rows_json_of(o) for _, _, o in batch]
-        with_rows = [i for i, r in enumerate(rows_json) if r]
-        merged = _core.merge_store_rows([rows_json[i] for i in with_rows])
-        at = {i: j for j, i in enumerate(with_rows)}
+        # every run's flow and link rows, flattened by its worker, are
+        # concatenated column by column: no Python code touches a cell
+        rows = [_rows_of(o) for _, _, o in batch]
         runs_rows, factor_rows = [], []
-        for i, (run, version, outcome) in enumerate(batch):
-            j = at.get(i)
+        for (run, version, outcome), r in zip(batch, rows):
             runs_rows.append([
                 run.key, run.sweep, run.cell_json, run.replication, run.seed, version,
                 outcome["status"], outcome.get("error"), outcome.get("wall_s"),
-                merged["sim_time_s"][j] if j is not None else None,
-                merged["events"][j] if j is not None else None,
+                r["sim_time_s"] if r else None, r["events"] if r else None,
                 run.scenario_json, outcome.get("summary_json"), _now(),
             ])
             factor_rows += [[run.key, name, canonical_json(v)] for name, v in run.cell.items()]
-        keys = [batch[i][0].key for i in with_rows]
-        tables = {t: dict(merged[t], keys=[keys[r] for r in merged[t]["run"]]) for t in ("flows", "links")}
+        tables = {}
+        for t in ("flows", "links"):
+            merged = _concat([(i, r[t]) for i, r in enumerate(rows) if r])
+            tables[t] = dict(merged, keys=[batch[i][0].key for i in merged["run"]])
         self.con.begin()
         try:
             self._insert_columns("runs", _RUNS_COLUMNS, [list(c) for c in zip(*runs_rows)])

@@ -47,7 +47,7 @@ def run_task(task: Task) -> Outcome:
         # memory) so that the parent, which writes every run, only appends
         raw = _core.run(task["scenario_json"], "json", [], None, watch if limit else None, True)
         out["summary_json"] = raw["summary"]
-        out["rows_json"] = raw["store_rows"]
+        out["rows"] = raw["store_rows"]
         if task.get("flow_series"):
             out["flow_series"] = raw["flow_series"]
     except _core.ScenarioError as e:

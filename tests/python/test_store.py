@@ -166,12 +166,20 @@ def test_the_workers_store_rows_follow_the_python_rules(name):
     # and value types, a missing field null
     from satcp import _core
     summary = satcp.run(REPO / "scenarios" / name, set=["run.stop=3s"]).summary
-    rust = json.loads(_core.store_rows(json.dumps(summary)))
+    rust = _core.store_rows(json.dumps(summary))
     assert (rust["sim_time_s"], rust["events"]) == (summary["sim_time_s"], summary["events"])
-    # a worker gets them from the run itself (no second parse): the same
+    # a worker gets them from the summary in memory (no JSON): the same
+    # columns (in the summary's field order rather than alphabetical),
+    # values and kinds
     path = REPO / "scenarios" / name
-    direct = _core.run(path.read_text(), "toml", ["run.stop=3s"], str(path.parent), None, True)
-    assert json.loads(direct["store_rows"]) == rust
+    direct = _core.run(path.read_text(), "toml", ["run.stop=3s"], str(path.parent), None, True)["store_rows"]
+    assert (direct["sim_time_s"], direct["events"]) == (rust["sim_time_s"], rust["events"])
+    for table in ("flows", "links"):
+        a, b = direct[table], rust[table]
+        assert sorted(a["names"]) == sorted(b["names"]) and len(a["names"]) == len(set(a["names"]))
+        cols = {n: (k, c) for n, k, c in zip(b["names"], b["kinds"], b["columns"])}
+        for n, k, c in zip(a["names"], a["kinds"], a["columns"]):
+            assert (k, c) == cols[n] and list(map(type, c)) == list(map(type, cols[n][1])), (table, n)
     for table, rows in (("flows", flow_rows(summary)), ("links", link_rows(summary))):
         got = rust[table]
         assert rows and set(got["names"]) == {n for r in rows for n in r}, table
@@ -197,7 +205,7 @@ def test_a_batch_of_different_runs_is_stored_row_for_row_as_the_python_rules_say
         run = Run(key=key, sweep="mixed", cell={}, replication=0, seed=1, scenario_json="{}")
         summaries[key] = json.loads(raw["summary"])
         batch.append((run, satcp._core.version(), {"key": key, "status": "ok", "error": None, "wall_s": 0.1,
-                                                   "summary_json": raw["summary"], "rows_json": raw["store_rows"]}))
+                                                   "summary_json": raw["summary"], "rows": raw["store_rows"]}))
     with Store(tmp_path / "m.duckdb") as st:
         st.commit_runs(batch)
         for table, rules in (("flows", flow_rows), ("links", link_rows)):
@@ -553,10 +561,10 @@ def test_a_column_arrow_cannot_type_is_stored_as_text(tmp_path):
     # a field that is a number in some runs and text in others widens to
     # VARCHAR; Arrow refuses such a column and the batch goes through pandas
     def outcome(key, x):
-        rows = {"sim_time_s": 1.0, "events": 5, "links": {"names": [], "columns": []},
-                "flows": {"names": ["flow", "flow_index", "x"], "columns": [["f"], [0], [x]]}}
-        return {"key": key, "status": "ok", "error": None, "wall_s": 0.01, "summary_json": "{}",
-                "rows_json": json.dumps(rows)}
+        rows = {"sim_time_s": 1.0, "events": 5, "links": {"names": [], "kinds": [], "columns": []},
+                "flows": {"names": ["flow", "flow_index", "x"], "kinds": [8, 2, 2 if isinstance(x, int) else 8],
+                          "columns": [["f"], [0], [x]]}}
+        return {"key": key, "status": "ok", "error": None, "wall_s": 0.01, "summary_json": "{}", "rows": rows}
     batch = []
     for i in range(12):
         key = f"{i:016x}"

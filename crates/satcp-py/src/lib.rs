@@ -13,6 +13,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use satcp_core::scenario::{apply_override, parse_json_in, parse_toml_in};
 use satcp_core::stats::output::{FlowSeries, LinkSeries, PageTable, PathSeries};
+use satcp_core::stats::store_rows::{Cell, Columns, RunRows};
 use satcp_core::{RunOutput, Scenario, ScenarioError as CoreError};
 
 create_exception!(
@@ -39,7 +40,7 @@ fn parse(text: &str, fmt: &str, overrides: &[String], base_dir: Option<&str>) ->
 
 /// What one run hands back: the summary JSON and the flow, link and page
 /// tables.
-type RunParts = (String, Option<String>, Vec<Col>, Vec<Col>, Vec<Col>, Vec<Col>);
+type RunParts = (String, Option<RunRows>, Vec<Col>, Vec<Col>, Vec<Col>, Vec<Col>);
 
 /// A column ready to cross into Python.
 enum Col {
@@ -190,8 +191,8 @@ const PROGRESS_EVERY: u64 = 1 << 16;
 /// Parse, validate and run a scenario. Returns a dict with "summary" (a JSON
 /// string) and "flow_series", "link_series", "pages", "path_series" (lists of
 /// (column name, dtype, bytes)); with `store_rows`, also "store_rows": the
-/// summary as the results store's rows (JSON, as [`store_rows`] gives them),
-/// made from the summary in memory rather than by parsing it again.
+/// summary as the results store's rows (a dict, as [`store_rows`] gives
+/// them), made from the summary in memory rather than from its JSON.
 ///
 /// `progress`, if given, is called with the simulated time in seconds every
 /// `PROGRESS_EVERY` events (taking the GIL for the call). If it raises, or a
@@ -224,12 +225,7 @@ fn run<'py>(
         // Only capture files can make a run fail.
         let out: RunOutput =
             satcp_core::run_observed(&scn, every, &mut observe).map_err(|e| PyOSError::new_err(e.to_string()))?;
-        // the summary's text keeps its fields' order; the value (serde_json's
-        // maps sort keys) only feeds the rows
-        let rows = store_rows.then(|| {
-            let v = serde_json::to_value(&out.summary).expect("summary serialises");
-            satcp_core::stats::store_rows::store_rows_of(&v).to_string()
-        });
+        let rows = store_rows.then(|| satcp_core::stats::store_rows::rows_of(&out.summary));
         let summary = out.summary_json();
         Ok((
             summary,
@@ -247,7 +243,7 @@ fn run<'py>(
     let d = PyDict::new(py);
     d.set_item("summary", summary)?;
     if let Some(rows) = rows {
-        d.set_item("store_rows", rows)?;
+        d.set_item("store_rows", run_rows_to_py(py, &rows)?)?;
     }
     d.set_item("flow_series", cols_to_py(py, fs)?)?;
     d.set_item("link_series", cols_to_py(py, ls)?)?;
@@ -256,64 +252,51 @@ fn run<'py>(
     Ok(d)
 }
 
-/// A run's summary JSON as the results store's flow and link rows (JSON;
-/// `satcp_core::stats::store_rows`), for a sweep's worker to hand its
-/// parent.
+/// A run's summary JSON as the results store's rows (as `run(...,
+/// store_rows=True)` gives them), for an outcome that carries only the
+/// summary's text.
 #[pyfunction]
-fn store_rows(summary_json: &str) -> PyResult<String> {
-    satcp_core::stats::store_rows::store_rows(summary_json).map_err(|e| PyValueError::new_err(format!("not a summary: {e}")))
+fn store_rows<'py>(py: Python<'py>, summary_json: &str) -> PyResult<Bound<'py, PyDict>> {
+    let rows = py
+        .allow_threads(|| satcp_core::stats::store_rows::rows_of_json(summary_json))
+        .map_err(|e| PyValueError::new_err(format!("not a summary: {e}")))?;
+    run_rows_to_py(py, &rows)
 }
 
-/// A JSON scalar as a Python object (store cells: arrays are text already).
-fn scalar_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
-    use serde_json::Value;
-    Ok(match v {
-        Value::Null => py.None().into_bound(py),
-        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
-        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => i.into_pyobject(py)?.into_any(),
-            (None, Some(u)) => u.into_pyobject(py)?.into_any(),
-            _ => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
-        },
-        Value::String(x) => x.into_pyobject(py)?.into_any(),
-        other => other.to_string().into_pyobject(py)?.into_any(),
+fn cell_to_py<'py>(py: Python<'py>, c: &Cell) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match c {
+        Cell::Null => py.None().into_bound(py),
+        Cell::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        Cell::Int(i) => i.into_pyobject(py)?.into_any(),
+        Cell::UInt(u) => u.into_pyobject(py)?.into_any(),
+        Cell::Float(x) => x.into_pyobject(py)?.into_any(),
+        Cell::Str(x) => x.into_pyobject(py)?.into_any(),
     })
 }
 
-/// Many runs' store rows (each a JSON text as [`store_rows`] or `run(...,
-/// store_rows=True)` give it) merged for one insert per table: a dict with
-/// "sim_time_s" and "events" (a list each, one per run) and "flows" and
+/// A run's store rows as a dict: "sim_time_s", "events", and "flows" and
 /// "links", each a dict of "names", "kinds" (bits: 1 bool, 2 int, 4 float,
-/// 8 text), "columns" (lists of Python values) and "run" (each row's run
-/// index). The store's writer then handles a batch column by column, never
-/// value by value in Python.
-#[pyfunction]
-fn merge_store_rows<'py>(py: Python<'py>, rows_json: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
-    use satcp_core::stats::store_rows::{merge_rows, MergedTable};
-    let runs = py.allow_threads(|| {
-        rows_json.iter().map(|r| serde_json::from_str::<serde_json::Value>(r)).collect::<Result<Vec<_>, _>>()
-    });
-    let runs = runs.map_err(|e| PyValueError::new_err(format!("not store rows: {e}")))?;
-    let (flows, links) = py.allow_threads(|| merge_rows(&runs));
-    let table = |t: &MergedTable| -> PyResult<Bound<'py, PyDict>> {
+/// 8 text) and "columns" (lists of Python values, one per name). The
+/// store's writer concatenates a batch's runs column by column and types
+/// each column from its kinds alone.
+fn run_rows_to_py<'py>(py: Python<'py>, rows: &RunRows) -> PyResult<Bound<'py, PyDict>> {
+    let table = |t: &Columns| -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("names", &t.names)?;
         d.set_item("kinds", &t.kinds)?;
         let cols = PyList::empty(py);
         for c in &t.columns {
-            let items = c.iter().map(|v| scalar_to_py(py, v)).collect::<PyResult<Vec<_>>>()?;
+            let items = c.iter().map(|v| cell_to_py(py, v)).collect::<PyResult<Vec<_>>>()?;
             cols.append(PyList::new(py, items)?)?;
         }
         d.set_item("columns", cols)?;
-        d.set_item("run", &t.run)?;
         Ok(d)
     };
     let d = PyDict::new(py);
-    let per_run = |k: &str| runs.iter().map(|r| scalar_to_py(py, &r[k])).collect::<PyResult<Vec<_>>>();
-    d.set_item("sim_time_s", PyList::new(py, per_run("sim_time_s")?)?)?;
-    d.set_item("events", PyList::new(py, per_run("events")?)?)?;
-    d.set_item("flows", table(&flows)?)?;
-    d.set_item("links", table(&links)?)?;
+    d.set_item("sim_time_s", cell_to_py(py, &rows.sim_time_s)?)?;
+    d.set_item("events", cell_to_py(py, &rows.events)?)?;
+    d.set_item("flows", table(&rows.flows)?)?;
+    d.set_item("links", table(&rows.links)?)?;
     Ok(d)
 }
 
@@ -324,7 +307,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(apply_overrides, m)?)?;
     m.add_function(wrap_pyfunction!(store_rows, m)?)?;
-    m.add_function(wrap_pyfunction!(merge_store_rows, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", satcp_core::VERSION)?;
     Ok(())
