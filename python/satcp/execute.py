@@ -110,7 +110,7 @@ class LocalPool:
         while pending or suspects or self._in_flight:
             # Suspects run alone, before anything else, until each is cleared or convicted.
             solo = suspects[0] if suspects else None
-            queue, limit = (suspects, 1) if solo is not None else (pending, 2 * self.workers)
+            queue, limit = (suspects, 1) if solo is not None else (pending, 4 * self.workers)
             # never more per chunk than keeps every worker busy to the end
             size = 1 if solo is not None else max(1, min(self.chunk, len(queue) // (2 * self.workers)))
             broken_at_submit = False

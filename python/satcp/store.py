@@ -139,7 +139,7 @@ def _sql_type(kinds: int) -> str:
     return t
 
 
-def _rows_of(outcome: dict[str, Any]) -> dict[str, Any] | None:
+def _rows_of(outcome: dict[str, Any]) -> bytes | None:
     """The outcome's store rows: as its worker flattened them, or (an
     outcome from elsewhere) flattened here from its summary's text, by the
     same rules (`_core.store_rows`)."""
@@ -149,39 +149,6 @@ def _rows_of(outcome: dict[str, Any]) -> dict[str, Any] | None:
         return _core.store_rows(outcome["summary_json"])
     return None
 
-
-def _concat(tables: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
-    """Runs' tables (run index in the batch, the run's table as
-    `_core.store_rows` gives it) as one: every run's rows one after another,
-    columns in first-met order, null where a run lacks a field; ``run`` is
-    each row's run index and ``kinds`` what each column holds."""
-    names: list[str] = []
-    kinds: list[int] = []
-    columns: list[list[Any]] = []
-    at: dict[str, int] = {}
-    run: list[int] = []
-    for i, t in tables:
-        n = len(t["columns"][0]) if t["columns"] else 0
-        if not n:
-            continue
-        before = len(run)
-        for name, kind, col in zip(t["names"], t["kinds"], t["columns"]):
-            k = at.get(name)
-            if k is None:
-                k = at[name] = len(names)
-                names.append(name)
-                kinds.append(0)
-                columns.append([None] * before)
-            kinds[k] |= kind
-            c = columns[k]
-            if len(c) < before:
-                c.extend([None] * (before - len(c)))
-            c.extend(col)
-        run.extend([i] * n)
-    for c in columns:
-        if len(c) < len(run):
-            c.extend([None] * (len(run) - len(c)))
-    return {"names": names, "kinds": kinds, "columns": columns, "run": run}
 
 
 class Store:
@@ -260,22 +227,21 @@ class Store:
         holds, so a sweep of short runs commits them in batches."""
         if not batch:
             return
-        # every run's flow and link rows, flattened by its worker, are
-        # concatenated column by column: no Python code touches a cell
-        rows = [_rows_of(o) for _, _, o in batch]
+        # every run's flow and link rows, flattened by its worker, merged in
+        # Rust: the batch is written column by column (numbers as Arrow
+        # buffers), never cell by cell in Python
+        merged = _core.merge_store_rows([_rows_of(o) for _, _, o in batch])
         runs_rows, factor_rows = [], []
-        for (run, version, outcome), r in zip(batch, rows):
+        for i, (run, version, outcome) in enumerate(batch):
             runs_rows.append([
                 run.key, run.sweep, run.cell_json, run.replication, run.seed, version,
                 outcome["status"], outcome.get("error"), outcome.get("wall_s"),
-                r["sim_time_s"] if r else None, r["events"] if r else None,
+                merged["sim_time_s"][i], merged["events"][i],
                 run.scenario_json, outcome.get("summary_json"), _now(),
             ])
             factor_rows += [[run.key, name, canonical_json(v)] for name, v in run.cell.items()]
-        tables = {}
-        for t in ("flows", "links"):
-            merged = _concat([(i, r[t]) for i, r in enumerate(rows) if r])
-            tables[t] = dict(merged, keys=[batch[i][0].key for i in merged["run"]])
+        keys = [run.key for run, _, _ in batch]
+        tables = {t: dict(merged[t], keys=[keys[r] for r in merged[t]["run"]]) for t in ("flows", "links")}
         self.con.begin()
         try:
             self._insert_columns("runs", _RUNS_COLUMNS, [list(c) for c in zip(*runs_rows)])
@@ -323,10 +289,12 @@ class Store:
         columns = [cols["keys"]] + [by_name.get(n, missing) for n in order[1:]]
         self._insert_columns(table, order, columns)
 
-    def _insert_columns(self, table: str, names: list[str], columns: list[list[Any]]) -> None:
-        """Insert rows given column by column (equal lengths)."""
-        n = len(columns[0])
+    def _insert_columns(self, table: str, names: list[str], columns: list[Any]) -> None:
+        """Insert rows given column by column (equal lengths; a column is a
+        list or Arrow buffers as `_core.merge_store_rows` gives them)."""
+        n = len(columns[0]) if not isinstance(columns[0], tuple) else columns[0][1]
         if n <= _VALUES_ROWS:
+            columns = [_values(c) for c in columns]
             # One statement for all rows: DuckDB prepares each statement
             # (~ms), executemany would prepare once per row.
             one = "(" + ", ".join("?" for _ in names) + ")"
@@ -422,18 +390,38 @@ def _first_line(e: Exception) -> str:
 _VALUES_ROWS = 8
 
 
-def _frame(columns: list[list[Any]]) -> Any:
-    """Columns as a table DuckDB scans in bulk: Arrow arrays (built in C,
-    NaN read as NULL as before), or, for a column Arrow cannot type (mixed
-    text and numbers, integers past 64 bits), a pandas frame."""
+_ARROW_TYPES = {"f64": "float64", "i64": "int64", "bool": "bool_"}
+
+
+def _arrow(column: Any) -> Any:
+    """A column as an Arrow array: from its buffers (a tuple of type, length,
+    validity bitmap and values, as `_core.merge_store_rows` gives a column
+    of numbers or booleans), or from a list (built in C; NaN read as NULL)."""
+    import pyarrow as pa
+
+    if isinstance(column, tuple):
+        kind, n, valid, data = column
+        return pa.Array.from_buffers(getattr(pa, _ARROW_TYPES[kind])(), n, [pa.py_buffer(valid), pa.py_buffer(data)])
+    return pa.array(column, from_pandas=True)
+
+
+def _values(column: Any) -> list[Any]:
+    """A column as a list of Python values."""
+    return _arrow(column).to_pylist() if isinstance(column, tuple) else column
+
+
+def _frame(columns: list[Any]) -> Any:
+    """Columns as a table DuckDB scans in bulk: Arrow arrays, or, for a
+    column Arrow cannot type (mixed text and numbers, integers past 64
+    bits), a pandas frame."""
     import pyarrow as pa
 
     try:
-        return pa.table({f"c{i}": pa.array(c, from_pandas=True) for i, c in enumerate(columns)})
+        return pa.table({f"c{i}": _arrow(c) for i, c in enumerate(columns)})
     except (pa.ArrowException, OverflowError, TypeError):
         import pandas as pd
 
-        return pd.DataFrame({f"c{i}": _frame_column(c) for i, c in enumerate(columns)})
+        return pd.DataFrame({f"c{i}": _frame_column(_values(c)) for i, c in enumerate(columns)})
 
 
 def _frame_column(values: list[Any]) -> Any:

@@ -14,6 +14,7 @@ import pytest
 import satcp
 from satcp.execute import WORKER_DIED, LocalPool, execute_runs, run_sweep, run_task
 from satcp.store import Store
+import satcp.store as store_module
 from satcp.sweep import Run, canonical_json, expand, from_dict, run_key
 from conftest import GEO, REPO, run_cli, satcp_cmd
 from sweep_helpers import assert_same_results, bulk_sweep, crash_on_flow_named_crash
@@ -166,13 +167,20 @@ def test_the_workers_store_rows_follow_the_python_rules(name):
     # and value types, a missing field null
     from satcp import _core
     summary = satcp.run(REPO / "scenarios" / name, set=["run.stop=3s"]).summary
-    rust = _core.store_rows(json.dumps(summary))
+    def as_lists(rows_bytes):
+        m = _core.merge_store_rows([rows_bytes])
+        out = {"sim_time_s": m["sim_time_s"][0], "events": m["events"][0]}
+        for table in ("flows", "links"):
+            t = m[table]
+            out[table] = {"names": t["names"], "kinds": t["kinds"], "columns": [store_module._values(c) for c in t["columns"]]}
+        return out
+    rust = as_lists(_core.store_rows(json.dumps(summary)))
     assert (rust["sim_time_s"], rust["events"]) == (summary["sim_time_s"], summary["events"])
     # a worker gets them from the summary in memory (no JSON): the same
     # columns (in the summary's field order rather than alphabetical),
     # values and kinds
     path = REPO / "scenarios" / name
-    direct = _core.run(path.read_text(), "toml", ["run.stop=3s"], str(path.parent), None, True)["store_rows"]
+    direct = as_lists(_core.run(path.read_text(), "toml", ["run.stop=3s"], str(path.parent), None, True)["store_rows"])
     assert (direct["sim_time_s"], direct["events"]) == (rust["sim_time_s"], rust["events"])
     for table in ("flows", "links"):
         a, b = direct[table], rust[table]
@@ -561,10 +569,9 @@ def test_a_column_arrow_cannot_type_is_stored_as_text(tmp_path):
     # a field that is a number in some runs and text in others widens to
     # VARCHAR; Arrow refuses such a column and the batch goes through pandas
     def outcome(key, x):
-        rows = {"sim_time_s": 1.0, "events": 5, "links": {"names": [], "kinds": [], "columns": []},
-                "flows": {"names": ["flow", "flow_index", "x"], "kinds": [8, 2, 2 if isinstance(x, int) else 8],
-                          "columns": [["f"], [0], [x]]}}
-        return {"key": key, "status": "ok", "error": None, "wall_s": 0.01, "summary_json": "{}", "rows": rows}
+        summary = {"sim_time_s": 1.0, "events": 5, "links": [], "flows": [{"name": "f", "x": x}]}
+        return {"key": key, "status": "ok", "error": None, "wall_s": 0.01, "summary_json": "{}",
+                "rows": satcp._core.store_rows(json.dumps(summary))}
     batch = []
     for i in range(12):
         key = f"{i:016x}"

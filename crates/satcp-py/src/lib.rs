@@ -13,7 +13,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use satcp_core::scenario::{apply_override, parse_json_in, parse_toml_in};
 use satcp_core::stats::output::{FlowSeries, LinkSeries, PageTable, PathSeries};
-use satcp_core::stats::store_rows::{Cell, Columns, RunRows};
+use satcp_core::stats::store_rows::{Batch, Cell, MergedTable, RunRows, KIND_BOOL, KIND_FLOAT, KIND_INT};
 use satcp_core::{RunOutput, Scenario, ScenarioError as CoreError};
 
 create_exception!(
@@ -191,7 +191,7 @@ const PROGRESS_EVERY: u64 = 1 << 16;
 /// Parse, validate and run a scenario. Returns a dict with "summary" (a JSON
 /// string) and "flow_series", "link_series", "pages", "path_series" (lists of
 /// (column name, dtype, bytes)); with `store_rows`, also "store_rows": the
-/// summary as the results store's rows (a dict, as [`store_rows`] gives
+/// summary as the results store's rows (bytes, as [`store_rows`] gives
 /// them), made from the summary in memory rather than from its JSON.
 ///
 /// `progress`, if given, is called with the simulated time in seconds every
@@ -243,7 +243,7 @@ fn run<'py>(
     let d = PyDict::new(py);
     d.set_item("summary", summary)?;
     if let Some(rows) = rows {
-        d.set_item("store_rows", run_rows_to_py(py, &rows)?)?;
+        d.set_item("store_rows", PyBytes::new(py, &rows.encode()))?;
     }
     d.set_item("flow_series", cols_to_py(py, fs)?)?;
     d.set_item("link_series", cols_to_py(py, ls)?)?;
@@ -252,15 +252,15 @@ fn run<'py>(
     Ok(d)
 }
 
-/// A run's summary JSON as the results store's rows (as `run(...,
+/// A run's summary JSON as the results store's rows (bytes, as `run(...,
 /// store_rows=True)` gives them), for an outcome that carries only the
 /// summary's text.
 #[pyfunction]
-fn store_rows<'py>(py: Python<'py>, summary_json: &str) -> PyResult<Bound<'py, PyDict>> {
+fn store_rows<'py>(py: Python<'py>, summary_json: &str) -> PyResult<Bound<'py, PyBytes>> {
     let rows = py
         .allow_threads(|| satcp_core::stats::store_rows::rows_of_json(summary_json))
         .map_err(|e| PyValueError::new_err(format!("not a summary: {e}")))?;
-    run_rows_to_py(py, &rows)
+    Ok(PyBytes::new(py, &rows.encode()))
 }
 
 fn cell_to_py<'py>(py: Python<'py>, c: &Cell) -> PyResult<Bound<'py, PyAny>> {
@@ -274,29 +274,87 @@ fn cell_to_py<'py>(py: Python<'py>, c: &Cell) -> PyResult<Bound<'py, PyAny>> {
     })
 }
 
-/// A run's store rows as a dict: "sim_time_s", "events", and "flows" and
-/// "links", each a dict of "names", "kinds" (bits: 1 bool, 2 int, 4 float,
-/// 8 text) and "columns" (lists of Python values, one per name). The
-/// store's writer concatenates a batch's runs column by column and types
-/// each column from its kinds alone.
-fn run_rows_to_py<'py>(py: Python<'py>, rows: &RunRows) -> PyResult<Bound<'py, PyDict>> {
-    let table = |t: &Columns| -> PyResult<Bound<'py, PyDict>> {
+/// Arrow's validity bitmap of a column (bit i set: row i not null).
+fn validity(col: &[Cell]) -> Vec<u8> {
+    let mut bits = vec![0u8; col.len().div_ceil(8)];
+    for (i, c) in col.iter().enumerate() {
+        if *c != Cell::Null {
+            bits[i / 8] |= 1 << (i % 8);
+        }
+    }
+    bits
+}
+
+/// A merged column for Python: a column of numbers or booleans as the
+/// buffers of an Arrow array, ("f64" | "i64" | "bool", length, validity
+/// bitmap, values), which the store hands to DuckDB without a Python object
+/// per cell; any other (text, or kinds mixed with text) as a list.
+fn column_to_py<'py>(py: Python<'py>, col: &[Cell], kinds: u8) -> PyResult<Bound<'py, PyAny>> {
+    let fixed = |tag: &str, data: Vec<u8>| -> PyResult<Bound<'py, PyAny>> {
+        let t = (tag, col.len(), PyBytes::new(py, &validity(col)), PyBytes::new(py, &data));
+        Ok(t.into_pyobject(py)?.into_any())
+    };
+    let no_uint = || !col.iter().any(|c| matches!(c, Cell::UInt(_)));
+    if kinds & !(KIND_INT | KIND_FLOAT) == 0 && (kinds & KIND_FLOAT != 0 || kinds == 0) {
+        let data = col.iter().flat_map(|c| match c {
+            Cell::Float(x) => x.to_le_bytes(),
+            Cell::Int(i) => (*i as f64).to_le_bytes(),
+            Cell::UInt(u) => (*u as f64).to_le_bytes(),
+            _ => 0f64.to_le_bytes(),
+        });
+        return fixed("f64", data.collect());
+    }
+    if kinds == KIND_INT && no_uint() {
+        let data = col.iter().flat_map(|c| match c {
+            Cell::Int(i) => i.to_le_bytes(),
+            _ => 0i64.to_le_bytes(),
+        });
+        return fixed("i64", data.collect());
+    }
+    if kinds == KIND_BOOL {
+        let mut bits = vec![0u8; col.len().div_ceil(8)];
+        for (i, c) in col.iter().enumerate() {
+            if *c == Cell::Bool(true) {
+                bits[i / 8] |= 1 << (i % 8);
+            }
+        }
+        return fixed("bool", bits);
+    }
+    let items = col.iter().map(|v| cell_to_py(py, v)).collect::<PyResult<Vec<_>>>()?;
+    Ok(PyList::new(py, items)?.into_any())
+}
+
+/// Many runs' store rows (each bytes as [`store_rows`] or `run(...,
+/// store_rows=True)` give them, or None for a run without rows) merged for
+/// one insert per table: a dict with "sim_time_s" and "events" (a list
+/// each, one per run) and "flows" and "links", each a dict of "names",
+/// "kinds" (bits: 1 bool, 2 int, 4 float, 8 text), "columns" (see
+/// `column_to_py`) and "run" (each row's run index). The store's writer
+/// types each column from its kinds alone and inserts the batch column by
+/// column.
+#[pyfunction]
+fn merge_store_rows<'py>(py: Python<'py>, rows: Vec<Option<Bound<'py, PyBytes>>>) -> PyResult<Bound<'py, PyDict>> {
+    // (bytes read in place: extracting a Vec<u8> would walk them as ints)
+    let runs = rows.iter().map(|r| r.as_ref().map(|b| RunRows::decode(b.as_bytes())).transpose()).collect::<Result<Vec<_>, _>>();
+    let batch = Batch::of(runs.map_err(|e| PyValueError::new_err(format!("not store rows: {e}")))?);
+    let table = |t: &MergedTable| -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("names", &t.names)?;
         d.set_item("kinds", &t.kinds)?;
         let cols = PyList::empty(py);
-        for c in &t.columns {
-            let items = c.iter().map(|v| cell_to_py(py, v)).collect::<PyResult<Vec<_>>>()?;
-            cols.append(PyList::new(py, items)?)?;
+        for (c, &k) in t.columns.iter().zip(&t.kinds) {
+            cols.append(column_to_py(py, c, k)?)?;
         }
         d.set_item("columns", cols)?;
+        d.set_item("run", &t.run)?;
         Ok(d)
     };
     let d = PyDict::new(py);
-    d.set_item("sim_time_s", cell_to_py(py, &rows.sim_time_s)?)?;
-    d.set_item("events", cell_to_py(py, &rows.events)?)?;
-    d.set_item("flows", table(&rows.flows)?)?;
-    d.set_item("links", table(&rows.links)?)?;
+    let per_run = |cells: &[Cell]| cells.iter().map(|c| cell_to_py(py, c)).collect::<PyResult<Vec<_>>>();
+    d.set_item("sim_time_s", PyList::new(py, per_run(&batch.sim_time_s)?)?)?;
+    d.set_item("events", PyList::new(py, per_run(&batch.events)?)?)?;
+    d.set_item("flows", table(&batch.flows)?)?;
+    d.set_item("links", table(&batch.links)?)?;
     Ok(d)
 }
 
@@ -307,6 +365,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(apply_overrides, m)?)?;
     m.add_function(wrap_pyfunction!(store_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_store_rows, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", satcp_core::VERSION)?;
     Ok(())

@@ -217,6 +217,203 @@ pub fn rows_of_json(summary_json: &str) -> Result<RunRows, serde_json::Error> {
 }
 
 // ---------------------------------------------------------------------------
+// The trip from a worker to the parent: a run's rows as bytes (the worker
+// pickles them as one object; as Python lists they were 900 objects a run
+// of 20 flows to build, pickle, unpickle and walk), and a batch of runs
+// merged into one table each, column by column, for one insert per table.
+
+const TAG_NULL: u8 = 0;
+const TAG_BOOL: u8 = 1;
+const TAG_INT: u8 = 2;
+const TAG_UINT: u8 = 3;
+const TAG_FLOAT: u8 = 4;
+const TAG_STR: u8 = 5;
+
+fn put_cell(out: &mut Vec<u8>, c: &Cell) {
+    match c {
+        Cell::Null => out.push(TAG_NULL),
+        Cell::Bool(b) => out.extend([TAG_BOOL, *b as u8]),
+        Cell::Int(i) => {
+            out.push(TAG_INT);
+            out.extend(i.to_le_bytes())
+        }
+        Cell::UInt(u) => {
+            out.push(TAG_UINT);
+            out.extend(u.to_le_bytes())
+        }
+        Cell::Float(x) => {
+            out.push(TAG_FLOAT);
+            out.extend(x.to_le_bytes())
+        }
+        Cell::Str(x) => {
+            out.push(TAG_STR);
+            put_str(out, x)
+        }
+    }
+}
+
+fn put_str(out: &mut Vec<u8>, x: &str) {
+    out.extend((x.len() as u32).to_le_bytes());
+    out.extend(x.as_bytes());
+}
+
+/// Reads what `RunRows::encode` wrote; every read is bounds-checked.
+struct Reader<'a> {
+    b: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        if self.b.len() < n {
+            return Err("store rows cut short".into());
+        }
+        let (head, rest) = self.b.split_at(n);
+        self.b = rest;
+        Ok(head)
+    }
+    fn u8(&mut self) -> Result<u8, String> {
+        Ok(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+    }
+    fn u64(&mut self) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+    }
+    fn str(&mut self) -> Result<String, String> {
+        let n = self.u32()? as usize;
+        String::from_utf8(self.take(n)?.to_vec()).map_err(|e| e.to_string())
+    }
+    fn cell(&mut self) -> Result<Cell, String> {
+        Ok(match self.u8()? {
+            TAG_NULL => Cell::Null,
+            TAG_BOOL => Cell::Bool(self.u8()? != 0),
+            TAG_INT => Cell::Int(self.u64()? as i64),
+            TAG_UINT => Cell::UInt(self.u64()?),
+            TAG_FLOAT => Cell::Float(f64::from_bits(self.u64()?)),
+            TAG_STR => Cell::Str(self.str()?),
+            t => return Err(format!("unknown cell tag {t}")),
+        })
+    }
+}
+
+impl RunRows {
+    /// The rows as bytes, column by column (`decode` reads them back).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(64 + 16 * (self.flows.rows * self.flows.names.len() + self.links.rows * self.links.names.len()));
+        put_cell(&mut out, &self.sim_time_s);
+        put_cell(&mut out, &self.events);
+        for t in [&self.flows, &self.links] {
+            out.extend((t.names.len() as u32).to_le_bytes());
+            out.extend((t.rows as u32).to_le_bytes());
+            for (name, col) in t.names.iter().zip(&t.columns) {
+                put_str(&mut out, name);
+                col.iter().for_each(|c| put_cell(&mut out, c));
+            }
+        }
+        out
+    }
+
+    pub fn decode(b: &[u8]) -> Result<RunRows, String> {
+        let mut r = Reader { b };
+        let sim_time_s = r.cell()?;
+        let events = r.cell()?;
+        let mut tables = [Columns::default(), Columns::default()];
+        for t in &mut tables {
+            let (ncols, rows) = (r.u32()? as usize, r.u32()? as usize);
+            t.rows = rows;
+            for k in 0..ncols {
+                let name = r.str()?;
+                let col = (0..rows).map(|_| r.cell()).collect::<Result<Vec<_>, _>>()?;
+                t.kinds.push(col.iter().fold(0, |acc, c| acc | c.kind()));
+                t.index.insert(name.clone(), k);
+                t.names.push(name);
+                t.columns.push(col);
+            }
+        }
+        if !r.b.is_empty() {
+            return Err("trailing bytes after store rows".into());
+        }
+        let [flows, links] = tables;
+        Ok(RunRows { sim_time_s, events, flows, links })
+    }
+}
+
+/// One table's rows of a batch of runs: each run's rows one after another,
+/// columns in first-met order and as long as the table (null where a run
+/// lacks the field); `run[i]` is the index (in the batch) of the run row
+/// `i` belongs to.
+#[derive(Default, Debug)]
+pub struct MergedTable {
+    pub names: Vec<String>,
+    pub kinds: Vec<u8>,
+    pub columns: Vec<Vec<Cell>>,
+    pub run: Vec<u32>,
+    index: HashMap<String, usize>,
+}
+
+impl MergedTable {
+    fn append(&mut self, run: u32, t: Columns) {
+        if t.rows == 0 {
+            return;
+        }
+        let before = self.run.len();
+        for ((name, kinds), col) in t.names.into_iter().zip(t.kinds).zip(t.columns) {
+            let k = match self.index.get(&name) {
+                Some(&k) => k,
+                None => {
+                    self.index.insert(name.clone(), self.names.len());
+                    self.names.push(name);
+                    self.kinds.push(0);
+                    self.columns.push(Vec::new());
+                    self.columns.len() - 1
+                }
+            };
+            self.kinds[k] |= kinds;
+            let c = &mut self.columns[k];
+            c.resize(before, Cell::Null);
+            c.extend(col);
+        }
+        self.run.extend(std::iter::repeat_n(run, t.rows));
+        for c in &mut self.columns {
+            c.resize(before + t.rows, Cell::Null);
+        }
+    }
+}
+
+/// Many runs' rows merged for one insert per table: `sim_time_s[i]` and
+/// `events[i]` of the batch's run `i` (null for a run without rows).
+#[derive(Default, Debug)]
+pub struct Batch {
+    pub sim_time_s: Vec<Cell>,
+    pub events: Vec<Cell>,
+    pub flows: MergedTable,
+    pub links: MergedTable,
+}
+
+impl Batch {
+    /// Runs' rows in batch order; `None` for a run without any (failed).
+    pub fn of(runs: impl IntoIterator<Item = Option<RunRows>>) -> Batch {
+        let mut b = Batch::default();
+        for (i, r) in runs.into_iter().enumerate() {
+            match r {
+                Some(r) => {
+                    b.sim_time_s.push(r.sim_time_s);
+                    b.events.push(r.events);
+                    b.flows.append(i as u32, r.flows);
+                    b.links.append(i as u32, r.links);
+                }
+                None => {
+                    b.sim_time_s.push(Cell::Null);
+                    b.events.push(Cell::Null);
+                }
+            }
+        }
+        b
+    }
+}
+
+// ---------------------------------------------------------------------------
 // Flattening through `Serialize`: a field is offered to `CellSer`, which
 // takes scalars and says what else it was handed; a struct (or an Option of
 // one) is then flattened under the field's name, an array written as its
@@ -591,5 +788,35 @@ mod tests {
         assert!(f.contains_key("udp") && f.contains_key("udp_packets_sent") && !f.contains_key("name"));
         assert_eq!(typed.flows.names[..3], ["flow", "flow_index", "src"], "the summary's field order");
         assert!(by_name(&typed.links).contains_key("arq_frames"));
+        // the bytes a worker hands over read back as the same rows
+        let back = RunRows::decode(&typed.encode()).unwrap();
+        assert_eq!((&back.sim_time_s, &back.events), (&typed.sim_time_s, &typed.events));
+        for (a, b) in [(&back.flows, &typed.flows), (&back.links, &typed.links)] {
+            assert_eq!((&a.names, &a.kinds, &a.columns, a.rows), (&b.names, &b.kinds, &b.columns, b.rows));
+        }
+        let bytes = typed.encode();
+        assert!(RunRows::decode(&bytes[..bytes.len() - 1]).is_err() && RunRows::decode(&[bytes.clone(), vec![0]].concat()).is_err());
+    }
+
+    #[test]
+    fn a_batch_keeps_each_runs_rows_in_order_and_pads_what_a_run_lacks() {
+        let a = rows_of_json(r#"{"flows": [{"name": "x", "goodput": 1.5, "ok": true}], "links": [], "events": 3}"#).unwrap();
+        let b = rows_of_json(r#"{"flows": [{"name": "y", "goodput": 2, "udp": {"lost": 3}},
+                                          {"name": "z", "goodput": null, "tag": "t"}]}"#).unwrap();
+        let batch = Batch::of([Some(a), None, Some(b)]);
+        assert_eq!(batch.events, [Cell::Int(3), Cell::Null, Cell::Null]);
+        let f = &batch.flows;
+        assert_eq!(f.names, ["flow", "flow_index", "goodput", "ok", "udp_lost", "tag"]);
+        assert_eq!(f.run, [0, 2, 2]);
+        let col = |n: &str| {
+            let k = f.names.iter().position(|x| x == n).unwrap();
+            (f.columns[k].clone(), f.kinds[k])
+        };
+        assert_eq!(col("flow").0, [Cell::Str("x".into()), Cell::Str("y".into()), Cell::Str("z".into())]);
+        assert_eq!(col("goodput"), (vec![Cell::Float(1.5), Cell::Int(2), Cell::Null], KIND_FLOAT | KIND_INT));
+        assert_eq!(col("ok"), (vec![Cell::Bool(true), Cell::Null, Cell::Null], KIND_BOOL));
+        assert_eq!(col("udp_lost"), (vec![Cell::Null, Cell::Int(3), Cell::Null], KIND_INT));
+        assert_eq!(col("tag"), (vec![Cell::Null, Cell::Null, Cell::Str("t".into())], KIND_STR));
+        assert!(batch.links.names.is_empty() && batch.links.run.is_empty());
     }
 }
