@@ -390,18 +390,18 @@ def _first_line(e: Exception) -> str:
 _VALUES_ROWS = 8
 
 
-_ARROW_TYPES = {"f64": "float64", "i64": "int64", "bool": "bool_"}
+_ARROW_TYPES = {"f64": "float64", "i64": "int64", "bool": "bool_", "str": "large_string"}
 
 
 def _arrow(column: Any) -> Any:
-    """A column as an Arrow array: from its buffers (a tuple of type, length,
-    validity bitmap and values, as `_core.merge_store_rows` gives a column
-    of numbers or booleans), or from a list (built in C; NaN read as NULL)."""
+    """A column as an Arrow array: from its buffers (a tuple of type, length
+    and buffers, as `_core.merge_store_rows` gives a column of numbers,
+    booleans or text), or from a list (built in C; NaN read as NULL)."""
     import pyarrow as pa
 
     if isinstance(column, tuple):
-        kind, n, valid, data = column
-        return pa.Array.from_buffers(getattr(pa, _ARROW_TYPES[kind])(), n, [pa.py_buffer(valid), pa.py_buffer(data)])
+        kind, n, *buffers = column
+        return pa.Array.from_buffers(getattr(pa, _ARROW_TYPES[kind])(), n, [pa.py_buffer(b) for b in buffers])
     return pa.array(column, from_pandas=True)
 
 

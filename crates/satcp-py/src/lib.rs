@@ -13,7 +13,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use satcp_core::scenario::{apply_override, parse_json_in, parse_toml_in};
 use satcp_core::stats::output::{FlowSeries, LinkSeries, PageTable, PathSeries};
-use satcp_core::stats::store_rows::{Batch, Cell, MergedTable, RunRows, KIND_BOOL, KIND_FLOAT, KIND_INT};
+use satcp_core::stats::store_rows::{Batch, Cell, MergedTable, RunRows, KIND_BOOL, KIND_FLOAT, KIND_INT, KIND_STR};
 use satcp_core::{RunOutput, Scenario, ScenarioError as CoreError};
 
 create_exception!(
@@ -285,10 +285,11 @@ fn validity(col: &[Cell]) -> Vec<u8> {
     bits
 }
 
-/// A merged column for Python: a column of numbers or booleans as the
+/// A merged column for Python: a column of numbers, booleans or text as the
 /// buffers of an Arrow array, ("f64" | "i64" | "bool", length, validity
-/// bitmap, values), which the store hands to DuckDB without a Python object
-/// per cell; any other (text, or kinds mixed with text) as a list.
+/// bitmap, values) or ("str", length, validity bitmap, 64-bit offsets,
+/// text), which the store hands to DuckDB without a Python object per cell;
+/// a column of mixed kinds (text and numbers) as a list.
 fn column_to_py<'py>(py: Python<'py>, col: &[Cell], kinds: u8) -> PyResult<Bound<'py, PyAny>> {
     let fixed = |tag: &str, data: Vec<u8>| -> PyResult<Bound<'py, PyAny>> {
         let t = (tag, col.len(), PyBytes::new(py, &validity(col)), PyBytes::new(py, &data));
@@ -310,6 +311,20 @@ fn column_to_py<'py>(py: Python<'py>, col: &[Cell], kinds: u8) -> PyResult<Bound
             _ => 0i64.to_le_bytes(),
         });
         return fixed("i64", data.collect());
+    }
+    if kinds == KIND_STR {
+        // Arrow's large_string: 64-bit offsets into the concatenated text
+        let mut offsets = Vec::with_capacity(8 * (col.len() + 1));
+        let mut text = Vec::new();
+        offsets.extend(0i64.to_le_bytes());
+        for c in col {
+            if let Cell::Str(x) = c {
+                text.extend(x.as_bytes());
+            }
+            offsets.extend((text.len() as i64).to_le_bytes());
+        }
+        let t = ("str", col.len(), PyBytes::new(py, &validity(col)), PyBytes::new(py, &offsets), PyBytes::new(py, &text));
+        return Ok(t.into_pyobject(py)?.into_any());
     }
     if kinds == KIND_BOOL {
         let mut bits = vec![0u8; col.len().div_ceil(8)];
