@@ -256,7 +256,9 @@ def execute_runs(runs: list[Run], store: Store, pool: Pool, listener: Listener |
     if listener:
         listener.start(sweep_name, total, report.already_stored, len(todo), pool)
     t0 = time.perf_counter()
-    tasks = ({"key": r.key, "scenario_json": r.scenario_json, "wall_limit_s": wall_limit_s} for r in todo.values())
+    tasks = ({"key": r.key, "wall_limit_s": wall_limit_s,
+              **({"template_json": r.template_json, "seed": r.seed} if r.template_json else {"scenario_json": r.scenario_json})}
+             for r in todo.values())
     batch: list[tuple[Run, str, Outcome]] = []
     oldest = 0.0  # when the oldest result of `batch` arrived
 

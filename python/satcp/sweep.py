@@ -139,6 +139,9 @@ class Run:
     replication: int
     seed: int
     scenario_json: str
+    # the cell's scenario with a placeholder seed, which a worker parses
+    # once for all the cell's replications (None: parse scenario_json)
+    template_json: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def cell_json(self) -> str:
@@ -362,8 +365,9 @@ def expand(sweep: Sweep, version: str | None = None) -> list[Run]:
     runs = []
     for cell in sweep.cells:
         seeds = [run_seed(sweep, cell, r) for r in range(sweep.replications)]
-        for r, (seed, sj) in enumerate(zip(seeds, scenario_jsons(sweep, cell, seeds))):
-            runs.append(Run(run_key(sj, seed, version), sweep.name, cell, r, seed, sj))
+        texts, template = cell_scenarios(sweep, cell, seeds)
+        for r, (seed, sj) in enumerate(zip(seeds, texts)):
+            runs.append(Run(run_key(sj, seed, version), sweep.name, cell, r, seed, sj, template))
     return runs
 
 
@@ -372,19 +376,21 @@ def expand(sweep: Sweep, version: str | None = None) -> list[Run]:
 _SEED_MARK = SEED_MAX - 8_675_309
 
 
-def scenario_jsons(sweep: Sweep, cell: dict[str, Any], seeds: list[int]) -> list[str]:
+def cell_scenarios(sweep: Sweep, cell: dict[str, Any], seeds: list[int]) -> tuple[list[str], str | None]:
     """The canonical JSON of ``cell``'s scenario at each of ``seeds``, as
-    ``canonical_json(resolve(sweep, cell, seed))`` gives it. Replications
+    ``canonical_json(resolve(sweep, cell, seed))`` gives it, and the cell's
+    template (its scenario with the placeholder seed, which workers parse
+    once: `_core.run(template, ..., seed=...)`), or None. Replications
     differ only in ``run.seed``, so the cell is resolved once (through the
     engine, a quarter of a millisecond) and the seed written into its text;
     a base that holds ``"seed": <marker>`` elsewhere is resolved seed by
-    seed."""
+    seed, without a template."""
     text = canonical_json(resolve(sweep, cell, _SEED_MARK))
     token = f'"seed":{_SEED_MARK}'
     if len(seeds) < 2 or text.count(token) != 1:
-        return [canonical_json(resolve(sweep, cell, s)) for s in seeds]
+        return [canonical_json(resolve(sweep, cell, s)) for s in seeds], None
     head, tail = text.split(token)
-    return [f'{head}"seed":{s}{tail}' for s in seeds]
+    return [f'{head}"seed":{s}{tail}' for s in seeds], text
 
 
 def check(sweep: Sweep) -> None:

@@ -45,7 +45,12 @@ def run_task(task: Task) -> Outcome:
     try:
         # the store's rows come flattened (in Rust, from the summary in
         # memory) so that the parent, which writes every run, only appends
-        raw = _core.run(task["scenario_json"], "json", [], None, watch if limit else None, True)
+        # a sweep's replication comes with its cell's template, whose parse
+        # the engine keeps for the next replication of the cell
+        if task.get("template_json"):
+            raw = _core.run(task["template_json"], "json", [], None, watch if limit else None, True, task["seed"])
+        else:
+            raw = _core.run(task["scenario_json"], "json", [], None, watch if limit else None, True)
         out["summary_json"] = raw["summary"]
         out["rows"] = raw["store_rows"]
         if task.get("flow_series"):

@@ -92,6 +92,6 @@ def free_port() -> int:
 
 def crash_on_flow_named_crash(task: dict) -> dict:
     """A worker function that dies (as an abort would) on one marked run."""
-    if '"name":"crash"' in task["scenario_json"]:
+    if '"name":"crash"' in (task.get("scenario_json") or task["template_json"]):
         os._exit(134)
     return run_task(task)

@@ -275,3 +275,28 @@ def test_a_base_without_run_seed_gets_it_where_the_engine_puts_it(tmp_path):
     assert [r.scenario_json for r in runs2] == [canonical_json(resolve(sweep2, r.cell, r.seed)) for r in runs2]
     assert all(json.loads(r.scenario_json)["extra"]["seed"] == _SEED_MARK for r in runs2)
     assert [json.loads(r.scenario_json)["run"]["seed"] for r in runs2] == [r.seed for r in runs2]
+    # ... and its workers parse each run's own text (no template)
+    assert all(r.template_json is None for r in runs2) and all(r.template_json for r in runs)
+
+
+def test_a_replication_run_from_its_cells_template_is_the_run_of_its_own_text():
+    # workers parse a cell's template once and give each replication its
+    # seed: the same summaries as running each scenario's text (the engine's
+    # test checks the parsed scenarios of every scenario file)
+    from satcp.worker import run_task
+
+    sweep = from_dict(geo_sweep(replications=3))
+    runs = expand(sweep)[:6]
+    assert all(r.template_json for r in runs)
+
+    def summary(task):
+        out = run_task(task)
+        assert out["status"] == "ok", out["error"]
+        s = json.loads(out["summary_json"])
+        s.pop("wall_s")
+        return s, out["rows"]
+    for r in runs:
+        own = summary({"key": r.key, "scenario_json": r.scenario_json})
+        assert summary({"key": r.key, "template_json": r.template_json, "seed": r.seed}) == own
+        assert own[0]["seed"] == r.seed
+    assert len({json.dumps(summary({"key": r.key, "scenario_json": r.scenario_json})[0]) for r in runs}) > 1

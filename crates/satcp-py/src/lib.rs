@@ -184,6 +184,11 @@ fn check_json_safe(v: &toml::Value, path: &str) -> Result<(), CoreError> {
     }
 }
 
+thread_local! {
+    /// The last sweep template `run(..., seed=...)` parsed in this thread.
+    static RESEED_CACHE: std::cell::RefCell<satcp_core::scenario::ReseedCache> = Default::default();
+}
+
 /// Events between two calls of a run's `progress` callback (about 10 ms of
 /// engine time at 6 million events per second).
 const PROGRESS_EVERY: u64 = 1 << 16;
@@ -194,11 +199,17 @@ const PROGRESS_EVERY: u64 = 1 << 16;
 /// summary as the results store's rows (bytes, as [`store_rows`] gives
 /// them), made from the summary in memory rather than from its JSON.
 ///
+/// With `seed`, `text` is a sweep cell's scenario as JSON with a
+/// placeholder seed, and the run is its replication with that seed
+/// (`satcp_core::scenario::parse_json_reseeded`: the template's parse is
+/// kept for the next replication).
+///
 /// `progress`, if given, is called with the simulated time in seconds every
 /// `PROGRESS_EVERY` events (taking the GIL for the call). If it raises, or a
 /// signal handler does (Ctrl-C), the run stops and that exception is raised.
 #[pyfunction]
-#[pyo3(signature = (text, fmt, overrides = Vec::new(), base_dir = None, progress = None, store_rows = false))]
+#[pyo3(signature = (text, fmt, overrides = Vec::new(), base_dir = None, progress = None, store_rows = false, seed = None))]
+#[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
     text: String,
@@ -207,10 +218,19 @@ fn run<'py>(
     base_dir: Option<String>,
     progress: Option<PyObject>,
     store_rows: bool,
+    seed: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut raised: Option<PyErr> = None;
     let out: PyResult<RunParts> = py.allow_threads(|| {
-        let scn = parse(&text, &fmt, &overrides, base_dir.as_deref()).map_err(to_py_err)?;
+        let scn = match seed {
+            // a sweep's replication: `text` is its cell's template (JSON, no
+            // overrides), parsed once per template in this thread
+            Some(seed) if fmt == "json" && overrides.is_empty() && base_dir.is_none() => RESEED_CACHE
+                .with(|c| satcp_core::scenario::parse_json_reseeded(&text, seed, &mut c.borrow_mut()))
+                .map_err(to_py_err)?,
+            Some(_) => return Err(PyValueError::new_err("seed= takes a JSON template with no overrides or base_dir")),
+            None => parse(&text, &fmt, &overrides, base_dir.as_deref()).map_err(to_py_err)?,
+        };
         let mut observe = |sim_s: f64| {
             let Some(cb) = &progress else { return true };
             Python::with_gil(|py| match cb.call1(py, (sim_s,)).and_then(|_| py.check_signals()) {
