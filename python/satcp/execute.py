@@ -8,9 +8,10 @@ transaction costs DuckDB milliseconds however little it holds, which would
 cap a sweep of short runs on the parent, so the parent commits what has
 finished once the oldest uncommitted result is ``COMMIT_EVERY_S`` (1 s)
 old, when the pool has been quiet that long, and when the sweep ends or is
-interrupted. A kill loses the runs in flight (a local worker's chunk, at
-most about ``CHUNK_S`` of work, counts as in flight until it returns) and at
-most the last second of finished ones; a resumed sweep runs them again.
+interrupted. A kill loses the runs in flight (a chunk handed to the local
+pool, at most about ``CHUNK_S`` of work, counts as in flight from when it
+is queued until it returns) and at most the last second of finished ones;
+a resumed sweep runs them again.
 
 Choices:
 * Local runs use processes, not threads. The engine releases the GIL, but a
@@ -19,10 +20,14 @@ Choices:
   or Dask thread of the parent is forked half-way.
 * Local runs go to the workers in chunks of about ``CHUNK_S`` (0.1 s) of
   work each, sized from the runs finished so far: per-run dispatch cost a
-  sweep of millisecond runs more than the runs themselves. At most ``2 x
-  workers`` chunks are queued in the pool at once, so a worker never waits
-  for the parent and an interrupted sweep has little queued work to throw
-  away.
+  sweep of millisecond runs more than the runs themselves. At most ``4 x
+  workers`` chunks are queued in the pool at once (0.4 s of work a worker),
+  so a worker does not wait while the parent commits a batch (about 0.1 s
+  for a second of runs of 20 flows), and an interrupted sweep has little
+  queued work to throw away.
+* Runs of a sweep cell that differ only in their seed go to the workers as
+  the cell's template and the seed: a worker parses a template once for all
+  its replications (`_core.run(..., seed=...)`).
 * A worker that dies takes the pool down with every queued run (every run
   of every chunk in flight). Those runs are run again one at a time in a
   fresh pool; the one that kills its worker again alone is recorded as
@@ -63,6 +68,7 @@ COMMIT_EVERY_S = 1.0
 # sweep of runs a few milliseconds long would otherwise spend on dispatch.
 CHUNK_S = 0.1
 MAX_CHUNK = 256
+QUEUED_CHUNKS = 4  # a worker's chunks queued or running at once
 
 
 class Pool(Protocol):
@@ -110,7 +116,7 @@ class LocalPool:
         while pending or suspects or self._in_flight:
             # Suspects run alone, before anything else, until each is cleared or convicted.
             solo = suspects[0] if suspects else None
-            queue, limit = (suspects, 1) if solo is not None else (pending, 4 * self.workers)
+            queue, limit = (suspects, 1) if solo is not None else (pending, QUEUED_CHUNKS * self.workers)
             # never more per chunk than keeps every worker busy to the end
             size = 1 if solo is not None else max(1, min(self.chunk, len(queue) // (2 * self.workers)))
             broken_at_submit = False

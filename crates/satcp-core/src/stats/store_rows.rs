@@ -3,9 +3,11 @@
 //!
 //! A sweep's parent process writes every run to the store; flattening a
 //! summary of 20 flows cell by cell in Python took it about as long as the
-//! engine took to run a one-second scenario. The workers flatten instead,
-//! and hand the parent each table column by column ([`RunRows`]), which the
-//! parent concatenates for a batch's insert.
+//! engine took to run a one-second scenario. The workers flatten instead
+//! and hand the parent each run's tables column by column, as bytes
+//! ([`RunRows::encode`]); the parent merges a batch ([`Batch`]) and the
+//! Python binding gives it each merged column as Arrow buffers, so no
+//! Python object is made per cell on either side.
 //!
 //! The rules (tests/python/test_store.py has them in Python): a nested object's
 //! fields become `outer_inner` columns, an array becomes its compact JSON
