@@ -31,6 +31,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +70,8 @@ class Path_:
     queue: int = 400
     per: float = 0.0
     size: int = 5_000_000
+    rcvbuf: int = 0  # the kernel receiver's SO_RCVBUF (0: autotuned)
+    rwnd: int = 0  # satcp's tcp.rwnd (0: the profile's autotuning)
 
 
 @dataclass
@@ -76,6 +79,11 @@ class Result:
     completion_s: Optional[float]
     retransmissions: int
     emulator: Optional[dict[str, Any]] = None
+    # the kernel's send window (largest seen) and its ssthresh reductions,
+    # from `ss -tin` in the sender's namespace every 0.25 s; satcp's own
+    # window and recoveries (fast recoveries and timeouts)
+    window: Optional[int] = None
+    reductions: Optional[int] = None
 
     def goodput_bps(self, size: int) -> Optional[float]:
         return None if not self.completion_s else size * 8 / self.completion_s
@@ -117,6 +125,8 @@ def _teardown() -> None:
 RECEIVER = r"""
 import socket, sys, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+if int(sys.argv[4]):
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, int(sys.argv[4]))
 s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(1)
 print("listening", flush=True)
 c, _ = s.accept(); n = 0; want = int(sys.argv[3])
@@ -143,6 +153,39 @@ print(t0, struct.unpack_from("I", info, 100)[0], flush=True)
 """
 
 
+class _SocketWatch(threading.Thread):
+    """Polls the sender's socket (`ss -tin` in its namespace) every 0.25 s:
+    the largest send window the receiver offered, and how many times
+    ssthresh was lowered (each recovery or timeout lowers it once; two
+    within 0.25 s count as one)."""
+
+    every_s = 0.25
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.window: Optional[int] = None
+        self.reductions = 0
+        self._ssthresh: Optional[int] = None
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        while not self._done.wait(self.every_s):
+            out = _sh("ip", "netns", "exec", NS_A, "ss", "-tin", "dst", IP_B, check=False).stdout
+            fields = dict(tok.split(":", 1) for tok in out.split() if tok.count(":") == 1 and tok.split(":")[1].isdigit())
+            if "snd_wnd" in fields:
+                self.window = max(self.window or 0, int(fields["snd_wnd"]))
+            if "ssthresh" in fields:
+                ssthresh = int(fields["ssthresh"])
+                # (ss shows ssthresh only once it is lowered from infinity)
+                if self._ssthresh is None or ssthresh < self._ssthresh:
+                    self.reductions += 1
+                self._ssthresh = ssthresh
+
+    def stop(self) -> None:
+        self._done.set()
+        self.join()
+
+
 def run_kernel(case: str, path: Path_, seed: int = 1) -> Result:
     cc, sack, _, _ = CASES[case]
     available()
@@ -167,10 +210,15 @@ def run_kernel(case: str, path: Path_, seed: int = 1) -> Result:
             _sh("ip", "-n", ns, "addr", "add", ip, "peer", peer, "dev", dev)
             _sh("ip", "-n", ns, "link", "set", dev, "up")
         rx = subprocess.Popen(["ip", "netns", "exec", NS_B, sys.executable, "-c", RECEIVER, IP_B, str(PORT),
-                               str(path.size)], stdout=subprocess.PIPE, text=True)
+                               str(path.size), str(path.rcvbuf)], stdout=subprocess.PIPE, text=True)
         assert rx.stdout.readline().strip() == "listening"
-        tx = subprocess.run(["ip", "netns", "exec", NS_A, sys.executable, "-c", SENDER, cc, IP_B, str(PORT),
-                             str(path.size)], capture_output=True, text=True, timeout=600)
+        watch = _SocketWatch()
+        watch.start()
+        try:
+            tx = subprocess.run(["ip", "netns", "exec", NS_A, sys.executable, "-c", SENDER, cc, IP_B, str(PORT),
+                                 str(path.size)], capture_output=True, text=True, timeout=600)
+        finally:
+            watch.stop()
         end_line = rx.stdout.readline().split()
         rx.wait(timeout=30)
         if tx.returncode != 0 or len(end_line) != 2:
@@ -181,7 +229,7 @@ def run_kernel(case: str, path: Path_, seed: int = 1) -> Result:
         emu.send_signal(15)
         out, _ = emu.communicate(timeout=10)
         stats = {json.loads(l)["dir"]: json.loads(l) for l in out.splitlines() if l.startswith("{")}
-        return Result(completion, int(rtx), stats)
+        return Result(completion, int(rtx), stats, watch.window, watch.reductions)
     finally:
         if emu and emu.poll() is None:
             emu.kill()
@@ -194,14 +242,17 @@ def satcp_scenario(case: str, path: Path_, seed: int = 1) -> dict[str, Any]:
                             "delay": path.delay_ms / 1000, "queue_ab": {"kind": "droptail", "packets": path.queue}}
     if path.per:
         link["errors_ab"] = {"per": path.per}
-    tcp = {"profile": "linux", "variant": variant, "recovery": recovery, "sack": sack}
+    tcp: dict[str, Any] = {"profile": "linux", "variant": variant, "recovery": recovery, "sack": sack}
+    if path.rwnd:
+        tcp["rwnd"] = path.rwnd
     return {"run": {"seed": seed, "stop": 600}, "nodes": {"a": {}, "b": {}}, "links": [link],
             "flows": [{"name": "f", "src": "a", "dst": "b", "tcp": tcp, "app": {"kind": "ftp", "size": path.size}}]}
 
 
 def run_satcp(case: str, path: Path_, seed: int = 1) -> Result:
     f = satcp.run(satcp_scenario(case, path, seed)).summary["flows"][0]
-    return Result(f["completion_s"] if f["completed"] else None, f["retransmissions"])
+    return Result(f["completion_s"] if f["completed"] else None, f["retransmissions"],
+                  window=path.rwnd or None, reductions=f["fast_recoveries"] + f["timeouts"])
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -211,6 +262,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--delay-ms", type=float, default=250.0, help="one-way delay")
     ap.add_argument("--queue", type=int, default=400, help="drop-tail limit toward the receiver, packets")
     ap.add_argument("--per", type=float, default=0.0)
+    ap.add_argument("--rcvbuf", type=int, default=0,
+                    help="the kernel receiver's SO_RCVBUF, bytes (0: autotuned); the window it gives is printed")
+    ap.add_argument("--rwnd", type=int, default=0, help="satcp's tcp.rwnd, bytes (0: the linux profile's autotuning)")
     ap.add_argument("--out", default=str(REPO / "bench-results" / "crosscheck-linux"))
     a = ap.parse_args(argv)
     cases = [c for c in a.cases.split(",") if c]
@@ -223,7 +277,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     except LinuxUnavailable as e:
         print(f"error: {e}", file=sys.stderr)
         return 3
-    path = Path_(delay_ms=a.delay_ms, queue=a.queue, per=a.per, size=a.size)
+    path = Path_(delay_ms=a.delay_ms, queue=a.queue, per=a.per, size=a.size, rcvbuf=a.rcvbuf, rwnd=a.rwnd)
     rows, table = [], []
     for c in cases:
         k, s = run_kernel(c, path), run_satcp(c, path)
@@ -233,17 +287,20 @@ def main(argv: Optional[list[str]] = None) -> int:
         rows.append({"case": c, "kernel_s": k.completion_s, "satcp_s": s.completion_s, "diff": diff,
                      "kernel_rtx": k.retransmissions, "satcp_rtx": s.retransmissions,
                      "emu_drops_queue": late.get("drops_queue"), "emu_late_p99_us": late.get("late_p99_us"),
-                     "emu_late_max_us": late.get("late_max_us")})
+                     "emu_late_max_us": late.get("late_max_us"), "kernel_window": k.window,
+                     "kernel_reductions": k.reductions, "satcp_reductions": s.reductions})
         table.append((c, num(k.completion_s, ".2f"), num(s.completion_s, ".2f"), num(diff, "+.1f", 100, "%"),
                       num(k.goodput_bps(path.size), ".2f", 1e-6), num(s.goodput_bps(path.size), ".2f", 1e-6),
                       k.retransmissions, s.retransmissions, late.get("drops_queue", "-"),
                       late.get("late_p50_us", "-"), late.get("late_p99_us", "-")))
-        print(f"{c}: kernel {num(k.completion_s, '.2f')} s, satcp {num(s.completion_s, '.2f')} s", file=sys.stderr)
+        print(f"{c}: kernel {num(k.completion_s, '.2f')} s ({k.reductions} ssthresh reductions, send window up to "
+              f"{k.window} bytes), satcp {num(s.completion_s, '.2f')} s ({s.reductions} recoveries)", file=sys.stderr)
     print(format_table(["case", "kernel s", "satcp s", "diff", "kernel Mb/s", "satcp Mb/s", "rtx kernel",
                         "rtx satcp", "emu queue drops", "emu late p50 us", "emu late p99 us"], table,
                        "lrrrrrrrrrr"))
     print(f"(path: {path.rate_down_bps / 1e6:g} Mb/s both ways, {path.delay_ms:g} ms one way, "
-          f"{path.queue}-packet queue, PER {path.per:g}, {path.size} bytes; completion from connect() to the "
+          f"{path.queue}-packet queue, PER {path.per:g}, {path.size} bytes; receive buffer: kernel "
+          f"{path.rcvbuf or 'autotuned'}, satcp {path.rwnd or 'autotuned'}; completion from connect() to the "
           "last byte read; diff = satcp/kernel - 1)")
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)

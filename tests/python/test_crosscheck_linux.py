@@ -15,9 +15,15 @@ namespaces, in real time (about a second). Needs root, /dev/net/tun and
   serialisation plus a round trip and one more for the handshake.
 * satcp (profile linux) is within 15% of the kernel on this case, the
   issue's bound (measured -0.8%: kernel 0.976 s, satcp 0.968 s).
+
+Without the kernel: the sender's socket watch (`ss -tin` polled during a
+run) counts ssthresh reductions and the largest send window, and a
+receive window given to the cross-check reaches satcp as its `rwnd`.
 """
 
 from __future__ import annotations
+
+import time
 
 import pytest
 
@@ -29,11 +35,12 @@ try:
 except x.LinuxUnavailable as e:
     REASON = str(e)
 
-pytestmark = pytest.mark.skipif(REASON is not None, reason=f"Linux cross-check unavailable: {REASON}")
+needs_linux = pytest.mark.skipif(REASON is not None, reason=f"Linux cross-check unavailable: {REASON}")
 
 PATH = x.Path_(delay_ms=25.0, queue=100, size=1_000_000)
 
 
+@needs_linux
 def test_emulator_keeps_time_and_the_kernel_obeys_the_path():
     tries = []
     for _ in range(3):
@@ -51,6 +58,42 @@ def test_emulator_keeps_time_and_the_kernel_obeys_the_path():
     assert abs(s.completion_s / k.completion_s - 1) < 0.15
 
 
+@needs_linux
 def test_bad_case_is_refused(capsys):
     assert x.main(["--cases", "vegas-sack"]) == 2
     assert "--cases vegas-sack" in capsys.readouterr().err
+
+
+def test_the_socket_watch_counts_ssthresh_reductions_and_the_largest_window(monkeypatch):
+    # `ss -tin` lines as the kernel prints them: no ssthresh until the
+    # first loss lowers it from infinity, then each reduction lower still
+    lines = ["cubic wscale:7,7 cwnd:160 snd_wnd:784992 unacked:160",
+             "reno wscale:7,7 cwnd:429 ssthresh:259 snd_wnd:784992 unacked:520 retrans:29/29",
+             "reno wscale:7,7 cwnd:259 ssthresh:259 snd_wnd:640992 unacked:381",
+             "reno wscale:7,7 cwnd:223 ssthresh:129 snd_wnd:786432 unacked:261",
+             "reno wscale:7,7 cwnd:130 ssthresh:129 snd_wnd:786432 unacked:130"]
+    feed = iter(lines)
+    polled = []
+
+    def fake_sh(*cmd, check=True):
+        polled.append(cmd)
+
+        class Out:
+            stdout = next(feed, "")
+        return Out()
+    monkeypatch.setattr(x, "_sh", fake_sh)
+    w = x._SocketWatch()
+    w.every_s = 0.001
+    w.start()
+    deadline = time.monotonic() + 5
+    while len(polled) <= len(lines) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    w.stop()
+    assert polled[0][:4] == ("ip", "netns", "exec", x.NS_A)
+    assert (w.reductions, w.window) == (2, 786432)
+
+
+def test_a_receive_window_goes_to_satcp_as_its_rwnd():
+    s = x.satcp_scenario("reno-sack", x.Path_(rwnd=786432))
+    assert s["flows"][0]["tcp"]["rwnd"] == 786432
+    assert "rwnd" not in x.satcp_scenario("reno-sack", x.Path_())["flows"][0]["tcp"]

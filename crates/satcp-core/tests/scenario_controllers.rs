@@ -52,7 +52,13 @@ fn presets_pick_recovery_controller_and_defaults() {
     assert_eq!((b.recovery, b.sack), (Recovery::Sack, true));
     assert_eq!(b.controller, Controller::Bbr(BbrCfg { cwnd_gain: 2.0, probe_rtt_interval_ns: 10_000_000_000, probe_rtt_duration_ns: 200_000_000 }));
     assert_eq!(b.variant, "bbr");
-    assert_eq!(tcp("variant = \"sack\"").controller, Controller::Aimd(AimdCfg { exact_ca: false }));
+    assert_eq!(tcp("variant = \"sack\"").controller, Controller::Aimd(AimdCfg { exact_ca: false, per_byte: false }));
+    // congestion avoidance counts bytes in the linux profile (Linux's
+    // tcp_cong_avoid_ai), or where asked
+    let linux = Controller::Aimd(AimdCfg { exact_ca: true, per_byte: true });
+    assert_eq!(tcp("variant = \"sack\", profile = \"linux\"").controller, linux);
+    assert_eq!(tcp("variant = \"sack\", ca_increment = \"bytes\"").controller, linux);
+    assert_eq!(tcp("variant = \"sack\", profile = \"ns2\"").controller, Controller::Aimd(AimdCfg { exact_ca: true, per_byte: false }));
 }
 
 #[test]

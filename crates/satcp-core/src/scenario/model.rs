@@ -537,6 +537,10 @@ pub struct TcpCfg {
     /// (RFC 6582), or drop the inflation whole (`partial_window_deflation =
     /// false`, the ns-2 of 2003).
     pub partial_window_deflation: bool,
+    /// Out-of-order data takes room in the receive buffer: the advertised
+    /// right edge moves to rcv_nxt + buffer - held out of order, never back
+    /// (`ooo_takes_buffer`; default in the `linux` profile).
+    pub ooo_takes_buffer: bool,
     /// The retransmission timer fires at the first tick of the TCP clock
     /// (`clock_granularity`) at or after its deadline (`rto_timer =
     /// "ticks"`: BSD's slow timer; OPNET's TCP, where a 1 s RTO fires about

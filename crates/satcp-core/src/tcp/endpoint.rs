@@ -188,7 +188,8 @@ impl Endpoint {
             research: snd.cc.uses_research_option(),
             cc_sees_sends: snd.cc.sees_sends(),
             snd,
-            rcv: if cfg.rwnd_autotune { Receiver::autotuned(cfg.rwnd_bytes) } else { Receiver::new(cfg.rwnd_bytes) },
+            rcv: if cfg.rwnd_autotune { Receiver::autotuned(cfg.rwnd_bytes) } else { Receiver::new(cfg.rwnd_bytes) }
+                .taking_buffer_for_ooo(cfg.ooo_takes_buffer),
             rto_timer: Timer::default(),
             delack: Timer::default(),
             pace_timer: Timer::default(),
@@ -253,7 +254,11 @@ impl Endpoint {
 
     /// The window field for a non-SYN segment.
     fn adv_field(&self) -> u16 {
-        (self.rcv.buffer >> self.rcv_shift).min(65_535) as u16
+        let w = self.rcv.window();
+        // an edge held by out-of-order data is offered rounded up, so that
+        // the scaled field never takes back what an earlier ACK offered
+        let units = if self.rcv.ooo_takes_buffer { w.div_ceil(1 << self.rcv_shift) } else { w >> self.rcv_shift };
+        units.min(65_535) as u16
     }
 
     /// The right edge we have advertised.
@@ -845,6 +850,10 @@ impl Endpoint {
         let fin = h.has(FLAG_FIN);
         let limit = if self.cfg.accept_beyond_window { u64::MAX } else { self.adv_right_edge() };
         let a = self.rcv.on_segment(start, pkt.payload as u64, fin, limit);
+        if self.rcv.ooo_takes_buffer {
+            let edge = self.adv_right_edge();
+            self.rcv.offered(edge);
+        }
         if a.delivered > 0 {
             ctx.notes.push(Note::Delivered { ep: self.id, total: self.rcv.bytes_delivered });
         }

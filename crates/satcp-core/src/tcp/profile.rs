@@ -191,6 +191,10 @@ pub struct Defaults {
     /// acknowledged (RFC 6582); without, the inflation is dropped whole and
     /// cwnd is ssthresh (the ns-2 of 2003, `partial_window_deflation_ 0`).
     pub partial_window_deflation: bool,
+    /// Out-of-order data takes room in the receive buffer, so the right
+    /// edge advances only by what the buffer frees (`ooo_takes_buffer`;
+    /// Linux's receiver, see `tcp::receiver`).
+    pub ooo_takes_buffer: bool,
     /// TCP options take bytes on the wire.
     pub options_on_wire: bool,
 }
@@ -296,6 +300,7 @@ pub static RFC: Defaults = Defaults {
     timestamps: false,
     options_on_wire: true,
     partial_window_deflation: true,
+    ooo_takes_buffer: false,
 };
 
 pub static LINUX: Defaults = Defaults {
@@ -338,6 +343,9 @@ pub static LINUX: Defaults = Defaults {
     timestamps: true,
     options_on_wire: true,
     partial_window_deflation: true,
+    // the kernel's window is the buffer's free space (tcp_select_window),
+    // which out-of-order skbs take
+    ooo_takes_buffer: true,
 };
 
 pub static NS2: Defaults = Defaults {
@@ -380,6 +388,8 @@ pub static NS2: Defaults = Defaults {
     options_on_wire: false,
     // partial_window_deflation_ 1 (the default since 2.27)
     partial_window_deflation: true,
+    // ns-2's sinks advertise no window (the sender's window_ stands for it)
+    ooo_takes_buffer: false,
 };
 
 pub static NS2_2003: Defaults = Defaults {

@@ -23,7 +23,7 @@ const GENERAL_KEYS: &[&str] = &[
     "fack_overdamping", "fack_rampdown", "partial_ack_timer", "pacing", "accept_beyond_window",
     "cwnd_validation", "handshake", "fin", "ssthresh_basis", "recover_rule", "rto_estimator",
     "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "exit_opens_cwnd", "delay_duplicate_ack", "fack_style", "rack", "prr", "tlp", "newreno_within_cwnd",
-    "timestamps", "options_on_wire", "limited_transmit_style", "partial_window_deflation", "rto_timer",
+    "timestamps", "options_on_wire", "limited_transmit_style", "partial_window_deflation", "ooo_takes_buffer", "rto_timer",
     "ack_out_of_order",
 ];
 
@@ -269,6 +269,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     };
     let options_on_wire = t.bool("options_on_wire")?.unwrap_or(d.options_on_wire);
     let partial_window_deflation = t.bool("partial_window_deflation")?.unwrap_or(d.partial_window_deflation);
+    let ooo_takes_buffer = t.bool("ooo_takes_buffer")?.unwrap_or(d.ooo_takes_buffer);
     let rto_on_ticks = t.choice("rto_timer", &["exact", "ticks"])? == Some("ticks");
     let delay_out_of_order_ack = t.choice("ack_out_of_order", &["immediate", "delayed"])? == Some("delayed");
     let rearm_rto_on_fast_retransmit = t.bool("rearm_rto_on_fast_retransmit")?.unwrap_or(d.rules.rearm_rto_on_fast_retransmit);
@@ -328,6 +329,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         options_on_wire,
         lt_resends,
         partial_window_deflation,
+        ooo_takes_buffer,
         rto_on_ticks,
         delay_out_of_order_ack,
     })

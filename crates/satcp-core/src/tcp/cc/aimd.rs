@@ -10,9 +10,16 @@
 //!   the remainder carried to the next ACK, so that cwnd grows by exactly
 //!   one SMSS per cwnd of bytes acknowledged, as ns-2's floating-point
 //!   `cwnd_ += 1 / cwnd_` does (the integer formula falls behind as cwnd
-//!   grows: at 150 segments it adds 6 bytes where 6.67 are due). Only
-//!   `cc = "aimd"` reads it; Westwood+ and Hybla's Reno phases keep the
-//!   integer formula.
+//!   grows: at 150 segments it adds 6 bytes where 6.67 are due); or, with
+//!   `ca_increment = "bytes"` (the `linux` profile's default), by SMSS x
+//!   N / cwnd, the remainder carried: one SMSS per cwnd of bytes
+//!   acknowledged whatever each ACK covers (RFC 3465's byte counting;
+//!   Linux's `tcp_cong_avoid_ai` counts the packets each ACK acknowledges),
+//!   so a receiver that delays its ACKs does not halve the growth. Measured:
+//!   the kernel's reno grew one segment a round trip in congestion
+//!   avoidance behind delayed ACKs, satcp's per-ACK formula half a segment
+//!   (docs/validation-linux.md). Only `cc = "aimd"` reads it; Westwood+ and
+//!   Hybla's Reno phases keep the integer formula.
 //! * After a loss: ssthresh = max(FlightSize / 2, 2 x SMSS) (RFC 5681 Eq. 4).
 //! * Whether cwnd may grow while the sender is limited by the receiver's
 //!   window or the application is the endpoint's `cwnd_validation` (on in
@@ -29,17 +36,23 @@ use crate::tcp::profile::Profile;
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct AimdCfg {
     pub exact_ca: bool,
+    /// Congestion avoidance counts the bytes each ACK acknowledges.
+    pub per_byte: bool,
 }
 
 impl CcParams for AimdCfg {
     const KEYS: &'static [&'static str] = &["ca_increment"];
 
     fn parse(t: &Tbl, profile: Profile) -> Res<Self> {
-        let exact_ca = match t.choice("ca_increment", &["rfc5681", "exact"])? {
-            Some(v) => v == "exact",
-            None => matches!(profile, Profile::Ns2 | Profile::Ns2_2003),
+        let (exact_ca, per_byte) = match t.choice("ca_increment", &["rfc5681", "exact", "bytes"])? {
+            Some(v) => (v != "rfc5681", v == "bytes"),
+            None => match profile {
+                Profile::Ns2 | Profile::Ns2_2003 => (true, false),
+                Profile::Linux => (true, true),
+                _ => (false, false),
+            },
         };
-        Ok(AimdCfg { exact_ca })
+        Ok(AimdCfg { exact_ca, per_byte })
     }
 }
 
@@ -48,13 +61,15 @@ pub struct Aimd {
     pub abc_limit: u32,
     /// The remainder of SMSS^2 / cwnd carried between ACKs, when exact.
     pub carry: Option<u64>,
+    /// Congestion avoidance grows by SMSS x acked / cwnd (with `carry`).
+    pub per_byte: bool,
 }
 
 impl WindowController for Aimd {
     type Params = AimdCfg;
 
     fn new(p: &AimdCfg, env: Env) -> Self {
-        Aimd { abc_limit: env.abc_limit, carry: p.exact_ca.then_some(0) }
+        Aimd { abc_limit: env.abc_limit, carry: p.exact_ca.then_some(0), per_byte: p.per_byte }
     }
 
     fn grow(&mut self, w: &mut Window, a: &AckCtx) {
@@ -70,7 +85,7 @@ impl Aimd {
         if w.cwnd < w.ssthresh {
             w.cwnd += acked.min(self.abc_limit as u64 * w.smss);
         } else if let Some(carry) = &mut self.carry {
-            let num = w.smss * w.smss + *carry;
+            let num = w.smss * if self.per_byte { acked } else { w.smss } + *carry;
             *carry = num % w.cwnd;
             w.cwnd += num / w.cwnd;
         } else {
@@ -89,11 +104,11 @@ mod tests {
 
     #[test]
     fn slow_start_one_smss_per_ack_even_for_delayed_acks() {
-        let mut a = Aimd { abc_limit: 1, carry: None };
+        let mut a = Aimd { abc_limit: 1, carry: None, per_byte: false };
         let mut w = Window::new(2920, 65535, 1460);
         a.on_ack(&mut w, 2920); // a delayed ACK of two segments
         assert_eq!(w.cwnd, 4380);
-        let mut b = Aimd { abc_limit: 2, carry: None };
+        let mut b = Aimd { abc_limit: 2, carry: None, per_byte: false };
         let mut w2 = Window::new(2920, 65535, 1460);
         b.on_ack(&mut w2, 2920);
         assert_eq!(w2.cwnd, 5840);
@@ -101,7 +116,7 @@ mod tests {
 
     #[test]
     fn congestion_avoidance_about_one_smss_per_window() {
-        let mut a = Aimd { abc_limit: 1, carry: None };
+        let mut a = Aimd { abc_limit: 1, carry: None, per_byte: false };
         let mut w = Window::new(14600, 14600, 1460);
         for _ in 0..10 {
             a.on_ack(&mut w, 1460);
@@ -118,13 +133,13 @@ mod tests {
     /// 150 ACKs less what the growing cwnd takes.
     #[test]
     fn exact_increment_carries_the_remainder() {
-        let mut a = Aimd { abc_limit: 1, carry: Some(0) };
+        let mut a = Aimd { abc_limit: 1, carry: Some(0), per_byte: false };
         let mut w = Window::new(150_000, 100_000, 1000);
         for _ in 0..3 {
             a.on_ack(&mut w, 1000);
         }
         assert_eq!(w.cwnd, 150_019);
-        let mut r = Aimd { abc_limit: 1, carry: None };
+        let mut r = Aimd { abc_limit: 1, carry: None, per_byte: false };
         let mut v = Window::new(150_000, 100_000, 1000);
         for _ in 0..3 {
             r.on_ack(&mut v, 1000);
@@ -143,5 +158,25 @@ mod tests {
         let w = Window::new(100_000, 1 << 40, 1000);
         assert_eq!(Aimd::ssthresh_after_loss(&w, 50_000), 25_000);
         assert_eq!(Aimd::ssthresh_after_loss(&w, 3_000), 2_000);
+    }
+
+    /// Byte counting: one SMSS per cwnd of bytes acknowledged, whether the
+    /// receiver ACKs every segment or every second one; the per-ACK
+    /// formula grows half as fast behind delayed ACKs.
+    #[test]
+    fn byte_counting_grows_one_smss_per_window_behind_delayed_acks() {
+        let grow = |per_byte: bool, carry: Option<u64>, ack: u64| {
+            let mut a = Aimd { abc_limit: 1, carry, per_byte };
+            let mut w = Window::new(100_000, 50_000, 1000);
+            for _ in 0..100_000 / ack {
+                a.on_ack(&mut w, ack);
+            }
+            w.cwnd - 100_000
+        };
+        // a window of 100 segments acknowledged (the window grows a little
+        // on the way, so slightly under one SMSS)
+        assert_eq!(grow(true, Some(0), 1000), grow(true, Some(0), 2000));
+        assert!((990..=1000).contains(&grow(true, Some(0), 2000)), "{}", grow(true, Some(0), 2000));
+        assert!((495..=500).contains(&grow(false, Some(0), 2000)), "{}", grow(false, Some(0), 2000));
     }
 }

@@ -141,7 +141,7 @@ impl WindowController for Ceten {
     fn new(p: &CetenCfg, env: Env) -> Self {
         Ceten {
             cfg: *p,
-            aimd: Aimd { abc_limit: env.abc_limit, carry: p.exact_ca.then_some(0) },
+            aimd: Aimd { abc_limit: env.abc_limit, carry: p.exact_ca.then_some(0), per_byte: false },
             rng: env.rng,
             s_err: 1.0,
             s_cong: p.initial_congestion,

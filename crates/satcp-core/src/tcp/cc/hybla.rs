@@ -274,7 +274,7 @@ impl Hybla {
         }
         match self.cfg.style {
             HyblaStyle::Paper => self.grow_paper(w, a),
-            HyblaStyle::Linux if a.recovering => super::aimd::Aimd { abc_limit: 1, carry: None }.on_ack(w, a.acked),
+            HyblaStyle::Linux if a.recovering => super::aimd::Aimd { abc_limit: 1, carry: None, per_byte: false }.on_ack(w, a.acked),
             HyblaStyle::Linux => self.grow_linux(w, a),
         }
     }

@@ -299,7 +299,7 @@ impl WindowController for Peach {
     fn new(p: &PeachCfg, env: Env) -> Self {
         Peach {
             cfg: *p,
-            aimd: Aimd { abc_limit: env.abc_limit, carry: p.exact_ca.then_some(0) },
+            aimd: Aimd { abc_limit: env.abc_limit, carry: p.exact_ca.then_some(0), per_byte: false },
             dupthresh: env.dupthresh,
             start_pending: true,
             await_rtt: false,

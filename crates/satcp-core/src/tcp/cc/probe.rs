@@ -70,7 +70,7 @@ impl WindowController for Probe {
     fn new(p: &ProbeCfg, env: Env) -> Self {
         Probe {
             cfg: *p,
-            aimd: Aimd { abc_limit: env.abc_limit, carry: None },
+            aimd: Aimd { abc_limit: env.abc_limit, carry: None, per_byte: false },
             started: false,
             dummies_asked: 0,
             dummy_acks: 0,

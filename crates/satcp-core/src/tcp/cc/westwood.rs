@@ -116,7 +116,7 @@ impl WindowController for Westwood {
     type Params = WestwoodCfg;
 
     fn new(p: &WestwoodCfg, env: Env) -> Self {
-        Westwood::new(p.filter_gain, Aimd { abc_limit: env.abc_limit, carry: None })
+        Westwood::new(p.filter_gain, Aimd { abc_limit: env.abc_limit, carry: None, per_byte: false })
     }
 
     fn on_ack(&mut self, w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
@@ -156,7 +156,7 @@ mod tests {
     /// ssthresh after a loss = 181000 x 0.08 = 14480 bytes.
     #[test]
     fn ssthresh_after_loss_from_a_known_ack_stream() {
-        let mut ww = Westwood::new(0.9, Aimd { abc_limit: 1, carry: None });
+        let mut ww = Westwood::new(0.9, Aimd { abc_limit: 1, carry: None, per_byte: false });
         let w = Window::new(30_000, 1 << 40, 1000);
         ww.on_ack(&w, &ack(0, 1000, false)); // starts the first interval
         for k in 1..=10 {
@@ -182,10 +182,10 @@ mod tests {
 
     #[test]
     fn before_any_estimate_reno_halving_and_floor() {
-        let ww = Westwood::new(0.9, Aimd { abc_limit: 1, carry: None });
+        let ww = Westwood::new(0.9, Aimd { abc_limit: 1, carry: None, per_byte: false });
         let w = Window::new(30_000, 1 << 40, 1000);
         assert_eq!(ww.ssthresh_after_loss(&w, 30_000), 15_000);
-        let mut tiny = Westwood::new(0.9, Aimd { abc_limit: 1, carry: None });
+        let mut tiny = Westwood::new(0.9, Aimd { abc_limit: 1, carry: None, per_byte: false });
         tiny.bwe = Some(1000.0);
         tiny.rtt_min = Some(80 * MS);
         assert_eq!(tiny.ssthresh_after_loss(&w, 30_000), 2000);
