@@ -7,9 +7,10 @@
 //!   windows never occur and no persist timer is needed. The right edge is
 //!   rcv_nxt + buffer, out-of-order data sitting inside that window; or,
 //!   with `ooo_takes_buffer` (the `linux` profile), out-of-order data takes
-//!   room in the buffer as a kernel's skbs do, so the edge moves to rcv_nxt
-//!   + buffer - bytes held out of order, and never back (RFC 7323 2.4): in a
-//!   recovery the sender's window then slides only by what the buffer frees.
+//!   room in the buffer as a kernel's skbs do, so the edge moves to
+//!   rcv_nxt plus the buffer less the bytes held out of order, and never
+//!   back (RFC 7323 2.4): in a recovery the sender's window then slides
+//!   only by what the buffer frees.
 //!   Measured against the kernel (docs/validation-linux.md): reno with SACK,
 //!   a 786,432-byte window, 10 Mb/s, 250 ms, a 100-packet queue, 50 MB:
 //!   Linux's advertised window fell from 784,992 to 640,992 bytes during
