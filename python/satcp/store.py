@@ -28,8 +28,9 @@ Schema (other modules and users rely on these names):
     ``sweep`` PRIMARY KEY, ``source`` (sweep file), ``definition_json``,
     ``metrics_json`` (the sweep file's ``metrics``), ``updated_at``.
 
-Writes: each finished run goes in its own transaction (its runs, factors,
-flows and links rows together), so a killed process leaves only whole runs.
+Writes: finished runs go in batches, one transaction a batch (each run's
+runs, factors, flows and links rows together; `satcp.execute` decides the
+batches), so a killed process leaves only whole runs.
 Only one process writes: the sweep's parent; workers return results to it.
 DuckDB lets one process hold a file open for writing, so reading a store
 while a sweep writes it fails with a clear error: wait for the sweep.
