@@ -151,7 +151,6 @@ def _rows_of(outcome: dict[str, Any]) -> bytes | None:
     return None
 
 
-
 class Store:
     """A results store (see the module doc). ``read_only`` opens an existing
     file without taking the writer's lock."""
