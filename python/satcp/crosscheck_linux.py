@@ -80,8 +80,8 @@ class Result:
     retransmissions: int
     emulator: Optional[dict[str, Any]] = None
     # the kernel's send window (largest seen) and its ssthresh reductions,
-    # from `ss -tin` in the sender's namespace every 0.25 s; satcp's own
-    # window and recoveries (fast recoveries and timeouts)
+    # from `ss -tin` in the sender's namespace every 0.25 s; for satcp, its
+    # recoveries (fast recoveries and timeouts)
     window: Optional[int] = None
     reductions: Optional[int] = None
 
@@ -252,7 +252,7 @@ def satcp_scenario(case: str, path: Path_, seed: int = 1) -> dict[str, Any]:
 def run_satcp(case: str, path: Path_, seed: int = 1) -> Result:
     f = satcp.run(satcp_scenario(case, path, seed)).summary["flows"][0]
     return Result(f["completion_s"] if f["completed"] else None, f["retransmissions"],
-                  window=path.rwnd or None, reductions=f["fast_recoveries"] + f["timeouts"])
+                  reductions=f["fast_recoveries"] + f["timeouts"])
 
 
 def main(argv: Optional[list[str]] = None) -> int:

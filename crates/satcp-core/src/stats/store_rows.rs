@@ -606,6 +606,16 @@ impl SerializeStruct for Flatten<'_> {
     }
 }
 
+/// A `Flatten` takes only structs: a scalar is refused (the caller then
+/// goes through a JSON value).
+macro_rules! refuse_scalars {
+    ($($name:ident($t:ty)),*) => {
+        $(fn $name(self, _: $t) -> Result<(), NotCell> {
+            Err(NotCell::Other)
+        })*
+    };
+}
+
 /// Only what `CellSer` calls an object reaches a `Flatten`: a struct, an
 /// Option of one or a newtype around one.
 impl<'a> Serializer for Flatten<'a> {
@@ -629,48 +639,22 @@ impl<'a> Serializer for Flatten<'a> {
         v.serialize(self)
     }
 
-    fn serialize_bool(self, _: bool) -> Result<(), NotCell> {
-        Err(NotCell::Other)
-    }
-    fn serialize_i8(self, _: i8) -> Result<(), NotCell> {
-        Err(NotCell::Other)
-    }
-    fn serialize_i16(self, _: i16) -> Result<(), NotCell> {
-        Err(NotCell::Other)
-    }
-    fn serialize_i32(self, _: i32) -> Result<(), NotCell> {
-        Err(NotCell::Other)
-    }
-    fn serialize_i64(self, _: i64) -> Result<(), NotCell> {
-        Err(NotCell::Other)
-    }
-    fn serialize_u8(self, _: u8) -> Result<(), NotCell> {
-        Err(NotCell::Other)
-    }
-    fn serialize_u16(self, _: u16) -> Result<(), NotCell> {
-        Err(NotCell::Other)
-    }
-    fn serialize_u32(self, _: u32) -> Result<(), NotCell> {
-        Err(NotCell::Other)
-    }
-    fn serialize_u64(self, _: u64) -> Result<(), NotCell> {
-        Err(NotCell::Other)
-    }
-    fn serialize_f32(self, _: f32) -> Result<(), NotCell> {
-        Err(NotCell::Other)
-    }
-    fn serialize_f64(self, _: f64) -> Result<(), NotCell> {
-        Err(NotCell::Other)
-    }
-    fn serialize_char(self, _: char) -> Result<(), NotCell> {
-        Err(NotCell::Other)
-    }
-    fn serialize_str(self, _: &str) -> Result<(), NotCell> {
-        Err(NotCell::Other)
-    }
-    fn serialize_bytes(self, _: &[u8]) -> Result<(), NotCell> {
-        Err(NotCell::Other)
-    }
+    refuse_scalars!(
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_f32(f32),
+        serialize_f64(f64),
+        serialize_char(char),
+        serialize_str(&str),
+        serialize_bytes(&[u8])
+    );
     fn serialize_none(self) -> Result<(), NotCell> {
         Err(NotCell::Other)
     }

@@ -17,6 +17,12 @@
 //!   the first recovery, which ended with the pipe far below cwnd and a
 //!   burst that a second recovery followed (85.8 s); the edge at rcv_nxt +
 //!   buffer kept the sender's flight up and recovered once (63.6 s).
+//!   Held data counts in payload bytes: the kernel charges an skb's
+//!   truesize to the buffer and offers a constant share of it as window, so
+//!   payload takes window bytes one for one. Not modelled: the kernel's
+//!   receiver-side silly-window avoidance while data is held
+//!   (`__tcp_select_window` holds back small openings; satcp's edge moves by
+//!   whatever is freed).
 //! * Data beyond the advertised right edge is trimmed off (RFC 793).
 //! * An ACK is sent at once for out-of-order data, for data that fills (part
 //!   of) a hole, for duplicates (but with `delay_duplicate_ack`, ns-2's
