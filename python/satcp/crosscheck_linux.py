@@ -186,7 +186,11 @@ class _SocketWatch(threading.Thread):
         self.join()
 
 
-def run_kernel(case: str, path: Path_, seed: int = 1) -> Result:
+def run_kernel(case: str, path: Path_, seed: int = 1, timer_quantum_ns: int = 0) -> Result:
+    """The kernel's transfer through the emulator. `timer_quantum_ns`
+    makes the emulator's sleeps end only on multiples of it, as on a
+    kernel whose timers run off the tick (to test that it keeps time
+    there too)."""
     cc, sack, _, _ = CASES[case]
     available()
     _teardown()
@@ -201,7 +205,7 @@ def run_kernel(case: str, path: Path_, seed: int = 1) -> Result:
         emu = subprocess.Popen(
             [str(EMU), "a=sxa", "b=sxb", f"rate_ab={path.rate_down_bps}", f"rate_ba={path.rate_up_bps}",
              f"delay_ab_ns={one_way}", f"delay_ba_ns={one_way}", f"limit_ab={path.queue}", "limit_ba=100000",
-             f"per_ab={path.per}", f"seed={seed}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+             f"per_ab={path.per}", f"seed={seed}", f"timer_quantum_ns={timer_quantum_ns}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             preexec_fn=_realtime)
         if emu.stdout.readline().strip() != "ready":
             raise LinuxUnavailable(f"satcp-linkemu did not start: {emu.stderr.read()}")

@@ -7,10 +7,15 @@ namespaces, in real time (about a second). Needs root, /dev/net/tun and
 `ip`; skipped, with the reason, without them. What is asserted:
 
 * The emulator keeps time: the 99th percentile of how late it wrote a
-  packet against its model's time is under 2 ms (measured: 80-160 us).
-  It runs in user space in real time, so a busy machine can delay it
-  (3.1 ms was seen with other jobs running): the run is repeated up to
-  three times and one must keep time; the rest is asserted on that one.
+  packet against its model's time is under 5% of the round trip (2.5 ms;
+  a packet that late stretches its round trip by a third of the
+  comparison's 15% tolerance; measured 70-360 us here). It runs in user
+  space in real time, so a busy machine can delay it: the run is repeated
+  up to three times and one must keep time; the rest is asserted on that
+  one. It must keep time on a kernel whose timers run off the tick too
+  (a CI machine's were 3.3 ms late at the 99th percentile before the
+  emulator learned to end its sleeps early): the same run with sleeps
+  ending only on multiples of 3.33 ms (HZ=300).
 * The kernel's transfer obeys the path: it takes at least the 1 MB's
   serialisation plus a round trip and one more for the handshake.
 * satcp (profile linux) is within 15% of the kernel on this case, the
@@ -23,6 +28,7 @@ receive window given to the cross-check reaches satcp as its `rwnd`.
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -40,22 +46,40 @@ needs_linux = pytest.mark.skipif(REASON is not None, reason=f"Linux cross-check 
 PATH = x.Path_(delay_ms=25.0, queue=100, size=1_000_000)
 
 
-@needs_linux
-def test_emulator_keeps_time_and_the_kernel_obeys_the_path():
+LATE_P99_US = 0.05 * (4 * PATH.delay_ms * 1e3 / 2)  # 5% of the round trip
+
+
+def _keeps_time(timer_quantum_ns: int = 0):
+    """The kernel's run, up to three times until the emulator keeps time;
+    the last run and every try's emulator statistics."""
     tries = []
     for _ in range(3):
-        k = x.run_kernel("cubic-sack", PATH)
+        k = x.run_kernel("cubic-sack", PATH, timer_quantum_ns=timer_quantum_ns)
         assert k.completion_s is not None
         tries.append(k.emulator["ab"])
-        if k.emulator["ab"]["late_p99_us"] < 2000:
+        if k.emulator["ab"]["late_p99_us"] < LATE_P99_US:
             break
-    ab = tries[-1]
-    assert ab["late_p99_us"] < 2000, tries
+    assert tries[-1]["late_p99_us"] < LATE_P99_US, json.dumps(tries)
+    return k, tries[-1]
+
+
+@needs_linux
+def test_emulator_keeps_time_and_the_kernel_obeys_the_path():
+    k, ab = _keeps_time()
     floor = PATH.size * 8 / PATH.rate_down_bps + 2 * (2 * PATH.delay_ms / 1000)
     assert k.completion_s > floor, (k.completion_s, floor)
     s = x.run_satcp("cubic-sack", PATH)
     print(f"kernel {k.completion_s:.3f} s, satcp {s.completion_s:.3f} s, emulator {ab}")
     assert abs(s.completion_s / k.completion_s - 1) < 0.15
+
+
+@needs_linux
+def test_emulator_keeps_time_when_timers_run_off_the_tick():
+    tick = 3_333_333  # HZ=300
+    k, ab = _keeps_time(timer_quantum_ns=tick)
+    # it learned the tick (so it really slept in ticks) and still kept time
+    assert ab["wake_guard_us"] > 0.5 * tick / 1e3, ab
+    print(f"kernel {k.completion_s:.3f} s, emulator {ab}")
 
 
 @needs_linux
