@@ -579,7 +579,7 @@ impl Endpoint {
     /// Send whatever the windows allow, at most `max_burst` segments, and
     /// note what stopped the sender.
     pub(crate) fn send_data(&mut self, ctx: &mut Ctx) {
-        if self.state != State::Established {
+        if self.state != State::Established || self.snd.idle_and_noted() {
             return;
         }
         let max_before = self.snd.max;

@@ -83,6 +83,18 @@ impl SendLimits {
         }
     }
 
+    /// Whether `note(_, Limit::App, 0, una, nxt)` would change nothing:
+    /// already application-limited with nothing in flight and the usage
+    /// window at `nxt` (or counting has stopped).
+    pub fn settled_app(&self, una: u64, nxt: u64) -> bool {
+        self.done
+            || (self.current == Some(Limit::App)
+                && !self.cwnd_limited
+                && self.max_flight == 0
+                && self.usage_end == nxt
+                && una >= nxt)
+    }
+
     /// Stop counting (the connection completed, or the run ends).
     pub fn finish(&mut self, now: Time) {
         if !self.done {
@@ -143,5 +155,25 @@ mod tests {
         // a new window (snd_una past 12,000) re-latches from the new note
         l.note(3, Limit::App, 0, 12_000, 12_000);
         assert!(!l.cwnd_may_grow(50_000, false));
+    }
+
+    #[test]
+    fn settled_app_means_a_further_app_note_changes_nothing() {
+        let mut l = SendLimits::default();
+        assert!(!l.settled_app(0, 0)); // nothing noted yet
+        l.note(0, Limit::Cwnd, 5_000, 0, 5_000);
+        assert!(!l.settled_app(5_000, 5_000));
+        l.note(10, Limit::App, 0, 5_000, 5_000);
+        assert!(l.settled_app(5_000, 5_000));
+        assert!(!l.settled_app(5_000, 6_000)); // new data sent since
+        let before = format!("{l:?}");
+        l.note(20, Limit::App, 0, 5_000, 5_000);
+        assert_eq!(format!("{l:?}"), before);
+        // App with data still in flight is not settled
+        let mut m = SendLimits::default();
+        m.note(0, Limit::App, 3_000, 0, 3_000);
+        assert!(!m.settled_app(0, 3_000));
+        m.finish(5);
+        assert!(m.settled_app(0, 3_000));
     }
 }

@@ -289,6 +289,19 @@ impl Sender {
     }
 
     /// End of the sequence space the sender will use (data, then FIN).
+    /// Nothing to send, nothing outstanding, and the limit clock already
+    /// says so: an attempt to send would change nothing (the receiving half
+    /// of a one-way transfer, on every data segment). Senders that sample
+    /// delivery rates are excluded: each attempt marks them app-limited.
+    #[inline]
+    pub fn idle_and_noted(&self) -> bool {
+        self.nxt >= self.seq_end()
+            && self.una == self.max
+            && self.phase == Phase::Open
+            && self.rate.is_none()
+            && self.limits.settled_app(self.una, self.nxt)
+    }
+
     pub fn seq_end(&self) -> u64 {
         self.data_end + self.fin_queued as u64
     }
