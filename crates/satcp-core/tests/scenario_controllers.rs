@@ -30,7 +30,17 @@ fn presets_pick_recovery_controller_and_defaults() {
     assert_eq!((v.recovery, v.sack), (Recovery::NewReno, false));
     assert_eq!(v.controller, Controller::Vegas(VegasCfg { alpha: 1, beta: 3, gamma: 1, late_iw: false, fine_timeout: false }));
     let w = tcp("variant = \"westwood\"");
-    assert_eq!((w.recovery, w.controller), (Recovery::NewReno, Controller::Westwood(WestwoodCfg { filter_gain: 0.9 })));
+    let rfc = AimdCfg { exact_ca: false, per_byte: false };
+    assert_eq!((w.recovery, w.controller), (Recovery::NewReno, Controller::Westwood(WestwoodCfg { filter_gain: 0.9, growth: rfc })));
+    // Linux's tcp_westwood grows by tcp_reno_cong_avoid: byte counting
+    let bytes = AimdCfg { exact_ca: true, per_byte: true };
+    let wl = tcp("variant = \"westwood\", profile = \"linux\"");
+    assert_eq!(wl.controller, Controller::Westwood(WestwoodCfg { filter_gain: 0.9, growth: bytes }));
+    let wn = tcp("variant = \"westwood\", profile = \"ns2\"");
+    assert_eq!(wn.controller, Controller::Westwood(WestwoodCfg { filter_gain: 0.9, growth: rfc }));
+    let we = tcp("variant = \"westwood\", ca_increment = \"exact\"");
+    assert_eq!(we.controller, Controller::Westwood(WestwoodCfg { filter_gain: 0.9, growth: AimdCfg { exact_ca: true, per_byte: false } }));
+    assert_eq!(with_tcp("variant = \"westwood\", ca_increment = \"fast\"").unwrap_err().path, "flows.download.tcp.ca_increment");
     let h = tcp("variant = \"hybla\"");
     // the paper's Hybla: SACK, pacing, Hoe's initial ssthresh
     let paper = HyblaCfg { rtt0_ns: 25_000_000, rho_rtt: HyblaRtt::MinSrtt, style: HyblaStyle::Paper, ssthresh_estimate: true };
@@ -76,7 +86,7 @@ fn any_controller_with_any_recovery_by_parts() {
     let t = tcp("variant = \"bbr\", bbr_cwnd_gain = 2.5, bbr_probe_rtt_interval = \"5s\", bbr_probe_rtt_duration = \"100ms\"");
     assert_eq!(t.controller, Controller::Bbr(BbrCfg { cwnd_gain: 2.5, probe_rtt_interval_ns: 5_000_000_000, probe_rtt_duration_ns: 100_000_000 }));
     let t = tcp("variant = \"westwood\", westwood_filter_gain = 0.875");
-    assert_eq!(t.controller, Controller::Westwood(WestwoodCfg { filter_gain: 0.875 }));
+    assert_eq!(t.controller, Controller::Westwood(WestwoodCfg { filter_gain: 0.875, growth: AimdCfg::default() }));
 }
 
 #[test]
@@ -96,6 +106,10 @@ fn parameter_of_another_controller() {
     let e = err("variant = \"sack\", hybla_rtt0 = \"25ms\"");
     assert_eq!(e.path, "flows.download.tcp.hybla_rtt0");
     assert!(e.allowed.contains("\"aimd\""), "{}", e.allowed);
+    // a key two controllers read names both
+    let e = err("variant = \"cubic\", ca_increment = \"bytes\"");
+    assert_eq!(e.path, "flows.download.tcp.ca_increment");
+    assert!(e.allowed.contains("cc = \"aimd\" or cc = \"westwood\""), "{}", e.allowed);
 }
 
 #[test]

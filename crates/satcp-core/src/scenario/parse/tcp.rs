@@ -30,7 +30,16 @@ const GENERAL_KEYS: &[&str] = &[
 /// The general keys, then each controller's, in registry order.
 fn tcp_keys() -> &'static [&'static str] {
     static KEYS: OnceLock<Vec<&'static str>> = OnceLock::new();
-    KEYS.get_or_init(|| GENERAL_KEYS.iter().chain(cc::REGISTRY.iter().flat_map(|e| e.keys)).copied().collect())
+    KEYS.get_or_init(|| {
+        // a key two controllers share (`ca_increment`) is listed once
+        let mut keys: Vec<&'static str> = GENERAL_KEYS.to_vec();
+        for &k in cc::REGISTRY.iter().flat_map(|e| e.keys) {
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+        keys
+    })
 }
 
 /// Preset names for `variant`, in registry order.
@@ -338,15 +347,18 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
 /// The window controller `cc` and its parameters; a parameter of another
 /// controller is an error.
 fn parse_controller(t: &Tbl, name: &str, profile: Profile) -> Res<Controller> {
+    let this = cc::entry(name).expect("every name in controllers() is registered");
     for e in cc::REGISTRY {
         for &key in e.keys {
-            if e.name != name && t.map.contains_key(key) {
-                let msg = format!("a key used only with cc = \"{}\" (this flow's controller is \"{}\")", e.name, name);
+            if !this.keys.contains(&key) && t.map.contains_key(key) {
+                let owners: Vec<String> =
+                    cc::REGISTRY.iter().filter(|o| o.keys.contains(&key)).map(|o| format!("cc = \"{}\"", o.name)).collect();
+                let msg = format!("a key used only with {} (this flow's controller is \"{}\")", owners.join(" or "), name);
                 return Err(t.bad(key, msg));
             }
         }
     }
-    (cc::entry(name).expect("every name in controllers() is registered").parse)(t, profile)
+    (this.parse)(t, profile)
 }
 
 #[cfg(test)]
@@ -360,7 +372,13 @@ mod tests {
         let distinct = |v: &[&str]| v.iter().enumerate().all(|(i, x)| !v[..i].contains(x));
         assert!(distinct(tcp_keys()), "{:?}", tcp_keys());
         assert!(distinct(variants()) && distinct(controllers()));
-        assert_eq!(tcp_keys().len(), GENERAL_KEYS.len() + cc::REGISTRY.iter().map(|e| e.keys.len()).sum::<usize>());
+        // every controller key is listed, and none is a general key
+        for e in cc::REGISTRY {
+            for k in e.keys {
+                assert!(tcp_keys().contains(k) && !GENERAL_KEYS.contains(k), "{k}");
+            }
+        }
+        assert!(tcp_keys().len() <= GENERAL_KEYS.len() + cc::REGISTRY.iter().map(|e| e.keys.len()).sum::<usize>());
         assert!(variants().contains(&"newreno"), "the default preset is registered");
         for e in cc::REGISTRY {
             assert!(cc::entry(e.name).is_some_and(|f| std::ptr::eq(f, e)));

@@ -20,10 +20,10 @@
 //!   avoidance behind delayed ACKs, satcp's per-ACK formula half a segment
 //!   (docs/validation-linux.md). satcp counts bytes newly acknowledged,
 //!   the kernel packets acknowledged or SACKed: the same outside recovery.
-//!   Only `cc = "aimd"` reads it; Westwood+ and Hybla's Reno phases keep the
-//!   integer formula (Linux's Hybla increments per ACK too; its Westwood+
-//!   uses `tcp_reno_cong_avoid`, so satcp's Westwood+ under `linux` grows
-//!   half as fast behind delayed ACKs: not changed, docs/models/profiles.md).
+//!   `cc = "aimd"` and Westwood+ read it (Linux's `tcp_westwood` grows by
+//!   `tcp_reno_cong_avoid`; its default there is "bytes" under `linux`
+//!   only); Hybla's Reno phases keep the integer formula (Linux's Hybla
+//!   increments per ACK too).
 //! * After a loss: ssthresh = max(FlightSize / 2, 2 x SMSS) (RFC 5681 Eq. 4).
 //! * Whether cwnd may grow while the sender is limited by the receiver's
 //!   window or the application is the endpoint's `cwnd_validation` (on in

@@ -464,7 +464,7 @@ macro_rules! registry {
 
         /// Every controller in registry order (the order of the parser's
         /// lists and messages).
-        pub(crate) const REGISTRY: &[Entry] = &[
+        pub(crate) static REGISTRY: &[Entry] = &[
             $( $(#[cfg($cfg)])? Entry {
                 name: $name,
                 keys: <$P as CcParams>::KEYS,

@@ -14,7 +14,12 @@
 //!   inflated, and at most ssthresh on exit; "cwnd = ssthresh if cwnd >
 //!   ssthresh" in the paper's words).
 //! * After an RTO: ssthresh = max(BWE x RTTmin, 2 SMSS), cwnd = 1 SMSS.
-//! * Growth: Reno's (RFC 5681, `aimd`).
+//! * Growth: Reno's (RFC 5681, `aimd`), congestion avoidance rounding as
+//!   `ca_increment` says: by default RFC 5681's per-ACK formula, and under
+//!   the `linux` profile byte counting, since Linux's `tcp_westwood` grows
+//!   by `tcp_reno_cong_avoid` (one segment per window of segments
+//!   acknowledged, whatever each ACK covers: behind delayed ACKs twice the
+//!   per-ACK formula's growth).
 //!
 //! Choices:
 //! * The sampling interval is the smoothed RTT at the time (the paper says
@@ -25,24 +30,33 @@
 //! * Until the first bandwidth sample, losses are handled as by Reno
 //!   (ssthresh = FlightSize / 2).
 
-use super::aimd::Aimd;
+use super::aimd::{Aimd, AimdCfg};
 use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
 use crate::scenario::parse::{Res, Tbl};
 use crate::tcp::profile::Profile;
 use crate::sim::Time;
 
-/// `westwood_filter_gain`: the weight of the previous estimate (0.9).
+/// `westwood_filter_gain`: the weight of the previous estimate (0.9);
+/// `ca_increment`: the Reno growth's rounding (as `aimd`'s).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WestwoodCfg {
     pub filter_gain: f64,
+    pub growth: AimdCfg,
 }
 
 impl CcParams for WestwoodCfg {
-    const KEYS: &'static [&'static str] = &["westwood_filter_gain"];
+    const KEYS: &'static [&'static str] = &["westwood_filter_gain", "ca_increment"];
 
-    fn parse(t: &Tbl, _profile: Profile) -> Res<Self> {
+    fn parse(t: &Tbl, profile: Profile) -> Res<Self> {
         let g = t.number("westwood_filter_gain", |x| (0.0..1.0).contains(&x), "a number in [0, 1), e.g. 0.9")?;
-        Ok(WestwoodCfg { filter_gain: g.unwrap_or(0.9) })
+        // the default: byte counting under `linux` as Linux grows Westwood+;
+        // elsewhere the integer per-ACK formula (ns-3's TcpWestwoodPlus too)
+        let growth = match (t.get("ca_increment"), profile) {
+            (None, Profile::Linux) => AimdCfg { exact_ca: true, per_byte: true },
+            (None, _) => AimdCfg::default(),
+            _ => AimdCfg::parse(t, profile)?,
+        };
+        Ok(WestwoodCfg { filter_gain: g.unwrap_or(0.9), growth })
     }
 }
 
@@ -116,7 +130,7 @@ impl WindowController for Westwood {
     type Params = WestwoodCfg;
 
     fn new(p: &WestwoodCfg, env: Env) -> Self {
-        Westwood::new(p.filter_gain, Aimd { abc_limit: env.abc_limit, carry: None, per_byte: false })
+        Westwood::new(p.filter_gain, <Aimd as WindowController>::new(&p.growth, env))
     }
 
     fn on_ack(&mut self, w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
@@ -178,6 +192,27 @@ mod tests {
         let mut w2 = w;
         ww.on_rto(&mut w2, 30_000, true);
         assert_eq!((w2.ssthresh, w2.cwnd), (14_480, 1000));
+    }
+
+    /// In congestion avoidance behind delayed ACKs (2 SMSS each): the
+    /// `linux` profile's byte counting adds one SMSS per window
+    /// acknowledged, the per-ACK formula half of one.
+    #[test]
+    fn linux_growth_counts_bytes_behind_delayed_acks() {
+        let grow = |growth: AimdCfg| {
+            let env = Env { abc_limit: 1, tick_ns: 1, pacing: false, rng: crate::sim::rng::Rng::new(1, 0), dupthresh: 3 };
+            let mut ww = <Westwood as WindowController>::new(&WestwoodCfg { filter_gain: 0.9, growth }, env);
+            let mut w = Window::new(100_000, 50_000, 1000);
+            for k in 0..50 {
+                WindowController::grow(&mut ww, &mut w, &ack(k, 2000, false));
+            }
+            w.cwnd - 100_000
+        };
+        let linux = grow(AimdCfg { exact_ca: true, per_byte: true });
+        let rfc = grow(AimdCfg::default());
+        assert!((990..=1000).contains(&linux), "{linux}");
+        // (the integer formula: 10 bytes an ACK, then 9 as cwnd passes 100,000)
+        assert!((440..=500).contains(&rfc), "{rfc}");
     }
 
     #[test]
