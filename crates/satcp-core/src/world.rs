@@ -626,7 +626,12 @@ impl World {
 
     fn on_note(&mut self, n: Note) {
         let (ep, note) = match n {
-            Note::Delivered { ep, total } => (ep, AppNote::Delivered(side_of(ep), total)),
+            Note::Delivered { ep, total } => {
+                if total < self.apps[(ep / 2) as usize].delivery_mark(side_of(ep)) {
+                    return; // the application would do nothing with it
+                }
+                (ep, AppNote::Delivered(side_of(ep), total))
+            }
             Note::PeerClosed { ep } => (ep, AppNote::PeerClosed(side_of(ep))),
             Note::AllAcked { ep } => (ep, AppNote::AllAcked(side_of(ep))),
             Note::Finished { ep } => {

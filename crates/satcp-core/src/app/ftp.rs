@@ -64,6 +64,16 @@ impl Ftp {
         }
     }
 
+    /// See `App::delivery_mark`: the server acts on the whole request (once),
+    /// the client on the file's last byte.
+    pub fn delivery_mark(&self, side: Side) -> u64 {
+        match side {
+            Side::Server if !self.file_sent => self.cfg.request_bytes,
+            Side::Server => u64::MAX,
+            Side::Client => self.cfg.size_bytes.unwrap_or(u64::MAX),
+        }
+    }
+
     pub fn on_note(&mut self, now: Time, note: AppNote, out: &mut Vec<Action>) {
         match note {
             AppNote::Delivered(Side::Server, total) => {

@@ -109,6 +109,17 @@ impl Http {
         }
     }
 
+    /// See `App::delivery_mark`: the server acts when the next queued
+    /// request has arrived whole, the client when the next object it
+    /// expects has.
+    pub fn delivery_mark(&self, side: Side) -> u64 {
+        match side {
+            Side::Server if self.server_queue.is_empty() => u64::MAX,
+            Side::Server => (self.server_requests_seen + 1) * self.cfg.request_bytes,
+            Side::Client => self.client_expect.front().map_or(u64::MAX, |&(end, _)| end),
+        }
+    }
+
     pub fn on_note(&mut self, now: Time, note: AppNote, out: &mut Vec<Action>) {
         match note {
             AppNote::Delivered(Side::Server, total) => {
