@@ -579,7 +579,7 @@ impl Endpoint {
     /// Send whatever the windows allow, at most `max_burst` segments, and
     /// note what stopped the sender.
     pub(crate) fn send_data(&mut self, ctx: &mut Ctx) {
-        if self.state != State::Established || self.snd.idle_and_noted() {
+        if self.state != State::Established || (super::fast_paths() && self.snd.idle_and_noted()) {
             return;
         }
         let max_before = self.snd.max;
@@ -896,6 +896,17 @@ impl Endpoint {
         // 793's SND.WL2 rule)
         let old = ack < self.snd.una;
         let wnd = (h.wnd as u64) << self.snd_shift;
+        if super::fast_paths() && ack == self.snd.una && ack == self.snd.max && h.sack().is_empty() && self.quiet_sender() {
+            // nothing outstanding, nothing acknowledged, nothing SACKed (the
+            // receiving half of a transfer, on every data segment): of all
+            // below only the window update, the Open state's resets and
+            // PRR's note of an empty ACK apply
+            self.snd.peer_wnd = wnd;
+            self.snd.reno_sacked = 0;
+            self.snd.head_rtx_owed = false;
+            self.prr_note_quiet_ack();
+            return;
+        }
         let window_changed = !old && wnd != self.snd.peer_wnd;
         if !old {
             self.snd.peer_wnd = wnd;
@@ -1068,6 +1079,20 @@ impl Endpoint {
         if !self.snd.acts.is_empty() {
             self.run_cc_actions(ctx);
         }
+    }
+
+    /// A sender in the Open state with no F-RTO, tail-loss probe, rate
+    /// sampling, pacing or controller action under way: an ACK that moves
+    /// nothing and SACKs nothing can change no more than its window.
+    #[inline]
+    fn quiet_sender(&self) -> bool {
+        let s = &self.snd;
+        s.phase == Phase::Open
+            && !s.frto.active()
+            && s.tlp_high.is_none()
+            && s.rate.is_none()
+            && !self.cfg.pacing
+            && s.acts.is_empty()
     }
 
     /// The controller's verdict on the duplicate ACK being processed (its

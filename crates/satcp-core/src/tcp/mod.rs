@@ -18,6 +18,17 @@ pub mod seq;
 
 pub use endpoint::{Ctx, Endpoint, Note, State};
 
+/// Whether the endpoint takes its fast paths (an idle sender's attempt to
+/// send, an ACK that moves nothing): always, except in unit tests that
+/// switch them off to check that the full paths give the same trace.
+#[inline(always)]
+pub(crate) fn fast_paths() -> bool {
+    #[cfg(test)]
+    return !tests::SLOW_PATHS.with(|c| c.get());
+    #[cfg(not(test))]
+    true
+}
+
 #[cfg(test)]
 mod cc_traces;
 #[cfg(test)]

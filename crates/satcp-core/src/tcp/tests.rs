@@ -794,3 +794,52 @@ fn rack_reordering_timer_marks_a_loss_no_ack_would_reveal() {
     let expect = rack_rtt + rack_rtt / 4 + super::recovery::tlp::TIMEOUT_MIN;
     assert!(wait.abs_diff(expect) < MS / 5, "waited {wait}, expected about {expect}");
 }
+
+thread_local! {
+    /// Set: the endpoint takes its full paths only (`tcp::fast_paths`).
+    pub(super) static SLOW_PATHS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The endpoint's fast paths (an idle sender's attempt to send, an ACK that
+/// moves and SACKs nothing) change nothing: with them and without, every
+/// segment leaves at the same time with the same header, and both
+/// endpoints end in the same state, for each recovery scheme, with delayed
+/// ACKs, RACK, TLP, PRR, F-RTO and pacing, over losses of originals and of
+/// retransmissions.
+#[test]
+fn fast_paths_give_the_full_paths_trace() {
+    let mut cfgs = vec![];
+    for r in [Recovery::Tahoe, Recovery::Reno, Recovery::NewReno, Recovery::Sack, Recovery::Fack] {
+        let mut c = cfg(r);
+        cfgs.push(c.clone());
+        c.delayed_ack = true;
+        c.delayed_ack_timeout_ns = 200 * MS;
+        c.limited_transmit = true;
+        cfgs.push(c);
+    }
+    let mut l = cfg(Recovery::Sack);
+    (l.rack, l.tlp, l.prr, l.frto, l.delayed_ack) = (true, true, true, true, true);
+    cfgs.push(l.clone());
+    l.pacing = true;
+    cfgs.push(l);
+    let drops: [fn() -> DropRule; 3] =
+        [|| Box::new(|_, _| false), || drop_first_tx_of(&[3, 40, 41, 90]), || drop_first_sends_of(12, 2)];
+    let run = |c: &TcpCfg, drop: DropRule, slow: bool| {
+        SLOW_PATHS.with(|s| s.set(slow));
+        let h = transfer_with(c, drop, 150_000);
+        SLOW_PATHS.with(|s| s.set(false));
+        let log: Vec<String> = h.log.iter().map(|s| format!("{} {} {:?} {}", s.t, s.from, s.pkt, s.dropped)).collect();
+        (log, format!("{:?}", h.eps[0].snd), format!("{:?}", h.eps[1].snd), format!("{:?}", h.eps[1].stats))
+    };
+    for (i, c) in cfgs.iter().enumerate() {
+        for (j, d) in drops.iter().enumerate() {
+            let fast = run(c, d(), false);
+            let slow = run(c, d(), true);
+            assert!(fast.0.len() > 150, "a transfer ran ({i}, {j})");
+            if let Some(k) = (0..fast.0.len().min(slow.0.len())).find(|&k| fast.0[k] != slow.0[k]) {
+                panic!("config {i}, drops {j}: segment {k} differs:\n fast {}\n slow {}", fast.0[k], slow.0[k]);
+            }
+            assert_eq!(fast, slow, "config {i}, drops {j}: the fast paths changed the trace");
+        }
+    }
+}

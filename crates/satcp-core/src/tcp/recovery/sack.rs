@@ -284,6 +284,16 @@ impl Endpoint {
         s.scheme.sack().prr_ack = ack;
     }
 
+    /// What `prr_note_ack` records for an ACK that acknowledges and SACKs
+    /// nothing with nothing outstanding (the endpoint's quiet-ACK path).
+    pub(crate) fn prr_note_quiet_ack(&mut self) {
+        if self.prr_on() {
+            if let Scheme::Sack(st) = &mut self.snd.scheme {
+                st.prr_ack = PrrAck::default();
+            }
+        }
+    }
+
     /// RFC 6937 on the ACK just processed: cwnd = pipe + sndcnt.
     pub(crate) fn prr_reduce(&mut self) {
         let s = &mut self.snd;
