@@ -219,6 +219,9 @@ impl World {
                 Event::Arrive { dir } => {
                     let d = &mut self.dirs[dir as usize];
                     let (pkt, next) = d.pop_arrival();
+                    if let Some(id) = d.next_arrival_id() {
+                        self.pkts.prefetch(id); // used at this direction's next arrival
+                    }
                     let node = d.to;
                     match next {
                         Some(at) => self.q.replace_top(at, Event::Arrive { dir }),

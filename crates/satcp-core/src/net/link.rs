@@ -205,6 +205,10 @@ pub struct LinkDir {
     last_arrival: Time,
     /// Transmission start of the last packet the FIFO accepted.
     last_start: Time,
+    /// (IP bytes, rate, serialisation ns) of the last packet serialised on
+    /// the fixed path: a direction carries mostly one size, and the
+    /// division was a fourteenth of forwarding's time.
+    tx_cache: (u32, u64, u64),
     /// Packets overtaken by later ones: (arrival, tie-break seq, pool index).
     late: BinaryHeap<Reverse<(Time, u64, u32)>>,
     late_seq: u64,
@@ -353,6 +357,7 @@ impl LinkDir {
             deliver_corrupted: false,
             last_arrival: 0,
             last_start: 0,
+            tx_cache: (0, 0, 0),
             late: BinaryHeap::new(),
             late_seq: 0,
             in_flight: VecDeque::new(),
@@ -486,6 +491,12 @@ impl LinkDir {
         (pkt, self.in_flight.front().map(|&(t, _)| t))
     }
 
+    /// The pool index of the packet that arrives next on this direction.
+    #[inline]
+    pub fn next_arrival_id(&self) -> Option<u32> {
+        self.in_flight.front().map(|&(_, id)| id)
+    }
+
     /// Packets waiting (not in transmission) at `now`.
     pub fn queue_packets(&mut self, now: Time) -> usize {
         match &mut self.tx {
@@ -610,8 +621,19 @@ impl LinkDir {
             self.stats.max_queue_packets = self.stats.max_queue_packets.max(f.waiting.len() as u64);
             self.stats.queue_wait_ns = self.stats.queue_wait_ns.saturating_add(start - now);
         }
-        let rate = if FIXED { self.rate_bps } else { self.schedule.rate_at(start) };
-        let tx = serialisation_ns(ip_bytes, self.overhead_bytes, rate);
+        let tx = if FIXED {
+            let rate = self.rate_bps;
+            match self.tx_cache {
+                (b, r, ns) if b == ip_bytes && r == rate => ns,
+                _ => {
+                    let ns = serialisation_ns(ip_bytes, self.overhead_bytes, rate);
+                    self.tx_cache = (ip_bytes, rate, ns);
+                    ns
+                }
+            }
+        } else {
+            serialisation_ns(ip_bytes, self.overhead_bytes, self.schedule.rate_at(start))
+        };
         f.busy_until = start + tx;
         let end = f.busy_until;
         self.last_start = start;
