@@ -338,25 +338,13 @@ impl PacketPool {
         &mut self.slots[i as usize]
     }
 
-    /// Ask the CPU to bring packet `i` into cache: a packet on a long link
-    /// was written a round trip of traffic ago, and loading it when it
-    /// arrives was a seventh of the run's time on a 100 Mb/s GEO link.
+    /// Ask the CPU to bring packet `i` into cache (`sim::prefetch`): a
+    /// packet on a long link was written a round trip of traffic ago.
     #[inline(always)]
     pub fn prefetch(&self, i: u32) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(p) = self.slots.get(i as usize) {
-            // SAFETY: a prefetch is a hint; the address is that of a live slot
-            unsafe {
-                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                let a = p as *const Packet as *const i8;
-                // a slot may straddle three cache lines
-                _mm_prefetch(a, _MM_HINT_T0);
-                _mm_prefetch(a.add(64), _MM_HINT_T0);
-                _mm_prefetch(a.add(std::mem::size_of::<Packet>() - 1), _MM_HINT_T0);
-            }
+            crate::sim::prefetch::prefetch(p);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = i;
     }
 
     pub fn remove(&mut self, i: u32) -> Packet {

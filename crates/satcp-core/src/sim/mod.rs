@@ -2,6 +2,7 @@
 //! ties break by insertion order, lazily cancelled timers and seeded random
 //! streams.
 
+pub mod prefetch;
 pub mod queue;
 pub mod rng;
 pub mod timer;
