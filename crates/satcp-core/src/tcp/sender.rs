@@ -288,7 +288,6 @@ impl Sender {
         self.cc.retx_limit()
     }
 
-    /// End of the sequence space the sender will use (data, then FIN).
     /// Nothing to send, nothing outstanding, and the limit clock already
     /// says so: an attempt to send would change nothing (the receiving half
     /// of a one-way transfer, on every data segment). Senders that sample
@@ -302,6 +301,7 @@ impl Sender {
             && self.limits.settled_app(self.una, self.nxt)
     }
 
+    /// End of the sequence space the sender will use (data, then FIN).
     pub fn seq_end(&self) -> u64 {
         self.data_end + self.fin_queued as u64
     }
