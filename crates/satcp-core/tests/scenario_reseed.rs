@@ -70,3 +70,19 @@ fn a_multihop_template_is_parsed_for_each_seed() {
     let b = parse_json_reseeded(&template, 2, &mut cache).unwrap();
     assert!(a.flows.iter().zip(&b.flows).any(|(x, y)| x != y), "the seed changes the flows");
 }
+
+#[test]
+fn a_seed_past_the_range_is_refused_whether_the_parse_is_kept_or_not() {
+    let text = std::fs::read_to_string(common::repo_root().join("scenarios/geo_bent_pipe.toml")).unwrap();
+    let mut v: toml::Value = toml::from_str(&text).unwrap();
+    v.as_table_mut().unwrap().entry("run").or_insert(toml::Value::Table(Default::default()))
+        .as_table_mut().unwrap().insert("seed".into(), toml::Value::Integer(MARK));
+    let template = serde_json::to_string(&v).unwrap();
+    let mut cache = ReseedCache::default();
+    for _ in 0..2 {
+        let e = parse_json_reseeded(&template, u64::MAX, &mut cache).unwrap_err();
+        assert_eq!((e.path.as_str(), e.value.as_str()), ("run.seed", "18446744073709551615"));
+        parse_json_reseeded(&template, 7, &mut cache).unwrap();
+        assert!(cache.holds(&template));
+    }
+}

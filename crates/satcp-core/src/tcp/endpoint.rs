@@ -375,8 +375,6 @@ impl Endpoint {
         self.rto_timer.set(self.rto_deadline(ctx.now + rto), ctx.q, self.rto_event());
     }
 
-    /// Build and queue one segment carrying [start, start + len) and, if
-    /// `fin`, the FIN after it. Every segment carries the current ACK.
     /// A segment of this connection; without `options_on_wire` (ns-2's
     /// agents) its options take no bytes on the wire.
     fn tcp_packet(&self, h: TcpHeader, payload: u32, start: u64, retx: bool) -> Packet {
@@ -387,6 +385,8 @@ impl Endpoint {
         p
     }
 
+    /// Build and queue one segment carrying [start, start + len) and, if
+    /// `fin`, the FIN after it. Every segment carries the current ACK.
     pub(crate) fn emit(&mut self, ctx: &mut Ctx, start: u64, len: u64, fin: bool) {
         let end = start + len + fin as u64;
         let retx = start < self.snd.max;
@@ -564,10 +564,16 @@ impl Endpoint {
     }
 
     /// Any segment we send acknowledges everything received.
+    /// A segment carrying the current ACK and window has been sent.
     fn acked_now(&mut self) {
         self.ack_needed = false;
         self.rcv.unacked_segments = 0;
         self.delack.stop();
+        if self.rcv.ooo_takes_buffer {
+            // the edge just offered: later windows never take it back
+            let edge = self.adv_right_edge();
+            self.rcv.offered(edge);
+        }
     }
 
     fn flush_ack(&mut self, ctx: &mut Ctx) {
@@ -850,10 +856,6 @@ impl Endpoint {
         let fin = h.has(FLAG_FIN);
         let limit = if self.cfg.accept_beyond_window { u64::MAX } else { self.adv_right_edge() };
         let a = self.rcv.on_segment(start, pkt.payload as u64, fin, limit);
-        if self.rcv.ooo_takes_buffer {
-            let edge = self.adv_right_edge();
-            self.rcv.offered(edge);
-        }
         if a.delivered > 0 {
             ctx.notes.push(Note::Delivered { ep: self.id, total: self.rcv.bytes_delivered });
         }

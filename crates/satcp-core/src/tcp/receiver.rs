@@ -76,7 +76,8 @@ pub struct Receiver {
     auto_max: u64,
     /// Out-of-order data takes room in the buffer (see the module doc).
     pub ooo_takes_buffer: bool,
-    /// With `ooo_takes_buffer`, the furthest right edge offered so far.
+    /// With `ooo_takes_buffer`, the furthest right edge a sent segment
+    /// has offered (the endpoint notes it as each ACK leaves).
     edge: u64,
     pub fin_at: Option<u64>,
     pub fin_received: bool,

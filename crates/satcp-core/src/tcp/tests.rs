@@ -804,8 +804,8 @@ thread_local! {
 /// moves and SACKs nothing) change nothing: with them and without, every
 /// segment leaves at the same time with the same header, and both
 /// endpoints end in the same state, for each recovery scheme, with delayed
-/// ACKs, RACK, TLP, PRR, F-RTO and pacing, over losses of originals and of
-/// retransmissions.
+/// ACKs, RACK, TLP, PRR, F-RTO, pacing and the `linux` receiver's window
+/// rule, over losses of originals and of retransmissions.
 #[test]
 fn fast_paths_give_the_full_paths_trace() {
     let mut cfgs = vec![];
@@ -818,7 +818,7 @@ fn fast_paths_give_the_full_paths_trace() {
         cfgs.push(c);
     }
     let mut l = cfg(Recovery::Sack);
-    (l.rack, l.tlp, l.prr, l.frto, l.delayed_ack) = (true, true, true, true, true);
+    (l.rack, l.tlp, l.prr, l.frto, l.delayed_ack, l.ooo_takes_buffer) = (true, true, true, true, true, true);
     cfgs.push(l.clone());
     l.pacing = true;
     cfgs.push(l);
@@ -840,6 +840,38 @@ fn fast_paths_give_the_full_paths_trace() {
                 panic!("config {i}, drops {j}: segment {k} differs:\n fast {}\n slow {}", fast.0[k], slow.0[k]);
             }
             assert_eq!(fast, slow, "config {i}, drops {j}: the fast paths changed the trace");
+        }
+    }
+}
+
+/// With `ooo_takes_buffer` the receiver's window shrinks while it holds
+/// data out of order, but the right edge it offers (ACK + window) never
+/// moves back from one sent segment to the next, delayed ACKs and holes
+/// included; without the rule every window is the whole buffer.
+#[test]
+fn held_data_shrinks_the_window_but_never_the_offered_edge() {
+    for takes in [false, true] {
+        let mut c = cfg(Recovery::Sack);
+        (c.ooo_takes_buffer, c.rwnd_bytes, c.delayed_ack, c.delayed_ack_timeout_ns) = (takes, 30_000, true, 200 * MS);
+        let h = transfer_with(&c, drop_first_tx_of(&[5, 12, 13, 30]), 120_000);
+        let acks: Vec<(u32, u32)> = h
+            .log
+            .iter()
+            .filter(|s| s.from == 1 && !s.pkt.tcp.has(crate::net::packet::FLAG_SYN))
+            .map(|s| (s.pkt.tcp.ack, s.pkt.tcp.wnd as u32))
+            .collect();
+        assert!(acks.len() > 50);
+        // no window scaling at a 30,000-byte buffer: the field is bytes
+        assert!(acks.iter().all(|&(_, w)| w <= 30_000));
+        let smallest = acks.iter().map(|&(_, w)| w).min().unwrap();
+        if takes {
+            assert!(smallest < 30_000 - 3000, "held data took no room: {smallest}");
+            for pair in acks.windows(2) {
+                let (a, b) = (pair[0].0.wrapping_add(pair[0].1), pair[1].0.wrapping_add(pair[1].1));
+                assert!(b.wrapping_sub(a) as i32 >= 0, "the edge moved back: {pair:?}");
+            }
+        } else {
+            assert_eq!(smallest, 30_000);
         }
     }
 }

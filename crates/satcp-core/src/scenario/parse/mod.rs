@@ -97,6 +97,8 @@ impl ReseedCache {
 /// every scenario file), except where the parser itself draws on the seed
 /// (`[multihop]`'s start jitter), which is parsed anew every time.
 pub fn parse_json_reseeded(template: &str, seed: u64, cache: &mut ReseedCache) -> Result<Scenario, ScenarioError> {
+    // refused as `run.seed = ...` in the text would be, kept parse or not
+    let as_int = i64::try_from(seed).map_err(|_| ScenarioError::new("run.seed", seed.to_string(), "an integer from 0 to 9223372036854775807"))?;
     if let Some((t, scn)) = &cache.0 {
         if t == template {
             let mut scn = scn.clone();
@@ -107,7 +109,6 @@ pub fn parse_json_reseeded(template: &str, seed: u64, cache: &mut ReseedCache) -
     let json: json::Json = serde_json::from_str(template)
         .map_err(|e| ScenarioError::new("<json>", "", format!("malformed JSON: {}", e)))?;
     let mut root = json.into_toml("")?;
-    let as_int = i64::try_from(seed).map_err(|_| ScenarioError::new("run.seed", seed.to_string(), "an integer from 0 to 9223372036854775807"))?;
     match root.get_mut("run") {
         Some(Value::Table(run)) => {
             run.insert("seed".into(), Value::Integer(as_int));
