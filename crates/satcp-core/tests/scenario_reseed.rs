@@ -7,6 +7,16 @@ use satcp_core::scenario::*;
 
 const MARK: i64 = 9_214_696_036_846_106_498; // a placeholder seed, as the sweep's
 
+/// The scenario file at `rel` (from the repository root) as a sweep's cell
+/// template: JSON with the placeholder in `run.seed`.
+fn template_of(rel: &str) -> String {
+    let text = std::fs::read_to_string(common::repo_root().join(rel)).unwrap();
+    let mut v: toml::Value = toml::from_str(&text).unwrap();
+    v.as_table_mut().unwrap().entry("run").or_insert(toml::Value::Table(Default::default()))
+        .as_table_mut().unwrap().insert("seed".into(), toml::Value::Integer(MARK));
+    serde_json::to_string(&v).unwrap()
+}
+
 fn scenario_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
@@ -59,11 +69,7 @@ fn every_scenario_file_reseeded_is_its_own_parse() {
 fn a_multihop_template_is_parsed_for_each_seed() {
     // its flows' start jitter comes from the seed at parse time: two seeds,
     // two scenarios, neither kept
-    let text = std::fs::read_to_string(common::repo_root().join("scenarios/xfwa/equal_rtts.toml")).unwrap();
-    let mut v: toml::Value = toml::from_str(&text).unwrap();
-    v.as_table_mut().unwrap().entry("run").or_insert(toml::Value::Table(Default::default()))
-        .as_table_mut().unwrap().insert("seed".into(), toml::Value::Integer(MARK));
-    let template = serde_json::to_string(&v).unwrap();
+    let template = template_of("scenarios/xfwa/equal_rtts.toml");
     let mut cache = ReseedCache::default();
     let a = parse_json_reseeded(&template, 1, &mut cache).unwrap();
     assert!(!cache.holds(&template));
@@ -73,11 +79,7 @@ fn a_multihop_template_is_parsed_for_each_seed() {
 
 #[test]
 fn a_seed_past_the_range_is_refused_whether_the_parse_is_kept_or_not() {
-    let text = std::fs::read_to_string(common::repo_root().join("scenarios/geo_bent_pipe.toml")).unwrap();
-    let mut v: toml::Value = toml::from_str(&text).unwrap();
-    v.as_table_mut().unwrap().entry("run").or_insert(toml::Value::Table(Default::default()))
-        .as_table_mut().unwrap().insert("seed".into(), toml::Value::Integer(MARK));
-    let template = serde_json::to_string(&v).unwrap();
+    let template = template_of("scenarios/geo_bent_pipe.toml");
     let mut cache = ReseedCache::default();
     for _ in 0..2 {
         let e = parse_json_reseeded(&template, u64::MAX, &mut cache).unwrap_err();
