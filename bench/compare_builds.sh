@@ -7,7 +7,8 @@
 #
 #   bench/compare_builds.sh OLD_SATCP_BENCH NEW_SATCP_BENCH [ROUNDS]
 #
-# To keep a build for later: cargo build --release -p satcp-core &&
+# To keep a build for later: make build (or, without PGO, cargo build
+# --release -p satcp-core) &&
 # cp target/release/satcp-bench /tmp/satcp-bench-before
 set -euo pipefail
 old=$1 new=$2 rounds=${3:-6}

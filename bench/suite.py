@@ -395,7 +395,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                         ns3_stop_s=r.ns3_stop_s and r.ns3_stop_s / 10) for r in refs if not r.bench]
     for b in (SATCP_RUN, SATCP_BENCH):
         if not b.exists():
-            ap.error(f"{b} is missing: cargo build --release -p satcp-core")
+            ap.error(f"{b} is missing: make build")
     peers = []
     if not args.no_ns2:
         try:

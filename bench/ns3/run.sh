@@ -52,8 +52,8 @@ done
 BIN="$(bash "$ROOT/bench/ns3/build.sh" geo_bench)"
 
 # --- satcp ----------------------------------------------------------------
-echo "== cargo build --release -p satcp-core" >&2
-cargo build --release --quiet -p satcp-core
+echo "== cargo build --release -p satcp-core (with make's PGO flags, if made)" >&2
+RUSTFLAGS="$(cat "$ROOT/target/pgo/rustflags" 2>/dev/null || true)" cargo build --release --quiet -p satcp-core
 
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT

@@ -1,5 +1,7 @@
 //! Run one scenario file without Python (for profiling and scripting):
-//! `satcp-run FILE [--set dotted.path=value ...]` prints the summary JSON.
+//! `satcp-run FILE [--set dotted.path=value ...]` prints the summary JSON;
+//! `satcp-run --list-variants` prints every `tcp.variant` name, one a line
+//! (the PGO training, `scripts/pgo.sh`, runs each).
 
 use std::process::ExitCode;
 
@@ -17,7 +19,13 @@ fn main() -> ExitCode {
                 }
             },
             "-h" | "--help" => {
-                println!("usage: satcp-run FILE [--set dotted.path=value ...]");
+                println!("usage: satcp-run FILE [--set dotted.path=value ...] | --list-variants");
+                return ExitCode::SUCCESS;
+            }
+            "--list-variants" => {
+                for v in satcp_core::scenario::variant_names() {
+                    println!("{v}");
+                }
                 return ExitCode::SUCCESS;
             }
             _ if file.is_none() => file = Some(a),

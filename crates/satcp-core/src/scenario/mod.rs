@@ -10,5 +10,5 @@ pub mod units;
 
 pub use error::ScenarioError;
 pub use model::*;
-pub use parse::{from_value, from_value_in, parse_json, parse_json_in, parse_json_reseeded, parse_toml, parse_toml_in, ReseedCache};
+pub use parse::{from_value, from_value_in, parse_json, parse_json_in, parse_json_reseeded, parse_toml, parse_toml_in, variant_names, ReseedCache};
 pub use overrides::apply_override;

@@ -39,6 +39,8 @@ mod links;
 mod multihop;
 mod tcp;
 
+pub use tcp::variants as variant_names;
+
 use agents::parse_agents;
 use captures::parse_captures;
 use flows::parse_flows;

@@ -43,7 +43,7 @@ fn tcp_keys() -> &'static [&'static str] {
 }
 
 /// Preset names for `variant`, in registry order.
-fn variants() -> &'static [&'static str] {
+pub fn variants() -> &'static [&'static str] {
     static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
     NAMES.get_or_init(|| cc::REGISTRY.iter().flat_map(|e| e.presets.iter().map(|p| p.name)).collect())
 }
