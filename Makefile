@@ -65,13 +65,20 @@ venv: $(STAMP)
 PGO_DIR := target/pgo
 PGO_FLAGS := $(PGO_DIR)/rustflags
 PGO_INPUTS := $(shell find crates/satcp-core scenarios bench/pgo -name '*.rs' -o -name '*.toml' 2>/dev/null) Cargo.lock scripts/pgo.sh
+# SATCP_PGO=0 make build: a plain release build, the profile left alone
+ifeq ($(SATCP_PGO),0)
+RELEASE_ENV := RUSTFLAGS=
+PGO_DEP :=
+else
 RELEASE_ENV = RUSTFLAGS="$$(cat $(PGO_FLAGS))"
+PGO_DEP := $(PGO_FLAGS)
+endif
 $(PGO_FLAGS): $(PGO_INPUTS)
 	scripts/pgo.sh $(PGO_DIR)
 
 pgo: $(PGO_FLAGS)
 
-build: venv $(PGO_FLAGS)
+build: venv $(PGO_DEP)
 	$(IN_VENV) $(RELEASE_ENV) maturin develop --release
 	$(RELEASE_ENV) cargo build --release -p satcp-core -p satcp-linkemu
 
@@ -100,7 +107,7 @@ test: test-rust test-python test-fuzz test-wheel
 # The wheel, with the files commands read at run time (data/, scenarios/,
 # crosscheck/ns2/) copied into the package (satcp/paths.py finds them there).
 RESOURCES := python/satcp/_resources
-wheel: venv $(PGO_FLAGS)
+wheel: venv $(PGO_DEP)
 	rm -rf $(RESOURCES) dist && mkdir -p $(RESOURCES)/crosscheck
 	cp -r data scenarios $(RESOURCES)/ && cp -r crosscheck/ns2 $(RESOURCES)/crosscheck/
 	$(IN_VENV) $(RELEASE_ENV) maturin build --release --out dist; status=$$?; rm -rf $(RESOURCES); exit $$status
