@@ -27,6 +27,10 @@ pub use stats::output::RunOutput;
 /// bit-identical output.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// How the engine was compiled: "profile-guided", "plain" or
+/// "instrumented" (`build.rs`). Speed only: results are the same bits.
+pub const BUILD: &str = env!("SATCP_BUILD_KIND");
+
 /// Build the world for `scn`, run it to the end and collect the results.
 /// Panics only if a capture file (`[[captures]]`) cannot be written; use
 /// [`try_run`] to get that as an error.

@@ -182,7 +182,7 @@ fn main() {
         }
     }
     if !json {
-        println!("satcp-bench {} (best of {repeat})", satcp_core::VERSION);
+        println!("satcp-bench {} ({} build, best of {repeat})", satcp_core::VERSION, satcp_core::BUILD);
         println!("{:<22} {:>10} {:>12} {:>9} {:>12} {:>12}", "scenario", "sim s", "events", "wall s", "events/s", "sim s/wall s");
     }
     if let Some(o) = &only {
@@ -213,8 +213,9 @@ fn main() {
         let eps = events as f64 / best;
         if json {
             rows.push(format!(
-                "{{\"scenario\":\"{}\",\"sim_s\":{sim},\"events\":{events},\"wall_s\":{best},\"events_per_s\":{eps},\"routing_wall_s\":{routing}}}",
-                b.name
+                "{{\"scenario\":\"{}\",\"build\":\"{}\",\"sim_s\":{sim},\"events\":{events},\"wall_s\":{best},\"events_per_s\":{eps},\"routing_wall_s\":{routing}}}",
+                b.name,
+                satcp_core::BUILD
             ));
         } else {
             println!("{:<22} {:>10.0} {:>12} {:>9.3} {:>12.3e} {:>12.0}", b.name, sim, events, best, eps, sim / best);
