@@ -14,8 +14,9 @@
 #
 # llvm-profdata must come from the LLVM that rustc uses (rustc -vV); when
 # none is found (nor installable as Debian's llvm-N), rustflags is empty and
-# the build goes on without PGO, saying so; SATCP_PGO=0 asks for that. Results do not depend on it:
-# PGO changes the machine code's layout and inlining, never what it computes.
+# the build goes on without PGO, saying so; SATCP_PGO=0 asks for that.
+# Results do not depend on it: PGO changes the machine code's layout and
+# inlining, never what it computes.
 set -euo pipefail
 out=$(realpath -m "$1")
 mkdir -p "$out"
