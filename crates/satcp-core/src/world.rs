@@ -20,7 +20,8 @@ use crate::net::routing::{self, Routes};
 use crate::net::schedule::DirSchedule;
 use crate::net::{Enqueued, Kind, LinkDir, Offered, Packet, PacketPool};
 use crate::router::{Agents, RouterAgent};
-use crate::scenario::{AgentKind, AppCfg, Scenario};
+use crate::scenario::{AgentKind, AppCfg, Scenario, TcpCfg};
+use std::sync::Arc;
 use crate::sim::{secs, Event, EventQueue, Rng, Time};
 use crate::stats::output::*;
 use crate::tcp::sender::SSTHRESH_INFINITE;
@@ -137,10 +138,20 @@ impl World {
         let mut eps = Vec::with_capacity(2 * scn.flows.len());
         let mut apps = Vec::with_capacity(scn.flows.len());
         let mut flows = Vec::with_capacity(scn.flows.len());
+        // endpoints share a configuration with those of the last few flows
+        // configured alike (a many-flow scenario has a handful at most)
+        let mut shared: Vec<Arc<TcpCfg>> = Vec::new();
         for (f, fc) in scn.flows.iter().enumerate() {
             let (s, c) = ((2 * f) as u32, (2 * f + 1) as u32);
+            let cfg = match shared.iter().rev().take(8).find(|c| ***c == fc.tcp) {
+                Some(c) => c.clone(),
+                None => {
+                    shared.push(Arc::new(fc.tcp.clone()));
+                    shared[shared.len() - 1].clone()
+                }
+            };
             for (me, peer, node, peer_node) in [(s, c, fc.src, fc.dst), (c, s, fc.dst, fc.src)] {
-                let mut ep = Endpoint::new(me, peer, node as u32, peer_node as u32, &fc.tcp);
+                let mut ep = Endpoint::with_shared_cfg(me, peer, node as u32, peer_node as u32, cfg.clone());
                 ep.seed_controller(Rng::new(seed, STREAM_TCP_CC + me as u64));
                 ep.seed_clock(Rng::new(seed, STREAM_TCP_CLOCK + me as u64));
                 eps.push(ep);
@@ -938,5 +949,32 @@ fn count_low_priority(dir: &mut LinkDir, fate: &Enqueued) {
         Enqueued::DroppedQueue | Enqueued::DroppedRed => dir.stats.low_priority_dropped += 1,
         Enqueued::LostAtHead | Enqueued::Down { sent: false } => {}
         _ => dir.stats.low_priority_tx += 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Endpoints of flows configured alike read one configuration (both
+    /// halves of a flow, and the next flows with the same `tcp`); a flow
+    /// configured otherwise gets its own, with its own values.
+    #[test]
+    fn flows_configured_alike_share_one_tcp_configuration() {
+        let mut text = String::from(
+            "[nodes]\na = {}\nb = {}\n[[links]]\na = \"a\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"10ms\"\n",
+        );
+        for mss in [1460, 1460, 1000, 1460] {
+            text += &format!("[[flows]]\nsrc = \"a\"\ndst = \"b\"\ntcp = {{ mss = {mss} }}\napp = {{ kind = \"ftp\", size = \"10kB\" }}\n");
+        }
+        let scn = crate::scenario::parse_toml(&text, &[]).unwrap();
+        let w = World::build(&scn);
+        let same = |a: usize, b: usize| Arc::ptr_eq(&w.eps[a].cfg, &w.eps[b].cfg);
+        assert!(same(0, 1) && same(0, 2) && same(0, 3) && same(0, 6) && same(0, 7));
+        assert!(same(4, 5) && !same(0, 4));
+        assert_eq!((w.eps[0].cfg.mss, w.eps[4].cfg.mss), (1460, 1000));
+        for (i, ep) in w.eps.iter().enumerate() {
+            assert_eq!(*ep.cfg, scn.flows[i / 2].tcp);
+        }
     }
 }
