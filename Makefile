@@ -60,7 +60,7 @@ venv: $(STAMP)
 # Profile-guided optimisation: scripts/pgo.sh trains an instrumented
 # satcp-run and writes the RUSTFLAGS every release build here uses
 # (-Cprofile-use=..., or nothing where no llvm-profdata matches rustc's
-# LLVM). The engine runs 10-13% faster with it and computes the same bits
+# LLVM). The engine runs 7-14% faster with it and computes the same bits
 # (docs/performance.md). Redone when the engine or the training set changes.
 PGO_DIR := target/pgo
 PGO_FLAGS := $(PGO_DIR)/rustflags

@@ -21,11 +21,11 @@ use crate::net::schedule::DirSchedule;
 use crate::net::{Enqueued, Kind, LinkDir, Offered, Packet, PacketPool};
 use crate::router::{Agents, RouterAgent};
 use crate::scenario::{AgentKind, AppCfg, Scenario, TcpCfg};
-use std::sync::Arc;
 use crate::sim::{secs, Event, EventQueue, Rng, Time};
 use crate::stats::output::*;
 use crate::tcp::sender::SSTHRESH_INFINITE;
 use crate::tcp::{Ctx, Endpoint, Note};
+use std::sync::Arc;
 
 /// Per-flow bookkeeping the world keeps beside the application.
 struct FlowRun {

@@ -572,8 +572,9 @@ impl Endpoint {
         }
     }
 
-    /// Any segment we send acknowledges everything received.
-    /// A segment carrying the current ACK and window has been sent.
+    /// A segment carrying the current ACK and window has been sent: it
+    /// acknowledges everything received, and (`ooo_takes_buffer`) the right
+    /// edge it offered is the one later windows may not take back.
     fn acked_now(&mut self) {
         self.ack_needed = false;
         self.rcv.unacked_segments = 0;
