@@ -298,18 +298,19 @@ def execute_runs(runs: list[Run], store: Store, pool: Pool, listener: Listener |
             committed(run, out)
 
     try:
-        for out in pool.results(tasks, idle_s=COMMIT_EVERY_S):
-            if out is not None:
-                run = todo[out["key"]]
-                if out["status"] == "ok" and out.get("satcp_version") != version:
-                    out = dict(out, status="failed", summary_json=None,
-                               error=f"computed by satcp {out.get('satcp_version')}, this sweep needs {version}")
-                if not batch:
-                    oldest = time.perf_counter()
-                batch.append((run, version, out))
-            # a heartbeat (None) says the pool was quiet for a second
-            if batch and (out is None or time.perf_counter() - oldest >= COMMIT_EVERY_S):
-                commit()
+        with store.one_thread():
+            for out in pool.results(tasks, idle_s=COMMIT_EVERY_S):
+                if out is not None:
+                    run = todo[out["key"]]
+                    if out["status"] == "ok" and out.get("satcp_version") != version:
+                        out = dict(out, status="failed", summary_json=None,
+                                   error=f"computed by satcp {out.get('satcp_version')}, this sweep needs {version}")
+                    if not batch:
+                        oldest = time.perf_counter()
+                    batch.append((run, version, out))
+                # a heartbeat (None) says the pool was quiet for a second
+                if batch and (out is None or time.perf_counter() - oldest >= COMMIT_EVERY_S):
+                    commit()
     finally:
         commit()  # what finished, also when interrupted
     report.wall_s = time.perf_counter() - t0

@@ -48,10 +48,11 @@ Choices:
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import duckdb
 import pandas as pd
@@ -189,6 +190,23 @@ class Store:
         self.close()
 
     # -- writing ----------------------------------------------------------------
+    @contextlib.contextmanager
+    def one_thread(self) -> Iterator[None]:
+        """DuckDB on one thread while a sweep commits: a batch of a second's
+        runs gains nothing from more, and on a machine the workers fill,
+        waking DuckDB's pool costs them (bench/sweep_overhead.py: the
+        parent's CPU a run 0.34 -> 0.29 ms, docs/performance.md). The
+        setting the store had is restored afterwards."""
+        before = self.con.execute("SELECT current_setting('threads')").fetchone()[0]
+        self.con.execute("SET threads = 1")
+        try:
+            yield
+        finally:
+            try:
+                self.con.execute(f"SET threads = {int(before)}")
+            except duckdb.Error:
+                pass  # a connection that failed: nothing to restore
+
     def register_sweep(self, sweep: Sweep) -> None:
         self.con.execute(
             "INSERT OR REPLACE INTO sweeps VALUES (?, ?, ?, ?, ?)",

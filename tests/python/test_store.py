@@ -291,6 +291,17 @@ def test_results_are_committed_in_batches_and_none_waits_past_a_quiet_second(tmp
     assert_same_results(tmp_path / "b.duckdb", one)
 
 
+def test_a_sweep_commits_on_one_duckdb_thread_and_restores_the_setting(tmp_path):
+    runs = expand(small_sweep())
+    with Store(tmp_path / "t.duckdb") as st:
+        threads = lambda: int(st.con.execute("SELECT current_setting('threads')").fetchone()[0])
+        st.con.execute("SET threads = 2")
+        seen = []
+        execute_runs(runs, st, _ScriptedPool(3, lambda: seen.append(threads())))
+        assert seen == [1]  # while the sweep ran
+        assert threads() == 2  # afterwards, what the store had
+
+
 def test_short_runs_go_to_the_workers_in_chunks(tmp_path):
     # runs of a few milliseconds are handed over tens at a time once the
     # pool has seen how long they take; every run is still stored once
