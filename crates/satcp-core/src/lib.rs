@@ -48,8 +48,22 @@ pub fn try_run(scn: &Scenario) -> std::io::Result<RunOutput> {
 /// the run stops early (`ended_by` "interrupted") when `observe` returns
 /// false. Observing does not change the results.
 pub fn run_observed(scn: &Scenario, every: u64, observe: &mut dyn FnMut(f64) -> bool) -> std::io::Result<RunOutput> {
+    run_with(scn, every, observe, true)
+}
+
+/// [`try_run`] with an arrival event at every hop: relay nodes are not cut
+/// through (`world/cut_through.rs`). The same results but for `events`;
+/// to measure the cut or check it (`satcp-run --no-cut-through`).
+pub fn try_run_every_hop(scn: &Scenario) -> std::io::Result<RunOutput> {
+    run_with(scn, u64::MAX, &mut |_| true, false)
+}
+
+fn run_with(scn: &Scenario, every: u64, observe: &mut dyn FnMut(f64) -> bool, cut_through: bool) -> std::io::Result<RunOutput> {
     let t0 = std::time::Instant::now();
     let mut w = world::World::build(scn);
+    if !cut_through {
+        w.without_cut_through();
+    }
     w.capture = net::capture::Capture::create(scn)?;
     w.run_observed(every, &mut |t| observe(sim::secs(t)));
     if let Some(c) = w.capture.take() {

@@ -3,7 +3,9 @@
 //!
 //! One event per packet per hop: a packet accepted by a FIFO link direction
 //! is scheduled straight to its arrival at the far end (a transmitter that
-//! holds packets adds its transmission-complete event). A node that is not
+//! holds packets adds its transmission-complete event), or, where its far
+//! end only relays it and nothing can tell, offered to the next hop at once
+//! (`world/cut_through.rs`). A node that is not
 //! the packet's destination decrements its TTL and forwards it on the
 //! next-hop link of the routing table, through the node's router agents.
 //! Scheduled link changes (rate, delay, down, up) are events; a change of
@@ -11,6 +13,7 @@
 //! is routed. Endpoints and applications talk through small buffers (`out`,
 //! `notes`, `actions`) that are reused for the whole run.
 
+mod cut_through;
 mod leo;
 
 use crate::app::{Action, App, AppNote, Side};
@@ -80,6 +83,15 @@ pub struct World {
     link_series: LinkSeries,
     /// Packet captures (`[[captures]]`); None costs one test per hop.
     pub capture: Option<Box<Capture>>,
+    /// Relay nodes may be cut through (`world/cut_through.rs`; on unless
+    /// turned off to compare).
+    cut_through: bool,
+    /// Per direction: the direction its packets are cut through onto at its
+    /// far end, or `NO_CUT`; planned when the run starts (directions a
+    /// constellation adds later are not in it).
+    cut_to: Vec<u32>,
+    /// Cuts are made for arrivals before this instant (the stop time).
+    cut_before: Time,
 }
 
 /// Stream ids for random number streams (see `sim::rng`).
@@ -193,9 +205,18 @@ impl World {
             flow_series: FlowSeries::default(),
             link_series: LinkSeries::default(),
             capture: None,
+            cut_through: true,
+            cut_to: Vec::new(),
+            cut_before: 0,
         };
         w.leo_start();
         w
+    }
+
+    /// Give every hop its own arrival event (no cut-through of relay
+    /// nodes): the same results, more events; to compare.
+    pub fn without_cut_through(&mut self) {
+        self.cut_through = false;
     }
 
     pub fn run(&mut self) {
@@ -206,6 +227,7 @@ impl World {
     /// events (for progress displays). When `observe` returns false the run
     /// stops there and ends by "interrupted".
     pub fn run_observed(&mut self, every: u64, observe: &mut dyn FnMut(Time) -> bool) {
+        self.plan_cut_through();
         let has_finite = self.finite_left > 0;
         let mut countdown = every.max(1);
         while let Some((t, ev)) = self.q.peek() {
@@ -368,8 +390,11 @@ impl World {
             }
         }
         if let Enqueued::Arrives(at) = fate {
+            if self.cut_to.get(d as usize).is_some_and(|&e| e != cut_through::NO_CUT) && self.try_cut(d, at, p) {
+                return;
+            }
             let id = self.pkts.insert(*p);
-            if dir.push_in_flight(at, id) {
+            if self.dirs[d as usize].push_in_flight(at, id) {
                 self.q.push(at, Event::Arrive { dir: d });
             }
         } else {

@@ -1,7 +1,8 @@
 //! Run one scenario file without Python (for profiling and scripting):
 //! `satcp-run FILE [--set dotted.path=value ...]` prints the summary JSON;
 //! `satcp-run --list-variants` prints every `tcp.variant` name, one a line
-//! (the PGO training, `scripts/pgo.sh`, runs each).
+//! (the PGO training, `scripts/pgo.sh`, runs each); `--no-cut-through`
+//! gives every hop its arrival event (the same results, more events).
 
 use std::process::ExitCode;
 
@@ -9,6 +10,7 @@ fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let mut file = None;
     let mut sets = Vec::new();
+    let mut cut_through = true;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--set" => match args.next() {
@@ -18,8 +20,9 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             },
+            "--no-cut-through" => cut_through = false,
             "-h" | "--help" => {
-                println!("usage: satcp-run FILE [--set dotted.path=value ...] | --list-variants");
+                println!("usage: satcp-run FILE [--set dotted.path=value ...] [--no-cut-through] | --list-variants");
                 return ExitCode::SUCCESS;
             }
             "--list-variants" => {
@@ -36,7 +39,7 @@ fn main() -> ExitCode {
         }
     }
     let Some(file) = file else {
-        eprintln!("usage: satcp-run FILE [--set dotted.path=value ...]");
+        eprintln!("usage: satcp-run FILE [--set dotted.path=value ...] [--no-cut-through]");
         return ExitCode::from(2);
     };
     let text = match std::fs::read_to_string(&file) {
@@ -54,7 +57,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let out = match satcp_core::try_run(&scn) {
+    let out = match if cut_through { satcp_core::try_run(&scn) } else { satcp_core::try_run_every_hop(&scn) } {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e}");

@@ -60,6 +60,15 @@ pub struct ErrorModel {
 }
 
 impl ErrorModel {
+    /// Some packets may be delayed so that later ones overtake them.
+    pub fn may_overtake(&self) -> bool {
+        match &self.cfg {
+            ErrorCfg::DsnBurst(c) => c.burst_delay_ns > 0 && c.burst_delay_order == DelayOrder::Overtake,
+            ErrorCfg::Trace(c) => c.burst_delay_ns > 0 && c.burst_delay_order == DelayOrder::Overtake,
+            _ => false,
+        }
+    }
+
     pub fn new(cfg: ErrorCfg, rng: Rng) -> Self {
         let ln_keep_bit = match cfg {
             ErrorCfg::Ber { ber, .. } => (-ber).ln_1p(),

@@ -491,6 +491,27 @@ impl LinkDir {
         (pkt, self.in_flight.front().map(|&(t, _)| t))
     }
 
+    /// A FIFO with a fixed rate and delay whose packets reach the far end
+    /// in the order it accepted them, never held back (no reordering, no
+    /// overtaking burst delay) and never delivered corrupted to an agent:
+    /// what the world's cut-through of relay nodes needs of both
+    /// directions it joins (`world/cut_through.rs`).
+    pub fn in_order_fifo(&self) -> bool {
+        !self.holds_packets() && self.schedule.is_fixed() && self.reorder.is_none() && !self.errors.may_overtake() && !self.deliver_corrupted
+    }
+
+    /// No packet is on the wire (in order or held back).
+    #[inline]
+    pub fn nothing_in_flight(&self) -> bool {
+        self.in_flight.is_empty() && self.late.is_empty()
+    }
+
+    /// The last packet on the wire reaches the far end after `t`.
+    #[inline]
+    pub fn last_in_flight_after(&self, t: Time) -> bool {
+        self.in_flight.back().is_some_and(|&(a, _)| a > t)
+    }
+
     /// The pool index of the packet that arrives next on this direction.
     #[inline]
     pub fn next_arrival_id(&self) -> Option<u32> {
