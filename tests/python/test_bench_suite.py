@@ -58,3 +58,25 @@ def test_against_ns3_satcp_runs_the_cross_checks_mapping():
         for link in tree["links"]:
             link.pop("overhead")
         assert tree == plain
+
+
+def test_the_reference_networks_are_cut_through_and_compute_the_same(tmp_path):
+    # the cut-through of relay nodes (world/cut_through.rs) on the suite's
+    # own networks, as a user writes them and under the ns-2 and ns-3
+    # mappings: the same summary but for fewer events
+    import json
+    sys.path.insert(0, str(REPO / "bench"))
+    import suite
+    from satcp import crosscheck_ns2 as ns2x
+    run = REPO / "target" / "release" / "satcp-run"
+    if not run.exists():
+        pytest.skip("needs make build (target/release/satcp-run)")
+    r = next(x for x in suite.REFS if x.name == "geo-10-flows-per1e-3").at(20)
+    for i, tree in enumerate([suite.satcp_tree(r), suite.satcp_ns3_tree(r), ns2x.satcp_scenario(suite.ns2_cell(r), 1)]):
+        f = tmp_path / f"s{i}.toml"
+        f.write_text(suite.to_toml(tree))
+        on, off = ({k: v for k, v in json.loads(subprocess.run([str(run), str(f), *flag], capture_output=True,
+                                                                   text=True, check=True).stdout).items()
+                    if k != "wall_s"} for flag in ([], ["--no-cut-through"]))
+        assert on.pop("events") < 0.8 * off.pop("events"), i
+        assert on == off, i

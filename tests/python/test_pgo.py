@@ -33,7 +33,7 @@ def summary(binary: Path, scenario: Path, sets: list[str] = ()) -> dict:
 
 def cases() -> list[tuple[Path, list[str]]]:
     files = sorted((ROOT / "scenarios").rglob("*.toml"))
-    out = [(f, []) for f in files]
+    out = [(f, []) for f in files] + [(ROOT / "bench" / "pgo" / "relay.toml", [])]  # the cut-through
     dumbbell = ROOT / "bench" / "pgo" / "dumbbell.toml"
     for variant, profile in [("bbr", "rfc"), ("peach", "ns2"), ("vegas", "linux"), ("hybla", "rfc")]:
         out.append((dumbbell, [f"flows.{i}.tcp.{k}" for i in range(4) for k in (f"variant={variant}", f"profile={profile}")]))
