@@ -92,6 +92,9 @@ pub struct World {
     cut_to: Vec<u32>,
     /// Cuts are made for arrivals before this instant (the stop time).
     cut_before: Time,
+    /// The cuts whose arrival instant has not passed, in the order made: a
+    /// run that ends before them forgets them (`World::rewind_cuts`).
+    cut_log: std::collections::VecDeque<cut_through::CutRecord>,
 }
 
 /// Stream ids for random number streams (see `sim::rng`).
@@ -208,6 +211,7 @@ impl World {
             cut_through: true,
             cut_to: Vec::new(),
             cut_before: 0,
+            cut_log: Default::default(),
         };
         w.leo_start();
         w
@@ -244,11 +248,17 @@ impl World {
                     if matches!(ev, Event::Arrive { .. }) {
                         self.q.pop(); // taken off and not handled, as any other
                     }
+                    self.rewind_cuts(t, self.q.last_seq());
                     self.ended_by = "interrupted";
                     return;
                 }
             }
             match ev {
+                Event::Arm { dir } => {
+                    if let Some(at) = self.dirs[dir as usize].arm() {
+                        self.q.push(at, Event::Arrive { dir });
+                    }
+                }
                 Event::Arrive { dir } => {
                     let d = &mut self.dirs[dir as usize];
                     let (pkt, next) = d.pop_arrival();
@@ -317,6 +327,7 @@ impl World {
             }
             if has_finite && self.finite_left == 0 {
                 // every finite flow is done: finished, or some gave up
+                self.rewind_cuts(self.now, self.q.last_seq());
                 self.ended_by = if self.flows.iter().any(|f| f.aborted) { "aborted" } else { "completed" };
                 return;
             }

@@ -214,11 +214,25 @@ pub struct LinkDir {
     late_seq: u64,
     /// (arrival time at the far end, packet pool index), in arrival order.
     in_flight: VecDeque<(Time, u32)>,
+    /// Entries taken off `in_flight` so far: the number of its first entry
+    /// counted from the start of the run.
+    popped: u64,
+    /// Numbers (counted as `popped`) of the entries of `in_flight` whose
+    /// arrival may be scheduled only once an arming instant has come
+    /// ([`LinkDir::push_unarmed`]), in order.
+    unarmed: VecDeque<u64>,
     /// The first `doomed` packets of `in_flight` were on the link when it
     /// went down (a moving link's outage, decided as the run goes): they
     /// are discarded as they come off it.
     doomed: usize,
     pub stats: LinkStats,
+}
+
+/// See [`LinkDir::summary_mark`].
+#[derive(Clone, Copy, Debug)]
+pub struct SummaryMark {
+    stats: LinkStats,
+    busy_until: Time,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -361,6 +375,8 @@ impl LinkDir {
             late: BinaryHeap::new(),
             late_seq: 0,
             in_flight: VecDeque::new(),
+            popped: 0,
+            unarmed: VecDeque::new(),
             doomed: 0,
             stats: LinkStats::default(),
         }
@@ -488,7 +504,12 @@ impl LinkDir {
     /// arrives, if any.
     pub fn pop_arrival(&mut self) -> (u32, Option<Time>) {
         let (_, pkt) = self.in_flight.pop_front().expect("an arrival was scheduled");
-        (pkt, self.in_flight.front().map(|&(t, _)| t))
+        self.popped += 1;
+        match self.in_flight.front() {
+            // the next one's arrival is scheduled when it is armed
+            Some(&(t, _)) if self.unarmed.front() != Some(&self.popped) => (pkt, Some(t)),
+            _ => (pkt, None),
+        }
     }
 
     /// A FIFO with a fixed rate and delay whose packets reach the far end
@@ -498,6 +519,45 @@ impl LinkDir {
     /// directions it joins (`world/cut_through.rs`).
     pub fn in_order_fifo(&self) -> bool {
         !self.holds_packets() && self.schedule.is_fixed() && self.reorder.is_none() && !self.errors.may_overtake() && !self.deliver_corrupted
+    }
+
+    /// What a run's summary reads of this FIFO direction: its counters and
+    /// the end of its last committed transmission (`utilization`).
+    #[inline]
+    pub fn summary_mark(&self) -> SummaryMark {
+        SummaryMark { stats: self.stats, busy_until: self.busy_until() }
+    }
+
+    /// Put back what the summary reads as it was at `m`: for a run that
+    /// ended before offers the world had already made to this direction
+    /// took place (`world/cut_through.rs`). The queue itself is left as it
+    /// is: nothing runs after this.
+    pub fn rewind_summary(&mut self, m: &SummaryMark) {
+        self.stats = m.stats;
+        if let Tx::Fifo(f) = &mut self.tx {
+            f.busy_until = m.busy_until;
+        }
+    }
+
+    /// Put packet `pkt`, arriving at `at`, on the wire behind the others,
+    /// its arrival to be scheduled only when [`LinkDir::arm`] is called for
+    /// it (by an event the caller schedules), not when the packet before it
+    /// arrives: a packet the world offered ahead of time (the cut-through of
+    /// relays, `world/cut_through.rs`) has its arrival scheduled at the
+    /// instant it would have been offered.
+    pub fn push_unarmed(&mut self, at: Time, pkt: u32) {
+        debug_assert!(self.in_flight.back().is_none_or(|&(t, _)| t <= at), "FIFO arrivals");
+        self.unarmed.push_back(self.popped + self.in_flight.len() as u64);
+        self.in_flight.push_back((at, pkt));
+    }
+
+    /// The first unarmed packet's instant has come: its arrival time if it
+    /// is first on the wire now (to be scheduled); otherwise it is scheduled
+    /// when the packet before it arrives, as any other.
+    pub fn arm(&mut self) -> Option<Time> {
+        let i = self.unarmed.pop_front().expect("a packet to arm");
+        debug_assert!(i >= self.popped, "an unarmed packet arrived");
+        (i == self.popped).then(|| self.in_flight.front().expect("on the wire").0)
     }
 
     /// No packet is on the wire (in order or held back).

@@ -13,6 +13,10 @@ pub enum Event {
     /// end. Each direction keeps its packets in arrival order and has at most
     /// one such entry queued (for its head), which keeps the heap small.
     Arrive { dir: u32 },
+    /// The first unarmed packet on link direction `dir` may now have its
+    /// arrival scheduled (`LinkDir::push_unarmed`): the instant a relay
+    /// cut through would have offered it (`world/cut_through.rs`).
+    Arm { dir: u32 },
     /// A TCP endpoint's timer.
     Timer { ep: u32, kind: TimerKind },
     /// Application `app` has something scheduled (start, next page).
@@ -112,6 +116,13 @@ impl EventQueue {
     pub fn reserve_seq(&mut self) -> u64 {
         self.next_seq += 1;
         self.next_seq - 1
+    }
+
+    /// The tie-break number the next push will get (not taken): entries
+    /// pushed so far have smaller ones, entries pushed later not.
+    #[inline]
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
     }
 
     /// The tie-break number of the entry popped last.

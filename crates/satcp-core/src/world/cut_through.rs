@@ -23,41 +23,66 @@
 //!   times it would be) see the same sequence;
 //! * no packet is on the wire of the incoming direction (an earlier packet
 //!   still to arrive there must be offered first);
-//! * the arrival instant is before the run's stop time, and no flow is
-//!   finite (a run that ends early by completion would otherwise have
-//!   counted offers it never reached);
-//! * the outgoing direction's last packet on the wire arrives after that
-//!   instant: the packet joins a non-empty wire, so the event entry of its
-//!   arrival is made when the packet before it arrives, as without the
-//!   cut; an entry made now would take a tie-break number from now and
-//!   could reorder events at one nanosecond.
+//! * the arrival instant is before the run's stop time.
 //! Otherwise the packet travels as always, with an arrival event at `n`.
 //!
-//! What remains. A packet that is not cut after others were has its arrival
-//! event at `n` scheduled when it left, where without cuts it would have been
-//! scheduled when the packet ahead of it arrived; the two agree on every
-//! order but that among events of one nanosecond, and the difference can
-//! reach the results only if, at that nanosecond, the last packet on the
-//! next hop also reaches the far end and a third event shares the instant
-//! the packet then reaches it. Both orders obey the engine's rule (events of
-//! one instant in the order they were scheduled); no such coincidence was
-//! met in the tests. A run interrupted by its observer (a wall-clock limit)
-//! may differ in what the relay's next hop counted for packets still on
-//! their way.
+//! When its arrival at the next hop's far end is scheduled. Behind a packet
+//! still on that wire at the arrival instant, when that packet arrives, as
+//! without the cut. Otherwise (the wire empty or emptying by then) it is
+//! scheduled by an `Event::Arm` at the arrival instant, scheduled when the
+//! cut is made, which stands for the arrival at the relay: the event entry
+//! takes its tie-break number then, not now, so events of one nanosecond
+//! keep their order (`LinkDir::push_unarmed`; the packets behind it wait
+//! for it as for any other). An ACK stream crossing a gateway from the
+//! satellite hop to a short access link, whose wire empties between ACKs,
+//! is cut this way at the cost of one event per ACK instead of two.
 //!
-//! Not cut: ACKs that cross a gateway from a long link onto a short one.
-//! The first one of a flow finds the short link empty (no cut: see the last
-//! condition) and waits on the long link, and the ones behind it then wait
-//! too (the third); on a satellite hop that wire is never empty again.
-//! Cutting them would need the packets of one wire offered in two ways at
-//! once, which the ordering argument above does not cover.
+//! A run may end before a cut packet reaches the relay: its finite flows
+//! complete, or its observer interrupts it. The offer counts as an event of
+//! the arrival instant scheduled when the cut was made; the cuts that come
+//! after the run's last event in that order are forgotten
+//! (`World::rewind_cuts`): each next hop's summary (counters, busy time) is
+//! put back as it was before the first of them, and a UDP packet one of
+//! them lost is not counted lost.
+//!
+//! What remains. An `Arm` event, or the arrival event of a packet that is
+//! not cut after others were, is scheduled when its packet left the hop
+//! before; without cuts the arrival at the relay would have been scheduled
+//! then only if no earlier packet was still on that wire, else when that
+//! one arrived. The two agree on every order but that among events of one
+//! nanosecond, and the difference can reach the results only if, at that
+//! nanosecond, the last packet on the next hop also reaches the far end,
+//! and then only through a third event at the instant the packet reaches
+//! it. Both orders obey the engine's rule (events of one instant in the
+//! order they were scheduled); no such coincidence was met in the tests,
+//! whose networks tie often (equal rates, zero delays): scheduling the
+//! arrival behind an emptying wire as if it were not emptying changes
+//! their results. The same holds for a cut packet that reaches the relay
+//! at the very nanosecond the run ends.
 
 use super::World;
-use crate::net::{Enqueued, Packet};
-use crate::sim::Time;
+use crate::net::link::SummaryMark;
+use crate::net::{Enqueued, Kind, Packet};
+use crate::sim::{Event, Time};
 
 /// No cut from this direction.
 pub(super) const NO_CUT: u32 = u32::MAX;
+
+/// A cut whose arrival instant has not passed: what to forget if the run
+/// ends before it.
+pub(super) struct CutRecord {
+    /// The arrival instant at the relay.
+    at: Time,
+    /// The event queue's next tie-break number when the cut was made: the
+    /// offer counts as an event of instant `at` scheduled then.
+    seq: u64,
+    /// The direction offered to, and what its summary read before.
+    dir: u32,
+    before: SummaryMark,
+    /// The UDP flow whose packet the offer lost (counted at once), or
+    /// `NO_CUT`.
+    udp_lost: u32,
+}
 
 impl World {
     /// Decide, before a run, which directions' packets may be cut through
@@ -68,7 +93,7 @@ impl World {
         let Some(stop) = self.scn.run.stop_ns else { return };
         self.cut_before = stop;
         let static_run = self.leo.is_none() && self.scn.links.iter().all(|l| l.changes.is_empty());
-        if !self.cut_through || !static_run || self.agents.any() || self.capture.is_some() || self.scn.run.sample_interval_ns.is_some() || self.finite_left > 0 {
+        if !self.cut_through || !static_run || self.agents.any() || self.capture.is_some() || self.scn.run.sample_interval_ns.is_some() {
             return;
         }
         let nodes = self.scn.nodes.len();
@@ -105,7 +130,7 @@ impl World {
     #[inline]
     pub(super) fn try_cut(&mut self, d: u32, at: Time, p: &mut Packet) -> bool {
         let e = self.cut_to[d as usize];
-        if at >= self.cut_before || p.ttl <= 1 || !self.dirs[d as usize].nothing_in_flight() || !self.dirs[e as usize].last_in_flight_after(at) {
+        if at >= self.cut_before || p.ttl <= 1 || !self.dirs[d as usize].nothing_in_flight() {
             return false;
         }
         let n = self.dirs[d as usize].to;
@@ -113,19 +138,69 @@ impl World {
             return false; // not the way on (no route: dropped at n as always)
         }
         p.ttl -= 1;
+        while self.cut_log.front().is_some_and(|r| r.at < self.now) {
+            self.cut_log.pop_front(); // passed: the run cannot end before it
+        }
         let dir = &mut self.dirs[e as usize];
+        // behind a packet still on the wire at `at`, its arrival is
+        // scheduled when that one arrives, as without the cut
+        let behind = dir.last_in_flight_after(at);
+        let before = dir.summary_mark();
         let fate = dir.enqueue(at, p.ip_bytes);
         if p.kind.low_priority() {
             super::count_low_priority(dir, &fate);
         }
-        if let Enqueued::Arrives(t) = fate {
-            let id = self.pkts.insert(*p);
-            let first = dir.push_in_flight(t, id);
-            debug_assert!(!first, "cut onto an empty wire");
-        } else {
-            self.not_arriving(e, *p, fate);
+        let mut udp_lost = NO_CUT;
+        match fate {
+            Enqueued::Arrives(t) | Enqueued::CorruptedArrives(t) => {
+                p.corrupted = matches!(fate, Enqueued::CorruptedArrives(_));
+                let id = self.pkts.insert(*p);
+                if behind {
+                    let first = dir.push_in_flight(t, id);
+                    debug_assert!(!first, "behind a packet on the wire");
+                } else {
+                    // otherwise when it would have been offered: an event
+                    // scheduled now for `at` stands for its arrival at the
+                    // relay (see the module doc)
+                    dir.push_unarmed(t, id);
+                    self.q.push(at, Event::Arm { dir: e });
+                }
+            }
+            _ => {
+                if p.kind == Kind::Udp {
+                    udp_lost = p.to_ep;
+                }
+                self.not_arriving(e, *p, fate);
+            }
         }
+        self.cut_log.push_back(CutRecord { at, seq: self.q.next_seq(), dir: e, before, udp_lost });
         true
+    }
+
+    /// The run ends at `end`, after the event of tie-break number `seq`
+    /// (the last handled, or the first not handled when interrupted): the
+    /// cuts that would have come later (at a later instant, or at `end`
+    /// but scheduled after that event) never happened. Each direction's
+    /// summary goes back to what it read before the first of them (its
+    /// offers come in instant order, cut or not, so all later ones go with
+    /// it), and a UDP packet they lost is not counted.
+    pub(super) fn rewind_cuts(&mut self, end: Time, seq: u64) {
+        let mut rewound: Vec<u32> = Vec::new();
+        for r in &self.cut_log {
+            if r.at < end || (r.at == end && r.seq <= seq) {
+                continue;
+            }
+            if !rewound.contains(&r.dir) {
+                self.dirs[r.dir as usize].rewind_summary(&r.before);
+                rewound.push(r.dir);
+            }
+            if r.udp_lost != NO_CUT {
+                if let Some(u) = self.apps[r.udp_lost as usize].udp() {
+                    u.packets_lost -= 1;
+                }
+            }
+        }
+        self.cut_log.clear();
     }
 }
 
@@ -143,8 +218,10 @@ mod tests {
     /// a DSN burst with in-order delay, at the link or its head), framing
     /// overhead; TCP flows both ways (several variants, profiles, delayed
     /// ACKs or not) and UDP cross traffic; a stop time that leaves packets
-    /// on the wire. `finite`: one flow with a size (no cut may be made).
-    fn network(rng: &mut Rng, finite: bool, sampled: bool) -> String {
+    /// on the wire. `finite`: one flow with a size (the run may end by
+    /// completion); `interrupt_ms`: a flow starting then, where the test
+    /// interrupts the run.
+    fn network(rng: &mut Rng, finite: bool, sampled: bool, interrupt_ms: Option<u64>) -> String {
         let pick = |rng: &mut Rng, xs: &[&'static str]| xs[(rng.next_u64() % xs.len() as u64) as usize];
         let relays = 1 + (rng.next_u64() % 3) as usize;
         let mut chain: Vec<String> = vec!["h0".into()];
@@ -160,7 +237,7 @@ mod tests {
             t += &format!("{n} = {{}}\n");
         }
         let same_rate = rng.bernoulli(0.5);
-        let mut link = |t: &mut String, rng: &mut Rng, a: &str, b: &str| {
+        let link = |t: &mut String, rng: &mut Rng, a: &str, b: &str| {
             *t += &format!("[[links]]\na = \"{a}\"\nb = \"{b}\"\n");
             let rate = if same_rate { "10Mbps" } else { pick(rng, &["1Mbps", "2Mbps", "10Mbps", "100Mbps"]) };
             *t += &format!("rate_ab = \"{rate}\"\nrate_ba = \"{}\"\n", pick(rng, &["1Mbps", "2Mbps", "10Mbps", rate]));
@@ -213,18 +290,23 @@ mod tests {
         if rng.bernoulli(0.4) {
             t += &format!("[[flows]]\nsrc = \"h0\"\ndst = \"h1\"\napp = {{ kind = \"cbr\", rate = \"{}\", packet_size = 500 }}\n", pick(rng, &["100kbps", "1Mbps"]));
         }
+        if let Some(ms) = interrupt_ms {
+            // an event at that instant in both runs: where the observer stops them
+            t += &format!("[[flows]]\nsrc = \"h1\"\ndst = \"h0\"\napp = {{ kind = \"ftp\", start = \"{ms}ms\" }}\n");
+        }
         t
     }
 
     /// The summary as JSON without what a cut may change (`events`) and
     /// the wall time; and the events.
-    fn run(text: &str, cut: bool) -> (serde_json::Value, u64) {
+    fn run(text: &str, cut: bool, interrupt_ms: Option<u64>) -> (serde_json::Value, u64) {
         let scn = crate::scenario::parse_toml(text, &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
         let mut w = World::build(&scn);
         if !cut {
             w.without_cut_through();
         }
-        w.run();
+        let stop = interrupt_ms.map_or(u64::MAX, |ms| ms * 1_000_000);
+        w.run_observed(1, &mut |t| t < stop);
         let out = w.into_output();
         let mut v: serde_json::Value = serde_json::from_str(&out.summary_json()).unwrap();
         let events = v["events"].as_u64().unwrap();
@@ -234,28 +316,54 @@ mod tests {
         (v, events)
     }
 
-    /// The same results with and without the cut on random networks; the
-    /// cut is made where it may be (fewer events), and never in a run with
-    /// a finite flow or sampled series.
+    /// A run interrupted while cut packets are still on their way to the
+    /// relay: the next hop lost half of them at once (PER 0.5), and the
+    /// losses of those the run never reached are not counted.
+    #[test]
+    fn a_run_that_ends_first_forgets_the_cuts_it_never_reached() {
+        let text = "[run]\nstop = \"10s\"\n[nodes]\nh0 = {}\nr = {}\nh1 = {}\n\
+                    [[links]]\na = \"h0\"\nb = \"r\"\nrate = \"10Mbps\"\ndelay = \"500ms\"\n\
+                    [[links]]\na = \"r\"\nb = \"h1\"\nrate = \"10Mbps\"\ndelay = \"300ms\"\nerrors_ab = { per = 0.5 }\n\
+                    [[flows]]\nsrc = \"h0\"\ndst = \"h1\"\napp = { kind = \"cbr\", rate = \"2Mbps\", packet_size = 500 }\n\
+                    [[flows]]\nsrc = \"h1\"\ndst = \"h0\"\napp = { kind = \"ftp\", start = \"2s\" }\n";
+        let (with, ev_with) = run(text, true, Some(2000));
+        let (without, ev_without) = run(text, false, Some(2000));
+        assert_eq!(with["ended_by"], "interrupted");
+        let lost = with["flows"][0]["udp"]["packets_lost"].as_u64().unwrap();
+        assert!(lost > 100, "{lost}");
+        assert_eq!(with, without);
+        assert!(ev_with < ev_without);
+    }
+
+    /// The same results with and without the cut on random networks, also
+    /// when finite flows end the run or an observer interrupts it (cuts
+    /// the run never reached forgotten); the cut is made where it may be
+    /// (fewer events), and never in a run with sampled series.
     #[test]
     fn cut_through_changes_nothing() {
         let mut rng = Rng::new(2026, 11);
         let (mut eligible, mut cut_some) = (0, 0);
-        for case in 0..150 {
-            let (finite, sampled) = (case % 10 == 7, case % 10 == 8);
-            let text = network(&mut rng, finite, sampled);
-            let (with, ev_with) = run(&text, true);
-            let (without, ev_without) = run(&text, false);
+        let (mut completed, mut interrupted) = (0, 0);
+        for case in 0..200 {
+            let (finite, sampled) = (case % 10 == 7 || case % 10 == 3, case % 10 == 8);
+            let interrupt_ms = (case % 10 == 9).then(|| 1000 + rng.next_u64() % 1000);
+            let text = network(&mut rng, finite, sampled, interrupt_ms);
+            let (with, ev_with) = run(&text, true, interrupt_ms);
+            let (without, ev_without) = run(&text, false, interrupt_ms);
             assert!(with == without, "case {case}: the cut changed the results\n{text}");
             assert!(ev_with <= ev_without, "case {case}");
-            if finite || sampled {
+            completed += (with["ended_by"] == "completed") as u32;
+            interrupted += (with["ended_by"] == "interrupted") as u32;
+            if sampled {
                 assert_eq!(ev_with, ev_without, "case {case}: a cut where none may be made\n{text}");
             } else {
                 eligible += 1;
                 cut_some += (ev_with < ev_without) as u32;
             }
         }
-        // most eligible networks have a relay with packets to cut
+        // most eligible networks have a relay with packets to cut; some
+        // runs end by completion, and every observed one is interrupted
         assert!(cut_some * 10 >= eligible * 7, "cuts made in {cut_some} of {eligible} networks");
+        assert!(completed >= 10 && interrupted == 20, "{completed} completed, {interrupted} interrupted");
     }
 }
