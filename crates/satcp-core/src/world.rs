@@ -95,6 +95,9 @@ pub struct World {
     /// The cuts whose arrival instant has not passed, in the order made: a
     /// run that ends before them forgets them (`World::rewind_cuts`).
     cut_log: std::collections::VecDeque<cut_through::CutRecord>,
+    /// The run may end before its stop time (finite flows, an observer):
+    /// cuts are logged.
+    cut_rewindable: bool,
 }
 
 /// Stream ids for random number streams (see `sim::rng`).
@@ -212,6 +215,7 @@ impl World {
             cut_to: Vec::new(),
             cut_before: 0,
             cut_log: Default::default(),
+            cut_rewindable: false,
         };
         w.leo_start();
         w
@@ -231,7 +235,7 @@ impl World {
     /// events (for progress displays). When `observe` returns false the run
     /// stops there and ends by "interrupted".
     pub fn run_observed(&mut self, every: u64, observe: &mut dyn FnMut(Time) -> bool) {
-        self.plan_cut_through();
+        self.plan_cut_through(every != u64::MAX);
         let has_finite = self.finite_left > 0;
         let mut countdown = every.max(1);
         while let Some((t, ev)) = self.q.peek() {

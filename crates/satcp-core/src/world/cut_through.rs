@@ -43,7 +43,8 @@
 //! after the run's last event in that order are forgotten
 //! (`World::rewind_cuts`): each next hop's summary (counters, busy time) is
 //! put back as it was before the first of them, and a UDP packet one of
-//! them lost is not counted lost.
+//! them lost is not counted lost. (A run with no finite flow and no
+//! observer ends at its stop time: it keeps no log.)
 //!
 //! What remains. An `Arm` event, or the arrival event of a packet that is
 //! not cut after others were, is scheduled when its packet left the hop
@@ -87,7 +88,9 @@ pub(super) struct CutRecord {
 impl World {
     /// Decide, before a run, which directions' packets may be cut through
     /// their far end, and onto which direction (`cut_to`).
-    pub(super) fn plan_cut_through(&mut self) {
+    pub(super) fn plan_cut_through(&mut self, observed: bool) {
+        // only a run that can end before its stop time keeps a log of cuts
+        self.cut_rewindable = observed || self.finite_left > 0;
         self.cut_to.clear();
         self.cut_to.resize(self.dirs.len(), NO_CUT);
         let Some(stop) = self.scn.run.stop_ns else { return };
@@ -138,14 +141,11 @@ impl World {
             return false; // not the way on (no route: dropped at n as always)
         }
         p.ttl -= 1;
-        while self.cut_log.front().is_some_and(|r| r.at < self.now) {
-            self.cut_log.pop_front(); // passed: the run cannot end before it
-        }
         let dir = &mut self.dirs[e as usize];
         // behind a packet still on the wire at `at`, its arrival is
         // scheduled when that one arrives, as without the cut
         let behind = dir.last_in_flight_after(at);
-        let before = dir.summary_mark();
+        let before = self.cut_rewindable.then(|| dir.summary_mark());
         let fate = dir.enqueue(at, p.ip_bytes);
         if p.kind.low_priority() {
             super::count_low_priority(dir, &fate);
@@ -173,7 +173,12 @@ impl World {
                 self.not_arriving(e, *p, fate);
             }
         }
-        self.cut_log.push_back(CutRecord { at, seq: self.q.next_seq(), dir: e, before, udp_lost });
+        if let Some(before) = before {
+            while self.cut_log.front().is_some_and(|r| r.at < self.now) {
+                self.cut_log.pop_front(); // passed: the run cannot end before it
+            }
+            self.cut_log.push_back(CutRecord { at, seq: self.q.next_seq(), dir: e, before, udp_lost });
+        }
         true
     }
 
@@ -305,8 +310,10 @@ mod tests {
         if !cut {
             w.without_cut_through();
         }
-        let stop = interrupt_ms.map_or(u64::MAX, |ms| ms * 1_000_000);
-        w.run_observed(1, &mut |t| t < stop);
+        match interrupt_ms {
+            Some(ms) => w.run_observed(1, &mut |t| t < ms * 1_000_000),
+            None => w.run(), // no observer: no log of cuts, unless a flow is finite
+        }
         let out = w.into_output();
         let mut v: serde_json::Value = serde_json::from_str(&out.summary_json()).unwrap();
         let events = v["events"].as_u64().unwrap();
