@@ -233,7 +233,9 @@ impl World {
 
     /// [`World::run`], calling `observe(simulated time)` every `every`
     /// events (for progress displays). When `observe` returns false the run
-    /// stops there and ends by "interrupted".
+    /// stops there and ends by "interrupted" (for good: what it had offered
+    /// ahead of time to the hops after relay nodes is rewound from their
+    /// summaries, `world/cut_through.rs`).
     pub fn run_observed(&mut self, every: u64, observe: &mut dyn FnMut(Time) -> bool) {
         self.plan_cut_through(every != u64::MAX);
         let has_finite = self.finite_left > 0;
