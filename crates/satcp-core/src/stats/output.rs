@@ -17,7 +17,9 @@ pub struct Summary {
     /// reached), "idle" (nothing left to happen) or "interrupted" (an
     /// observer of `run_observed` stopped it).
     pub ended_by: String,
-    /// Events taken off the event queue (including stale timer entries).
+    /// Events taken off the event queue (including stale timer entries; a
+    /// relay node cut through takes none, `world/cut_through.rs`): a
+    /// measure of the engine's work, not of the model's.
     pub events: u64,
     /// Wall-clock seconds the engine spent building and running the scenario.
     pub wall_s: f64,
