@@ -297,8 +297,8 @@ def execute_runs(runs: list[Run], store: Store, pool: Pool, listener: Listener |
         for run, _, out in done:
             committed(run, out)
 
-    try:
-        with store.one_thread():
+    with store.one_thread():
+        try:
             for out in pool.results(tasks, idle_s=COMMIT_EVERY_S):
                 if out is not None:
                     run = todo[out["key"]]
@@ -311,8 +311,8 @@ def execute_runs(runs: list[Run], store: Store, pool: Pool, listener: Listener |
                 # a heartbeat (None) says the pool was quiet for a second
                 if batch and (out is None or time.perf_counter() - oldest >= COMMIT_EVERY_S):
                     commit()
-    finally:
-        commit()  # what finished, also when interrupted
+        finally:
+            commit()  # what finished, also when interrupted
     report.wall_s = time.perf_counter() - t0
     final = store.stored()
     report.failed_in_store = sum(final.get(r.key) == "failed" for r in runs)

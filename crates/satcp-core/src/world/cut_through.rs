@@ -113,7 +113,8 @@ impl World {
         for n in 0..nodes {
             let [x, y] = out[n][..] else { continue };
             let (to_x, to_y) = (self.dirs[x as usize].to as usize, self.dirs[y as usize].to as usize);
-            if hosts[n] || to_x == to_y || to_x == n || to_y == n || (!self.relay.is_empty() && !self.relay[n]) {
+            // (only a constellation restricts which nodes relay: not here)
+            if hosts[n] || to_x == to_y || to_x == n || to_y == n {
                 continue;
             }
             // what arrives over the reverse of one leaves on the other
@@ -146,6 +147,8 @@ impl World {
         // scheduled when that one arrives, as without the cut
         let behind = dir.last_in_flight_after(at);
         let before = self.cut_rewindable.then(|| dir.summary_mark());
+        // where the offer stands among the events of its instant: scheduled now
+        let seq = self.q.next_seq();
         let fate = dir.enqueue(at, p.ip_bytes);
         if p.kind.low_priority() {
             super::count_low_priority(dir, &fate);
@@ -177,7 +180,7 @@ impl World {
             while self.cut_log.front().is_some_and(|r| r.at < self.now) {
                 self.cut_log.pop_front(); // passed: the run cannot end before it
             }
-            self.cut_log.push_back(CutRecord { at, seq: self.q.next_seq(), dir: e, before, udp_lost });
+            self.cut_log.push_back(CutRecord { at, seq, dir: e, before, udp_lost });
         }
         true
     }
