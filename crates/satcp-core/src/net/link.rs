@@ -501,13 +501,13 @@ impl LinkDir {
     }
 
     /// Take the first packet in flight; also return when the next one
-    /// arrives, if any.
-    pub fn pop_arrival(&mut self) -> (u32, Option<Time>) {
+    /// arrives and its pool index, if any.
+    pub fn pop_arrival(&mut self) -> (u32, Option<(Time, u32)>) {
         let (_, pkt) = self.in_flight.pop_front().expect("an arrival was scheduled");
         self.popped += 1;
         match self.in_flight.front() {
             // the next one's arrival is scheduled when it is armed
-            Some(&(t, _)) if self.unarmed.front() != Some(&self.popped) => (pkt, Some(t)),
+            Some(&(t, next)) if self.unarmed.front() != Some(&self.popped) => (pkt, Some((t, next))),
             _ => (pkt, None),
         }
     }
@@ -551,13 +551,14 @@ impl LinkDir {
         self.in_flight.push_back((at, pkt));
     }
 
-    /// The first unarmed packet's instant has come: its arrival time if it
-    /// is first on the wire now (to be scheduled); otherwise it is scheduled
-    /// when the packet before it arrives, as any other.
-    pub fn arm(&mut self) -> Option<Time> {
+    /// The first unarmed packet's instant has come: its arrival time and
+    /// pool index if it is first on the wire now (to be scheduled);
+    /// otherwise it is scheduled when the packet before it arrives, as any
+    /// other.
+    pub fn arm(&mut self) -> Option<(Time, u32)> {
         let i = self.unarmed.pop_front().expect("a packet to arm");
         debug_assert!(i >= self.popped, "an unarmed packet arrived");
-        (i == self.popped).then(|| self.in_flight.front().expect("on the wire").0)
+        (i == self.popped).then(|| *self.in_flight.front().expect("on the wire"))
     }
 
     /// No packet is on the wire (in order or held back).
@@ -572,10 +573,15 @@ impl LinkDir {
         self.in_flight.back().is_some_and(|&(a, _)| a > t)
     }
 
-    /// The pool index of the packet that arrives next on this direction.
-    #[inline]
-    pub fn next_arrival_id(&self) -> Option<u32> {
-        self.in_flight.front().map(|&(_, id)| id)
+    /// Start loading what an arrival on this direction reads
+    /// ([`LinkDir::pop_arrival`], [`LinkDir::pop_doomed`], its far end).
+    #[inline(always)]
+    pub fn prefetch_arrival(&self) {
+        use crate::sim::prefetch::prefetch;
+        prefetch(&self.in_flight);
+        prefetch(&self.unarmed);
+        prefetch(&self.doomed);
+        prefetch(&self.to);
     }
 
     /// Packets waiting (not in transmission) at `now`.
@@ -949,6 +955,14 @@ impl Fifo {
     /// the module's queue semantics).
     #[inline]
     fn advance(&mut self, now: Time) {
+        if self.busy_until <= now {
+            // idle: every packet waiting started before `busy_until`, so
+            // all have left (and the ring's memory, cold on a link of a
+            // large network, is not read)
+            self.waiting.clear();
+            self.waiting_bytes = 0;
+            return;
+        }
         while let Some(&(start, bytes)) = self.waiting.front() {
             if start >= now {
                 break;
@@ -1002,6 +1016,45 @@ mod tests {
         // the last (offered at 10.000001 ms, sent from 30 ms): Little's
         // integral of the number waiting
         assert_eq!(l.stats.queue_wait_ns, 10_000_000 + 20_000_000 + (20_000_000 - 1));
+    }
+
+    /// The FIFO's admission against a plain model that keeps every queued
+    /// packet's start time and counts those not yet started: random offers,
+    /// many of them at the instant the link falls idle or one ns either
+    /// side (where `Fifo::advance`'s idle shortcut must agree with the
+    /// scan).
+    #[test]
+    fn admission_matches_a_model_that_keeps_every_start() {
+        let mut rng = Rng::new(7, 3);
+        // (rate, ns a byte, largest packet): also packets of a few ns, so
+        // that one starts at the very instant looked at
+        let cases = [(8_000_000u64, 1_000u64, 1_500u64), (8_000_000_000, 1, 3)];
+        for (rate, ns_a_byte, max_bytes, limit) in cases.into_iter().flat_map(|c| [1u32, 2, 5].map(|n| (c.0, c.1, c.2, n))) {
+            let mut l = dir(rate, 1_000, QueueLimit::Packets(limit));
+            let (mut busy, mut starts, mut now) = (0u64, Vec::<u64>::new(), 0u64);
+            for _ in 0..5_000 {
+                now = match rng.next_u64() % 5 {
+                    0 => busy.max(now),
+                    1 => busy.saturating_sub(1).max(now),
+                    2 => (busy + 1).max(now),
+                    _ => now + rng.next_u64() % (2 * max_bytes * ns_a_byte),
+                };
+                let bytes = 1 + (rng.next_u64() % max_bytes) as u32;
+                let waiting = starts.iter().filter(|&&s| s >= now).count();
+                assert_eq!(l.queue_packets(now), waiting, "waiting at {now}");
+                let start = busy.max(now);
+                let want = if start > now && waiting >= limit as usize {
+                    Enqueued::DroppedQueue
+                } else {
+                    if start > now {
+                        starts.push(start);
+                    }
+                    busy = start + bytes as u64 * ns_a_byte;
+                    Enqueued::Arrives(busy + 1_000)
+                };
+                assert_eq!(l.enqueue(now, bytes), want, "offer at {now} (busy until {busy})");
+            }
+        }
     }
 
     #[test]

@@ -64,6 +64,9 @@ pub struct DirSchedule {
     fixed: bool,
     /// A delay that follows moving ends, replacing `delay` (None otherwise).
     ramp: Option<Ramp>,
+    /// The rate when it never changes: read without `rate`'s heap buffer,
+    /// cold on the thousands of directions of a constellation.
+    const_rate: Option<u64>,
 }
 
 /// A delay linear in time: `d0` at `t0`, `d1` at `t1` (ns), extrapolated
@@ -91,7 +94,14 @@ impl Ramp {
 impl DirSchedule {
     /// A direction that never changes.
     pub fn fixed(rate_bps: u64, delay_ns: u64) -> Self {
-        DirSchedule { rate: Steps(vec![(0, rate_bps)]), delay: Steps(vec![(0, delay_ns)]), down: Vec::new(), fixed: true, ramp: None }
+        DirSchedule {
+            rate: Steps(vec![(0, rate_bps)]),
+            delay: Steps(vec![(0, delay_ns)]),
+            down: Vec::new(),
+            fixed: true,
+            ramp: None,
+            const_rate: Some(rate_bps),
+        }
     }
 
     /// A direction between moving ends: a fixed rate, a delay set step by
@@ -148,6 +158,9 @@ impl DirSchedule {
             s.down.push((since, Time::MAX));
         }
         s.fixed = changes.is_empty();
+        if s.rate.0.len() > 1 {
+            s.const_rate = None;
+        }
         s
     }
 
@@ -159,7 +172,10 @@ impl DirSchedule {
 
     #[inline]
     pub fn rate_at(&self, t: Time) -> u64 {
-        self.rate.at(t)
+        match self.const_rate {
+            Some(r) => r,
+            None => self.rate.at(t),
+        }
     }
 
     #[inline]

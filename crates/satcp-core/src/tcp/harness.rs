@@ -164,7 +164,7 @@ impl Harness {
             match ev {
                 Event::Arrive { dir } => {
                     let (pkt, next) = self.links[dir as usize].pop_arrival();
-                    if let Some(at) = next {
+                    if let Some((at, _)) = next {
                         self.q.push(at, Event::Arrive { dir });
                     }
                     let p = self.pkts.remove(pkt);

@@ -418,6 +418,7 @@ impl World {
             let mut dir = LinkDir::moving(from, to, cfg, Rng::new(self.scn.run.seed, STREAM_GSL + idx));
             dir.up = false;
             self.dirs.push(dir);
+            self.head_ids.push(0);
             self.agents.add_dir(from, to);
             if let Some(c) = self.capture.as_deref_mut() {
                 c.add_dir(from, to);
