@@ -114,10 +114,12 @@ const STREAM_APPS: u64 = 7 << 40;
 const STREAM_TCP_CLOCK: u64 = 3 << 32;
 
 /// From this many link directions on, the run loop prefetches the next
-/// event's packet and direction (`World::prefetch_next`): 2x the 4 KB L1 of
-/// a direction's hot fields and packets no longer hold (measured: a
-/// 1,584-satellite shell runs in 0.61 of the time; a 4-direction dumbbell
-/// gains nothing).
+/// event's packet and direction (`World::prefetch_next`). Below it the next
+/// event is mostly on a direction just used, whose data is still in cache,
+/// and the hint only costs instructions (+3% on a GEO dumbbell); on a
+/// 1,584-satellite shell (~6,400 directions) it took the run to 0.59-0.69
+/// of its time (`docs/performance.md`). A round figure between the two,
+/// not tuned.
 const PREFETCH_AHEAD_DIRS: usize = 64;
 
 impl World {

@@ -530,12 +530,17 @@ impl LinkDir {
 
     /// Put back what the summary reads as it was at `m`: for a run that
     /// ended before offers the world had already made to this direction
-    /// took place (`world/cut_through.rs`). The queue itself is left as it
-    /// is: nothing runs after this.
+    /// took place (`world/cut_through.rs`). The waiting list loses those
+    /// offers too, so that every packet in it still starts before
+    /// `busy_until` (`Fifo::advance` relies on it); the wire keeps its
+    /// packets: no event runs after this.
     pub fn rewind_summary(&mut self, m: &SummaryMark) {
         self.stats = m.stats;
         if let Tx::Fifo(f) = &mut self.tx {
             f.busy_until = m.busy_until;
+            // the offers after the mark start at or after its busy_until
+            f.waiting.retain(|&(start, _)| start < m.busy_until);
+            f.waiting_bytes = f.waiting.iter().map(|&(_, b)| b as u64).sum();
         }
     }
 
@@ -1055,6 +1060,24 @@ mod tests {
                 assert_eq!(l.enqueue(now, bytes), want, "offer at {now} (busy until {busy})");
             }
         }
+    }
+
+    /// A rewind to a mark forgets the offers made after it in what a
+    /// summary or the queue reads: the counters, the transmitter's end and
+    /// the waiting list are those of the mark (no offer follows a rewind).
+    #[test]
+    fn a_rewound_fifo_waits_as_it_did_at_the_mark() {
+        let mut l = dir(8_000, 0, QueueLimit::Packets(10)); // 1 ms a byte
+        l.enqueue(0, 10); // in service until 10 ms
+        l.enqueue(0, 10); // waits, sent 10-20 ms
+        let mark = l.summary_mark();
+        l.enqueue(1, 10); // waits, sent 20-30 ms
+        l.enqueue(2, 10); // waits, sent 30-40 ms
+        assert_eq!((l.queue_packets(5_000_000), l.busy_until()), (3, 40_000_000));
+        l.rewind_summary(&mark);
+        assert_eq!((l.busy_until(), l.stats.packets_tx), (20_000_000, 2));
+        assert_eq!((l.queue_packets(5_000_000), l.queue_bytes(5_000_000)), (1, 10));
+        assert_eq!(l.queue_packets(10_000_001), 0);
     }
 
     #[test]

@@ -173,7 +173,10 @@ impl DirSchedule {
     #[inline]
     pub fn rate_at(&self, t: Time) -> u64 {
         match self.const_rate {
-            Some(r) => r,
+            Some(r) => {
+                debug_assert_eq!(r, self.rate.at(t), "a constant rate that changed");
+                r
+            }
             None => self.rate.at(t),
         }
     }
