@@ -446,6 +446,21 @@ fn tcp_option_errors() {
     assert!(e.allowed.contains("\"slow_but_steady\""), "{}", e.allowed);
 }
 
+/// A key of another controller's is refused, naming its owner; of two,
+/// the one the registry lists first is named, whatever the file's order.
+#[test]
+fn another_controllers_key_is_refused() {
+    let e = err(tcp_with("hybla_rtt0 = \"25ms\""));
+    assert_eq!((e.path.as_str(), e.value.as_str()), ("flows.download.tcp.hybla_rtt0", "\"25ms\""));
+    assert!(e.allowed.contains("a key used only with cc = \"hybla\""), "{}", e.allowed);
+    let e = err(tcp_with("hybla_rtt0 = \"25ms\", vegas_alpha = 1"));
+    assert_eq!(e.path, "flows.download.tcp.vegas_alpha");
+    assert!(e.allowed.contains("cc = \"vegas\""), "{}", e.allowed);
+    // the controller's own keys pass
+    let hybla = GEO.replace("variant = \"sack\"", "variant = \"hybla\"");
+    assert!(parse(&hybla.replace("delayed_ack = true }", "delayed_ack = true, hybla_rtt0 = \"25ms\" }")).is_ok());
+}
+
 #[test]
 fn http_first_page_parsed_and_checked() {
     let app = "app = { kind = \"ftp\", size = \"50MB\" }";

@@ -348,9 +348,15 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
 /// controller is an error.
 fn parse_controller(t: &Tbl, name: &str, profile: Profile) -> Res<Controller> {
     let this = cc::entry(name).expect("every name in controllers() is registered");
+    // most tables hold no controller key at all: look at their few keys
+    // before checking every registered one
+    let foreign = |k: &str| !this.keys.contains(&k) && cc::REGISTRY.iter().any(|e| e.keys.contains(&k));
+    if !t.map.keys().any(|k| foreign(k)) {
+        return (this.parse)(t, profile);
+    }
     for e in cc::REGISTRY {
         for &key in e.keys {
-            if !this.keys.contains(&key) && t.map.contains_key(key) {
+            if !this.keys.contains(&key) && super::lookup(t.map, key).is_some() {
                 let owners: Vec<String> =
                     cc::REGISTRY.iter().filter(|o| o.keys.contains(&key)).map(|o| format!("cc = \"{}\"", o.name)).collect();
                 let msg = format!("a key used only with {} (this flow's controller is \"{}\")", owners.join(" or "), name);
