@@ -387,7 +387,13 @@ impl<'a> Tbl<'a> {
     /// An integer in `lo..=hi`.
     pub(crate) fn int(&self, key: &str, lo: i64, hi: i64) -> Res<Option<i64>> {
         // the message is built only for an error (as in `choice`)
-        let expected = || if hi == i64::MAX { format!("an integer >= {}", lo) } else { format!("an integer in {}..={}", lo, hi) };
+        let expected = || {
+            if hi == i64::MAX {
+                format!("an integer >= {}", lo)
+            } else {
+                format!("an integer in {}..={}", lo, hi)
+            }
+        };
         match self.get(key) {
             None => Ok(None),
             Some(Value::Integer(i)) if (lo..=hi).contains(i) => Ok(Some(*i)),
@@ -613,7 +619,6 @@ pub(crate) fn few(names: &[&str]) -> String {
     }
     format!("{}, ... ({} in all)", quoted_list(&names[..SHOWN]), names.len())
 }
-
 
 #[cfg(test)]
 mod tests {
