@@ -80,12 +80,30 @@ struct Ramp {
 }
 
 impl Ramp {
+    /// The delay at `t`, rounded to the nearest ns, halves away from zero.
+    /// In 64 bits when nothing overflows (a step of 100 ms changes a delay
+    /// by microseconds: always, in a constellation), else in 128 bits: the
+    /// same value either way (`Ramp::at_wide`), and a 128-bit division per
+    /// packet was 1% of a constellation's run.
     #[inline]
     fn at(&self, t: Time) -> u64 {
+        self.at_narrow(t).unwrap_or_else(|| self.at_wide(t))
+    }
+
+    #[inline]
+    fn at_narrow(&self, t: Time) -> Option<u64> {
+        let i = |x: u64| i64::try_from(x).ok();
+        let span = i(self.t1 - self.t0)?;
+        let dt = i(t)?.checked_sub(i(self.t0)?)?;
+        let num = i(self.d1)?.checked_sub(i(self.d0)?)?.checked_mul(dt)?;
+        let step = num.checked_mul(2)?.checked_add(num.signum() * span)? / span.checked_mul(2)?;
+        Some(i(self.d0)?.checked_add(step)?.max(0) as u64)
+    }
+
+    fn at_wide(&self, t: Time) -> u64 {
         let span = (self.t1 - self.t0) as i128;
         let dt = t as i128 - self.t0 as i128;
         let num = (self.d1 as i128 - self.d0 as i128) * dt;
-        // rounded to the nearest ns, halves away from zero
         let step = (2 * num + num.signum() * span) / (2 * span);
         (self.d0 as i128 + step).max(0) as u64
     }
@@ -233,6 +251,59 @@ mod tests {
     use super::*;
 
     const S: u64 = 1_000_000_000;
+
+    /// The 64-bit delay of a ramp equals the 128-bit one: constellation-like
+    /// ramps (ms delays, microsecond changes, 100 ms steps, extrapolated
+    /// before and after), rounding halves, and values near the ends of u64
+    /// where only the wide path can compute.
+    #[test]
+    fn a_ramp_in_64_bits_equals_the_128_bit_one() {
+        let mut rng = crate::sim::Rng::new(5, 1);
+        let mut narrow = 0;
+        for i in 0..200_000u64 {
+            let r = match i % 4 {
+                0 | 1 => {
+                    let t0 = rng.next_u64() % (1000 * S);
+                    let d0 = 1_000_000 + rng.next_u64() % 40_000_000;
+                    let d1 = (d0 as i64 + (rng.next_u64() % 10_001) as i64 - 5_000) as u64;
+                    Ramp { t0, d0, t1: t0 + 100_000_000, d1 }
+                }
+                2 => {
+                    // small spans: every rounding case, halves included
+                    let t0 = rng.next_u64() % 1000;
+                    Ramp { t0, d0: rng.next_u64() % 100, t1: t0 + 1 + rng.next_u64() % 7, d1: rng.next_u64() % 100 }
+                }
+                _ => {
+                    // anywhere below the FIFO's horizon (2^62 ns), where
+                    // products overflow 64 bits
+                    let mut big = || (rng.next_u64() >> 2) >> (rng.next_u64() % 62);
+                    let t0 = big();
+                    let t1 = (t0 + 1 + big()).min(1 << 62).max(t0 + 1);
+                    Ramp { t0, d0: big(), t1, d1: big() }
+                }
+            };
+            let t = match i % 3 {
+                0 => r.t0.saturating_sub(rng.next_u64() % (2 * S)),
+                1 => r.t0 + rng.next_u64() % (r.t1 - r.t0 + 1),
+                _ if i % 4 == 3 => (r.t1 + ((rng.next_u64() >> 2) >> (rng.next_u64() % 62))).min(1 << 62),
+                _ => r.t1 + rng.next_u64() % (10 * S),
+            };
+            assert_eq!(r.at(t), r.at_wide(t), "{r:?} at {t}");
+            if let Some(d) = r.at_narrow(t) {
+                assert_eq!(d, r.at_wide(t), "{r:?} at {t}");
+                narrow += 1;
+            } else {
+                // a constellation's ramps always take the 64-bit path
+                assert!(i % 4 == 3, "{r:?} at {t} needed 128 bits");
+            }
+        }
+        assert!(narrow > 150_000, "{narrow}");
+        const H: u64 = 1 << 62;
+        for &(t0, d0, t1, d1, t) in &[(0, 0, 1, H, H), (H - 1, 5, H, 0, 0), (0, H, 2, 0, 1), (0, 0, 3, 1 << 40, 1 << 40)] {
+            let r = Ramp { t0, d0, t1, d1 };
+            assert_eq!(r.at(t), r.at_wide(t), "{r:?} at {t}");
+        }
+    }
 
     #[test]
     fn values_step_at_their_times() {
