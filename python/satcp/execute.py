@@ -297,7 +297,7 @@ def execute_runs(runs: list[Run], store: Store, pool: Pool, listener: Listener |
         for run, _, out in done:
             committed(run, out)
 
-    with store.one_thread():
+    with store.committing_sweep():
         try:
             for out in pool.results(tasks, idle_s=COMMIT_EVERY_S):
                 if out is not None:

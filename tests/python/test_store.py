@@ -291,15 +291,16 @@ def test_results_are_committed_in_batches_and_none_waits_past_a_quiet_second(tmp
     assert_same_results(tmp_path / "b.duckdb", one)
 
 
-def test_a_sweep_commits_on_one_duckdb_thread_and_restores_the_setting(tmp_path):
+def test_a_sweep_commits_on_one_duckdb_thread_with_rarer_checkpoints_and_restores_the_settings(tmp_path):
     runs = expand(small_sweep())
     with Store(tmp_path / "t.duckdb") as st:
-        threads = lambda: int(st.con.execute("SELECT current_setting('threads')").fetchone()[0])
+        setting = lambda k: st.con.execute(f"SELECT current_setting('{k}')").fetchone()[0]
         st.con.execute("SET threads = 2")
+        st.con.execute("SET checkpoint_threshold = '8MiB'")
         seen = []
-        execute_runs(runs, st, _ScriptedPool(3, lambda: seen.append(threads())))
-        assert seen == [1]  # while the sweep ran
-        assert threads() == 2  # afterwards, what the store had
+        execute_runs(runs, st, _ScriptedPool(3, lambda: seen.append((setting("threads"), setting("checkpoint_threshold")))))
+        assert seen == [(1, "256.0 MiB")]  # while the sweep ran
+        assert (setting("threads"), setting("checkpoint_threshold")) == (2, "8.0 MiB")  # afterwards, what the store had
 
 
 def test_short_runs_go_to_the_workers_in_chunks(tmp_path):

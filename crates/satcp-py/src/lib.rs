@@ -13,7 +13,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use satcp_core::scenario::{apply_override, parse_json_in, parse_toml_in};
 use satcp_core::stats::output::{FlowSeries, LinkSeries, PageTable, PathSeries};
-use satcp_core::stats::store_rows::{Batch, Cell, MergedTable, RunRows, KIND_BOOL, KIND_FLOAT, KIND_INT, KIND_STR};
+use satcp_core::stats::store_rows::{Batch, Cell, MergedColumn, MergedTable, RunRows, KIND_BOOL, KIND_FLOAT, KIND_INT, KIND_STR};
 use satcp_core::{RunOutput, Scenario, ScenarioError as CoreError};
 
 create_exception!(
@@ -295,10 +295,10 @@ fn cell_to_py<'py>(py: Python<'py>, c: &Cell) -> PyResult<Bound<'py, PyAny>> {
 }
 
 /// Arrow's validity bitmap of a column (bit i set: row i not null).
-fn validity(col: &[Cell]) -> Vec<u8> {
+fn validity(col: &MergedColumn) -> Vec<u8> {
     let mut bits = vec![0u8; col.len().div_ceil(8)];
-    for (i, c) in col.iter().enumerate() {
-        if *c != Cell::Null {
+    for i in 0..col.len() {
+        if col.valid(i) {
             bits[i / 8] |= 1 << (i % 8);
         }
     }
@@ -310,52 +310,35 @@ fn validity(col: &[Cell]) -> Vec<u8> {
 /// bitmap, values) or ("str", length, validity bitmap, 64-bit offsets,
 /// text), which the store hands to DuckDB without a Python object per cell;
 /// a column of mixed kinds (text and numbers) as a list.
-fn column_to_py<'py>(py: Python<'py>, col: &[Cell], kinds: u8) -> PyResult<Bound<'py, PyAny>> {
-    let fixed = |tag: &str, data: Vec<u8>| -> PyResult<Bound<'py, PyAny>> {
-        let t = (tag, col.len(), PyBytes::new(py, &validity(col)), PyBytes::new(py, &data));
+fn column_to_py<'py>(py: Python<'py>, col: &MergedColumn, kinds: u8) -> PyResult<Bound<'py, PyAny>> {
+    let fixed = |tag: &str, data: &[u8]| -> PyResult<Bound<'py, PyAny>> {
+        let t = (tag, col.len(), PyBytes::new(py, &validity(col)), PyBytes::new(py, data));
         Ok(t.into_pyobject(py)?.into_any())
     };
-    let no_uint = || !col.iter().any(|c| matches!(c, Cell::UInt(_)));
+    let le = |words: &mut dyn Iterator<Item = u64>| words.flat_map(u64::to_le_bytes).collect::<Vec<u8>>();
     if kinds & !(KIND_INT | KIND_FLOAT) == 0 && (kinds & KIND_FLOAT != 0 || kinds == 0) {
-        let data = col.iter().flat_map(|c| match c {
-            Cell::Float(x) => x.to_le_bytes(),
-            Cell::Int(i) => (*i as f64).to_le_bytes(),
-            Cell::UInt(u) => (*u as f64).to_le_bytes(),
-            _ => 0f64.to_le_bytes(),
-        });
-        return fixed("f64", data.collect());
+        return fixed("f64", &le(&mut (0..col.len()).map(|i| col.f64_at(i).to_bits())));
     }
-    if kinds == KIND_INT && no_uint() {
-        let data = col.iter().flat_map(|c| match c {
-            Cell::Int(i) => i.to_le_bytes(),
-            _ => 0i64.to_le_bytes(),
-        });
-        return fixed("i64", data.collect());
+    if kinds == KIND_INT && !col.has_uint() {
+        // a null row's bits are 0
+        return fixed("i64", &le(&mut col.bits.iter().copied()));
     }
     if kinds == KIND_STR {
         // Arrow's large_string: 64-bit offsets into the concatenated text
-        let mut offsets = Vec::with_capacity(8 * (col.len() + 1));
-        let mut text = Vec::new();
-        offsets.extend(0i64.to_le_bytes());
-        for c in col {
-            if let Cell::Str(x) = c {
-                text.extend(x.as_bytes());
-            }
-            offsets.extend((text.len() as i64).to_le_bytes());
-        }
-        let t = ("str", col.len(), PyBytes::new(py, &validity(col)), PyBytes::new(py, &offsets), PyBytes::new(py, &text));
+        let offsets = le(&mut col.text_offsets().into_iter().map(|o| o as u64));
+        let t = ("str", col.len(), PyBytes::new(py, &validity(col)), PyBytes::new(py, &offsets), PyBytes::new(py, &col.text));
         return Ok(t.into_pyobject(py)?.into_any());
     }
     if kinds == KIND_BOOL {
         let mut bits = vec![0u8; col.len().div_ceil(8)];
-        for (i, c) in col.iter().enumerate() {
-            if *c == Cell::Bool(true) {
+        for (i, &b) in col.bits.iter().enumerate() {
+            if b != 0 && col.valid(i) {
                 bits[i / 8] |= 1 << (i % 8);
             }
         }
-        return fixed("bool", bits);
+        return fixed("bool", &bits);
     }
-    let items = col.iter().map(|v| cell_to_py(py, v)).collect::<PyResult<Vec<_>>>()?;
+    let items = col.cells().map(|v| cell_to_py(py, &v)).collect::<PyResult<Vec<_>>>()?;
     Ok(PyList::new(py, items)?.into_any())
 }
 
@@ -370,8 +353,8 @@ fn column_to_py<'py>(py: Python<'py>, col: &[Cell], kinds: u8) -> PyResult<Bound
 #[pyfunction]
 fn merge_store_rows<'py>(py: Python<'py>, rows: Vec<Option<Bound<'py, PyBytes>>>) -> PyResult<Bound<'py, PyDict>> {
     // (bytes read in place: extracting a Vec<u8> would walk them as ints)
-    let runs = rows.iter().map(|r| r.as_ref().map(|b| RunRows::decode(b.as_bytes())).transpose()).collect::<Result<Vec<_>, _>>();
-    let batch = Batch::of(runs.map_err(|e| PyValueError::new_err(format!("not store rows: {e}")))?);
+    let batch = Batch::of(rows.iter().map(|r| r.as_ref().map(|b| b.as_bytes())))
+        .map_err(|e| PyValueError::new_err(format!("not store rows: {e}")))?;
     let table = |t: &MergedTable| -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("names", &t.names)?;
