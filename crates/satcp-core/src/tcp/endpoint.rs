@@ -152,6 +152,8 @@ pub struct Endpoint {
     research: bool,
     /// The controller wants to hear of every data segment sent (asked once).
     cc_sees_sends: bool,
+    /// The controller reads the ACK's `pipe` (asked once).
+    cc_reads_pipe: bool,
     pub snd: Sender,
     pub rcv: Receiver,
     pub(crate) rto_timer: Timer,
@@ -195,6 +197,7 @@ impl Endpoint {
             sack_ok: false,
             research: snd.cc.uses_research_option(),
             cc_sees_sends: snd.cc.sees_sends(),
+            cc_reads_pipe: snd.cc.reads_pipe(),
             snd,
             rcv: if cfg.rwnd_autotune { Receiver::autotuned(cfg.rwnd_bytes) } else { Receiver::new(cfg.rwnd_bytes) }
                 .taking_buffer_for_ooo(cfg.ooo_takes_buffer),
@@ -1123,7 +1126,7 @@ impl Endpoint {
     #[cold]
     fn retransmit_corrupted(&mut self, ctx: &mut Ctx) {
         let s = &self.snd;
-        if self.sack_ok && s.ack.pipe >= s.w.cwnd {
+        if self.sack_ok && s.pipe(self.cfg.dupthresh) >= s.w.cwnd {
             return;
         }
         let nxt = s.nxt;
@@ -1166,7 +1169,7 @@ impl Endpoint {
             una,
             snd_max: s.max,
             flight: s.flight(),
-            pipe: s.pipe(dupthresh),
+            pipe: if self.cc_reads_pipe || super::always_pipe() { s.pipe(dupthresh) } else { 0 },
             recovering: s.phase.in_recovery() || una < s.recover,
             recover: s.recover,
             peer_wnd: s.peer_wnd,

@@ -29,6 +29,17 @@ pub(crate) fn fast_paths() -> bool {
     true
 }
 
+/// Whether every ACK's context gets RFC 6675's pipe, whatever the
+/// controller says (`WindowController::reads_pipe`): never, except in the
+/// unit test that checks that no other controller is changed by it.
+#[inline(always)]
+pub(crate) fn always_pipe() -> bool {
+    #[cfg(test)]
+    return tests::ALWAYS_PIPE.with(|c| c.get());
+    #[cfg(not(test))]
+    false
+}
+
 #[cfg(test)]
 mod cc_traces;
 #[cfg(test)]

@@ -798,6 +798,46 @@ fn rack_reordering_timer_marks_a_loss_no_ack_would_reveal() {
 thread_local! {
     /// Set: the endpoint takes its full paths only (`tcp::fast_paths`).
     pub(super) static SLOW_PATHS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set: every ACK's context gets the pipe (`tcp::always_pipe`).
+    pub(super) static ALWAYS_PIPE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The ACK's pipe is computed only for a controller that reads it
+/// (`reads_pipe`, a scoreboard walk an ACK saved for the others): for every
+/// other variant, with losses repaired by each recovery scheme, computing it
+/// changes no segment and no sender state but the context itself.
+#[test]
+fn only_a_controller_that_reads_the_pipe_is_given_it() {
+    let mut checked = 0;
+    for name in crate::tcp::cc::REGISTRY.iter().flat_map(|e| e.presets.iter().map(|p| p.name)) {
+        let mut c = crate::scenario::parse_toml(
+            "[nodes]\na = {}\nb = {}\n[[links]]\na = \"a\"\nb = \"b\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+             [[flows]]\nsrc = \"a\"\ndst = \"b\"\napp = { kind = \"ftp\", size = 1 }",
+            &[format!("flows.0.tcp.variant=\"{name}\"")],
+        )
+        .unwrap()
+        .flows[0]
+        .tcp
+        .clone();
+        c.mss = 1000;
+        let reads = crate::tcp::Endpoint::new(0, 1, 0, 1, &c).snd.cc.reads_pipe();
+        let run = |always: bool| {
+            ALWAYS_PIPE.with(|a| a.set(always));
+            let h = transfer_with(&c, drop_first_tx_of(&[3, 40, 41, 90]), 150_000);
+            ALWAYS_PIPE.with(|a| a.set(false));
+            let log: Vec<String> = h.log.iter().map(|s| format!("{} {} {:?} {}", s.t, s.from, s.pkt, s.dropped)).collect();
+            (log, format!("{:?}", h.eps[0].snd.w))
+        };
+        let (lazy, full) = (run(false), run(true));
+        assert!(lazy.0.len() > 150, "{name}: a transfer ran");
+        if reads {
+            assert_eq!(name, "bbr", "only BBR reads the pipe");
+        } else {
+            assert_eq!(lazy, full, "{name}: computing the pipe changed the transfer");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked} variants checked");
 }
 
 /// The endpoint's fast paths (an idle sender's attempt to send, an ACK that

@@ -616,6 +616,10 @@ impl WindowController for Bbr {
     fn wants_rate_samples(&self) -> bool {
         true
     }
+
+    fn reads_pipe(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

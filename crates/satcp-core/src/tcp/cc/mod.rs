@@ -112,7 +112,8 @@ pub struct AckCtx {
     /// acknowledged nor SACKed, less those deemed lost (RFC 6675, RACK),
     /// plus retransmissions; without SACK, less the segments duplicate ACKs
     /// reported (Linux's Reno emulation of SACK); after a timeout, less
-    /// what the go-back-N has not resent yet.
+    /// what the go-back-N has not resent yet. Computed only for a
+    /// controller whose `reads_pipe` is true; 0 for the others.
     pub pipe: u64,
     /// In fast recovery or repairing after an RTO when the ACK arrived.
     pub recovering: bool,
@@ -360,6 +361,13 @@ pub(crate) trait WindowController {
 
     /// Whether the sender must keep delivery-rate samples for it.
     fn wants_rate_samples(&self) -> bool {
+        false
+    }
+
+    /// Whether its hooks read `AckCtx::pipe` (asked once, when the
+    /// endpoint is built: RFC 6675's pipe costs a walk of the scoreboard
+    /// on every ACK, and only BBR reads it).
+    fn reads_pipe(&self) -> bool {
         false
     }
 }
@@ -652,6 +660,11 @@ impl Cc {
     /// Whether the controller wants `on_data_sent`.
     pub fn sees_sends(&self) -> bool {
         dispatch!(self, sees_sends())
+    }
+
+    /// Whether the controller reads `AckCtx::pipe`.
+    pub fn reads_pipe(&self) -> bool {
+        dispatch!(self, reads_pipe())
     }
 
     /// A data segment has just been sent.
