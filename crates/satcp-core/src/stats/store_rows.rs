@@ -319,7 +319,7 @@ impl<'a> Reader<'a> {
 }
 
 impl RunRows {
-    /// The rows as bytes, column by column (`decode` reads them back).
+    /// The rows as bytes, column by column (`Batch::of` reads them back).
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(64 + 16 * (self.flows.rows * self.flows.names.len() + self.links.rows * self.links.names.len()));
         put_cell(&mut out, &self.sim_time_s);
