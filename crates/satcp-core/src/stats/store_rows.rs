@@ -440,6 +440,12 @@ impl MergedTable {
     /// Read one run's table (as `RunRows::encode` wrote it) onto the end.
     fn read(&mut self, run: u32, r: &mut Reader) -> Result<(), String> {
         let (ncols, rows) = (r.u32()? as usize, r.u32()? as usize);
+        // every row has a cell of at least a byte in every column, and a
+        // table with rows has columns (damaged bytes must not make the
+        // batch allocate billions of rows)
+        if rows > r.b.len() || (ncols == 0 && rows > 0) {
+            return Err(format!("{rows} rows in {ncols} columns and {} bytes", r.b.len()));
+        }
         let before = self.run.len();
         for _ in 0..ncols {
             let name = r.str()?;
@@ -924,5 +930,47 @@ mod tests {
         }
         dup.extend([0u8; 8]);
         assert!(Batch::of([Some(&dup[..])]).unwrap_err().contains("twice"));
+        // a row count the bytes cannot hold
+        let mut huge = Vec::new();
+        put_cell(&mut huge, &Cell::Null);
+        put_cell(&mut huge, &Cell::Null);
+        huge.extend(0u32.to_le_bytes());
+        huge.extend(u32::MAX.to_le_bytes());
+        huge.extend([0u8; 8]);
+        assert!(Batch::of([Some(&huge[..])]).unwrap_err().contains("rows"));
+    }
+
+    /// Bytes damaged anywhere (a byte changed, the end cut) are refused or
+    /// merged, never a panic, and whatever merges has every column as long
+    /// as the table.
+    #[test]
+    fn damaged_rows_never_panic_the_merge() {
+        let good = rows_of_json(r#"{"sim_time_s": 1.0, "events": 5,
+            "flows": [{"name": "x", "goodput": 1.5, "variant": "sack", "ok": true, "n": 3},
+                      {"name": "y", "goodput": null, "variant": "cubic", "udp": {"lost": 2}}],
+            "links": [{"from": "a", "to": "b", "drops": 1}]}"#)
+        .unwrap()
+        .encode();
+        let mut rng = crate::sim::Rng::new(7, 0);
+        let (mut refused, mut merged) = (0, 0);
+        for _ in 0..20_000 {
+            let mut b = good.clone();
+            for _ in 0..1 + rng.next_u64() % 3 {
+                let i = (rng.next_u64() % b.len() as u64) as usize;
+                b[i] = rng.next_u64() as u8;
+            }
+            let cut = b.len() - (rng.next_u64() % 4) as usize * (rng.next_u64() % 2) as usize;
+            match Batch::of([Some(&b[..cut]), Some(&good[..])]) {
+                Err(_) => refused += 1,
+                Ok(m) => {
+                    merged += 1;
+                    for t in [&m.flows, &m.links] {
+                        assert!(t.columns.iter().all(|c| c.len() == t.run.len() && c.cells().count() == t.run.len()));
+                        assert!(t.columns.iter().all(|c| c.text_offsets().windows(2).all(|w| w[0] <= w[1])));
+                    }
+                }
+            }
+        }
+        assert!(refused > 1000 && merged > 1000, "{refused} refused, {merged} merged");
     }
 }
