@@ -202,8 +202,8 @@ class Store:
           and on a machine the workers fill, waking DuckDB's pool costs them
           (bench/sweep_overhead.py: the parent's CPU a run 0.34 -> 0.29 ms);
         * a checkpoint every CHECKPOINT_WAL of write-ahead log rather than
-          DuckDB's 16 MB (a checkpoint every two batches of a second's
-          runs): storing 10,000 runs of 20 flows cost the parent 0.23 ms a
+          DuckDB's 16 MB (about one batch of a second's runs of 20 flows,
+          ~20 KB of log a run): storing 10,000 runs of 20 flows cost the parent 0.23 ms a
           run against 0.29 (median of three, docs/performance.md). What a
           batch commits is in the log either way: a kill loses nothing
           more, and the next open replays the log."""
