@@ -203,10 +203,11 @@ class Store:
           (bench/sweep_overhead.py: the parent's CPU a run 0.34 -> 0.29 ms);
         * a checkpoint every CHECKPOINT_WAL of write-ahead log rather than
           DuckDB's 16 MB (about one batch of a second's runs of 20 flows,
-          ~20 KB of log a run): storing 10,000 runs of 20 flows cost the parent 0.23 ms a
-          run against 0.29 (median of three, docs/performance.md). What a
-          batch commits is in the log either way: a kill loses nothing
-          more, and the next open replays the log."""
+          ~20 KB of log a run): storing 10,000 runs of 20 flows cost the
+          parent 0.23 ms a run against 0.29 (median of three,
+          docs/performance.md). What a batch commits is in the log either
+          way: a kill loses nothing more, and the next open replays the
+          log (`test_kill_and_resume`)."""
         settings = {"threads": "1", "checkpoint_threshold": CHECKPOINT_WAL}
         before = {k: self.con.execute(f"SELECT current_setting('{k}')").fetchone()[0] for k in settings}
         for k, v in settings.items():
