@@ -17,9 +17,20 @@ build in this checkout:
 
 ``compare BASE NEW`` reports every engine line that differs (with the
 first differing characters) and, per study, every stored table that
-differs; it exits 1 if anything does. Reports are text for people: their
-comparison is in ``compare_reports`` (numbers and verdicts in order, the
-old verdict words mapped to the kit's).
+differs and every difference in what its reports say; it exits 1 if
+anything does.
+
+Reports are text for people, so they are compared as the sequence of the
+numbers and verdicts they print, in order (``report_tokens``): the
+printed summary (``stdout.txt``) and ``report.md``, each normalised
+first. Normalising maps the verdict words of before the study kit
+("borne out", "direction only", "not borne out", "not evaluated") onto
+the kit's ("holds", "holds in direction only", "does not hold", "no
+data"), and leaves out what a capture cannot repeat (the satcp version,
+how many runs were run now or found stored, wall times, paths) and the
+figures' captions and image lines (a figure's presentation is not a
+result; the set of figures is compared by name). A difference is listed
+with the lines it sits in, before and after.
 
 Usage::
 
@@ -143,6 +154,76 @@ def compare_studies(a: Path, b: Path) -> list[str]:
     return problems
 
 
+#: The verdict words of before the study kit, and the kit's (in the order
+#: they are replaced: "not borne out" before "borne out").
+OLD_VERDICTS = ((re.compile(r"\bnot borne out\b"), "does not hold"),
+                (re.compile(r"(?<!holds in )\bdirection only\b"), "holds in direction only"),
+                (re.compile(r"\bborne out\b"), "holds"),
+                (re.compile(r"\bnot evaluated\b"), "no data"))
+#: A verdict or a number, not part of a name (``fig5_ahead``, ``t7_5``,
+#: ``n1->n2`` hold no number).
+TOKEN = re.compile(r"holds in direction only|does not hold|\bholds\b|\bno data\b"
+                   r"|(?<![\w.])[-+]?\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][-+]?\d+)?%?")
+#: Lines of a report or summary that no capture repeats: header rows, the
+#: command's last lines; and a figure's image and caption lines.
+UNREPEATABLE = re.compile(r"^\| (satcp version|run now|already in the store|run wall time \(s\)) \||^report: |"
+                          r"^!\[|^\*.*\*$")
+RUNS_LINE = re.compile(r"^runs: (\d+) \(\d+ run now, \d+ already stored, (\d+) failed\); total wall time .*$")
+
+
+def normalise_report(text: str) -> list[str]:
+    """The lines of a summary or report.md whose numbers and verdicts are
+    results, old verdict words in the kit's."""
+    out = []
+    for line in text.splitlines():
+        if UNREPEATABLE.search(line):
+            continue
+        line = RUNS_LINE.sub(r"runs: \1 (\2 failed)", line)
+        for old, new in OLD_VERDICTS:
+            line = old.sub(new, line)
+        out.append(line)
+    return out
+
+
+def report_tokens(text: str) -> list[tuple[str, str]]:
+    """(token, the line it is on) for every number and verdict, in order."""
+    return [(m.group(0), line) for line in normalise_report(text) for m in TOKEN.finditer(line)]
+
+
+def _token_differences(where: str, a: str, b: str) -> list[str]:
+    ta, tb = report_tokens(a), report_tokens(b)
+    out = []
+    sm = difflib.SequenceMatcher(None, [t for t, _ in ta], [t for t, _ in tb], autojunk=False)
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "equal":
+            continue
+        before = " / ".join(dict.fromkeys(line for _, line in ta[i1:i2])) or "-"
+        after = " / ".join(dict.fromkeys(line for _, line in tb[j1:j2])) or "-"
+        out.append(f"{where}: {op} {[t for t, _ in ta[i1:i2]]} -> {[t for t, _ in tb[j1:j2]]}\n"
+                   f"    before: {before[:400]}\n    after:  {after[:400]}")
+    return out
+
+
+def compare_reports(a: Path, b: Path) -> list[str]:
+    """Per study captured in both: every number and verdict its summary and
+    report.md print, in order, and the figures it draws (by name)."""
+    problems = []
+    for d in sorted((a / "studies").glob("*")):
+        e = b / "studies" / d.name
+        if not e.exists():
+            continue
+        for name, rel in (("summary", "stdout.txt"), ("report.md", "out/report.md")):
+            x, y = d / rel, e / rel
+            if x.exists():
+                problems += _token_differences(f"study {d.name}: {name}", x.read_text(),
+                                               y.read_text() if y.exists() else "")
+        figs = [sorted(p.name for p in (s / "out" / "figures").glob("*.png")) for s in (d, e)]
+        if figs[0] != figs[1]:
+            problems.append(f"study {d.name}: figures {sorted(set(figs[0]) - set(figs[1]))} only before, "
+                            f"{sorted(set(figs[1]) - set(figs[0]))} only after")
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -168,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     for f in sorted((args.before / "engine").glob("*.tsv")):
         problems += compare_tsv(f, args.after / "engine" / f.name)
     problems += compare_studies(args.before, args.after)
+    problems += compare_reports(args.before, args.after)
     for p in problems:
         print(p)
     n = sum(len((args.before / "engine" / f.name).read_text().splitlines())
