@@ -664,7 +664,8 @@ def build_parser() -> argparse.ArgumentParser:
     q = sub.add_parser("results", help="print or export what a results store holds",
                        description="Print the stored results: by default one row per cell and flow "
                                    "(runs, failed, mean of each metric). The store's tables are runs, "
-                                   "factors, flows, links and sweeps; --query also sees flows_wide and "
+                                   "factors, flows, links, agents, paths, ground_stations, nodes and "
+                                   "sweeps (docs/sweeps.md); --query also sees flows_wide and "
                                    "links_wide (flows/links with one column per factor).")
     q.add_argument("store", metavar="STORE", help="results store (DuckDB file)")
     q.add_argument("--sweep", metavar="LABEL", help="only this sweep's runs")

@@ -24,6 +24,27 @@ Schema (other modules and users rely on these names):
     ``key``, ``link`` ("from->to"), then one column per field of the
     per-link-direction summary, nested tables flattened with ``_``
     (``drops_queue``, ``drops_errors``).
+``agents``
+    ``key``, ``agent_index``, then the router agent's summary (``node``,
+    ``link``, ``kind``) and one column per counter (``counters_updates``,
+    ...; null for an agent that has no such counter).
+``paths``
+    ``key``, ``path`` ("src->dst"), ``path_index``, then the traced pair's
+    summary (``changes_s`` and ``routes`` as JSON arrays, ``min_rtt_s``,
+    ``max_rtt_s``, ``steps_without_path``, ...).
+``ground_stations``
+    ``key``, ``station`` (its name), ``station_index``, then its account of
+    its satellite links (``handovers``, ``handover_times_s`` as a JSON
+    array, ``links_up``, ...).
+``nodes``
+    ``key``, ``node`` (its name), ``node_index``, then its summary
+    (``drops_no_route``, ``drops_ttl``).
+
+The tables ``flows`` to ``nodes`` are the summary's lists of those names,
+one row per entry, flattened by the same rules (``ROW_TABLES``;
+``crates/satcp-core/src/stats/store_rows.rs``). A run stored before a
+table existed gets its rows from its summary the next time the store is
+opened for writing (``_fill_new_tables``).
 ``sweeps``
     ``sweep`` PRIMARY KEY, ``source`` (sweep file), ``definition_json``,
     ``metrics_json`` (the sweep file's ``metrics``), ``updated_at``.
@@ -82,6 +103,10 @@ _SCHEMA = [
     "CREATE TABLE IF NOT EXISTS factors (key VARCHAR, name VARCHAR, value_json VARCHAR)",
     "CREATE TABLE IF NOT EXISTS flows (key VARCHAR, flow VARCHAR, flow_index INTEGER)",
     "CREATE TABLE IF NOT EXISTS links (key VARCHAR, link VARCHAR)",
+    "CREATE TABLE IF NOT EXISTS agents (key VARCHAR, agent_index INTEGER)",
+    "CREATE TABLE IF NOT EXISTS paths (key VARCHAR, path VARCHAR, path_index INTEGER)",
+    "CREATE TABLE IF NOT EXISTS ground_stations (key VARCHAR, station VARCHAR, station_index INTEGER)",
+    "CREATE TABLE IF NOT EXISTS nodes (key VARCHAR, node VARCHAR, node_index INTEGER)",
     """CREATE TABLE IF NOT EXISTS sweeps (
         sweep VARCHAR PRIMARY KEY,
         source VARCHAR,
@@ -89,6 +114,13 @@ _SCHEMA = [
         metrics_json VARCHAR,
         updated_at TIMESTAMP)""",
 ]
+
+#: The tables made from a run's summary, one row per entry of its list of
+#: that name (`_core.merge_store_rows` gives each; store_rows.rs' TABLES).
+ROW_TABLES = ("flows", "links", "agents", "paths", "ground_stations", "nodes")
+#: The tables added after the first two: every summary has a node, so a
+#: stored run without node rows was stored before they existed.
+_NEWER_TABLES = ROW_TABLES[2:]
 
 _RUNS_COLUMNS = ["key", "sweep", "cell", "replication", "seed", "satcp_version", "status", "error", "wall_s",
                  "sim_time_s", "events", "scenario_json", "summary_json", "finished_at"]
@@ -174,10 +206,11 @@ class Store:
             if read_only:
                 raise
             raise StoreUnwritable(f"cannot open the results store {self.path} for writing: {_first_line(e)}") from None
+        self._columns: dict[str, dict[str, str]] = {}
         if not read_only:
             for stmt in _SCHEMA:
                 self.con.execute(stmt)
-        self._columns: dict[str, dict[str, str]] = {}
+            self._fill_new_tables()
 
     # -- context manager ------------------------------------------------------
     def close(self) -> None:
@@ -238,7 +271,7 @@ class Store:
             return
         self.con.begin()
         try:
-            for table in ("factors", "flows", "links", "runs"):
+            for table in ("factors", *ROW_TABLES, "runs"):
                 self.con.execute(f"DELETE FROM {table} WHERE key IN (SELECT unnest(?))", [keys])
             self.con.commit()
         except BaseException:
@@ -273,7 +306,7 @@ class Store:
             ])
             factor_rows += [[run.key, name, canonical_json(v)] for name, v in run.cell.items()]
         keys = [run.key for run, _, _ in batch]
-        tables = {t: dict(merged[t], keys=[keys[r] for r in merged[t]["run"]]) for t in ("flows", "links")}
+        tables = {t: dict(merged[t], keys=[keys[r] for r in merged[t]["run"]]) for t in ROW_TABLES}
         self.con.begin()
         try:
             self._insert_columns("runs", _RUNS_COLUMNS, [list(c) for c in zip(*runs_rows)])
@@ -292,6 +325,30 @@ class Store:
                 what = "a run" if len(batch) == 1 else f"{len(batch)} runs"
                 raise StoreUnwritable(f"could not write {what} to the results store {self.path}: {_first_line(e)}") from None
             raise
+
+    def _fill_new_tables(self) -> None:
+        """Rows of the tables added after ``flows`` and ``links`` for the ok
+        runs stored before them, made from each run's stored summary by
+        the rules a worker uses: a store written by an earlier satcp then
+        answers every table for every run, rather than an empty table a
+        study would read as nothing having happened."""
+        # the keys first: the summaries' text is most of the store
+        keys = [k for (k,) in self.con.execute(
+            "SELECT key FROM runs r WHERE status = 'ok' AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.key = r.key) "
+            "ORDER BY key").fetchall()]
+        for start in range(0, len(keys), 1000):
+            chunk = self.con.execute("SELECT key, summary_json FROM runs WHERE key IN (SELECT unnest(?)) ORDER BY key",
+                                     [keys[start:start + 1000]]).fetchall()
+            merged = _core.merge_store_rows([_core.store_rows(summary) for _, summary in chunk])
+            self.con.begin()
+            try:
+                for t in _NEWER_TABLES:
+                    self._insert(t, dict(merged[t], keys=[chunk[r][0] for r in merged[t]["run"]]))
+                self.con.commit()
+            except BaseException:
+                self.con.rollback()
+                self._columns.clear()
+                raise
 
     def _table_columns(self, table: str) -> dict[str, str]:
         if table not in self._columns:

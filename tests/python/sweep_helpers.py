@@ -71,6 +71,7 @@ def comparable(store_path: Path) -> dict[str, pd.DataFrame]:
             "runs": runs.sort_values("key").reset_index(drop=True),
             "flows": st.query("SELECT * FROM flows ORDER BY key, flow_index"),
             "links": st.query('SELECT * FROM links ORDER BY key, "index", direction'),
+            "nodes": st.query("SELECT * FROM nodes ORDER BY key, node_index"),
             "factors": st.query("SELECT * FROM factors ORDER BY key, name"),
             "flows_wide": st.flows().sort_values(["key", "flow_index"]).reset_index(drop=True),
         }

@@ -48,6 +48,29 @@ def link_rows(summary):
     return [dict({"link": f'{l.get("from")}->{l.get("to")}'}, **_flatten(l)) for l in summary.get("links", [])]
 
 
+def named_rows(summary, table, lead, name=None):
+    """Rows of one of the summary's other lists by the same rules: a row
+    starts with `lead` (the entry's `name`, left out of the rest, or `name`
+    of the entry) when given, then `<lead>_index`."""
+    rows = []
+    for i, x in enumerate(summary.get(table, [])):
+        first = {lead: name(x)} if name else {lead: x.get("name")} if lead != "agent" else {}
+        rest = {k: v for k, v in _flatten(x).items() if not (k == "name" and lead in ("station", "node"))}
+        rows.append(dict(first, **{f"{lead}_index": i}, **rest))
+    return rows
+
+
+#: Every table made from a run's summary, by the rules in Python.
+RULES = {
+    "flows": flow_rows,
+    "links": link_rows,
+    "agents": lambda s: named_rows(s, "agents", "agent"),
+    "paths": lambda s: named_rows(s, "paths", "path", lambda p: f'{p["src"]}->{p["dst"]}'),
+    "ground_stations": lambda s: named_rows(s, "ground_stations", "station"),
+    "nodes": lambda s: named_rows(s, "nodes", "node"),
+}
+
+
 VARIANT = "flows.download.tcp.variant"
 BER = "links.1.errors_ab.ber"
 
@@ -160,7 +183,7 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["geo_bent_pipe.toml", "transat/four_flows_cbr.toml", "leo/leo-vs-geo.toml",
-                                  "ceten/one_client.toml", "adalr/http.toml"])
+                                  "ceten/one_client.toml", "adalr/http.toml", "xfwa/equal_rtts.toml"])
 def test_the_workers_store_rows_follow_the_python_rules(name):
     # the rows a worker flattens in Rust are the rows flow_rows and
     # link_rows (above) make from the same summary: same columns, same values
@@ -170,7 +193,7 @@ def test_the_workers_store_rows_follow_the_python_rules(name):
     def as_lists(rows_bytes):
         m = _core.merge_store_rows([rows_bytes])
         out = {"sim_time_s": m["sim_time_s"][0], "events": m["events"][0]}
-        for table in ("flows", "links"):
+        for table in store_module.ROW_TABLES:
             t = m[table]
             out[table] = {"names": t["names"], "kinds": t["kinds"], "columns": [store_module._values(c) for c in t["columns"]]}
         return out
@@ -182,15 +205,17 @@ def test_the_workers_store_rows_follow_the_python_rules(name):
     path = REPO / "scenarios" / name
     direct = as_lists(_core.run(path.read_text(), "toml", ["run.stop=3s"], str(path.parent), None, True)["store_rows"])
     assert (direct["sim_time_s"], direct["events"]) == (rust["sim_time_s"], rust["events"])
-    for table in ("flows", "links"):
+    for table in store_module.ROW_TABLES:
         a, b = direct[table], rust[table]
         assert sorted(a["names"]) == sorted(b["names"]) and len(a["names"]) == len(set(a["names"]))
         cols = {n: (k, c) for n, k, c in zip(b["names"], b["kinds"], b["columns"])}
         for n, k, c in zip(a["names"], a["kinds"], a["columns"]):
             assert (k, c) == cols[n] and list(map(type, c)) == list(map(type, cols[n][1])), (table, n)
-    for table, rows in (("flows", flow_rows(summary)), ("links", link_rows(summary))):
-        got = rust[table]
-        assert rows and set(got["names"]) == {n for r in rows for n in r}, table
+    assert RULES.keys() == set(store_module.ROW_TABLES)
+    for table, rules in RULES.items():
+        rows, got = rules(summary), rust[table]
+        assert rows or table in ("agents", "paths", "ground_stations"), table
+        assert set(got["names"]) == {n for r in rows for n in r}, table
         for i, row in enumerate(rows):
             for n, col in zip(got["names"], got["columns"]):
                 assert len(col) == len(rows)
@@ -216,7 +241,7 @@ def test_a_batch_of_different_runs_is_stored_row_for_row_as_the_python_rules_say
                                                    "summary_json": raw["summary"], "rows": raw["store_rows"]}))
     with Store(tmp_path / "m.duckdb") as st:
         st.commit_runs(batch)
-        for table, rules in (("flows", flow_rows), ("links", link_rows)):
+        for table, rules in RULES.items():
             stored = st.query(f"SELECT * FROM {table}")
             for key, summary in summaries.items():
                 rows = rules(summary)
@@ -596,3 +621,75 @@ def test_a_column_arrow_cannot_type_is_stored_as_text(tmp_path):
                                     "WHERE table_name = 'flows'").fetchall())
     assert types["x"] == "VARCHAR"
     assert list(got["x"]) == [str(i) if i % 2 else f"t{i}" for i in range(12)]
+
+
+@pytest.fixture(scope="module")
+def leo_and_xfwa_store(tmp_path_factory):
+    """A store holding one run of the LEO study's network (a transfer the
+    satellite reassignment at 12 s catches) and one of XFWA's (an agent on
+    the bottleneck), and their summaries by key."""
+    path = tmp_path_factory.mktemp("tables") / "t.duckdb"
+    sweeps = [from_dict({"base": str(REPO / "scenarios/leo/study-leo.toml"), "label": "leo",
+                         "factors": {"flows.transfer.app.start": ["11.5s"], "flows.transfer.app.size": ["1MB"]}}),
+              from_dict({"base": str(REPO / "scenarios/xfwa/equal_rtts.toml"), "label": "xfwa",
+                         "factors": {"run.stop": ["3s"]}})]
+    with Store(path) as st:
+        for sw in sweeps:
+            assert run_sweep(sw, st, LocalPool(1)).ok == 1
+        summaries = {k: json.loads(s) for k, s in st.query("SELECT key, summary_json FROM runs").itertuples(index=False)}
+    return path, summaries
+
+
+@pytest.mark.parametrize("table", ["agents", "paths", "ground_stations", "nodes"])
+def test_each_new_table_holds_its_summary_list_and_answers_the_cli(leo_and_xfwa_store, table):
+    path, summaries = leo_and_xfwa_store
+    with Store(path, read_only=True) as st:
+        stored = st.query(f"SELECT * FROM {table}")
+    # every run's entries, row for row as the rules make them, the values
+    # read back as stored (an array as its JSON text)
+    want = [dict(r, key=k) for k, s in sorted(summaries.items()) for r in RULES[table](s)]
+    assert want and len(stored) == len(want)
+    order = ["key", f"{'station' if table == 'ground_stations' else table[:-1]}_index"]
+    stored = stored.sort_values(order).reset_index(drop=True)
+    for i, row in enumerate(sorted(want, key=lambda r: tuple(r[c] for c in order))):
+        for col, v in row.items():
+            have = stored.at[i, col]
+            assert (pd.isna(have) if v is None else have == v), (table, i, col, have, v)
+    # `satcp results STORE --query` answers from it
+    r = run_cli("results", path, "--query", f"select * from {table}", "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.strip().splitlines()) == len(want) + 1
+
+
+def test_the_leo_and_xfwa_runs_fill_what_their_studies_read(leo_and_xfwa_store):
+    path, _ = leo_and_xfwa_store
+    with Store(path, read_only=True) as st:
+        paths = st.query("SELECT path, min_rtt_s, max_rtt_s, json_array_length(changes_s) AS changes FROM paths")
+        hand = st.query("SELECT station, handovers, CAST(handover_times_s AS DOUBLE[]) AS t FROM ground_stations")
+        xfwa = st.query("SELECT kind, counters_rtt_avg_us_last FROM agents")
+        nodes = st.query("SELECT n.node FROM nodes n JOIN runs r USING (key) WHERE r.sweep = 'xfwa'")
+    assert list(paths["path"]) == ["paris->new-york"]
+    assert 0.035 < paths["min_rtt_s"][0] <= paths["max_rtt_s"][0] < 0.1
+    # the reassignment at 12 s moves both stations to another satellite
+    assert (hand["handovers"] > 0).all() and all(len(t) == n for t, n in zip(hand["t"], hand["handovers"]))
+    assert list(xfwa["kind"]) == ["xfwa"] and xfwa["counters_rtt_avg_us_last"][0] == 160_000
+    assert {"b1", "b2"} <= set(nodes["node"])
+
+
+def test_runs_stored_before_the_new_tables_get_their_rows_when_the_store_is_opened(leo_and_xfwa_store, tmp_path):
+    path, _ = leo_and_xfwa_store
+    copy = tmp_path / "old.duckdb"
+    copy.write_bytes(path.read_bytes())
+    tables = ("agents", "paths", "ground_stations", "nodes")
+    with Store(copy, read_only=True) as st:
+        before = {t: st.query(f"SELECT * FROM {t} ORDER BY ALL") for t in tables}
+    import duckdb
+    con = duckdb.connect(str(copy))
+    for t in tables:
+        con.execute(f"DROP TABLE {t}")  # as a store of before them
+    con.close()
+    with Store(copy) as st:
+        for t in tables:
+            after = st.query(f"SELECT * FROM {t} ORDER BY ALL")
+            assert len(after) == len(before[t]) > 0, t
+            pd.testing.assert_frame_equal(after[list(before[t].columns)], before[t], check_dtype=False)

@@ -13,7 +13,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use satcp_core::scenario::{apply_override, parse_json_in, parse_toml_in};
 use satcp_core::stats::output::{FlowSeries, LinkSeries, PageTable, PathSeries};
-use satcp_core::stats::store_rows::{Batch, Cell, MergedColumn, MergedTable, RunRows, KIND_BOOL, KIND_FLOAT, KIND_INT, KIND_STR};
+use satcp_core::stats::store_rows::{Batch, Cell, MergedColumn, MergedTable, RunRows, KIND_BOOL, KIND_FLOAT, KIND_INT, KIND_STR, TABLES};
 use satcp_core::{RunOutput, Scenario, ScenarioError as CoreError};
 
 create_exception!(
@@ -345,9 +345,10 @@ fn column_to_py<'py>(py: Python<'py>, col: &MergedColumn, kinds: u8) -> PyResult
 /// Many runs' store rows (each bytes as [`store_rows`] or `run(...,
 /// store_rows=True)` give them, or None for a run without rows) merged for
 /// one insert per table: a dict with "sim_time_s" and "events" (a list
-/// each, one per run) and "flows" and "links", each a dict of "names",
-/// "kinds" (bits: 1 bool, 2 int, 4 float, 8 text), "columns" (see
-/// `column_to_py`) and "run" (each row's run index). The store's writer
+/// each, one per run) and, under each name of `store_rows::TABLES`
+/// ("flows", "links", "agents", ...), a dict of "names", "kinds" (bits: 1
+/// bool, 2 int, 4 float, 8 text), "columns" (see `column_to_py`) and "run"
+/// (each row's run index). The store's writer
 /// types each column from its kinds alone and inserts the batch column by
 /// column.
 #[pyfunction]
@@ -371,8 +372,9 @@ fn merge_store_rows<'py>(py: Python<'py>, rows: Vec<Option<Bound<'py, PyBytes>>>
     let per_run = |cells: &[Cell]| cells.iter().map(|c| cell_to_py(py, c)).collect::<PyResult<Vec<_>>>();
     d.set_item("sim_time_s", PyList::new(py, per_run(&batch.sim_time_s)?)?)?;
     d.set_item("events", PyList::new(py, per_run(&batch.events)?)?)?;
-    d.set_item("flows", table(&batch.flows)?)?;
-    d.set_item("links", table(&batch.links)?)?;
+    for (name, t) in TABLES.iter().zip(&batch.tables) {
+        d.set_item(name, table(t)?)?;
+    }
     Ok(d)
 }
 

@@ -1,5 +1,6 @@
-//! A run's summary as the rows of the results store's `flows` and `links`
-//! tables (`python/satcp/store.py`), flattened here rather than in Python.
+//! A run's summary as the rows of the results store's tables made from it
+//! ([`TABLES`]: `flows`, `links`, `agents`, `paths`, `ground_stations`,
+//! `nodes`; `python/satcp/store.py`), flattened here rather than in Python.
 //!
 //! A sweep's parent process writes every run to the store; flattening a
 //! summary of 20 flows cell by cell in Python took it about as long as the
@@ -12,8 +13,13 @@
 //! The rules (tests/python/test_store.py has them in Python): a nested object's
 //! fields become `outer_inner` columns, an array becomes its compact JSON
 //! text, a non-finite number is null (as in the summary's JSON), anything
-//! else is kept; a flow row starts with `flow` (its name) and `flow_index`
-//! and leaves `name` out; a link row starts with `link` ("from->to").
+//! else is kept. A row starts with the columns that name it: a flow row
+//! with `flow` (its name) and `flow_index`, leaving `name` out; a link row
+//! with `link` ("from->to"); an agent row with `agent_index`; a path row
+//! with `path` ("src->dst") and `path_index`; a ground station's with
+//! `station` and `station_index` and a node's with `node` and
+//! `node_index`, both leaving `name` out. One row per entry of the
+//! summary's list of that name, in its order.
 //!
 //! Two ways in, one result: [`rows_of`] walks the summary in memory through
 //! its `Serialize` impl (no JSON value tree: building one and flattening it
@@ -158,64 +164,114 @@ impl Columns {
     }
 }
 
+/// The store's tables made from a run's summary, each from the summary's
+/// list of that name, in the order a run's bytes hold them.
+pub const TABLES: [&str; 6] = ["flows", "links", "agents", "paths", "ground_stations", "nodes"];
+
 /// A run's store rows: its `sim_time_s` and `events` (for the `runs` row)
-/// and its `flows` and `links` tables.
+/// and its tables, one per name of [`TABLES`] in that order.
 #[derive(Debug)]
 pub struct RunRows {
     pub sim_time_s: Cell,
     pub events: Cell,
-    pub flows: Columns,
-    pub links: Columns,
+    pub tables: [Columns; TABLES.len()],
+}
+
+impl RunRows {
+    /// The table of that name (one of [`TABLES`]).
+    pub fn table(&self, name: &str) -> &Columns {
+        &self.tables[table_index(name)]
+    }
+}
+
+fn table_index(name: &str) -> usize {
+    TABLES.iter().position(|t| *t == name).unwrap_or_else(|| panic!("{name} is not one of {TABLES:?}"))
 }
 
 /// The store rows of a summary in memory.
 pub fn rows_of(s: &Summary) -> RunRows {
-    let mut flows = Columns::default();
-    for (i, f) in s.flows.iter().enumerate() {
-        flows.push("", "flow", Cell::Str(f.name.clone()));
-        flows.push("", "flow_index", Cell::uint(i as u64));
-        f.serialize(Flatten { table: &mut flows, prefix: String::new(), skip_name: true })
-            .expect("a flow summary is a struct");
-        flows.end_row();
+    let index = |t: &mut Columns, key: &str, i: usize| t.push("", key, Cell::uint(i as u64));
+    let tables = [
+        table_of(&s.flows, true, |t, i, f| {
+            t.push("", "flow", Cell::Str(f.name.clone()));
+            index(t, "flow_index", i);
+        }),
+        table_of(&s.links, false, |t, _, l| t.push("", "link", Cell::Str(format!("{}->{}", l.from, l.to)))),
+        table_of(&s.agents, false, |t, i, _| index(t, "agent_index", i)),
+        table_of(&s.paths, false, |t, i, p| {
+            t.push("", "path", Cell::Str(format!("{}->{}", p.src, p.dst)));
+            index(t, "path_index", i);
+        }),
+        table_of(&s.ground_stations, true, |t, i, g| {
+            t.push("", "station", Cell::Str(g.name.clone()));
+            index(t, "station_index", i);
+        }),
+        table_of(&s.nodes, true, |t, i, n| {
+            t.push("", "node", Cell::Str(n.name.clone()));
+            index(t, "node_index", i);
+        }),
+    ];
+    RunRows { sim_time_s: Cell::float(s.sim_time_s), events: Cell::uint(s.events), tables }
+}
+
+/// One row per item: the cells `lead` pushes (the columns that name the
+/// row), then the item's fields flattened, `name` left out if `skip_name`.
+fn table_of<T: Serialize>(items: &[T], skip_name: bool, lead: impl Fn(&mut Columns, usize, &T)) -> Columns {
+    let mut t = Columns::default();
+    for (i, x) in items.iter().enumerate() {
+        lead(&mut t, i, x);
+        x.serialize(Flatten { table: &mut t, prefix: String::new(), skip_name }).expect("a summary's entry is a struct");
+        t.end_row();
     }
-    let mut links = Columns::default();
-    for l in &s.links {
-        links.push("", "link", Cell::Str(format!("{}->{}", l.from, l.to)));
-        l.serialize(Flatten { table: &mut links, prefix: String::new(), skip_name: false })
-            .expect("a link summary is a struct");
-        links.end_row();
-    }
-    RunRows { sim_time_s: Cell::float(s.sim_time_s), events: Cell::uint(s.events), flows, links }
+    t
 }
 
 /// The store rows of a summary's JSON text.
 pub fn rows_of_json(summary_json: &str) -> Result<RunRows, serde_json::Error> {
     let s: Value = serde_json::from_str(summary_json)?;
-    let empty = Vec::new();
-    let mut flows = Columns::default();
-    for (i, f) in s.get("flows").and_then(Value::as_array).unwrap_or(&empty).iter().enumerate() {
-        flows.push("", "flow", f.get("name").map_or(Cell::Null, Cell::of_json));
-        flows.push("", "flow_index", Cell::uint(i as u64));
-        for (k, v) in f.as_object().into_iter().flatten().filter(|(k, _)| *k != "name") {
-            flows.push_json("", k, v);
+    let cell = |v: &Value, k: &str| v.get(k).map_or(Cell::Null, Cell::of_json);
+    let text = |v: &Value, k: &str| match v.get(k) {
+        Some(Value::String(x)) => x.clone(),
+        Some(v) => v.to_string(),
+        None => "None".to_string(),
+    };
+    let index = |t: &mut Columns, key: &str, i: usize| t.push("", key, Cell::uint(i as u64));
+    let tables = [
+        table_of_json(&s, "flows", true, |t, i, f| {
+            t.push("", "flow", cell(f, "name"));
+            index(t, "flow_index", i);
+        }),
+        table_of_json(&s, "links", false, |t, _, l| {
+            t.push("", "link", Cell::Str(format!("{}->{}", text(l, "from"), text(l, "to"))))
+        }),
+        table_of_json(&s, "agents", false, |t, i, _| index(t, "agent_index", i)),
+        table_of_json(&s, "paths", false, |t, i, p| {
+            t.push("", "path", Cell::Str(format!("{}->{}", text(p, "src"), text(p, "dst"))));
+            index(t, "path_index", i);
+        }),
+        table_of_json(&s, "ground_stations", true, |t, i, g| {
+            t.push("", "station", cell(g, "name"));
+            index(t, "station_index", i);
+        }),
+        table_of_json(&s, "nodes", true, |t, i, n| {
+            t.push("", "node", cell(n, "name"));
+            index(t, "node_index", i);
+        }),
+    ];
+    Ok(RunRows { sim_time_s: cell(&s, "sim_time_s"), events: cell(&s, "events"), tables })
+}
+
+/// [`table_of`] for the summary's JSON: one row per entry of its list `key`.
+fn table_of_json(s: &Value, key: &str, skip_name: bool, lead: impl Fn(&mut Columns, usize, &Value)) -> Columns {
+    let mut t = Columns::default();
+    for (i, x) in s.get(key).and_then(Value::as_array).into_iter().flatten().enumerate() {
+        lead(&mut t, i, x);
+        for (k, v) in x.as_object().into_iter().flatten().filter(|(k, _)| !(skip_name && *k == "name")) {
+            t.push_json("", k, v);
         }
-        flows.end_row();
+        t.end_row();
     }
-    let mut links = Columns::default();
-    for l in s.get("links").and_then(Value::as_array).unwrap_or(&empty) {
-        let end = |k: &str| match l.get(k) {
-            Some(Value::String(x)) => x.clone(),
-            Some(v) => v.to_string(),
-            None => "None".to_string(),
-        };
-        links.push("", "link", Cell::Str(format!("{}->{}", end("from"), end("to"))));
-        for (k, v) in l.as_object().into_iter().flatten() {
-            links.push_json("", k, v);
-        }
-        links.end_row();
-    }
-    let get = |k: &str| s.get(k).map_or(Cell::Null, Cell::of_json);
-    Ok(RunRows { sim_time_s: get("sim_time_s"), events: get("events"), flows, links })
+    t
 }
 
 // ---------------------------------------------------------------------------
@@ -321,10 +377,11 @@ impl<'a> Reader<'a> {
 impl RunRows {
     /// The rows as bytes, column by column (`Batch::of` reads them back).
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(64 + 16 * (self.flows.rows * self.flows.names.len() + self.links.rows * self.links.names.len()));
+        let cells: usize = self.tables.iter().map(|t| t.rows * t.names.len()).sum();
+        let mut out = Vec::with_capacity(64 + 16 * cells);
         put_cell(&mut out, &self.sim_time_s);
         put_cell(&mut out, &self.events);
-        for t in [&self.flows, &self.links] {
+        for t in &self.tables {
             out.extend((t.names.len() as u32).to_le_bytes());
             out.extend((t.rows as u32).to_le_bytes());
             for (name, col) in t.names.iter().zip(&t.columns) {
@@ -487,13 +544,13 @@ impl MergedTable {
 }
 
 /// Many runs' rows merged for one insert per table: `sim_time_s[i]` and
-/// `events[i]` of the batch's run `i` (null for a run without rows).
+/// `events[i]` of the batch's run `i` (null for a run without rows), and
+/// one merged table per name of [`TABLES`], in that order.
 #[derive(Default, Debug)]
 pub struct Batch {
     pub sim_time_s: Vec<Cell>,
     pub events: Vec<Cell>,
-    pub flows: MergedTable,
-    pub links: MergedTable,
+    pub tables: [MergedTable; TABLES.len()],
 }
 
 impl Batch {
@@ -510,15 +567,20 @@ impl Batch {
             let mut r = Reader { b: bytes };
             b.sim_time_s.push(r.cell()?);
             b.events.push(r.cell()?);
-            b.flows.read(i as u32, &mut r)?;
-            b.links.read(i as u32, &mut r)?;
+            for t in &mut b.tables {
+                t.read(i as u32, &mut r)?;
+            }
             if !r.b.is_empty() {
                 return Err("trailing bytes after store rows".into());
             }
         }
-        b.flows.pad();
-        b.links.pad();
+        b.tables.iter_mut().for_each(MergedTable::pad);
         Ok(b)
+    }
+
+    /// The merged table of that name (one of [`TABLES`]).
+    pub fn table(&self, name: &str) -> &MergedTable {
+        &self.tables[table_index(name)]
     }
 }
 
@@ -818,7 +880,7 @@ impl<'a> Serializer for Flatten<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::output::{FlowSummary, LinkSummary, Limited};
+    use crate::stats::output::{AgentSummary, FlowSummary, LinkSummary, Limited, NodeSummary, PathSummary, StationSummary};
 
     /// A table as name -> (column, kinds), for comparing paths whose
     /// column order differs.
@@ -831,19 +893,38 @@ mod tests {
         let s = r#"{"sim_time_s": 2.5, "events": 7,
             "flows": [{"name": "a", "limited": {"cwnd": 0.5, "rwnd": 0.5}, "udp": null, "x": [1, 2]},
                       {"name": "b", "limited": {"cwnd": 1.0, "rwnd": 0.0}, "udp": {"lost": 3}}],
-            "links": [{"from": "n1", "to": "n2", "drops": {"queue": 4}}]}"#;
+            "links": [{"from": "n1", "to": "n2", "drops": {"queue": 4}}],
+            "agents": [{"node": "b1", "link": 0, "kind": "xfwa", "counters": {"updates": 5}},
+                       {"node": "b2", "link": null, "kind": "monitor", "counters": {}}],
+            "paths": [{"src": "p", "dst": "q", "changes_s": [1.5], "min_rtt_s": 0.04, "max_rtt_s": null}],
+            "ground_stations": [{"name": "p", "handovers": 2, "handover_times_s": [3.0, 4.5]}],
+            "nodes": [{"name": "n1", "drops_ttl": 1}, {"name": "n2", "drops_ttl": 0}]}"#;
         let r = rows_of_json(s).unwrap();
         assert_eq!((r.sim_time_s.clone(), r.events.clone()), (Cell::Float(2.5), Cell::Int(7)));
-        assert_eq!(r.flows.names, ["flow", "flow_index", "limited_cwnd", "limited_rwnd", "udp", "x", "udp_lost"]);
-        let f = by_name(&r.flows);
+        assert_eq!(r.table("flows").names, ["flow", "flow_index", "limited_cwnd", "limited_rwnd", "udp", "x", "udp_lost"]);
+        let f = by_name(r.table("flows"));
         assert_eq!(f["flow"], (&vec![Cell::Str("a".into()), Cell::Str("b".into())], KIND_STR));
         assert_eq!(f["flow_index"].0, &vec![Cell::Int(0), Cell::Int(1)]);
         assert_eq!(f["x"], (&vec![Cell::Str("[1,2]".into()), Cell::Null], KIND_STR));
         assert_eq!(f["udp"], (&vec![Cell::Null, Cell::Null], 0));
         assert_eq!(f["udp_lost"], (&vec![Cell::Null, Cell::Int(3)], KIND_INT));
-        assert_eq!(r.flows.rows, 2);
-        assert_eq!(r.links.names, ["link", "drops_queue", "from", "to"]);
-        assert_eq!(r.links.columns[0], [Cell::Str("n1->n2".into())]);
+        assert_eq!(r.table("flows").rows, 2);
+        assert_eq!(r.table("links").names, ["link", "drops_queue", "from", "to"]);
+        assert_eq!(r.table("links").columns[0], [Cell::Str("n1->n2".into())]);
+        // an agent's counters (a map) flattened like a nested table; an
+        // agent without counters has none of the columns
+        let a = r.table("agents");
+        assert_eq!(a.names, ["agent_index", "counters_updates", "kind", "link", "node"]);
+        assert_eq!(by_name(a)["counters_updates"].0, &vec![Cell::Int(5), Cell::Null]);
+        assert_eq!(by_name(a)["link"].0, &vec![Cell::Int(0), Cell::Null]);
+        let p = r.table("paths");
+        assert_eq!(p.names, ["path", "path_index", "changes_s", "dst", "max_rtt_s", "min_rtt_s", "src"]);
+        assert_eq!((&p.columns[0][0], &by_name(p)["changes_s"].0[0]), (&Cell::Str("p->q".into()), &Cell::Str("[1.5]".into())));
+        let g = r.table("ground_stations");
+        assert_eq!(g.names, ["station", "station_index", "handover_times_s", "handovers"]);
+        assert_eq!(by_name(g)["handover_times_s"].0[0], Cell::Str("[3.0,4.5]".into()));
+        let n = r.table("nodes");
+        assert_eq!((n.names.clone(), n.rows), (vec!["node".to_string(), "node_index".into(), "drops_ttl".into()], 2));
     }
 
     /// Both paths give the same rows for summaries with every kind of
@@ -867,25 +948,39 @@ mod tests {
         }
         s.links.push(LinkSummary { from: "a".into(), to: "b".into(), utilization: 0.5, ..Default::default() });
         s.links.push(LinkSummary { from: "b".into(), to: "a".into(), arq: Some(Default::default()), ..Default::default() });
+        let counters = [("acks_seen".to_string(), 7), ("rtt_avg_us_last".to_string(), u64::MAX)].into();
+        s.agents.push(AgentSummary { node: "r".into(), link: Some(1), kind: "xfwa".into(), counters });
+        s.agents.push(AgentSummary { node: "r".into(), link: None, kind: "monitor".into(), ..Default::default() });
+        s.paths.push(PathSummary { src: "a".into(), dst: "b".into(), changes_s: vec![0.5, 12.0], min_rtt_s: Some(0.04),
+                                   routes: vec!["a s1 b".into()], ..Default::default() });
+        s.paths.push(PathSummary { src: "b".into(), dst: "c".into(), steps_without_path: 3, ..Default::default() });
+        s.ground_stations.push(StationSummary { name: "a".into(), handovers: 1, handover_times_s: vec![12.0], ..Default::default() });
+        s.nodes.push(NodeSummary { name: "a".into(), drops_no_route: 2, drops_ttl: 0 });
+        s.nodes.push(NodeSummary { name: "b".into(), ..Default::default() });
         let typed = rows_of(&s);
         let json = rows_of_json(&serde_json::to_string(&s).unwrap()).unwrap();
         assert_eq!((&typed.sim_time_s, &typed.events), (&json.sim_time_s, &json.events));
-        for (a, b) in [(&typed.flows, &json.flows), (&typed.links, &json.links)] {
+        for (a, b) in typed.tables.iter().zip(&json.tables) {
             assert_eq!(a.rows, b.rows);
             assert_eq!(by_name(a), by_name(b));
             assert!(a.columns.iter().all(|c| c.len() == a.rows));
         }
-        let f = by_name(&typed.flows);
+        assert_eq!(typed.tables.iter().map(|t| t.rows).collect::<Vec<_>>(), [3, 2, 2, 2, 1, 2]);
+        let f = by_name(typed.table("flows"));
         assert_eq!(f["goodput_bps"].0[1], Cell::Null);
         assert_eq!(f["bytes_delivered"].0[2], Cell::UInt(u64::MAX));
         assert!(f.contains_key("udp") && f.contains_key("udp_packets_sent") && !f.contains_key("name"));
-        assert_eq!(typed.flows.names[..3], ["flow", "flow_index", "src"], "the summary's field order");
-        assert!(by_name(&typed.links).contains_key("arq_frames"));
+        assert_eq!(typed.table("flows").names[..3], ["flow", "flow_index", "src"], "the summary's field order");
+        assert!(by_name(typed.table("links")).contains_key("arq_frames"));
+        assert_eq!(by_name(typed.table("agents"))["counters_rtt_avg_us_last"].0, &vec![Cell::UInt(u64::MAX), Cell::Null]);
+        assert_eq!(typed.table("paths").names[..3], ["path", "path_index", "src"]);
+        assert_eq!(by_name(typed.table("paths"))["changes_s"].0[0], Cell::Str("[0.5,12.0]".into()));
+        assert!(!by_name(typed.table("nodes")).contains_key("name") && !by_name(typed.table("ground_stations")).contains_key("name"));
         // the bytes a worker hands over read back as the same rows
         let bytes = typed.encode();
         let back = Batch::of([Some(&bytes[..])]).unwrap();
         assert_eq!((&back.sim_time_s[..], &back.events[..]), (&[typed.sim_time_s.clone()][..], &[typed.events.clone()][..]));
-        for (a, b) in [(&back.flows, &typed.flows), (&back.links, &typed.links)] {
+        for (a, b) in back.tables.iter().zip(&typed.tables) {
             let cells: Vec<Vec<Cell>> = a.columns.iter().map(|c| c.cells().collect()).collect();
             assert_eq!((&a.names, &a.kinds, &cells, a.run.len()), (&b.names, &b.kinds, &b.columns, b.rows));
         }
@@ -900,7 +995,7 @@ mod tests {
         let (a, b) = (a.encode(), b.encode());
         let batch = Batch::of([Some(&a[..]), None, Some(&b[..])]).unwrap();
         assert_eq!(batch.events, [Cell::Int(3), Cell::Null, Cell::Null]);
-        let f = &batch.flows;
+        let f = batch.table("flows");
         assert_eq!(f.names, ["flow", "flow_index", "goodput", "ok", "udp_lost", "tag"]);
         assert_eq!(f.run, [0, 2, 2]);
         let col = |n: &str| {
@@ -912,7 +1007,7 @@ mod tests {
         assert_eq!(col("ok"), (vec![Cell::Bool(true), Cell::Null, Cell::Null], KIND_BOOL));
         assert_eq!(col("udp_lost"), (vec![Cell::Null, Cell::Int(3), Cell::Null], KIND_INT));
         assert_eq!(col("tag"), (vec![Cell::Null, Cell::Null, Cell::Str("t".into())], KIND_STR));
-        assert!(batch.links.names.is_empty() && batch.links.run.is_empty());
+        assert!(batch.tables[1..].iter().all(|t| t.names.is_empty() && t.run.is_empty()));
         // Arrow's offsets: a null row's text is empty
         let k = |n: &str| f.names.iter().position(|x| x == n).unwrap();
         assert_eq!(f.columns[k("tag")].text_offsets(), [0, 0, 0, 1]);
@@ -928,7 +1023,7 @@ mod tests {
             put_str(&mut dup, "x");
             put_cell(&mut dup, &Cell::Int(1));
         }
-        dup.extend([0u8; 8]);
+        dup.extend([0u8; 8 * (TABLES.len() - 1)]);
         assert!(Batch::of([Some(&dup[..])]).unwrap_err().contains("twice"));
         // a row count the bytes cannot hold
         let mut huge = Vec::new();
@@ -936,7 +1031,7 @@ mod tests {
         put_cell(&mut huge, &Cell::Null);
         huge.extend(0u32.to_le_bytes());
         huge.extend(u32::MAX.to_le_bytes());
-        huge.extend([0u8; 8]);
+        huge.extend([0u8; 8 * (TABLES.len() - 1)]);
         assert!(Batch::of([Some(&huge[..])]).unwrap_err().contains("rows"));
     }
 
@@ -948,7 +1043,9 @@ mod tests {
         let good = rows_of_json(r#"{"sim_time_s": 1.0, "events": 5,
             "flows": [{"name": "x", "goodput": 1.5, "variant": "sack", "ok": true, "n": 3},
                       {"name": "y", "goodput": null, "variant": "cubic", "udp": {"lost": 2}}],
-            "links": [{"from": "a", "to": "b", "drops": 1}]}"#)
+            "links": [{"from": "a", "to": "b", "drops": 1}],
+            "agents": [{"node": "a", "kind": "xfwa", "counters": {"updates": 4}}],
+            "nodes": [{"name": "a", "drops_ttl": 1}, {"name": "b", "drops_ttl": 0}]}"#)
         .unwrap()
         .encode();
         let mut rng = crate::sim::Rng::new(7, 0);
@@ -964,7 +1061,7 @@ mod tests {
                 Err(_) => refused += 1,
                 Ok(m) => {
                     merged += 1;
-                    for t in [&m.flows, &m.links] {
+                    for t in &m.tables {
                         assert!(t.columns.iter().all(|c| c.len() == t.run.len() && c.cells().count() == t.run.len()));
                         assert!(t.columns.iter().all(|c| c.text_offsets().windows(2).all(|w| w[0] <= w[1])));
                     }
