@@ -16,6 +16,7 @@ from typing import Any, Sequence
 from . import _core
 from . import sweep as sw
 from .engine import ScenarioError, run, validate
+from .messages import error
 from .plotting import legend_or_note, pyplot, save_png
 from .progress import RunProgress, make_progress
 from .tables import cell, format_table, num
@@ -44,10 +45,6 @@ def _positive_seconds(text: str) -> float:
     if not v > 0 or v == float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds > 0, e.g. 600")
     return v
-
-
-def _err(msg: str) -> None:
-    print(f"error: {msg}", file=sys.stderr)
 
 
 def _duration_s(v: Any) -> float | None:
@@ -339,7 +336,7 @@ def _save(fig, ax, empty: bool, path: Path) -> Path:
 def _read_scenario(path: str) -> str | None:
     p = Path(path)
     if not p.is_file():
-        _err(f"scenario file not found: {path}")
+        error(f"scenario file not found: {path}")
         return None
     return p.read_text(encoding="utf-8")
 
@@ -360,7 +357,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if progress is not None:
             progress(res.sim_time_s)
     except ScenarioError as e:
-        _err(str(e))
+        error(str(e))
         return EXIT_SCENARIO
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -388,7 +385,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     try:
         validate(args.file, set=list(args.set or []))
     except ScenarioError as e:
-        _err(str(e))
+        error(str(e))
         return EXIT_SCENARIO
     print(f"{args.file}: ok")
     return 0
@@ -416,7 +413,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         sweep = sw.load_sweep(args.file)
         sw.check(sweep)
     except sw.SweepError as e:
-        _err(str(e))
+        error(str(e))
         return EXIT_SCENARIO
     store_path = Path(args.store) if args.store else Path(args.file).with_suffix(".duckdb")
 
@@ -428,7 +425,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 with Store(store_path, read_only=True) as st:
                     stored = st.stored()
             except StoreBusy as e:
-                _err(str(e))
+                error(str(e))
                 return 1
         _print_runs(runs, stored)
         cells = len(sweep.cells)
@@ -438,16 +435,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return 0
 
     if args.workers is not None and args.workers < 1:
-        _err(f"--workers {args.workers}: expected a number of processes >= 1")
+        error(f"--workers {args.workers}: expected a number of processes >= 1")
         return EXIT_SCENARIO
     resume = "; the runs stored before are kept: free space or make it writable, then run the same command to resume"
     try:
         store = Store(store_path)
     except StoreBusy as e:
-        _err(str(e))
+        error(str(e))
         return 1
     except StoreUnwritable as e:
-        _err(f"{e}{resume}")
+        error(f"{e}{resume}")
         return 1
     progress = None
     pool = None
@@ -463,16 +460,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 130
     except ImportError as e:
-        _err(f"--scheduler needs dask.distributed (pip install 'dask[distributed]'): {e}")
+        error(f"--scheduler needs dask.distributed (pip install 'dask[distributed]'): {e}")
         return 1
     except StoreUnwritable as e:
         if progress:
             progress.close()
             progress = None
-        _err(f"{e}{resume}")
+        error(f"{e}{resume}")
         return 1
     except (OSError, RuntimeError) as e:
-        _err(str(e))
+        error(str(e))
         return 1
     finally:
         if progress:
@@ -528,10 +525,10 @@ def cmd_results(args: argparse.Namespace) -> int:
                 out = cell_table(store.flows(args.sweep), store.factor_names(args.sweep),
                                  metrics or DEFAULT_METRICS, level=args.level)
         except duckdb.Error as e:
-            _err(f"query failed: {e}")
+            error(f"query failed: {e}")
             return EXIT_SCENARIO
         except KeyError as e:
-            _err(str(e.args[0]))
+            error(str(e.args[0]))
             return EXIT_SCENARIO
     if args.export:
         dest = Path(args.export)
@@ -540,7 +537,7 @@ def cmd_results(args: argparse.Namespace) -> int:
         elif dest.suffix.lower() == ".csv":
             out.to_csv(dest, index=False)
         else:
-            _err(f"--export {args.export}: expected a file name ending in .parquet or .csv")
+            error(f"--export {args.export}: expected a file name ending in .parquet or .csv")
             return EXIT_SCENARIO
         print(f"wrote {len(out)} rows to {dest}", file=sys.stderr)
         return 0
@@ -557,9 +554,9 @@ def _open_store(path: str):
     try:
         return Store(path, read_only=True)
     except (FileNotFoundError, StoreBusy) as e:
-        _err(str(e))
+        error(str(e))
     except duckdb.Error as e:
-        _err(f"{path} is not a results store: {e}")
+        error(f"{path} is not a results store: {e}")
     return None
 
 
@@ -578,7 +575,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         return EXIT_SCENARIO
     with store:
         if not store.has_runs():
-            _err(f"{args.store}: no runs stored")
+            error(f"{args.store}: no runs stored")
             return EXIT_SCENARIO
         flows = store.flows(args.sweep)
         runs = store.runs(args.sweep)
@@ -589,17 +586,46 @@ def cmd_report(args: argparse.Namespace) -> int:
                             baseline=args.baseline, level=args.level,
                             title=args.title or f"satcp report: {Path(args.store).name}")
     except (KeyError, ValueError) as e:
-        _err(str(e.args[0]))
+        error(str(e.args[0]))
         return EXIT_SCENARIO
     print(path)
     return 0
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from .reproduce.main import reproduce
+    from .reproduce import reproduce, studies
 
+    options = {o.dest: getattr(args, o.dest) for s in studies().values() for o in s.options}
     return reproduce(args.name, quick=args.quick, out=args.out, store=args.store, workers=args.workers,
-                     only=args.only, seeds=args.seeds)
+                     only=args.only, options=options)
+
+
+def _reproduce_parser(sub) -> None:
+    """``satcp reproduce``: its help and the studies' own options come from
+    the one list of studies (``satcp.reproduce.PACKAGES``)."""
+    from .reproduce import studies
+
+    known = studies()
+    rp = sub.add_parser("reproduce", help="reproduce a study's tables and claims: " + ", ".join(known),
+                        description="Run every experiment of a study through the sweep platform (store, resume), "
+                                    "write DIR/index.html and DIR/report.md with our numbers beside the source's "
+                                    "and a verdict per claim, and print a summary. See docs/reproduce.md. "
+                                    "The studies: " + "; ".join(f"{n}: {s.title}" for n, s in known.items()) + ".")
+    rp.add_argument("name", metavar="NAME", help="the study: " + ", ".join(known))
+    rp.add_argument("--quick", action="store_true",
+                    help="fewer seeds, BER levels and file sizes (same code path; minutes, for CI)")
+    rp.add_argument("--out", metavar="DIR", help="report directory (default out/reproduce-NAME[-quick])")
+    rp.add_argument("--store", metavar="PATH", help="results store (default DIR/results.duckdb)")
+    rp.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: CPU count)")
+    rp.add_argument("--only", action="append", metavar="EXPERIMENT",
+                    help="run only this experiment (repeatable; e.g. t7_5, ber_ftp)")
+    seen = set()
+    for s in known.values():
+        for o in s.options:
+            if o.flag not in seen:
+                seen.add(o.flag)
+                rp.add_argument(o.flag, dest=o.dest, type=o.type, metavar=o.metavar, help=f"{s.name} only: {o.help}")
+    rp.set_defaults(func=cmd_reproduce)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -696,23 +722,7 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--title", help="page title")
     h.set_defaults(func=cmd_report)
 
-    rp = sub.add_parser("reproduce", help="reproduce a paper's tables and claims (adalr: the TCP-ADaLR thesis; "
-                                          "transat: the TRANSAT study; peach: the Modified Peach study; ceten: the CETEN-R thesis)",
-                        description="Run every experiment of a reproduced paper through the sweep platform "
-                                    "(store, resume), write DIR/index.html and DIR/report.md with our numbers "
-                                    "beside the paper's and a verdict per claim, and print a summary. "
-                                    "See docs/reproduce.md.")
-    rp.add_argument("name", metavar="NAME", help="the reproduction: adalr, transat, peach or ceten")
-    rp.add_argument("--quick", action="store_true",
-                    help="fewer seeds, BER levels and file sizes (same code path; minutes, for CI)")
-    rp.add_argument("--out", metavar="DIR", help="report directory (default out/reproduce-NAME[-quick])")
-    rp.add_argument("--store", metavar="PATH", help="results store (default DIR/results.duckdb)")
-    rp.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: CPU count)")
-    rp.add_argument("--only", action="append", metavar="EXPERIMENT",
-                    help="run only this experiment (repeatable; e.g. t7_5, ber_ftp)")
-    rp.add_argument("--seeds", type=int, metavar="N",
-                    help="seeds per cell of the BER experiments (default: the thesis' 4; 2 with --quick)")
-    rp.set_defaults(func=cmd_reproduce)
+    _reproduce_parser(sub)
     return p
 
 

@@ -57,7 +57,6 @@ import os
 import statistics
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -65,6 +64,7 @@ from typing import Any, Optional
 import satcp
 
 from . import tables
+from .peers import run_peers
 from .tables import num
 
 REPO = Path(__file__).resolve().parents[2]
@@ -243,18 +243,17 @@ def crosscheck(variants: list[str], pers: list[float], delacks: list[bool], seed
                     if not rejected:
                         tasks.append((row.satcp, "satcp", c, lambda c=c: run_satcp(net, c)))
                     tasks.append((row.ns3, "ns-3", c, lambda c=c: run_ns3(peer, net, c)))
+    def said(k: int, n: int) -> None:
+        if progress and (k % 50 == 0 or k == n):
+            print(f"crosscheck: {k}/{n} runs", file=sys.stderr, flush=True)
+
     runs: list[dict[str, Any]] = []
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [(dest, c, side, pool.submit(fn)) for dest, side, c, fn in tasks]
-        for k, (dest, c, side, fut) in enumerate(futures, 1):
-            r = fut.result()
-            if progress and (k % 50 == 0 or k == len(futures)):
-                print(f"crosscheck: {k}/{len(futures)} runs", file=sys.stderr, flush=True)
-            dest.append(r)
-            runs.append({"simulator": side, "variant": c.variant, "delayed_ack": c.delayed_ack,
-                         "per": c.per, "seed": c.seed, "completion_s": r.completion_s,
-                         "goodput_bps": r.goodput_bps, "retransmissions": r.retransmissions,
-                         "timeouts": r.timeouts})
+    for (dest, side, c, _), r in zip(tasks, run_peers(lambda t: t[3](), tasks, jobs, done=said)):
+        dest.append(r)
+        runs.append({"simulator": side, "variant": c.variant, "delayed_ack": c.delayed_ack,
+                     "per": c.per, "seed": c.seed, "completion_s": r.completion_s,
+                     "goodput_bps": r.goodput_bps, "retransmissions": r.retransmissions,
+                     "timeouts": r.timeouts})
     if out is not None:
         write_csv(out, runs, rows)
     return rows

@@ -65,7 +65,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional
@@ -73,6 +72,7 @@ from typing import Any, Optional
 import satcp
 from satcp.paths import ROOT
 
+from .peers import run_peers
 from .tables import format_table, num
 
 REPO = Path(__file__).resolve().parents[2]
@@ -381,8 +381,7 @@ def _metric(c: Cell, runs: list[Run]) -> Optional[float]:
 def crosscheck(cell_list: list[Cell], jobs: int = 2) -> list[Row]:
     rows = [Row(c) for c in cell_list]
     tasks = [(row, seed) for row in rows for seed in range(1, row.cell.seeds + 1)]
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        ns2 = list(pool.map(lambda t: run_ns2(t[0].cell, t[1]), tasks))
+    ns2 = run_peers(lambda t: run_ns2(t[0].cell, t[1]), tasks, jobs)
     for (row, seed), r in zip(tasks, ns2):
         row.ns2.append(r)
         row.satcp.append(run_satcp(row.cell, seed))

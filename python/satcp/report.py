@@ -61,7 +61,7 @@ _LABELS = {
     "timeouts": "timeouts",
 }
 
-#: Page style shared with the reproduction reports (satcp.reproduce.report).
+#: Page style shared with the studies' reports (satcp.reproduce.kit.document).
 CSS_COMMON = """
 body { font-family: sans-serif; margin: 2em; max-width: 1250px; color: #222; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.3em; margin-top: 2em; border-bottom: 1px solid #ccc; }

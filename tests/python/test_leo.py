@@ -14,7 +14,9 @@ import pytest
 
 import satcp
 from satcp import cli
-from satcp.reproduce import catalogue, leo_geo, main
+from satcp.reproduce import reproduce
+from satcp.reproduce.kit import catalogue
+from satcp.reproduce.leo_geo import experiments as leo_geo
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "leo" / "starlink-paris-new-york.toml"
@@ -73,7 +75,7 @@ def test_the_study_catalogue():
 
 def test_quick_study_runs_and_reports(tmp_path):
     buf = io.StringIO()
-    status = main.reproduce("leo-geo", quick=True, out=tmp_path / "r", workers=2, stdout=buf)
+    status = reproduce("leo-geo", quick=True, out=tmp_path / "r", workers=2, stdout=buf)
     text = buf.getvalue()
     assert status == 0, text
     assert (tmp_path / "r" / "index.html").is_file() and (tmp_path / "r" / "report.md").is_file()

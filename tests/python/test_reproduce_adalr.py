@@ -15,8 +15,14 @@ import pandas as pd
 import pytest
 
 from satcp import stats
-from satcp.reproduce import adalr, catalogue, claims, main, observations, published
-from satcp.reproduce.claims import BORNE_OUT, DIRECTION_ONLY, NOT_BORNE_OUT, NOT_EVALUATED, Claim, Settings
+from satcp.paths import ROOT as RESOURCES
+from satcp.reproduce import profiles, reproduce
+from satcp.reproduce.adalr import claims, published
+from satcp.reproduce.adalr import experiments as adalr
+from satcp.reproduce.adalr import results as observations
+from satcp.reproduce.adalr.claims import Settings, StatedClaim
+from satcp.reproduce.kit import catalogue
+from satcp.reproduce.kit.claims import Verdict
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = ["5.1", "7.5", "7.6", "7.7", "7.8", "7.9", "7.10", "7.11", "7.12", "7.13", "7.14", "7.15"]
@@ -146,28 +152,28 @@ def _obs(cells: dict[tuple[str, float], list[float]], metric: str = "response_s"
     return pd.DataFrame(rows)
 
 
-def _claim(**kw) -> Claim:
+def _claim(**kw) -> StatedClaim:
     base = dict(id="c", source="s", experiment="e", metric="response_s", subject={"variant": "new"},
                 reference={"variant": "old"}, direction="lower", wording="w")
     base.update(kw)
-    return Claim(**base)
+    return StatedClaim(**base)
 
 
-def test_overlapping_intervals_are_not_borne_out():
+def test_overlapping_intervals_do_not_hold():
     # new: 10, 12, 14 (mean 12); old: 11, 13, 15 (mean 13). The means are in
     # the claimed order but the 95% intervals (+-4.97) overlap.
     v = claims.evaluate(_claim(), _obs({("new", 1e-6): [10, 12, 14], ("old", 1e-6): [11, 13, 15]}))
-    assert v.verdict == NOT_BORNE_OUT
+    assert v.verdict == Verdict.DOES_NOT_HOLD
     assert not v.cells["holds"].iloc[0]
     assert v.cells["change_pct"].iloc[0] == pytest.approx(100 / 13)
     assert "other order in 0, intervals overlapping in 1" in v.reason
 
 
-def test_a_clear_win_is_borne_out_with_its_percentage():
+def test_a_clear_win_holds_with_its_percentage():
     # new 9.9/10/10.1 against old 19.9/20/20.1: (20 - 10) / 20 = 50% shorter.
     obs = _obs({("new", 1e-6): [9.9, 10.0, 10.1], ("old", 1e-6): [19.9, 20.0, 20.1]})
     v = claims.evaluate(_claim(pct=(50.0, 50.0)), obs)
-    assert v.verdict == BORNE_OUT
+    assert v.verdict == Verdict.HOLDS
     assert v.measured_pct == pytest.approx((50.0, 50.0))
 
 
@@ -175,9 +181,9 @@ def test_a_stated_range_is_checked_with_the_tolerance():
     obs = _obs({("new", 1e-6): [9.9, 10.0, 10.1], ("old", 1e-6): [19.9, 20.0, 20.1]})
     far = claims.evaluate(_claim(pct=(20.0, 30.0)), obs, Settings(pct_tolerance=5.0))
     # the direction holds, the size (50% against 20-30%) does not
-    assert far.verdict == DIRECTION_ONLY and "outside" in far.reason
+    assert far.verdict == Verdict.DIRECTION_ONLY and "outside" in far.reason
     near = claims.evaluate(_claim(pct=(20.0, 46.0)), obs, Settings(pct_tolerance=5.0))
-    assert near.verdict == BORNE_OUT and "within" in near.reason
+    assert near.verdict == Verdict.HOLDS and "within" in near.reason
 
 
 def test_scope_all_needs_every_cell_and_any_needs_one():
@@ -185,29 +191,29 @@ def test_scope_all_needs_every_cell_and_any_needs_one():
     obs = _obs({("new", 1): [9.9, 10.0, 10.1], ("old", 1): [19.9, 20.0, 20.1],
                 ("new", 2): [29.9, 30.0, 30.1], ("old", 2): [19.9, 20.0, 20.1]})
     both = claims.evaluate(_claim(), obs)
-    assert both.verdict == NOT_BORNE_OUT and "other order in 1, intervals overlapping in 0" in both.reason
+    assert both.verdict == Verdict.DOES_NOT_HOLD and "other order in 1, intervals overlapping in 0" in both.reason
     up_to = claims.evaluate(_claim(scope="any", pct=(50.0, 50.0)), obs)
-    assert up_to.verdict == BORNE_OUT
+    assert up_to.verdict == Verdict.HOLDS
     only_x1 = claims.evaluate(_claim(condition={"x_max": 1}), obs)
-    assert only_x1.verdict == BORNE_OUT and len(only_x1.cells) == 1
+    assert only_x1.verdict == Verdict.HOLDS and len(only_x1.cells) == 1
 
 
 def test_comparable_and_value_claims():
     # Single deterministic runs: 100 vs 103 is within comparable_pct = 5%, 100 vs 110 is not.
     obs = _obs({("new", 1): [100.0], ("old", 1): [103.0], ("new", 2): [100.0], ("old", 2): [110.0]})
-    assert claims.evaluate(_claim(direction="comparable", condition={"x_max": 1}), obs).verdict == BORNE_OUT
-    assert claims.evaluate(_claim(direction="comparable"), obs).verdict == NOT_BORNE_OUT
+    assert claims.evaluate(_claim(direction="comparable", condition={"x_max": 1}), obs).verdict == Verdict.HOLDS
+    assert claims.evaluate(_claim(direction="comparable"), obs).verdict == Verdict.DOES_NOT_HOLD
     # replicated: narrow intervals 1% apart do not overlap, but are comparable
     rep = _obs({("new", 1): [100.0, 100.1, 99.9], ("old", 1): [101.0, 101.1, 100.9]})
-    assert claims.evaluate(_claim(direction="comparable"), rep).verdict == BORNE_OUT
+    assert claims.evaluate(_claim(direction="comparable"), rep).verdict == Verdict.HOLDS
     value = _claim(direction="value", reference={}, value=(95.0, 95.0), condition={"x_max": 1})
-    assert claims.evaluate(value, obs, Settings(value_tolerance=0.10)).verdict == BORNE_OUT
-    assert claims.evaluate(value, obs, Settings(value_tolerance=0.01)).verdict == NOT_BORNE_OUT
+    assert claims.evaluate(value, obs, Settings(value_tolerance=0.10)).verdict == Verdict.HOLDS
+    assert claims.evaluate(value, obs, Settings(value_tolerance=0.01)).verdict == Verdict.DOES_NOT_HOLD
 
 
-def test_a_claim_without_data_is_not_evaluated():
+def test_a_claim_without_data_has_no_data():
     v = claims.evaluate(_claim(experiment="other"), _obs({("new", 1): [1.0], ("old", 1): [2.0]}))
-    assert v.verdict == NOT_EVALUATED
+    assert v.verdict == Verdict.NO_DATA
 
 
 def test_delayed_ack_claims_pair_on_the_variant():
@@ -219,7 +225,7 @@ def test_delayed_ack_claims_pair_on_the_variant():
                              replication=0, seed=1, key=f"{v}{d}", status="ok", response_s=val))
     c = _claim(subject={"delayed_ack": False}, reference={"delayed_ack": True})
     v = claims.evaluate(c, pd.DataFrame(rows))
-    assert v.verdict == BORNE_OUT and sorted(v.cells["variant"]) == ["a", "b"]
+    assert v.verdict == Verdict.HOLDS and sorted(v.cells["variant"]) == ["a", "b"]
 
 
 # --------------------------------------------------------------------------
@@ -285,14 +291,14 @@ def test_seeds_option_sets_the_ber_replications(capsys, tmp_path):
     assert by_id["ber_ftp"].replications_for(False) == by_id["ber_ftp"].replications_for(True) == 12
     assert by_id["t7_5"].replications_for(False) == 1  # deterministic lossless runs stay single
     assert {x.id: x for x in adalr.experiments()}["ber_ftp"].replications_for(False) == adalr.BER_SEEDS == 4
-    assert main.reproduce("adalr", seeds=1, out=tmp_path) == 2
+    assert reproduce("adalr", options={"seeds": 1}, out=tmp_path) == 2
     assert "--seeds 1" in capsys.readouterr().err
 
 
 def test_unknown_names_exit_2_listing_the_allowed_ones(capsys, tmp_path):
-    assert main.reproduce("adalrr", out=tmp_path) == 2
+    assert reproduce("adalrr", out=tmp_path) == 2
     assert "allowed: adalr" in capsys.readouterr().err
-    assert main.reproduce("adalr", only=["t7_55"], out=tmp_path) == 2
+    assert reproduce("adalr", only=["t7_55"], out=tmp_path) == 2
     err = capsys.readouterr().err
     assert "--only t7_55: unknown experiment" in err and "ber_http_cong" in err
 
@@ -329,7 +335,7 @@ def test_quick_reproduction_writes_both_reports_with_every_table(quick_run):
 
 
 def test_report_numbers_come_from_the_store(quick_run):
-    from satcp.reproduce.report import fmt
+    from satcp.reproduce.kit.document import fmt
     from satcp.store import Store
 
     out, first, _ = quick_run
@@ -371,10 +377,8 @@ def test_every_run_declares_the_reproductions_profile():
     """Each experiment's scenario names the profile the reproduction
     declares (rfc, for OPNET), so a change of satcp's defaults cannot move
     the thesis' numbers unseen; the quick reproduction prints it."""
-    from satcp.reproduce import PROFILES
-
-    profile = PROFILES["adalr"][0]
-    root = published.REPO_ROOT
+    profile = profiles()["adalr"].name
+    root = RESOURCES
     for e in adalr.experiments(None):
         doc = tomllib.loads((root / e.base).read_text())
         for f in doc["flows"]:

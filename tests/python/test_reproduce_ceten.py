@@ -12,7 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from satcp.reproduce import catalogue, ceten, main
+from satcp.reproduce import reproduce
+from satcp.reproduce.ceten import experiments as ceten_experiments
+from satcp.reproduce.ceten import results as ceten
+from satcp.reproduce.kit import catalogue
+from satcp.reproduce.kit.study import EXIT_USAGE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,8 +39,8 @@ def test_published_rows_cover_the_tables_and_say_whose_they_are():
 
 
 def test_catalogue_is_the_thesis_design_and_quick_drops_only_the_calibration():
-    full = catalogue.plan(ceten.catalogue(quick=False), ROOT, quick=False, validate=True)
-    quick = catalogue.plan(ceten.catalogue(quick=True), ROOT, quick=True, validate=False)
+    full = catalogue.plan(ceten_experiments.catalogue(quick=False), ROOT, quick=False, validate=True)
+    quick = catalogue.plan(ceten_experiments.catalogue(quick=True), ROOT, quick=True, validate=False)
     assert not full.unavailable
     by_exp = pd.Series([r.experiment for r in full.runs]).value_counts().to_dict()
     # 24 homogeneous cells per client count, 12 mixed, five replications
@@ -79,7 +83,7 @@ def test_a_row_is_reproduced_within_10_percent_or_inside_our_interval():
 def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("reproduce-ceten")
     buf = io.StringIO()
-    status = main.reproduce("ceten", quick=True, out=out, workers=2, stdout=buf)
+    status = reproduce("ceten", quick=True, out=out, workers=2, stdout=buf)
     return status, buf.getvalue(), out
 
 
@@ -118,4 +122,4 @@ def test_quick_reproduction_reports_every_row_anova_and_claim(quick_run):
 
 
 def test_seeds_is_refused_for_ceten():
-    assert main.reproduce("ceten", quick=True, seeds=3, stdout=io.StringIO()) == main.EXIT_USAGE
+    assert reproduce("ceten", quick=True, options={"seeds": 3}, stdout=io.StringIO()) == EXIT_USAGE

@@ -13,13 +13,20 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from satcp.reproduce import catalogue, main, peach
+from satcp.reproduce import reproduce
+from satcp.reproduce.kit import catalogue
+from satcp.reproduce.kit.claims import Verdict
+from satcp.reproduce.kit.study import EXIT_USAGE
+from satcp.reproduce.peach import experiments as peach
+from satcp.reproduce.peach import ns2, results
+
+HOLDS, FAILS = Verdict.HOLDS, Verdict.DOES_NOT_HOLD
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_claims_file_says_whose_words_they_are():
-    claims = peach.load_claims()
+    claims = results.load_claims()
     assert set(claims["id"]) == {"fig3_comparable", "fig4_best", "fig5_ahead", "fig5_best", "fair", "mp_beats_peach"}
     head = (ROOT / "data/published/peach_claims.csv").read_text().splitlines()[0]
     assert "published by the paper, NOT measured by satcp" in head
@@ -65,22 +72,22 @@ def test_claim_criteria_on_hand_made_tables():
     t1 = _table({**base, "vegas": 100, "westwood": 95, "modified-peach": 91}, 0.001)
     t2 = _table({**base, "modified-peach": 60, "westwood": 59}, 0.01)
     t3 = _table({**base, "modified-peach": 71, "peach": 80}, 0.1)
-    claims = peach.evaluate_claims(pd.concat([t1, t2, t3]))
-    assert _verdict(claims, "fig3_comparable") == "borne out"  # 91 within 10% of 100
-    assert _verdict(claims, "fig4_best") == "borne out"
-    assert _verdict(claims, "fig5_ahead") == "borne out"  # 71 / 40 = 1.78 > 1.75
-    assert _verdict(claims, "mp_beats_peach") == "not borne out"
-    assert _verdict(claims, "fair") == "borne out"
+    claims = results.evaluate_claims(pd.concat([t1, t2, t3]))
+    assert _verdict(claims, "fig3_comparable") == HOLDS  # 91 within 10% of 100
+    assert _verdict(claims, "fig4_best") == HOLDS
+    assert _verdict(claims, "fig5_ahead") == HOLDS  # 71 / 40 = 1.78 > 1.75
+    assert _verdict(claims, "mp_beats_peach") == FAILS
+    assert _verdict(claims, "fair") == HOLDS
     t1b = _table({**base, "vegas": 100, "westwood": 95, "modified-peach": 89}, 0.001)
     t3b = _table({**base, "modified-peach": 69}, 0.1)
     t2b = _table({**base, "modified-peach": 60, "sack": 61}, 0.01, jain=0.9)
-    claims = peach.evaluate_claims(pd.concat([t1b, t2b, t3b]))
-    assert _verdict(claims, "fig3_comparable") == "not borne out"
-    assert _verdict(claims, "fig4_best") == "not borne out"
-    assert _verdict(claims, "fig5_ahead") == "not borne out" and _verdict(claims, "fig5_best") == "borne out"
-    assert _verdict(claims, "fair") == "not borne out"
+    claims = results.evaluate_claims(pd.concat([t1b, t2b, t3b]))
+    assert _verdict(claims, "fig3_comparable") == FAILS
+    assert _verdict(claims, "fig4_best") == FAILS
+    assert _verdict(claims, "fig5_ahead") == FAILS and _verdict(claims, "fig5_best") == HOLDS
+    assert _verdict(claims, "fair") == FAILS
     # a PER that did not run leaves its claims without data
-    assert _verdict(peach.evaluate_claims(t1), "fig4_best") == "no data"
+    assert _verdict(results.evaluate_claims(t1), "fig4_best") == Verdict.NO_DATA
 
 
 def test_per_run_goodput_and_jain():
@@ -88,7 +95,7 @@ def test_per_run_goodput_and_jain():
                  goodput_bps=g, retransmissions=1, timeouts=0, fast_recoveries=1, dummy_segments_sent=0,
                  dummy_acks_received=0, access_dummies_dropped=0.0, access_data_drops=0.0, sat_queue_drops=0.0,
                  sat_max_queue=3.0) for i, g in enumerate([100.0, 100.0, 200.0, 200.0])]
-    r = peach.per_run(pd.DataFrame(rows))
+    r = results.per_run(pd.DataFrame(rows))
     assert r["goodput_bps"].iloc[0] == 150.0
     # Jain: (600)^2 / (4 x 100000) = 0.9
     assert r["jain"].iloc[0] == pytest.approx(0.9)
@@ -99,20 +106,20 @@ def test_ns2_output_parsing():
     text = ("sample 5.000000 0 47\nsample 5.000000 1 98\n"
             "flow 0 last -1 done -1 acked 464 rexmitpack 5 rexmit 0 bytes 488840\n"
             "flow 1 last -1 done -1 acked 354 rexmitpack 11 rexmit 1 bytes 368200\n")
-    flows, samples = peach.parse_ns2(text)
+    flows, samples = ns2.parse_ns2(text)
     assert [f["acked"] for f in flows] == [464, 354] and flows[1]["timeouts"] == 1
     assert samples == [(5.0, 0, 47), (5.0, 1, 98)]
-    args = peach.ns2_args("vegas", 0.1, 3)
+    args = ns2.ns2_args("vegas", 0.1, 3)
     # ns-2's Vegas sends packetSize_ bytes with no header; the others add 40
     assert "hdr=0" in args and "agent=Vegas" in args and "access_qlim=50" in args
-    assert "hdr=40" in peach.ns2_args("fack", 0.1, 3) and "sink=TCPSink/Sack1" in peach.ns2_args("fack", 0.1, 3)
+    assert "hdr=40" in ns2.ns2_args("fack", 0.1, 3) and "sink=TCPSink/Sack1" in ns2.ns2_args("fack", 0.1, 3)
 
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("reproduce-peach")
     buf = io.StringIO()
-    status = main.reproduce("peach", quick=True, out=out, workers=2, stdout=buf)
+    status = reproduce("peach", quick=True, out=out, workers=2, stdout=buf)
     return status, buf.getvalue(), out
 
 
@@ -123,8 +130,8 @@ def test_quick_reproduction_reports_every_figure_claim_and_ns2(quick_run):
     assert (out / "index.html").is_file() and (out / "report.md").is_file()
     assert {p.name for p in (out / "figures").iterdir()} == {"fig3.png", "fig4.png", "fig5.png"}
     md = (out / "report.md").read_text()
-    for c in peach.load_claims()["id"]:
-        assert re.search(rf"\| {c} \|.*\| (borne out|not borne out) \|", md), c
+    for c in results.load_claims()["id"]:
+        assert re.search(rf"\| {c} \|.*\| (holds|does not hold) \|", md), c
     table = pd.read_csv(out / "goodput.csv")
     main_t = table[table["experiment"] == "per"]
     assert len(main_t) == 27 and main_t["n"].eq(peach.QUICK_REPLICATIONS).all()
@@ -160,9 +167,9 @@ def test_quick_reproduction_agrees_with_ns2_on_the_six_baselines(quick_run):
 def test_quick_reproduction_resumes_from_its_store(quick_run):
     _, _, out = quick_run
     buf = io.StringIO()
-    assert main.reproduce("peach", quick=True, out=out, workers=2, stdout=buf) == 0
+    assert reproduce("peach", quick=True, out=out, workers=2, stdout=buf) == 0
     assert re.search(r"runs: \d+ \(0 run now, \d+ already stored, 0 failed\)", buf.getvalue()), buf.getvalue()
 
 
 def test_seeds_is_refused_for_peach():
-    assert main.reproduce("peach", quick=True, seeds=3, stdout=io.StringIO()) == main.EXIT_USAGE
+    assert reproduce("peach", quick=True, options={"seeds": 3}, stdout=io.StringIO()) == EXIT_USAGE

@@ -14,7 +14,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from satcp.reproduce import catalogue, main, transat, transat_results as tr
+from satcp.reproduce import reproduce
+from satcp.reproduce.kit import catalogue
+from satcp.reproduce.kit.claims import Verdict
+from satcp.reproduce.transat import experiments as transat
+from satcp.reproduce.transat import results as tr
+
+HOLDS, FAILS, NO_DATA = Verdict.HOLDS, Verdict.DOES_NOT_HOLD, Verdict.NO_DATA
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,13 +116,13 @@ def test_claims_are_computed_not_assumed():
         for c, f in (("ref_tcp", 1.0), ("ref_iw4", 0.9), ("ref_daass", 0.9), ("sack", 0.4), ("sack_limtran", 0.4),
                      ("enhanced", 0.2), ("ref_red", 1.0), ("enh_red", 0.25)):
             rows += [("bursts_one", t_case, c, r, "bulk", base * f) for r in range(3)]
-    got = {c.id: c.holds for c in tr.claims(_obs(rows))}
+    got = {c.id: c.verdict for c in tr.table_claims(_obs(rows))}
     # judged on the tables with data (3-5 here)
-    assert got["enhanced_best"] is True and got["slacp_helps"] is True and got["sack_ahead"] is True
-    assert got["red_helps_enhanced"] is None  # tables 6 and 8 have no runs
+    assert got["enhanced_best"] == HOLDS and got["slacp_helps"] == HOLDS and got["sack_ahead"] == HOLDS
+    assert got["red_helps_enhanced"] == NO_DATA  # tables 6 and 8 have no runs
     rows_bad = [r if r[2] != "sack" else (*r[:5], 200.0) for r in rows]
-    bad = {c.id: c.holds for c in tr.claims(_obs(rows_bad))}
-    assert bad["slacp_helps"] is False and bad["sack_ahead"] is False
+    bad = {c.id: c.verdict for c in tr.table_claims(_obs(rows_bad))}
+    assert bad["slacp_helps"] == FAILS and bad["sack_ahead"] == FAILS
 
 
 def _arq_obs(skipped: int, extra_s: float) -> pd.DataFrame:
@@ -144,12 +150,12 @@ def test_arq_account_and_claims_are_computed_from_the_hop_counters():
     assert (r["runs"], r["loss_pct"], r["delayed_pct"], r["retx_per_frame"]) == (6, 0.0, 10.0, 0.05)
     assert math.isclose(r["mean_added_ms"], 500.0) and math.isclose(r["max_added_ms"], 1000.0)
     assert (r["ref_median_s"], r["sack_median_s"]) == (40.5, 15.5)
-    got = {c.id: c.holds for c in tr.arq_claims(obs)}
-    assert got == {"arq_recovers": True, "arq_delay_550": True, "arq_orderings": True}
+    got = {c.id: c.verdict for c in tr.arq_claims(obs)}
+    assert got == {"arq_recovers": HOLDS, "arq_delay_550": HOLDS, "arq_orderings": HOLDS}
     # 2 frames in 1000 lost, and a delay of two round trips: both fail
-    bad = {c.id: c.holds for c in tr.arq_claims(_arq_obs(2, 1.1))}
-    assert bad["arq_recovers"] is False and bad["arq_delay_550"] is False
-    assert tr.arq_claims(obs.iloc[0:0])[0].holds is None
+    bad = {c.id: c.verdict for c in tr.arq_claims(_arq_obs(2, 1.1))}
+    assert bad["arq_recovers"] == FAILS and bad["arq_delay_550"] == FAILS
+    assert tr.arq_claims(obs.iloc[0:0])[0].verdict == NO_DATA
 
 
 def test_near_loss_free_reads_table_5_as_the_paper_does():
@@ -162,8 +168,8 @@ def test_near_loss_free_reads_table_5_as_the_paper_does():
     assert not all(ok for ok, _ in tr._near_loss_free(60.0, 60.81, 35.0, 10.8, "x"))
     # with the real ARQ's runs and Table 1 row 3, the ARQ claim is computed
     obs = pd.concat([_arq_obs(0, 0.5), _obs([("table1", "r3", "ref_tcp", 0, "bulk", 40.0)])], ignore_index=True)
-    got = {c.id: c.holds for c in tr.arq_claims(obs)}
-    assert got["arq_near_loss_free"] is True  # Ref. 40.5 vs 40.0, SACK 15.5, Enh. 11.5
+    got = {c.id: c.verdict for c in tr.arq_claims(obs)}
+    assert got["arq_near_loss_free"] == HOLDS  # Ref. 40.5 vs 40.0, SACK 15.5, Enh. 11.5
 
 
 def test_arq_experiments_put_the_arq_on_the_raw_burst_channel():
@@ -179,7 +185,7 @@ def test_arq_experiments_put_the_arq_on_the_raw_burst_channel():
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("reproduce-transat")
-    code = main.reproduce("transat", quick=True, out=out)
+    code = reproduce("transat", quick=True, out=out)
     return out, code
 
 
@@ -220,10 +226,10 @@ def test_quick_reproduction_runs_every_table_and_writes_the_report(quick_run):
 def test_quick_reproduction_resumes_from_its_store(quick_run):
     out, _ = quick_run
     buf = io.StringIO()
-    assert main.reproduce("transat", quick=True, out=out, stdout=buf) == 0
+    assert reproduce("transat", quick=True, out=out, stdout=buf) == 0
     assert "(0 run now," in buf.getvalue()
 
 
 def test_unknown_experiment_and_seeds_are_refused(tmp_path):
-    assert main.reproduce("transat", only=["table99"], out=tmp_path) == 2
-    assert main.reproduce("transat", seeds=3, out=tmp_path) == 2
+    assert reproduce("transat", only=["table99"], out=tmp_path) == 2
+    assert reproduce("transat", options={"seeds": 3}, out=tmp_path) == 2

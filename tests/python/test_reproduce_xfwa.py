@@ -12,7 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from satcp.reproduce import catalogue, main, xfwa
+from satcp.reproduce import reproduce
+from satcp.reproduce.kit import catalogue
+from satcp.reproduce.xfwa import experiments as xfwa
+from satcp.reproduce.xfwa import results
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,24 +36,24 @@ def test_catalogue_covers_the_papers_experiments():
 
 def test_fairness_owes_a_flow_the_share_of_its_lifetime():
     # two flows all along at 1 Mb/s each on a 2 Mb/s link: fair
-    assert xfwa.fairness(np.array([1e6, 1e6]), np.zeros(2), np.full(2, 20.0)) == pytest.approx(1.0)
+    assert results.fairness(np.array([1e6, 1e6]), np.zeros(2), np.full(2, 20.0)) == pytest.approx(1.0)
     # flow 2 joins at 10 s; over its life (10-20 s) its fair share is half
     # the link, flow 1's is the link for 10 s and half for 10 s (mean 3/4):
     # goodputs over each one's life of 1.5 and 1 Mb/s are exactly fair
-    f = xfwa.fairness(np.array([1.5e6, 1e6]), np.array([0.0, 10.0]), np.array([20.0, 20.0]))
+    f = results.fairness(np.array([1.5e6, 1e6]), np.array([0.0, 10.0]), np.array([20.0, 20.0]))
     assert f == pytest.approx(1.0)
     # the naive index over the same goodputs is not
     g = np.array([1.5e6, 1e6])
     assert g.sum() ** 2 / (2 * (g ** 2).sum()) < 0.97
     # one flow starved: 1/N + ...
-    assert xfwa.fairness(np.array([2e6, 0.0]), np.zeros(2), np.full(2, 20.0)) == pytest.approx(0.5)
+    assert results.fairness(np.array([2e6, 0.0]), np.zeros(2), np.full(2, 20.0)) == pytest.approx(0.5)
 
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("reproduce-xfwa")
     buf = io.StringIO()
-    status = main.reproduce("xfwa", quick=True, out=out, workers=2, stdout=buf)
+    status = reproduce("xfwa", quick=True, out=out, workers=2, stdout=buf)
     return status, buf.getvalue(), out
 
 

@@ -1,0 +1,78 @@
+"""The Modified Peach study's figures: Figs. 3-5 redrawn (the paper's
+metric over time, ours solid and ns-2's dotted, and goodput per flow), and
+the figure runs they are drawn from."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ...plotting import pyplot
+from .experiments import BASE, FIGURE_SEEDS, MSS, NAMES, PERS, QUICK_FIGURE_SEEDS, SAMPLE_S, VARIANTS, _tcp
+
+def figure_curves(root: Path, quick: bool) -> pd.DataFrame:
+    """The paper's metric from figure runs: per variant, PER and sample
+    time, the highest segment cumulatively acknowledged, averaged over the
+    ten flows and the figure seeds (seeds 1..FIGURE_SEEDS of the study's
+    scenario with 5 s sampling)."""
+    import satcp
+
+    base = tomllib.loads((root / BASE).read_text(encoding="utf-8"))
+    rows = []
+    seeds = range(1, (QUICK_FIGURE_SEEDS if quick else FIGURE_SEEDS) + 1)
+    for v in VARIANTS:
+        for per in PERS:
+            for seed in seeds:
+                sets = [f"{k}={_toml(x)}" for k, x in _tcp(v).items()]
+                sets += [f"links.satellite.errors_ab.per={per}", f"run.seed={seed}", f'run.sample_interval="{SAMPLE_S}s"']
+                res = satcp.run(base, set=sets)
+                s = res.series
+                una = (s["snd_max_bytes"] - s["flight_bytes"]) / MSS
+                g = pd.DataFrame({"t": s["time_s"].round(6), "segments": una}).groupby("t")["segments"].mean()
+                rows += [dict(variant=v, per=per, seed=seed, t=t, segments=x) for t, x in g.items()]
+    df = pd.DataFrame(rows)
+    return df.groupby(["variant", "per", "t"])["segments"].mean().reset_index()
+
+
+def _toml(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return f'"{v}"'
+    return str(v)
+
+
+COLORS = {"tahoe": "tab:brown", "reno": "tab:olive", "newreno": "tab:blue", "sack": "tab:cyan", "fack": "tab:purple",
+          "vegas": "tab:orange", "westwood": "tab:green", "modified-peach": "tab:red", "peach": "tab:pink"}
+
+
+def figure(curves: pd.DataFrame, ns2c: pd.DataFrame, table: pd.DataFrame, per: float, number: str):
+    plt = pyplot()
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [3, 2]})
+    for v in VARIANTS:
+        c = curves[(curves["variant"] == v) & (curves["per"] == per)]
+        if not c.empty:
+            ax.plot(c["t"], c["segments"], color=COLORS[v], lw=1.6 if "peach" in v else 1.1,
+                    ls="--" if v == "peach" else "-", label=NAMES[v])
+        n = ns2c[(ns2c["variant"] == v) & (ns2c["per"] == per)]
+        if not n.empty:
+            ax.plot(n["t"], n["segments"], color=COLORS[v], lw=0.9, ls=":")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("highest segment acknowledged (mean of 10 flows)")
+    ax.set_title(f"Fig. {number}: PER {per:g} (solid: satcp; dotted: ns-2 2.35)", fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    t = table[(table["experiment"] == "per") & (table["per"] == per)].set_index("arm").reindex(VARIANTS)
+    x = range(len(t))
+    bx.bar(x, t["goodput_kbps"], yerr=t["ci_half"], color=[COLORS[v] for v in t.index], alpha=0.8, capsize=3,
+           label="satcp (95% CI)")
+    bx.plot(list(x), t["ns2_kbps"], "k_", ms=14, mew=2, label="ns-2 2.35")
+    bx.set_xticks(list(x), [NAMES[v] for v in t.index], rotation=45, ha="right", fontsize=7)
+    bx.set_ylabel("goodput per flow (kb/s)")
+    bx.grid(alpha=0.3, axis="y")
+    bx.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
