@@ -75,6 +75,12 @@ def stored(store: Store, planned: list[PlannedRun], tables: tuple[str, ...] = ("
     return Stored(runs, out)
 
 
+def array(text: Any) -> list:
+    """An array column's values (the store keeps an array as its JSON
+    text; a missing one is empty)."""
+    return [] if text is None or (isinstance(text, float) and text != text) else json.loads(text)
+
+
 def rerun(scenario_json: str | dict, sample_s: float):
     """A stored run again, sampled every ``sample_s`` seconds (its
     captures left out): a :class:`satcp.Result` with the run's series."""

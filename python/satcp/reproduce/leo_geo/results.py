@@ -7,7 +7,6 @@ size, and the findings.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 
@@ -48,7 +47,7 @@ def collect(store: Store, runs: list[PlannedRun], experiments: list[Experiment])
             start = float(f["start_s"])
             end = start + (done if done is not None else float(got.runs.loc[p.run.key, "sim_time_s"]) - start)
             g = stations.get(p.run.key)
-            times = [h for text in (g["handover_times_s"] if g is not None else []) for h in json.loads(text)]
+            times = [h for text in (g["handover_times_s"] if g is not None else []) for h in data.array(text)]
             lk, pa = links.get(p.run.key), paths.get(p.run.key)
             row.update(completed=bool(f["completed"]), completion_s=done if done is not None else math.nan,
                        goodput_bps=(p.levels["size_mb"] * 8e6 / done) if done else math.nan,
