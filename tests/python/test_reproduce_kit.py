@@ -263,3 +263,44 @@ def test_peer_runs_come_back_in_task_order_whatever_finishes_first():
     assert run_peers(slow_first, range(4), 2, done=lambda k, n: seen.append((k, n))) == [0, 10, 20, 30]
     assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)] and most[0] == 2
     assert run_peers(str, [1, 2], 0) == ["1", "2"]  # at least one thread
+
+
+# ----- figures ---------------------------------------------------------------------
+
+
+def test_a_figures_interval_stays_within_its_runs_and_repeats():
+    import math
+
+    import pandas as pd
+
+    from satcp import stats
+    from satcp.reproduce.kit.figures import bootstrap_interval
+
+    runs = [0.953, 0.968, 2.738]  # LEO NewReno's 1 MB completion times at three start times (s)
+    mean, lo, hi = bootstrap_interval(runs)
+    assert min(runs) <= lo <= mean <= hi <= max(runs)
+    assert bootstrap_interval(runs) == (mean, lo, hi)  # seeded: the same figure every time
+    # the Student-t interval the table prints over the same runs reaches below zero
+    _, t_lo, _ = stats.t_interval(pd.Series(runs))
+    assert t_lo < 0 < lo
+    assert bootstrap_interval([5.0]) == (5.0, 5.0, 5.0)
+    assert all(math.isnan(v) for v in bootstrap_interval([math.nan]))
+
+
+def test_the_leo_geo_figure_draws_runs_and_no_time_below_zero():
+    import pandas as pd
+
+    from satcp.reproduce.leo_geo.figures import completion_figure
+
+    rows = []
+    for path, times in (("leo", [0.953, 0.968, 2.738]), ("geo", [6.46, 6.46, 6.46])):
+        for v in ("newreno", "hybla"):
+            rows += [dict(experiment=path, variant=v, size_mb=1, status="ok", completion_s=t) for t in times]
+    fig = completion_figure(pd.DataFrame(rows), "rfc")
+    ax = fig.axes[0]
+    lows = [seg[:, 1].min() for c in ax.collections for seg in c.get_segments()]
+    assert lows and min(lows) >= 0.953 - 1e-9  # no interval below the fastest run
+    points = [y for line in ax.get_lines() for y in line.get_ydata()]
+    assert {0.953, 0.968, 2.738} <= {round(float(y), 3) for y in points}  # every run drawn
+    assert ax.get_ylabel() == "completion time (s)"
+    assert fig.axes[-1].get_legend().get_title().get_text() == "satcp, profile rfc"

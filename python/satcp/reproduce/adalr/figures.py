@@ -7,14 +7,13 @@ the observation frame, the published CSV or a deterministic re-run.
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pandas as pd
 
-from ... import stats
 from ...plotting import pyplot
 from ..kit import data
+from ..kit.figures import axis_label, bootstrap_interval, legend, means_with_intervals
 from .experiments import VARIANT_NAMES
 from .results import LABELS
 
@@ -37,11 +36,12 @@ def _dack_label(d) -> str:
     return "delayed ACK enabled" if bool(d) else "delayed ACK disabled"
 
 
-def metric_vs_x(obs: pd.DataFrame, metric: str, x_label: str, log_x: bool, level: float,
+def metric_vs_x(obs: pd.DataFrame, metric: str, x_label: str, log_x: bool, profile: str,
                 published: pd.DataFrame | None = None, scale: float = 1.0):
-    """Per delayed-ACK setting a panel: the metric's mean with t-interval
-    error bars against x, one line per variant; the thesis' points (when
-    published) as black crosses."""
+    """Per delayed-ACK setting a panel: the metric's mean against x, one
+    line per variant, each seed's run a point and the mean's interval
+    within them (``kit.figures``); the thesis' points (when published) as
+    black crosses."""
     ok = obs[(obs["status"] == "ok") & obs[metric].notna() & obs["x"].notna()]
     if ok.empty:
         return None
@@ -50,12 +50,12 @@ def metric_vs_x(obs: pd.DataFrame, metric: str, x_label: str, log_x: bool, level
     fig, axes = plt.subplots(1, len(dacks), figsize=(5.4 * len(dacks), 3.8), squeeze=False)
     for ax, d in zip(axes[0], dacks):
         sub = ok[ok["delayed_ack"] == d]
-        desc = stats.describe(sub, ["variant", "x"], metric, level)
         for v in _variants(sub):
-            g = desc[desc["variant"] == v].sort_values("x")
+            g = sub[sub["variant"] == v]
+            xs = sorted(g["x"].unique())
             color, ls = _STYLE.get(v, (None, "-"))
-            ax.errorbar(g["x"] * scale, g["mean"], yerr=g["ci_half"].fillna(0), marker="o", capsize=3,
-                        color=color, ls=ls, label=VARIANT_NAMES.get(v, v))
+            means_with_intervals(ax, [x * scale for x in xs], [g[g["x"] == x][metric] for x in xs], color=color,
+                                 ls=ls, label=VARIANT_NAMES.get(v, v))
         if published is not None:
             p = published[(published["metric"] == metric) & (published["delayed_ack"] == d)]
             if not p.empty:
@@ -69,13 +69,14 @@ def metric_vs_x(obs: pd.DataFrame, metric: str, x_label: str, log_x: bool, level
         ax.set_ylabel(LABELS.get(metric, metric))
         ax.set_title(_dack_label(d), fontsize=9)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
+        legend(ax, profile, fontsize=7)
     return fig
 
 
-def published_vs_ours_bars(obs: pd.DataFrame, published: pd.DataFrame, title: str):
-    """Per-connection average throughput, ours (with t intervals) beside the
-    thesis', one group of bars per connection."""
+def published_vs_ours_bars(obs: pd.DataFrame, published: pd.DataFrame, title: str, profile: str):
+    """Per-connection average throughput, ours beside the thesis', one
+    group of bars per connection (an interval within the runs where there
+    are several; the fairness runs are deterministic, one each)."""
     if published.empty:
         return None
     plt = pyplot()
@@ -83,27 +84,27 @@ def published_vs_ours_bars(obs: pd.DataFrame, published: pd.DataFrame, title: st
     ours, half = [], []
     for _, row in published.iterrows():
         sel = obs[(obs["status"] == "ok") & (obs["flow"] == row["flow"]) & (obs["variant"] == row["variant"])]
-        mean, lo, hi = stats.t_interval(sel[row["metric"]]) if not sel.empty else (math.nan,) * 3
+        mean, lo, hi = bootstrap_interval(sel[row["metric"]])
         ours.append(mean)
-        half.append(0.0 if not np.isfinite(hi) else (hi - lo) / 2)
+        half.append((0.0, 0.0) if not np.isfinite(hi) else (mean - lo, hi - mean))
     if not np.isfinite(ours).any():
         return None
     idx = np.arange(len(flows))
     fig, ax = plt.subplots(figsize=(8, 3.6))
     ax.bar(idx - 0.2, published["value"], 0.4, label="thesis", color="#bbbbbb")
-    ax.bar(idx + 0.2, ours, 0.4, yerr=half if any(h > 0 for h in half) else None, capsize=3, label="satcp",
-           color="#4a7ab5")
+    ax.bar(idx + 0.2, ours, 0.4, yerr=np.array(half).T if any(max(h) > 0 for h in half) else None, capsize=3,
+           label="satcp", color="#4a7ab5")
     ax.set_xticks(idx)
     short = [VARIANT_NAMES.get(v, v).replace("TCP-", "").replace("TCP ", "") for v in published["variant"]]
     ax.set_xticklabels([f"{f}\n{v}" for f, v in zip(flows, short)], fontsize=7)
     ax.set_ylabel(LABELS["throughput_Bps"])
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=8)
+    legend(ax, profile, fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
     return fig
 
 
-def stated_vs_measured(rows: pd.DataFrame):
+def stated_vs_measured(rows: pd.DataFrame, profile: str):
     """Every claim with a stated percentage: the stated value (range as a
     bar) against ours (range of the matched cells)."""
     rows = rows.dropna(subset=["measured_min"])
@@ -119,8 +120,8 @@ def stated_vs_measured(rows: pd.DataFrame):
     ax.axhline(0, color="#888", lw=0.8)
     ax.set_xticks(idx)
     ax.set_xticklabels(rows["id"], rotation=90, fontsize=6)
-    ax.set_ylabel("change in the stated direction (%)")
-    ax.legend(fontsize=8)
+    ax.set_ylabel(axis_label("change in the stated direction", "%"))
+    legend(ax, profile, fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
     return fig
 
@@ -149,7 +150,7 @@ def _windowed_rate(t: np.ndarray, cum_bytes: np.ndarray) -> np.ndarray:
     return rate
 
 
-def time_series(traces: list[tuple[str, bool, pd.DataFrame, pd.DataFrame, float]]):
+def time_series(traces: list[tuple[str, bool, pd.DataFrame, pd.DataFrame, float]], profile: str):
     """Per delayed-ACK setting a column: TCP goodput (bytes delivered to the
     receiver's application) and satellite downlink throughput (bytes that
     have left the link; without bit errors every one is received) with
@@ -189,6 +190,6 @@ def time_series(traces: list[tuple[str, bool, pd.DataFrame, pd.DataFrame, float]
         for a in (ax_g, ax_l):
             a.set_ylim(bottom=0)
             a.grid(True, alpha=0.3)
-            a.legend(fontsize=7, loc="lower right")
+            legend(a, profile, fontsize=7, loc="lower right")
     fig.tight_layout()
     return fig

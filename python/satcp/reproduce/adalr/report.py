@@ -16,6 +16,7 @@ from ...tables import format_table
 from ..kit.catalogue import Experiment
 from ..kit.claims import Claim, count_line, counts
 from ..kit.document import Doc, fmt
+from ..kit.figures import INTERVAL_NOTE
 from ..kit.study import Context
 from . import figures
 from .experiments import VARIANT_NAMES
@@ -110,16 +111,16 @@ _SERIES_METRICS = ("goodput_bps", "throughput_bps", "link_throughput_bps", "util
 
 
 def _experiment_figures(doc: Doc, exp: Experiment, obs: pd.DataFrame, published: pd.DataFrame,
-                        traces: dict, level: float, cp: _ClaimPrinter) -> None:
+                        traces: dict, profile: str, cp: _ClaimPrinter) -> None:
     eo = obs[obs["experiment"] == exp.id]
     pub = published[published["experiment"] == exp.id]
     if exp.id == "t5_1":
         label, log, scale = _X["rtt"]
-        doc.figure(figures.metric_vs_x(eo, "response_s", label, log, level, pub), f"{exp.id}_response",
+        doc.figure(figures.metric_vs_x(eo, "response_s", label, log, profile, pub), f"{exp.id}_response",
                    "Table 5.1: FTP download response time vs RTT, TCP SACK, delayed ACK (crosses: thesis)")
         cp.under(["response_s"])
     if exp.traces:
-        doc.figure(figures.time_series(traces.get(exp.id, [])), f"{exp.id}_series",
+        doc.figure(figures.time_series(traces.get(exp.id, []), profile), f"{exp.id}_series",
                    f"{exp.title}: goodput and satellite link throughput / utilisation over time "
                    f"(re-runs sampled every {figures.TRACE_SAMPLE_S:g} s, rates over {figures.TRACE_WINDOW_S:g} s; "
                    f"thesis Figs. {', '.join(exp.figures)}). The engine samples no receive counter that "
@@ -130,14 +131,14 @@ def _experiment_figures(doc: Doc, exp: Experiment, obs: pd.DataFrame, published:
         metrics = (("response_s", "goodput_bps") if exp.app == "http" else
                    ("response_s", "goodput_bps", "throughput_bps", "link_throughput_bps", "utilization"))
         for m in metrics:
-            doc.figure(figures.metric_vs_x(eo, m, label, log, level, scale=scale), f"{exp.id}_{m}",
-                       f"{exp.title}: {m} (mean and {level:.0%} t interval over the seeds)")
+            doc.figure(figures.metric_vs_x(eo, m, label, log, profile, scale=scale), f"{exp.id}_{m}",
+                       f"{exp.title}: {m} over the seeds ({INTERVAL_NOTE})")
             cp.under([m])
     if exp.app == "fairness":
         for t in sorted(pub["table"].unique()):
             rows = pub[(pub["table"] == t) & (pub["metric"] == "throughput_Bps")]
             if not rows.empty:
-                doc.figure(figures.published_vs_ours_bars(eo, rows, f"Table {t}"), f"{exp.id}_{t}",
+                doc.figure(figures.published_vs_ours_bars(eo, rows, f"Table {t}", profile), f"{exp.id}_{t}",
                            f"Table {t}: average throughput per connection, satcp beside the thesis")
                 cp.under(["throughput_Bps"])
 
@@ -163,7 +164,7 @@ def write(ctx: Context, a: Analysis, claim_list: list[Claim]) -> tuple[Path, Pat
     figures redrawn, its claims judged; then every stated percentage
     beside ours, and the failed runs."""
     experiments, obs, runs, tables, claims = a.experiments, a.observations, a.runs, a.tables, a.claim_rows
-    published, unavailable, level = a.published, a.unavailable, a.level
+    published, unavailable = a.published, a.unavailable
     doc = Doc.opened(ctx, "satcp reproduction of the TCP-ADaLR thesis (Omueti 2007)", (
         "Numbers marked 'thesis' are the thesis' published values (data/published/adalr_thesis.csv), not "
         "satcp's; every 'satcp' number is measured from the results store. Verdicts are computed by "
@@ -190,10 +191,11 @@ def write(ctx: Context, a: Analysis, claim_list: list[Claim]) -> tuple[Path, Pat
             cp.under(rows["metric"].unique())
         if exp.figures or exp.id == "t5_1":
             doc.heading(3, "Figures")
-        _experiment_figures(doc, exp, obs, published, traces, level, cp)
+        _experiment_figures(doc, exp, obs, published, traces, ctx.study.profile.name, cp)
         cp.rest()
     doc.heading(2, "Stated against measured percentages")
-    doc.figure(figures.stated_vs_measured(claims[claims["stated_low"].notna()] if not claims.empty else claims),
+    doc.figure(figures.stated_vs_measured(claims[claims["stated_low"].notna()] if not claims.empty else claims,
+                                          ctx.study.profile.name),
                "claims_pct", "Every claim with a stated percentage: thesis (black) and satcp's range over the "
                              "matched cells (red), as change in the claim's direction")
     return doc.close(runs)

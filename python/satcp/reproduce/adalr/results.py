@@ -53,7 +53,7 @@ LABELS = {
     "throughput_bps": "TCP throughput (b/s)",
     "throughput_Bps": "average throughput (bytes/s)",
     "link_throughput_bps": "satellite link throughput (b/s)",
-    "utilization": "satellite link utilisation",
+    "utilization": "satellite link utilisation (fraction of its rate)",
     "jain": "Jain's fairness index",
     "max_min": "max-min fairness",
 }

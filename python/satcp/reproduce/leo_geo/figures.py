@@ -1,33 +1,39 @@
-"""The leo-geo study's figures."""
+"""The leo-geo study's figure: completion time per variant and size, LEO
+beside GEO, each start time a point and the mean with an interval that
+stays within the runs (``kit.figures``)."""
 
 from __future__ import annotations
-
-import math
 
 import pandas as pd
 
 from ...plotting import pyplot
+from ..kit.figures import axis_label, legend, runs_and_mean
 from .experiments import NAMES, VARIANTS
 
+PATH_COLORS = {"leo": "tab:blue", "geo": "tab:orange"}
 
-def completion_figure(rows: pd.DataFrame):
-    if rows.empty:
+
+def completion_figure(obs: pd.DataFrame, profile: str):
+    """A panel per transfer size: per variant, LEO's and GEO's runs (their
+    completion times over the start times) and means."""
+    ok = obs[(obs["status"] == "ok") & obs["completion_s"].notna()]
+    if ok.empty:
         return None
     plt = pyplot()
-    sizes = sorted(rows["size_mb"].unique())
-    fig, axes = plt.subplots(1, len(sizes), figsize=(4.2 * len(sizes), 4), squeeze=False)
+    sizes = sorted(ok["size_mb"].unique())
+    fig, axes = plt.subplots(1, len(sizes), figsize=(4.4 * len(sizes), 4), squeeze=False)
     for ax, size in zip(axes[0], sizes):
-        d = rows[rows["size_mb"] == size]
+        d = ok[ok["size_mb"] == size]
         for k, path in enumerate(("leo", "geo")):
-            p = d[d["path"] == path].set_index("variant")
-            xs = [i + (k - 0.5) * 0.38 for i, v in enumerate(VARIANTS)]
-            ys = [p.loc[v, "completion_s"] if v in p.index else math.nan for v in VARIANTS]
-            es = [p.loc[v, "completion_s_ci"] if v in p.index else math.nan for v in VARIANTS]
-            ax.bar(xs, ys, width=0.38, yerr=[0 if e != e else e for e in es], capsize=3, label=path.upper())
+            for i, v in enumerate(VARIANTS):
+                runs = d[(d["experiment"] == path) & (d["variant"] == v)]["completion_s"]
+                runs_and_mean(ax, i + (k - 0.5) * 0.36, runs, color=PATH_COLORS[path], spread=0.08,
+                              label=path.upper() if i == 0 else None)
         ax.set_xticks(range(len(VARIANTS)), [NAMES[v] for v in VARIANTS], rotation=30)
-        ax.set_title(f"{size} MB")
-        ax.set_ylabel("completion time (s)")
+        ax.set_title(f"{size:g} MB transfer")
+        ax.set_ylabel(axis_label("completion time", "s"))
+        ax.set_ylim(bottom=0)
         ax.grid(True, axis="y", alpha=0.3)
-        ax.legend(fontsize="small")
+    legend(axes[0][-1], profile, fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1))
     fig.tight_layout()
     return fig

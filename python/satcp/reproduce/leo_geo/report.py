@@ -15,6 +15,7 @@ from ...tables import format_table
 from ..kit import claims as kit_claims
 from ..kit.claims import Claim
 from ..kit.document import Doc
+from ..kit.figures import INTERVAL_NOTE
 from ..kit.study import Context
 from . import figures
 from .experiments import NAMES
@@ -54,7 +55,9 @@ def write(ctx: Context, a: Analysis, findings: list[Claim]) -> tuple[Path, Path]
     doc.claims(findings, "statement")
     doc.heading(2, "Per path, variant and size")
     doc.table(display(rows), left=("path", "variant")) if not rows.empty else doc.para("(no runs)", note=True)
-    doc.figure(figures.completion_figure(rows), "completion", "Completion time per variant, LEO beside GEO (95% intervals)")
+    doc.figure(figures.completion_figure(a.observations, ctx.study.profile.name), "completion",
+               f"Completion time per variant and transfer size, LEO beside GEO, over the start times ({INTERVAL_NOTE}; "
+               "the table's Student-t half-widths can reach below zero over three runs, these cannot)")
     return doc.close(a.runs)
 
 

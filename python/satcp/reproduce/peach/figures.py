@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from ...plotting import pyplot
+from ..kit.figures import axis_label, legend, runs_and_mean
 from .experiments import BASE, FIGURE_SEEDS, MSS, NAMES, PERS, QUICK_FIGURE_SEEDS, SAMPLE_S, VARIANTS, _tcp
 
 def figure_curves(root: Path, quick: bool) -> pd.DataFrame:
@@ -49,7 +50,11 @@ COLORS = {"tahoe": "tab:brown", "reno": "tab:olive", "newreno": "tab:blue", "sac
           "vegas": "tab:orange", "westwood": "tab:green", "modified-peach": "tab:red", "peach": "tab:pink"}
 
 
-def figure(curves: pd.DataFrame, ns2c: pd.DataFrame, table: pd.DataFrame, per: float, number: str):
+def figure(curves: pd.DataFrame, ns2c: pd.DataFrame, table: pd.DataFrame, per_run: pd.DataFrame, per: float,
+           number: str, profile: str):
+    """Left, the paper's metric over time (ours solid, ns-2's dotted);
+    right, goodput per flow: each replication's mean a point, the mean of
+    them with an interval within them, ns-2's mean beside."""
     plt = pyplot()
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [3, 2]})
     for v in VARIANTS:
@@ -60,19 +65,21 @@ def figure(curves: pd.DataFrame, ns2c: pd.DataFrame, table: pd.DataFrame, per: f
         n = ns2c[(ns2c["variant"] == v) & (ns2c["per"] == per)]
         if not n.empty:
             ax.plot(n["t"], n["segments"], color=COLORS[v], lw=0.9, ls=":")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("highest segment acknowledged (mean of 10 flows)")
+    ax.set_xlabel(axis_label("time", "s"))
+    ax.set_ylabel(axis_label("highest segment ACKed, mean of 10 flows", "segments"))
     ax.set_title(f"Fig. {number}: PER {per:g} (solid: satcp; dotted: ns-2 2.35)", fontsize=9)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    legend(ax, profile, fontsize=7, ncol=2)
     t = table[(table["experiment"] == "per") & (table["per"] == per)].set_index("arm").reindex(VARIANTS)
-    x = range(len(t))
-    bx.bar(x, t["goodput_kbps"], yerr=t["ci_half"], color=[COLORS[v] for v in t.index], alpha=0.8, capsize=3,
-           label="satcp (95% CI)")
-    bx.plot(list(x), t["ns2_kbps"], "k_", ms=14, mew=2, label="ns-2 2.35")
-    bx.set_xticks(list(x), [NAMES[v] for v in t.index], rotation=45, ha="right", fontsize=7)
-    bx.set_ylabel("goodput per flow (kb/s)")
+    runs = per_run[(per_run["experiment"] == "per") & (per_run["per"] == per)]
+    for i, v in enumerate(t.index):
+        runs_and_mean(bx, i, runs[runs["arm"] == v]["goodput_bps"] / 1e3, color=COLORS[v], spread=0.2,
+                      label="satcp" if i == 0 else None)
+    bx.plot(range(len(t)), t["ns2_kbps"], "k_", ms=14, mew=2, label="ns-2 2.35 (mean)")
+    bx.set_xticks(range(len(t)), [NAMES[v] for v in t.index], rotation=45, ha="right", fontsize=7)
+    bx.set_ylabel(axis_label("goodput per flow", "kb/s"))
+    bx.set_ylim(bottom=0)
     bx.grid(alpha=0.3, axis="y")
-    bx.legend(fontsize=7)
+    legend(bx, profile, fontsize=7)
     fig.tight_layout()
     return fig

@@ -15,6 +15,7 @@ from ...tables import format_table, num
 from ..kit import claims as kit_claims
 from ..kit.claims import Claim
 from ..kit.document import Doc
+from ..kit.figures import INTERVAL_NOTE
 from ..kit.study import Context
 from . import figures
 from .experiments import BASELINE_READINGS, NAMES, PERS, READINGS
@@ -57,10 +58,12 @@ def write(ctx: Context, a: Analysis, claims: list[Claim]) -> tuple[Path, Path]:
     doc.para(f"ns-2 2.35 ran the six baselines it ships on the same network: {ns2_note} Our mean goodput is within "
              f"10% of ns-2's in {within} of {cells} cells (the table below).", note=True)
     for per, number in zip(PERS, ("3", "4", "5")):
-        doc.figure(figures.figure(curves, ns2c, table, per, number), f"fig{number}",
+        doc.figure(figures.figure(curves, ns2c, table, a.per_run, per, number, ctx.study.profile.name),
+                   f"fig{number}",
                    f"Fig. {number}: PER {per:g}. Left, the paper's metric: the highest segment number reached "
                    "(cumulatively acknowledged), the mean of the ten flows over the figure runs' seeds; right, "
-                   "goodput per flow over all replications.")
+                   f"goodput per flow over all replications ({INTERVAL_NOTE}; a run's value is the mean of its ten "
+                   "flows) and ns-2's mean.")
     doc.heading(2, "Goodput, fairness and what the runs did")
     doc.para("Per run: retransmitted segments, timeouts, dummy segments sent, the dummies and the data segments the "
              "senders' access queues dropped (all flows), drops at the 25-packet satellite queue. Data drops at the "

@@ -194,6 +194,7 @@ class Analysis:
     curves: pd.DataFrame  # the paper's metric from our figure runs
     ns2_curves: pd.DataFrame  # and from ns-2's runs
     ns2_note: str  # how ns-2 ran, or why it did not
+    per_run: pd.DataFrame  # one row per run: its flows' mean goodput, Jain's index, counters
     runs: pd.DataFrame
 
 
@@ -212,7 +213,7 @@ def analyse(ctx: Context) -> Analysis:
         ns2_note = f"not run here ({e})."
         print(f"ns-2: {e}; the report has no ns-2 columns", file=ctx.stdout)
     return Analysis(goodput_table(runs, ns2), figures.figure_curves(ctx.root, ctx.quick), ns2_curves(ns2), ns2_note,
-                    ctx.runs)
+                    runs, ctx.runs)
 
 
 def claims(analysis: Analysis) -> list[Claim]:

@@ -35,6 +35,7 @@ import numpy as np
 import satcp
 
 from ...plotting import pyplot
+from ..kit.figures import axis_label, legend
 from ..kit.claims import Claim, judged
 from .experiments import DROPTAIL_50
 
@@ -145,7 +146,7 @@ def _window(tr: Trace, lo: float, hi: float) -> np.ndarray:
     return (tr.t >= lo) & (tr.t <= hi)
 
 
-def figure(tr: dict[str, Trace], a: str, b: str, title: str, window: tuple[float, float] = (3.0, 12.0),
+def figure(tr: dict[str, Trace], a: str, b: str, title: str, profile: str, window: tuple[float, float] = (3.0, 12.0),
            burst: bool = True):
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
@@ -157,10 +158,10 @@ def figure(tr: dict[str, Trace], a: str, b: str, title: str, window: tuple[float
         if burst:
             ax.axvspan(*BURST, color="gold", alpha=0.5, label="burst")
         ax.set_title(x.label, fontsize=9)
-        ax.set_xlabel("time (s)")
+        ax.set_xlabel(axis_label("time", "s"))
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("packet")
-    axes[0].legend(fontsize=8, loc="upper left")
+    axes[0].set_ylabel(axis_label("packet number", f"{PACKET}-byte packets"))
+    legend(axes[0], profile, fontsize=8, loc="upper left")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return fig

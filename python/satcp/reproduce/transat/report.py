@@ -78,6 +78,7 @@ def summary_counts(rows: pd.DataFrame) -> pd.DataFrame:
 def write(ctx: Context, a: Analysis, claims: list[Claim]) -> tuple[Path, Path]:
     rows, delay, runs, traces, figure_claims = a.rows, a.delay, a.runs, a.traces, a.figure_claims
     hop, arq_medians, ns2_bursts, arq_loss_free = a.hop, a.arq_medians, a.ns2_bursts, a.arq_loss_free
+    profile = ctx.study.profile.name
     doc = Doc.opened(ctx, "satcp reproduction of the TRANSAT study (Astuti & Kojo, ns-2)", (
         "In every cell the first number is the paper's (data/published/transat_table1.csv and "
         "transat_tables.csv), the second satcp's, measured from the results store. 'ok' marks a reproduced "
@@ -95,16 +96,16 @@ def write(ctx: Context, a: Analysis, claims: list[Claim]) -> tuple[Path, Path]:
     if traces:
         doc.heading(2, "The sequence-number figures (Figs. 2, 7 and 8), redrawn")
         doc.figure(transat_figures.figure(traces, "ideal", "enhanced", "Fig. 2: the slow-start overshoot with the "
-                                          "50-packet buffer, Ref. TCP and Enhanced TCP", window=(0.0, 20.0),
+                                          "50-packet buffer, Ref. TCP and Enhanced TCP", profile, window=(0.0, 20.0),
                                           burst=False),
                    "fig2", "Fig. 2 redrawn")
         doc.para("One 1 MB flow, the 50-packet buffer, a burst replayed at 4.2-4.26 s on the satellite link's data "
                  "direction; sampled every 5 ms. Red: the highest packet sent; green: packets delivered in order "
                  "at the receiver.", note=True)
         doc.figure(transat_figures.figure(traces, "burst_ref", "burst_sack", "Fig. 7: Ref. TCP (NewReno) and SACK "
-                                          "through the same burst (PER 100%)"), "fig7", "Fig. 7 redrawn")
+                                          "through the same burst (PER 100%)", profile), "fig7", "Fig. 7 redrawn")
         doc.figure(transat_figures.figure(traces, "ideal", "slacp", "Fig. 8: no errors, and S-LACP on the burst "
-                                          "(every loss recovered, +550 ms)", window=(3.5, 6.5)), "fig8",
+                                          "(every loss recovered, +550 ms)", profile, window=(3.5, 6.5)), "fig8",
                    "Fig. 8 redrawn")
         doc.claims(figure_claims, "paper")
     doc.heading(2, "S-LACP's extra delay (section 4; not tabulated by the paper)")

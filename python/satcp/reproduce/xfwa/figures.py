@@ -9,12 +9,21 @@ import numpy as np
 import pandas as pd
 
 from ...plotting import pyplot
+from ..kit.figures import axis_label, legend
 from .experiments import BOTTLENECK, LINK_TYPES
 
 COLORS = {"tcp": "tab:red", "xfwa": "tab:blue"}
+#: The paper's three measures of a run: column, title, axis label.
+MEASURES = (("utilization", "link utilisation", axis_label("utilisation", "fraction of the bottleneck's capacity")),
+            ("loss_rate", "loss rate", axis_label("loss rate", "fraction of packets offered")),
+            ("fairness", "fairness index", "Jain's index of goodput / fair share (1: fair)"))
 
 
-def fig5(cells: pd.DataFrame, experiment: str, schedules: tuple[str, ...]):
+def _scheme(arm: str) -> str:
+    return "NewReno" if arm == "tcp" else "XFWA"
+
+
+def fig5(cells: pd.DataFrame, experiment: str, schedules: tuple[str, ...], profile: str):
     """Utilisation, loss rate and fairness per link type x scenario, TCP
     beside XFWA (Fig. 5; Fig. 17 for different RTTs)."""
     c = cells[(cells["experiment"] == experiment) & cells["scheme"].isin(["tcp", "xfwa"])]
@@ -25,16 +34,17 @@ def fig5(cells: pd.DataFrame, experiment: str, schedules: tuple[str, ...]):
     links = [lk for lk in LINK_TYPES if lk in set(c["link"])]
     labels = [f"{lk}/{s}" for lk in links for s in schedules if ((c["link"] == lk) & (c["schedule"] == s)).any()]
     x = np.arange(len(labels))
-    for ax, m, title in zip(axes, ("utilization", "loss_rate", "fairness"), ("link utilisation", "loss rate",
-                                                                               "fairness index")):
+    for ax, (m, title, ylabel) in zip(axes, MEASURES):
         for k, scheme in enumerate(("tcp", "xfwa")):
             v = [c[(c["scheme"] == scheme) & (c["link"] + "/" + c["schedule"] == lab)][m].mean() for lab in labels]
-            ax.bar(x + (k - 0.5) * 0.4, v, 0.4, color=COLORS[scheme], label="NewReno" if scheme == "tcp" else "XFWA")
+            ax.bar(x + (k - 0.5) * 0.4, v, 0.4, color=COLORS[scheme], label=_scheme(scheme))
         ax.set_xticks(x)
         ax.set_xticklabels(labels, rotation=90, fontsize=7)
+        ax.set_xlabel("link type / flow-count scenario")
         ax.set_title(title)
+        ax.set_ylabel(ylabel, fontsize=8)
         ax.grid(True, axis="y", alpha=0.3)
-    axes[0].legend(fontsize=8)
+    legend(axes[0], profile, fontsize=8)
     if experiment == "equal":
         axes[0].set_ylim(0.85, 1.0)
         axes[2].set_ylim(0.5, 1.02)
@@ -42,7 +52,7 @@ def fig5(cells: pd.DataFrame, experiment: str, schedules: tuple[str, ...]):
     return fig
 
 
-def sweep_figure(cells: pd.DataFrame, experiment: str, xlabel: str):
+def sweep_figure(cells: pd.DataFrame, experiment: str, xlabel: str, profile: str):
     """Utilisation, loss and fairness against the swept value (Figs. 11, 14)."""
     c = cells[cells["experiment"] == experiment]
     x = c[c["scheme"] == "xfwa"].sort_values("value")
@@ -51,20 +61,20 @@ def sweep_figure(cells: pd.DataFrame, experiment: str, xlabel: str):
         return None
     plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.3))
-    for ax, m, title in zip(axes, ("utilization", "loss_rate", "fairness"), ("link utilisation", "loss rate",
-                                                                               "fairness index")):
+    for ax, (m, title, ylabel) in zip(axes, MEASURES):
         ax.plot(x["value"], x[m], "o-", color=COLORS["xfwa"], label="XFWA")
         if not t.empty:
             ax.axhline(t[m].mean(), color=COLORS["tcp"], ls="--", label="NewReno")
         ax.set_xlabel(xlabel)
         ax.set_title(title)
+        ax.set_ylabel(ylabel, fontsize=8)
         ax.grid(True, alpha=0.3)
-    axes[0].legend(fontsize=8)
+    legend(axes[0], profile, fontsize=8)
     fig.tight_layout()
     return fig
 
 
-def sequence_figure(results: dict[str, object], title: str):
+def sequence_figure(results: dict[str, object], title: str, profile: str):
     """Per-flow segment numbers over time (top) and each flow's throughput
     over 500 ms windows (bottom), NewReno beside XFWA (Figs. 6-8, 12, 16)."""
     if not results:
@@ -80,19 +90,22 @@ def sequence_figure(results: dict[str, object], title: str):
             w = 5  # samples of 100 ms
             if len(t) > w:
                 bottom.plot(t[w:], (b[w:] - b[:-w]) * 8 / (t[w:] - t[:-w]) / 1e3, lw=0.8, color=line.get_color())
-        top.set_title(f"({'a' if arm == 'tcp' else 'b'}) {'NewReno' if arm == 'tcp' else 'XFWA'}: {title}")
-        bottom.set_xlabel("time (s)")
+        top.set_title(f"({'a' if arm == 'tcp' else 'b'}) {_scheme(arm)}: {title}")
+        bottom.set_xlabel(axis_label("time", "s"))
         for ax in (top, bottom):
             ax.grid(True, alpha=0.3)
-    axes[0][0].set_ylabel("segment number (delivered)")
-    axes[1][0].set_ylabel("throughput (kb/s, 500 ms)")
+    axes[0][0].set_ylabel(axis_label("delivered", "1000-byte segments"))
+    axes[1][0].set_ylabel(axis_label("throughput, 500 ms", "kb/s"))
     if len(s["flow_name"].unique()) <= 8:
-        axes[0][0].legend(fontsize=7, ncol=2)
+        legend(axes[0][0], profile, fontsize=7, ncol=2)
+    else:
+        axes[0][0].text(0.02, 0.95, f"satcp, profile {profile}", transform=axes[0][0].transAxes, fontsize=7,
+                        va="top")
     fig.tight_layout()
     return fig
 
 
-def link_figure(results: dict[str, object], what: str, rate_bps: float):
+def link_figure(results: dict[str, object], what: str, rate_bps: float, profile: str):
     """The bottleneck's queue (Fig. 9) or throughput per 100 ms (Fig. 10)."""
     if not results:
         return None
@@ -103,17 +116,16 @@ def link_figure(results: dict[str, object], what: str, rate_bps: float):
         t = ls["time_s"].to_numpy()
         if what == "queue":
             y = ls["queue_packets"].to_numpy()
-            ax.set_ylabel("queue (packets)")
+            ax.set_ylabel(axis_label("bottleneck queue", "packets"))
         else:
             # bytes accepted less bytes waiting: what left the queue
             sent = (ls["bytes_tx"] - ls["queue_bytes"]).to_numpy(dtype=float)
             y = np.r_[np.nan, np.diff(sent) * 8 / np.diff(t)] / rate_bps
-            ax.set_ylabel("throughput / capacity")
-        ax.plot(t, y, color=COLORS["tcp" if arm == "tcp" else "xfwa"], lw=1,
-                label="NewReno" if arm == "tcp" else "XFWA")
-    ax.set_xlabel("time (s)")
+            ax.set_ylabel(axis_label("throughput per 100 ms", "fraction of capacity"))
+        ax.plot(t, y, color=COLORS["tcp" if arm == "tcp" else "xfwa"], lw=1, label=_scheme(arm))
+    ax.set_xlabel(axis_label("time", "s"))
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    legend(ax, profile, fontsize=8)
     fig.tight_layout()
     return fig
 
@@ -124,26 +136,27 @@ def only_flows(res, names: set[str]):
     return res
 
 
-def onoff_figure(cells: pd.DataFrame):
+def onoff_figure(cells: pd.DataFrame, profile: str):
     """Utilisation and loss against the ON-OFF count (Fig. 15)."""
     c = cells[cells["experiment"] == "onoff"]
     if c.empty:
         return None
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.3))
-    for ax, m, title in zip(axes, ("utilization", "loss_rate"), ("link utilisation", "loss rate")):
+    for ax, (m, title, ylabel) in zip(axes, MEASURES[:2]):
         for scheme in ("tcp", "xfwa"):
             s = c[c["scheme"] == scheme].sort_values("onoff")
-            ax.plot(s["onoff"], s[m], "o-", color=COLORS[scheme], label="NewReno" if scheme == "tcp" else "XFWA")
-        ax.set_xlabel("ON-OFF sources")
+            ax.plot(s["onoff"], s[m], "o-", color=COLORS[scheme], label=_scheme(scheme))
+        ax.set_xlabel(axis_label("ON-OFF TCP sources", "count"))
         ax.set_title(title)
+        ax.set_ylabel(ylabel, fontsize=8)
         ax.grid(True, alpha=0.3)
-    axes[0].legend(fontsize=8)
+    legend(axes[0], profile, fontsize=8)
     fig.tight_layout()
     return fig
 
 
-def per_flow_figure(obs_runs: dict[str, dict[str, object]]):
+def per_flow_figure(obs_runs: dict[str, dict[str, object]], profile: str):
     """Each flow's packets delivered, per link type (Fig. 13)."""
     if not obs_runs:
         return None
@@ -153,11 +166,11 @@ def per_flow_figure(obs_runs: dict[str, dict[str, object]]):
         for k, (arm, res) in enumerate(res_by_arm.items()):
             last = res.series.groupby("flow", sort=True)["delivered_bytes"].max() / 1000
             ax.bar(np.arange(len(last)) + (k - 0.5) * 0.4, last.to_numpy(), 0.4, color=COLORS[arm],
-                   label="NewReno" if arm == "tcp" else "XFWA")
+                   label=_scheme(arm))
         ax.set_title(lk)
         ax.set_xlabel("flow (RTT rises in groups)")
         ax.grid(True, axis="y", alpha=0.3)
-    axes[0][0].set_ylabel("packets delivered")
-    axes[0][0].legend(fontsize=8)
+    axes[0][0].set_ylabel(axis_label("packets delivered in 20 s", "1000-byte packets"))
+    legend(axes[0][0], profile, fontsize=8)
     fig.tight_layout()
     return fig
