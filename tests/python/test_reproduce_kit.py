@@ -2,14 +2,15 @@
 verdicts every report prints, the list driving the command's help, names,
 options, profiles and the Makefile's targets, the door to the data, the
 peers' pool, and a study that is one package plus one line in the list,
-run end to end through the one `reproduce()`."""
+run end to end through the one `reproduce()` (the worked example of
+docs/reproduce.md, as the page writes it)."""
 
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
-import textwrap
 import threading
 import time
 from pathlib import Path
@@ -70,8 +71,9 @@ def test_the_list_names_every_study_and_its_profile():
     profiles = satcp.reproduce.profiles()
     assert {n: p.name for n, p in profiles.items()} == {"adalr": "rfc", "transat": "ns2-2003", "peach": "ns2",
                                                         "ceten": "rfc", "xfwa": "ns2", "leo-geo": "rfc"}
-    for s in known.values():
+    for name, s in known.items():
         assert s.profile.why and s.title and s.replications
+        assert (REPO / "docs" / f"reproduce-{name}.md").is_file(), name
         for part in ("experiments", "results", "report"):
             assert s.part(part).__name__ == f"{s.package}.{part}"
 
@@ -120,112 +122,63 @@ def test_the_makefile_targets_come_from_the_list():
 
 # ----- a study is a package and a line --------------------------------------------
 
-FAKE = {
-    "__init__.py": '''
-        """A study of one experiment: NewReno and SACK over the GEO demo path."""
-        from satcp.reproduce.kit.study import Profile, Study
-
-        STUDY = Study(name="fake", title="a study made by a test", package=__name__,
-                      profile=Profile("rfc", "no source to follow"), replications="2 seeds per cell")
-    ''',
-    "experiments.py": '''
-        from satcp.reproduce.kit.catalogue import Arm, Experiment, Factor
-
-
-        def catalogue(quick):
-            arms = tuple(Arm(v, {"flows.download.tcp.variant": v}, {"download": v}) for v in ("newreno", "sack"))
-            return [Experiment("per", "two variants, two PERs", "scenarios/geo_bent_pipe.toml", "ftp", arms,
-                               (Factor("per", "links.1.errors_ab", (0.001, 0.01), (0.01,), lambda p: {"per": p}),),
-                               settings={"flows.download.app.size": "100KB"}, replications=2,
-                               quick_replications=2)]
-    ''',
-    "results.py": '''
-        import pandas as pd
-
-        from satcp.reproduce.kit import data
-        from satcp.reproduce.kit.claims import judged
-
-
-        def collect(store, runs, experiments):
-            got = data.stored(store, runs, ("flows",))
-            return pd.DataFrame([dict(arm=p.arm, per=p.levels["per"], status=status,
-                                      completion_s=float(f["completion_s"].iloc[0]))
-                                 for p, status, f in got.each(runs)])
-
-
-        def analyse(ctx):
-            return ctx.observations.groupby("arm")["completion_s"].mean()
-
-
-        def claims(means):
-            return [judged("sack_not_slower", "SACK completes no later than NewReno",
-                           bool(means["sack"] <= means["newreno"]),
-                           f"mean completion: SACK {means['sack']:.3f} s, NewReno {means['newreno']:.3f} s")]
-    ''',
-    "report.py": '''
-        from satcp.reproduce.kit import claims as kit_claims
-        from satcp.reproduce.kit.document import Doc
-
-
-        def write(ctx, means, claims):
-            doc = Doc.opened(ctx, "a fake study", "Two variants over the GEO demo path.")
-            doc.claims(claims, "statement")
-            return doc.close(ctx.runs)
-
-
-        def summary(means, claims):
-            return kit_claims.lines(claims)
-    ''',
-}
+def example_files() -> dict[str, str]:
+    """The worked example of docs/reproduce.md: each ```python example/FILE
+    block, as the page writes it."""
+    text = (REPO / "docs" / "reproduce.md").read_text()
+    return dict(re.findall(r"```python example/(\S+)\n(.*?)```", text, re.S))
 
 
 @pytest.fixture
-def fake_study(tmp_path, monkeypatch):
-    """The package ``fakestudy`` on the path and one line in the list."""
-    pkg = tmp_path / "pkgs" / "fakestudy"
+def example_study(tmp_path, monkeypatch):
+    """The docs' example package on the path and its line in the list."""
+    files = example_files()
+    assert set(files) == {"__init__.py", "experiments.py", "results.py", "report.py"}
+    pkg = tmp_path / "pkgs" / "example"
     pkg.mkdir(parents=True)
-    for name, text in FAKE.items():
-        (pkg / name).write_text(textwrap.dedent(text).lstrip())
+    for name, text in files.items():
+        (pkg / name).write_text(text)
     monkeypatch.syspath_prepend(str(tmp_path / "pkgs"))
-    monkeypatch.setattr(studies_pkg, "PACKAGES", studies_pkg.PACKAGES + ("fakestudy",))
+    monkeypatch.setattr(studies_pkg, "PACKAGES", studies_pkg.PACKAGES + ("example",))
     yield tmp_path
-    for m in [m for m in sys.modules if m.startswith("fakestudy")]:
+    for m in [m for m in sys.modules if m == "example" or m.startswith("example.")]:
         del sys.modules[m]
 
 
-def test_a_package_and_one_line_make_a_study(fake_study, capsys):
-    assert list(studies())[-1] == "fake"
+def test_a_package_and_one_line_make_a_study(example_study, capsys):
+    assert list(studies())[-1] == "example"
     # the command's help and options know it
     help_text = " ".join(cli.build_parser()._subparsers._group_actions[0].choices["reproduce"].format_help().split())
-    assert "fake: a study made by a test" in help_text
-    out = fake_study / "out"
+    assert "example: NewReno and SACK over the GEO demo path" in help_text
+    out = example_study / "out"
     buf = io.StringIO()
-    assert reproduce("fake", quick=True, out=out, workers=1, stdout=buf) == 0
+    assert reproduce("example", quick=True, out=out, workers=1, stdout=buf) == 0
     text = buf.getvalue()
-    assert text.startswith("TCP profile: rfc (no source to follow)\nclaim sack_not_slower: ")
+    assert text.startswith("TCP profile: rfc (no source to follow: the default profile)\nclaim sack_not_slower: ")
     assert "runs: 4 (4 run now, 0 already stored, 0 failed)" in text
     md = (out / "report.md").read_text()
-    assert "# a fake study (quick)" in md and "| sack_not_slower |" in md and "| reproduction | fake --quick |" in md
+    assert "# NewReno and SACK over the GEO demo path (quick)" in md and "| sack_not_slower |" in md
+    assert "| reproduction | example --quick |" in md
     # the verdict is computed from the store: the claim's numbers are the flows table's
     with Store(out / "results.duckdb", read_only=True) as st:
         t = st.query("SELECT f.variant, avg(f.completion_s) AS c FROM flows f GROUP BY ALL").set_index("variant")["c"]
     assert f"SACK {t['sack']:.3f} s, NewReno {t['newreno']:.3f} s" in text
     # the same command again resumes: nothing new to run
     buf = io.StringIO()
-    assert reproduce("fake", quick=True, out=out, workers=1, stdout=buf) == 0
+    assert reproduce("example", quick=True, out=out, workers=1, stdout=buf) == 0
     assert "runs: 4 (0 run now, 4 already stored, 0 failed)" in buf.getvalue()
     # an option the study does not take is refused before anything runs
-    assert reproduce("fake", options={"seeds": 4}, out=fake_study / "other") == EXIT_USAGE
+    assert reproduce("example", options={"seeds": 4}, out=example_study / "other") == EXIT_USAGE
     assert "--seeds: 2 seeds per cell; --seeds is adalr's" in capsys.readouterr().err
 
 
 # ----- the door to the data -------------------------------------------------------
 
 
-def test_the_door_reads_each_table_in_order_and_reruns_a_stored_run(tmp_path, fake_study):
+def test_the_door_reads_each_table_in_order_and_reruns_a_stored_run(tmp_path, example_study):
     out = tmp_path / "door"
-    assert reproduce("fake", quick=True, out=out, workers=2, stdout=io.StringIO()) == 0
-    exps = studies()["fake"].part("experiments").catalogue(True)
+    assert reproduce("example", quick=True, out=out, workers=2, stdout=io.StringIO()) == 0
+    exps = studies()["example"].part("experiments").catalogue(True)
     planned = catalogue.plan(exps, REPO, quick=True).runs
     with Store(out / "results.duckdb", read_only=True) as st:
         got = data.stored(st, planned, ("flows", "links", "nodes"), run_columns=("status", "scenario_json"))
