@@ -69,8 +69,7 @@ def write(ctx: Context, a: Analysis, claims: list[Claim]) -> tuple[Path, Path]:
         "(data/published/ceten_thesis.csv, errata marked) beside ours over the same five replications (90% "
         "Student-t). 'ok': within 10% of the thesis' mean, or its mean inside our interval. Network, readings "
         "and calibration: docs/reproduce-ceten.md."))
-    doc.heading(2, "The thesis' findings")
-    doc.claims(claims, "thesis")
+    doc.claims(claims, "thesis", heading="The thesis' findings")
     counts = []
     for t in _TITLES:
         r = rows[(rows["table"] == t) & (rows["n"] > 0)]

@@ -121,10 +121,13 @@ class Doc:
         self.md.append(f"\n![{name}](figures/{name}.png)\n\n*{caption}*\n")
         self.figure_count += 1
 
-    def claims(self, claims: list[Claim], source: str, where: str | None = None) -> None:
-        """Claims as a table: id, where the source states them (if
-        ``where`` names that column), the source's words (a column named
-        ``source``: "paper", "thesis"), our verdict and its evidence."""
+    def claims(self, claims: list[Claim], source: str, where: str | None = None, heading: str | None = None) -> None:
+        """Claims as a table (under a heading of their own if given): id,
+        where the source states them (if ``where`` names that column), the
+        source's words (a column named ``source``: "paper", "thesis"), our
+        verdict and its evidence."""
+        if heading:
+            self.heading(2, heading)
         cols = ["claim"] + ([where] if where else []) + [source, "satcp", "evidence"]
         rows = [(c.id, *([c.where] if where else []), c.wording, c.verdict, c.evidence) for c in claims]
         self.table(pd.DataFrame(rows, columns=cols), left=tuple(cols), verdict_col="satcp")

@@ -51,8 +51,7 @@ def write(ctx: Context, a: Analysis, findings: list[Claim]) -> tuple[Path, Path]
         "An experiment beyond the papers: no published numbers to stand beside. Every value is a mean over "
         "the transfers' start times (the constellation's phase) with its 95% Student-t half-width. Networks "
         "and choices: docs/reproduce-leo-geo.md."))
-    doc.heading(2, "Findings")
-    doc.claims(findings, "statement")
+    doc.claims(findings, "statement", heading="Findings")
     doc.heading(2, "Per path, variant and size")
     doc.table(display(rows), left=("path", "variant")) if not rows.empty else doc.para("(no runs)", note=True)
     doc.figure(figures.completion_figure(a.observations, ctx.study.profile.name), "completion",

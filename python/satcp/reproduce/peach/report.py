@@ -51,8 +51,7 @@ def write(ctx: Context, a: Analysis, claims: list[Claim]) -> tuple[Path, Path]:
         "the criterion given in the evidence. Goodput: segments acknowledged x 1000 bytes over 550 s, the "
         "mean of the ten flows, with 95% Student-t intervals over replications. The network and every choice: "
         "scenarios/peach/ten_flows.toml and docs/reproduce-peach.md."))
-    doc.heading(2, "The paper's claims")
-    doc.claims(claims, "paper", where="where")
+    doc.claims(claims, "paper", where="where", heading="The paper's claims")
     within, cells = ns2_agreement(table)
     doc.heading(2, "Figures 3 to 5, redrawn")
     doc.para(f"ns-2 2.35 ran the six baselines it ships on the same network: {ns2_note} Our mean goodput is within "

@@ -87,8 +87,7 @@ def write(ctx: Context, a: Analysis, claims: list[Claim]) -> tuple[Path, Path]:
         "and docs/validation.md explain the cells that are not."))
     doc.heading(2, "Summary")
     doc.table(summary_counts(rows), left=("table", "criterion"))
-    doc.heading(2, "The paper's claims")
-    doc.claims(claims, "paper")
+    doc.claims(claims, "paper", heading="The paper's claims")
     for t in sorted(set(rows["table"]), key=int):
         doc.heading(2, _TITLES[t])
         frame = table_frame(rows, t)

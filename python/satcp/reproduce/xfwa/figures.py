@@ -23,6 +23,14 @@ def _scheme(arm: str) -> str:
     return "NewReno" if arm == "tcp" else "XFWA"
 
 
+def _panel(ax, title: str, xlabel: str, ylabel: str) -> None:
+    """A measure's panel: its title, both axes' labels, a grid."""
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel, fontsize=8)
+    ax.grid(True, axis="y" if xlabel.startswith("link type") else "both", alpha=0.3)
+
+
 def fig5(cells: pd.DataFrame, experiment: str, schedules: tuple[str, ...], profile: str):
     """Utilisation, loss rate and fairness per link type x scenario, TCP
     beside XFWA (Fig. 5; Fig. 17 for different RTTs)."""
@@ -40,10 +48,7 @@ def fig5(cells: pd.DataFrame, experiment: str, schedules: tuple[str, ...], profi
             ax.bar(x + (k - 0.5) * 0.4, v, 0.4, color=COLORS[scheme], label=_scheme(scheme))
         ax.set_xticks(x)
         ax.set_xticklabels(labels, rotation=90, fontsize=7)
-        ax.set_xlabel("link type / flow-count scenario")
-        ax.set_title(title)
-        ax.set_ylabel(ylabel, fontsize=8)
-        ax.grid(True, axis="y", alpha=0.3)
+        _panel(ax, title, "link type / flow-count scenario", ylabel)
     legend(axes[0], profile, fontsize=8)
     if experiment == "equal":
         axes[0].set_ylim(0.85, 1.0)
@@ -65,10 +70,7 @@ def sweep_figure(cells: pd.DataFrame, experiment: str, xlabel: str, profile: str
         ax.plot(x["value"], x[m], "o-", color=COLORS["xfwa"], label="XFWA")
         if not t.empty:
             ax.axhline(t[m].mean(), color=COLORS["tcp"], ls="--", label="NewReno")
-        ax.set_xlabel(xlabel)
-        ax.set_title(title)
-        ax.set_ylabel(ylabel, fontsize=8)
-        ax.grid(True, alpha=0.3)
+        _panel(ax, title, xlabel, ylabel)
     legend(axes[0], profile, fontsize=8)
     fig.tight_layout()
     return fig
@@ -147,10 +149,7 @@ def onoff_figure(cells: pd.DataFrame, profile: str):
         for scheme in ("tcp", "xfwa"):
             s = c[c["scheme"] == scheme].sort_values("onoff")
             ax.plot(s["onoff"], s[m], "o-", color=COLORS[scheme], label=_scheme(scheme))
-        ax.set_xlabel(axis_label("ON-OFF TCP sources", "count"))
-        ax.set_title(title)
-        ax.set_ylabel(ylabel, fontsize=8)
-        ax.grid(True, alpha=0.3)
+        _panel(ax, title, axis_label("ON-OFF TCP sources", "count"), ylabel)
     legend(axes[0], profile, fontsize=8)
     fig.tight_layout()
     return fig

@@ -30,8 +30,7 @@ def write(ctx: Context, a: Analysis, claim_list: list[Claim]) -> tuple[Path, Pat
         "NewReno with XFWA at the bottleneck's first satellite. Means over the replications. The paper prints "
         "no numeric results for its figures (spec 004): each figure's claim is its text's, judged on our "
         "runs."))
-    doc.heading(2, "The paper's claims")
-    doc.claims(claim_list, "paper")
+    doc.claims(claim_list, "paper", heading="The paper's claims")
     doc.heading(2, "Numbers the paper's text prints, and ours")
     doc.table(paper_numbers(cells, obs), left=("quantity", "paper", "satcp", "where"))
     doc.heading(2, "Plain NewReno on scenario A beside ns-2 2.35")
