@@ -17,8 +17,10 @@ build in this checkout:
 
 ``compare BASE NEW`` reports every engine line that differs (with the
 first differing characters) and, per study, every stored table that
-differs and every difference in what its reports say; it exits 1 if
-anything does.
+differs (the engine's wall time each stored summary carries left out)
+and every difference in what its reports say; it exits 1 if anything
+does. A capture without engine outputs (``--no-engine``) compares the
+studies only.
 
 Reports are text for people, so they are compared as the sequence of the
 numbers and verdicts they print, in order (``report_tokens``): the
@@ -138,6 +140,16 @@ def compare_tsv(a: Path, b: Path) -> list[str]:
     return problems
 
 
+#: A run's engine wall time inside its stored summary (CSV doubles the quotes).
+SUMMARY_WALL = re.compile(r'(""wall_s"":)[-+0-9.eE]+')
+
+
+def _repeatable(path: Path) -> str:
+    """A captured table's text without what no two captures repeat: the
+    wall time each stored summary carries."""
+    return SUMMARY_WALL.sub(r"\g<1>0", path.read_text())
+
+
 def compare_studies(a: Path, b: Path) -> list[str]:
     problems = []
     for d in sorted((a / "studies").glob("*")):
@@ -147,8 +159,8 @@ def compare_studies(a: Path, b: Path) -> list[str]:
             continue
         for f in ("runs.csv", "flows.csv", "links.csv", "status.txt"):
             x, y = (d / f), (e / f)
-            if x.exists() and (not y.exists() or x.read_bytes() != y.read_bytes()):
-                diff = list(difflib.unified_diff(x.read_text().splitlines(), y.read_text().splitlines()
+            if x.exists() and (not y.exists() or _repeatable(x) != _repeatable(y)):
+                diff = list(difflib.unified_diff(_repeatable(x).splitlines(), _repeatable(y).splitlines()
                                                  if y.exists() else [], lineterm="", n=0))[:12]
                 problems.append(f"study {d.name}: {f} differs\n  " + "\n  ".join(diff))
     return problems
@@ -246,14 +258,17 @@ def main(argv: list[str] | None = None) -> int:
             capture_studies(args.dir, args.study)
         return 0
     problems = []
-    for f in sorted((args.before / "engine").glob("*.tsv")):
+    engine = (args.after / "engine").exists()
+    if not engine:
+        print(f"(no engine outputs captured in {args.after}: only the studies compared)")
+    for f in sorted((args.before / "engine").glob("*.tsv")) if engine else []:
         problems += compare_tsv(f, args.after / "engine" / f.name)
     problems += compare_studies(args.before, args.after)
     problems += compare_reports(args.before, args.after)
     for p in problems:
         print(p)
     n = sum(len((args.before / "engine" / f.name).read_text().splitlines())
-            for f in (args.before / "engine").glob("*.tsv"))
+            for f in (args.before / "engine").glob("*.tsv")) if engine else 0
     print(f"{len(problems)} difference(s); {n} engine lines compared")
     return 1 if problems else 0
 
