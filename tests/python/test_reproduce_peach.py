@@ -6,7 +6,6 @@ parsing, and one end-to-end `--quick` reproduction with ns-2 2.35 beside it
 from __future__ import annotations
 
 import io
-import math
 import re
 from pathlib import Path
 

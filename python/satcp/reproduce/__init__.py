@@ -17,7 +17,6 @@ and one line there.
 from __future__ import annotations
 
 import importlib
-import sys
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -70,4 +69,4 @@ def reproduce(name: str, *, quick: bool = False, out: str | Path | None = None, 
         error(f"{flag}: {study.replications}; {flag} is {' and '.join(n for n, _ in owners) or 'no study'}'s")
         return EXIT_USAGE
     return run_study(study, quick=quick, out=out, store=store, workers=workers, only=only, options=options,
-                     root=root, stdout=stdout or sys.stdout)
+                     root=root, stdout=stdout)

@@ -22,7 +22,7 @@ from .study import EXIT_USAGE, Context, Study, UsageError
 
 def reproduce(study: Study, *, quick: bool = False, out: str | Path | None = None, store: str | Path | None = None,
               workers: int | None = None, only: list[str] | None = None, options: dict[str, Any] | None = None,
-              root: Path | None = None, stdout: TextIO = sys.stdout) -> int:
+              root: Path | None = None, stdout: TextIO | None = None) -> int:
     """Run ``study``: its experiments through the platform, then its
     analysis, report and summary. Exit status: 0 when every experiment ran
     and every run is ok; 1 when an arm could not run or a run failed (both
@@ -30,6 +30,7 @@ def reproduce(study: Study, *, quick: bool = False, out: str | Path | None = Non
     experiment name (nothing ran); 130 on Ctrl-C (finished runs are kept:
     run the same command to resume)."""
     t0 = time.perf_counter()
+    stdout = stdout or sys.stdout  # as it is now, not when this module was imported
     options = {k: v for k, v in (options or {}).items() if v is not None}
     try:
         catalogue = study.part("experiments").catalogue(quick, **options)

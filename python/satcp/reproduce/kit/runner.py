@@ -11,8 +11,6 @@ import time
 from pathlib import Path
 from typing import Callable, TextIO
 
-import pandas as pd
-
 from ...execute import LocalPool, execute_runs
 from ...messages import error
 from ...store import Store, StoreBusy

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
 from ...tables import format_table
 from ..kit import claims as kit_claims
 from ..kit.claims import Claim
