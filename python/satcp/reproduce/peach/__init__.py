@@ -4,7 +4,7 @@ ns-2 2.35 beside it: ``satcp reproduce peach`` (docs/reproduce-peach.md).
 Modules: ``experiments`` (the paper's variants and the spec's other
 readings of Peach, as sweeps), ``ns2`` (ns-2's runs of the baselines),
 ``results`` (observations from the store, the cells, the claims),
-``figures`` (Figs. 3-5 and their figure runs), ``report``.
+``figures`` (Figs. 3-5 and their curves), ``report``.
 """
 
 from __future__ import annotations

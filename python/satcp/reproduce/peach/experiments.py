@@ -40,7 +40,7 @@ STOP_S = 550.0
 SAMPLE_S = 5.0
 REPLICATIONS = 10
 QUICK_REPLICATIONS = 3
-#: Seeds of the figure runs (time series) per variant and PER.
+#: Replications per variant and PER run again for the figures' time series.
 FIGURE_SEEDS = 3
 QUICK_FIGURE_SEEDS = 1
 

@@ -1,53 +1,40 @@
 """The Modified Peach study's figures: Figs. 3-5 redrawn (the paper's
 metric over time, ours solid and ns-2's dotted, and goodput per flow), and
-the figure runs they are drawn from."""
+the curves they draw, from stored runs run again with sampling."""
 
 from __future__ import annotations
-
-import tomllib
-from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from ...plotting import pyplot
+from ..kit import data
 from ..kit.figures import axis_label, legend, runs_and_mean
-from .experiments import BASE, FIGURE_SEEDS, MSS, NAMES, PERS, QUICK_FIGURE_SEEDS, SAMPLE_S, VARIANTS, _tcp
-
-def figure_curves(root: Path, quick: bool) -> pd.DataFrame:
-    """The paper's metric from figure runs: per variant, PER and sample
-    time, the highest segment cumulatively acknowledged, averaged over the
-    ten flows and the figure seeds (seeds 1..FIGURE_SEEDS of the study's
-    scenario with 5 s sampling)."""
-    import satcp
-
-    base = tomllib.loads((root / BASE).read_text(encoding="utf-8"))
-    rows = []
-    seeds = range(1, (QUICK_FIGURE_SEEDS if quick else FIGURE_SEEDS) + 1)
-    for v in VARIANTS:
-        for per in PERS:
-            for seed in seeds:
-                sets = [f"{k}={_toml(x)}" for k, x in _tcp(v).items()]
-                sets += [f"links.satellite.errors_ab.per={per}", f"run.seed={seed}", f'run.sample_interval="{SAMPLE_S}s"']
-                res = satcp.run(base, set=sets)
-                s = res.series
-                una = (s["snd_max_bytes"] - s["flight_bytes"]) / MSS
-                g = pd.DataFrame({"t": s["time_s"].round(6), "segments": una}).groupby("t")["segments"].mean()
-                rows += [dict(variant=v, per=per, seed=seed, t=t, segments=x) for t, x in g.items()]
-    df = pd.DataFrame(rows)
-    return df.groupby(["variant", "per", "t"])["segments"].mean().reset_index()
-
-
-def _toml(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, str):
-        return f'"{v}"'
-    return str(v)
+from .experiments import FIGURE_SEEDS, MSS, NAMES, PERS, QUICK_FIGURE_SEEDS, SAMPLE_S, VARIANTS
 
 
 COLORS = {"tahoe": "tab:brown", "reno": "tab:olive", "newreno": "tab:blue", "sack": "tab:cyan", "fack": "tab:purple",
           "vegas": "tab:orange", "westwood": "tab:green", "modified-peach": "tab:red", "peach": "tab:pink"}
+
+
+def figure_curves(obs: pd.DataFrame, runs: pd.DataFrame, quick: bool) -> pd.DataFrame:
+    """The paper's metric over time: per variant, PER and sample
+    time, the highest segment cumulatively acknowledged, averaged over the
+    ten flows and the figure seeds (the first FIGURE_SEEDS replications of
+    the experiment ``per``, stored runs run again with 5 s sampling)."""
+    scenario = runs.set_index("key")["scenario_json"]
+    first = obs[(obs["experiment"] == "per") & (obs["status"] == "ok")
+                & (obs["replication"] < (QUICK_FIGURE_SEEDS if quick else FIGURE_SEEDS))]
+    rows = []
+    for v in VARIANTS:
+        for per in PERS:
+            sel = first[(first["arm"] == v) & (first["per"] == per)].drop_duplicates("key")
+            for key, seed in zip(sel["key"], sel["seed"]):
+                s = data.rerun(scenario[key], SAMPLE_S).series
+                una = (s["snd_max_bytes"] - s["flight_bytes"]) / MSS
+                g = pd.DataFrame({"t": s["time_s"].round(6), "segments": una}).groupby("t")["segments"].mean()
+                rows += [dict(variant=v, per=per, seed=seed, t=t, segments=x) for t, x in g.items()]
+    df = pd.DataFrame(rows, columns=["variant", "per", "seed", "t", "segments"])
+    return df.groupby(["variant", "per", "t"])["segments"].mean().reset_index()
 
 
 def figure(curves: pd.DataFrame, ns2c: pd.DataFrame, table: pd.DataFrame, per_run: pd.DataFrame, per: float,

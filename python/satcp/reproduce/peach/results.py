@@ -200,7 +200,7 @@ class Analysis:
 
 def analyse(ctx: Context) -> Analysis:
     """Our cells, ns-2's runs beside the baselines (a missing ns-2 is said
-    on stdout and leaves the ns-2 columns empty), the figure runs."""
+    on stdout and leaves the ns-2 columns empty), the figures' curves."""
     from ...crosscheck_ns2 import Ns2Unavailable
 
     runs = per_run(ctx.observations)
@@ -212,8 +212,8 @@ def analyse(ctx: Context) -> Analysis:
         ns2 = pd.DataFrame(columns=NS2_COLUMNS)
         ns2_note = f"not run here ({e})."
         print(f"ns-2: {e}; the report has no ns-2 columns", file=ctx.stdout)
-    return Analysis(goodput_table(runs, ns2), figures.figure_curves(ctx.root, ctx.quick), ns2_curves(ns2), ns2_note,
-                    runs, ctx.runs)
+    return Analysis(goodput_table(runs, ns2), figures.figure_curves(ctx.observations, ctx.runs, ctx.quick),
+                    ns2_curves(ns2), ns2_note, runs, ctx.runs)
 
 
 def claims(analysis: Analysis) -> list[Claim]:
