@@ -41,20 +41,4 @@ pub(crate) fn always_pipe() -> bool {
 }
 
 #[cfg(test)]
-mod cc_traces;
-#[cfg(test)]
-mod ceten_traces;
-#[cfg(test)]
-mod adalr_traces;
-#[cfg(test)]
-mod harness;
-#[cfg(test)]
-mod hook_traces;
-#[cfg(test)]
-mod ns2_traces;
-#[cfg(test)]
-mod opnet_traces;
-#[cfg(test)]
-mod peach_traces;
-#[cfg(test)]
 mod tests;

@@ -2,7 +2,7 @@
 //! users (TCP Peach's dummy segments, CETEN-R's loss verdicts and research
 //! option) come later. Compiled only for tests; registered through the same
 //! registry line as the others (`cc = "probe"`, no keys, every behaviour
-//! off), and configured by the tests directly (`tcp/hook_traces.rs`).
+//! off), and configured by the tests directly (`tcp/tests/hook_traces.rs`).
 //!
 //! * Dummies: after the first ACK of data, `dummies` dummy segments, one
 //!   every `spacing_ns` on the controller's own timer, each a copy of the
