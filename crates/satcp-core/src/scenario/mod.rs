@@ -6,6 +6,7 @@ mod error;
 pub mod model;
 mod overrides;
 pub(crate) mod parse;
+pub(crate) mod reader;
 pub mod units;
 
 pub use error::ScenarioError;

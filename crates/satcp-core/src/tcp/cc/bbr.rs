@@ -77,7 +77,7 @@
 //!   not otherwise use ssthresh.
 
 use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
-use crate::scenario::parse::{Res, Tbl};
+use crate::scenario::reader::{Res, Tbl};
 use crate::tcp::profile::Profile;
 use crate::sim::{Rng, Time};
 use std::collections::VecDeque;

@@ -46,7 +46,7 @@ use super::aimd::Aimd;
 use super::{AckCtx, CcParams, DupAck, Env, Verdict, Window, WindowController};
 use crate::net::ceten_option::Ceten as CetenOpt;
 use crate::net::packet::{Kind, ResearchOption};
-use crate::scenario::parse::{Res, Tbl};
+use crate::scenario::reader::{Res, Tbl};
 use crate::sim::Rng;
 use crate::tcp::profile::Profile;
 

@@ -63,7 +63,7 @@
 //!   connection is established; satcp's controllers are not asked then).
 
 use super::{AckCtx, Action, CcParams, Env, Window, WindowController, CWND_MAX};
-use crate::scenario::parse::{Res, Tbl};
+use crate::scenario::reader::{Res, Tbl};
 use crate::tcp::profile::Profile;
 
 /// Which RTT Hybla's rho = RTT / RTT0 is computed from (`hybla_rtt`).

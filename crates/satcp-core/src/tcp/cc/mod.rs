@@ -59,7 +59,7 @@ pub mod westwood;
 pub mod probe;
 
 use crate::net::packet::{Kind, ResearchOption};
-use crate::scenario::parse::{Res, Tbl};
+use crate::scenario::reader::{Res, Tbl};
 use crate::tcp::profile::Profile;
 use crate::scenario::Recovery;
 use crate::sim::{Rng, Time};

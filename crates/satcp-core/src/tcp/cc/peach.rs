@@ -84,7 +84,7 @@
 
 use super::aimd::Aimd;
 use super::{AckCtx, Action, CcParams, Env, SendCtx, Window, WindowController};
-use crate::scenario::parse::{Res, Tbl};
+use crate::scenario::reader::{Res, Tbl};
 use crate::sim::Time;
 use crate::tcp::profile::Profile;
 use toml::Value;

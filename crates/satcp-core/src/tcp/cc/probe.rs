@@ -19,7 +19,7 @@
 use super::aimd::Aimd;
 use super::{AckCtx, Action, CcParams, DupAck, Env, Verdict, Window, WindowController};
 use crate::net::packet::{Kind, ResearchOption, MAX_RESEARCH_WORDS};
-use crate::scenario::parse::{Res, Tbl};
+use crate::scenario::reader::{Res, Tbl};
 use crate::tcp::profile::Profile;
 use crate::sim::Time;
 
