@@ -182,8 +182,8 @@ impl World {
                 }
             };
             for (me, peer, node, peer_node) in [(s, c, fc.src, fc.dst), (c, s, fc.dst, fc.src)] {
-                let mut ep = Endpoint::with_shared_cfg(me, peer, node as u32, peer_node as u32, cfg.clone());
-                ep.seed_controller(Rng::new(seed, STREAM_TCP_CC + me as u64));
+                let cc_rng = Rng::new(seed, STREAM_TCP_CC + me as u64);
+                let mut ep = Endpoint::with_shared_cfg(me, peer, node as u32, peer_node as u32, cfg.clone(), cc_rng);
                 ep.seed_clock(Rng::new(seed, STREAM_TCP_CLOCK + me as u64));
                 eps.push(ep);
             }

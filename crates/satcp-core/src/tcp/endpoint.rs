@@ -147,13 +147,6 @@ pub struct Endpoint {
     /// Both sides offered window scaling.
     ws_ok: bool,
     pub sack_ok: bool,
-    /// The controller attaches research options (asked once: the others pay
-    /// nothing per segment).
-    research: bool,
-    /// The controller wants to hear of every data segment sent (asked once).
-    cc_sees_sends: bool,
-    /// The controller reads the ACK's `pipe` (asked once).
-    cc_reads_pipe: bool,
     pub snd: Sender,
     pub rcv: Receiver,
     pub(crate) rto_timer: Timer,
@@ -176,13 +169,17 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
+    /// An endpoint with a configuration of its own and its controller's
+    /// random stream taken from seed 0 (stream `id`): for tests.
     pub fn new(id: u32, peer: u32, node: u32, peer_node: u32, cfg: &TcpCfg) -> Self {
-        Self::with_shared_cfg(id, peer, node, peer_node, Arc::new(cfg.clone()))
+        Self::with_shared_cfg(id, peer, node, peer_node, Arc::new(cfg.clone()), Rng::new(0, id as u64))
     }
 
-    /// An endpoint reading a configuration it shares with others.
-    pub fn with_shared_cfg(id: u32, peer: u32, node: u32, peer_node: u32, cfg: Arc<TcpCfg>) -> Self {
-        let snd = Sender::new(&cfg, Rng::new(0, id as u64));
+    /// An endpoint reading a configuration it shares with others; `cc_rng`
+    /// is its window controller's random stream (BBR draws its first
+    /// ProbeBW phase from it, CETEN-R its coins).
+    pub fn with_shared_cfg(id: u32, peer: u32, node: u32, peer_node: u32, cfg: Arc<TcpCfg>, cc_rng: Rng) -> Self {
+        let snd = Sender::new(&cfg, cc_rng);
         Endpoint {
             id,
             peer,
@@ -195,9 +192,6 @@ impl Endpoint {
             rcv_shift: 0,
             ws_ok: false,
             sack_ok: false,
-            research: snd.cc.uses_research_option(),
-            cc_sees_sends: snd.cc.sees_sends(),
-            cc_reads_pipe: snd.cc.reads_pipe(),
             snd,
             rcv: if cfg.rwnd_autotune { Receiver::autotuned(cfg.rwnd_bytes) } else { Receiver::new(cfg.rwnd_bytes) }
                 .taking_buffer_for_ooo(cfg.ooo_takes_buffer),
@@ -241,12 +235,6 @@ impl Endpoint {
 
     fn delack_event(&self) -> Event {
         Event::Timer { ep: self.id, kind: TimerKind::DelayedAck }
-    }
-
-    /// Give the controller its own random stream of the run (the default is
-    /// stream `id` of seed 0).
-    pub fn seed_controller(&mut self, rng: Rng) {
-        self.snd.cc.set_rng(rng);
     }
 
     /// Draw the phase of the TCP clock (used by ns-2's RTT estimator only).
@@ -409,7 +397,7 @@ impl Endpoint {
             flags: FLAG_ACK | if fin { FLAG_FIN } else { 0 },
             ..Default::default()
         };
-        if self.research {
+        if self.snd.caps.research_option {
             self.attach_research(&mut h, Kind::Data);
         }
         if self.sack_ok && self.rcv.has_ooo() {
@@ -420,7 +408,7 @@ impl Endpoint {
             self.snd.last_data = Some((start, len));
         }
         ctx.out.push(pkt);
-        if self.cc_sees_sends {
+        if self.snd.caps.sees_sends {
             self.cc_data_sent(ctx, start, len, retx);
         }
         if self.snd.w.pacing_bps > 0 {
@@ -485,7 +473,7 @@ impl Endpoint {
             flags: FLAG_ACK,
             ..Default::default()
         };
-        if self.research {
+        if self.snd.caps.research_option {
             self.attach_research(&mut h, kind);
         }
         h
@@ -1088,7 +1076,7 @@ impl Endpoint {
         if ack > old_una && !reo_armed {
             self.tlp_after_ack(ctx);
         }
-        if self.cfg.pacing && !self.snd.cc.paces() {
+        if self.cfg.pacing && !self.snd.caps.paces {
             self.window_pacing_rate();
         }
         if !self.snd.acts.is_empty() {
@@ -1169,7 +1157,7 @@ impl Endpoint {
             una,
             snd_max: s.max,
             flight: s.flight(),
-            pipe: if self.cc_reads_pipe || super::always_pipe() { s.pipe(dupthresh) } else { 0 },
+            pipe: if s.caps.reads_pipe || super::always_pipe() { s.pipe(dupthresh) } else { 0 },
             recovering: s.phase.in_recovery() || una < s.recover,
             recover: s.recover,
             peer_wnd: s.peer_wnd,

@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 
-use super::cc::{AckCtx, Action, Cc, Env, Window};
+use super::cc::{AckCtx, Action, Capabilities, Cc, Env, Window};
 use super::recovery::frto::Frto;
 use super::recovery::rack::Rack;
 use super::recovery::{Phase, Scheme};
@@ -49,6 +49,8 @@ pub struct Sender {
     pub fin_queued: bool,
     pub w: Window,
     pub cc: Cc,
+    /// What the controller does beyond its hooks' defaults (asked once).
+    pub caps: Capabilities,
     /// Actions the controller's hooks push; the endpoint carries them out
     /// after the hook and keeps the buffer.
     pub acts: Vec<Action>,
@@ -155,7 +157,8 @@ impl Sender {
             data_end: 1,
             fin_queued: false,
             w: Window::new(smss, cfg.initial_ssthresh_bytes.unwrap_or(SSTHRESH_INFINITE), smss),
-            rate: cc.wants_rate_samples().then(DeliveryRate::default),
+            rate: cc.capabilities().rate_samples.then(DeliveryRate::default),
+            caps: cc.capabilities(),
             cc,
             acts: Vec::new(),
             peer_wnd: 0,

@@ -43,7 +43,7 @@
 //!   its OPNET did not count them).
 
 use super::aimd::Aimd;
-use super::{AckCtx, CcParams, DupAck, Env, Verdict, Window, WindowController};
+use super::{AckCtx, Capabilities, CcParams, DupAck, Env, Verdict, Window, WindowController};
 use crate::net::ceten_option::Ceten as CetenOpt;
 use crate::net::packet::{Kind, ResearchOption};
 use crate::scenario::reader::{Res, Tbl};
@@ -185,12 +185,8 @@ impl WindowController for Ceten {
         }
     }
 
-    fn set_rng(&mut self, rng: Rng) {
-        self.rng = rng;
-    }
-
-    fn uses_research_option(&self) -> bool {
-        true
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { research_option: true, ..Capabilities::DEFAULT }
     }
 
     fn research_option(&mut self, kind: Kind) -> Option<ResearchOption> {

@@ -17,7 +17,7 @@
 //!   experiment `ECHO`; what arrives is kept.
 
 use super::aimd::Aimd;
-use super::{AckCtx, Action, CcParams, DupAck, Env, Verdict, Window, WindowController};
+use super::{AckCtx, Action, Capabilities, CcParams, DupAck, Env, Verdict, Window, WindowController};
 use crate::net::packet::{Kind, ResearchOption, MAX_RESEARCH_WORDS};
 use crate::scenario::reader::{Res, Tbl};
 use crate::tcp::profile::Profile;
@@ -116,8 +116,8 @@ impl WindowController for Probe {
         w.cwnd += self.cfg.dummy_ack_growth;
     }
 
-    fn uses_research_option(&self) -> bool {
-        self.cfg.research
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { research_option: self.cfg.research, ..Capabilities::DEFAULT }
     }
 
     fn research_option(&mut self, kind: Kind) -> Option<ResearchOption> {

@@ -833,7 +833,7 @@ fn only_a_controller_that_reads_the_pipe_is_given_it() {
         .tcp
         .clone();
         c.mss = 1000;
-        let reads = crate::tcp::Endpoint::new(0, 1, 0, 1, &c).snd.cc.reads_pipe();
+        let reads = crate::tcp::Endpoint::new(0, 1, 0, 1, &c).snd.caps.reads_pipe;
         let run = |always: bool| {
             ALWAYS_PIPE.with(|a| a.set(always));
             let h = transfer_with(&c, drop_first_tx_of(&[3, 40, 41, 90]), 150_000);
