@@ -23,7 +23,7 @@ use crate::net::routing::{self, Routes};
 use crate::net::schedule::DirSchedule;
 use crate::net::{Enqueued, Kind, LinkDir, Offered, Packet, PacketPool};
 use crate::router::{Agents, RouterAgent};
-use crate::scenario::{AgentKind, AppCfg, Scenario, TcpCfg};
+use crate::scenario::{AppCfg, Scenario, TcpCfg};
 use crate::sim::{secs, Event, EventQueue, Rng, Time};
 use crate::stats::output::*;
 use crate::tcp::sender::SSTHRESH_INFINITE;
@@ -953,13 +953,7 @@ impl World {
             .map(|(c, a)| AgentSummary {
                 node: node(c.node),
                 link: c.link,
-                kind: match c.kind {
-                    AgentKind::RwndClamp { .. } => "rwnd_clamp",
-                    AgentKind::Monitor => "monitor",
-                    AgentKind::Ceten { .. } => "ceten",
-                    AgentKind::Xfwa(_) => "xfwa",
-                }
-                .to_string(),
+                kind: c.kind.name().to_string(),
                 counters: a.counters(),
             })
             .collect();
