@@ -17,10 +17,10 @@ mod cut_through;
 mod leo;
 
 use crate::app::{Action, App, AppNote, Side};
-use crate::net::arq_link::{self, AirFate};
+use crate::net::link::arq::{self, AirFate};
 use crate::net::capture::Capture;
 use crate::net::routing::{self, Routes};
-use crate::net::schedule::DirSchedule;
+use crate::net::link::schedule::DirSchedule;
 use crate::net::{Enqueued, Kind, LinkDir, Offered, Packet, PacketPool};
 use crate::router::{Agents, RouterAgent};
 use crate::scenario::{AppCfg, Scenario, TcpCfg};
@@ -141,7 +141,7 @@ impl World {
             }
             if let Some(arq) = &l.arq {
                 for d in 0..2 {
-                    let p = arq_link::resolve(arq, &l.dirs[d], &l.dirs[1 - d]);
+                    let p = arq::resolve(arq, &l.dirs[d], &l.dirs[1 - d]);
                     dirs[2 * i + d].enable_arq(p, arq);
                 }
             }
@@ -574,7 +574,7 @@ impl World {
         }
     }
 
-    // ----- the link-layer ARQ (net/arq_link.rs) ------------------------------
+    // ----- the link-layer ARQ (net/link/arq/mod.rs) ------------------------------
 
     /// Offer `p` to ARQ direction `d`'s IP queue.
     #[inline(never)]

@@ -1,10 +1,10 @@
-//! The link-layer selective-repeat ARQ (`net/arq.rs`, `net/arq_link.rs`)
+//! The link-layer selective-repeat ARQ (`net/link/arq/selective_repeat.rs`, `net/link/arq/mod.rs`)
 //! in whole runs: in-order delivery that hides loss from TCP, the
 //! persistence limit's residual loss, the capacity that retransmissions and
 //! link ACKs take, FEC's residual loss and its cost on the air, the bypass
 //! class, and outages. (The delivery invariant through ARQ links on random
 //! scenarios is in `engine_delivery.rs`; the state machines' hand-worked
-//! cases are unit tests in `net/arq.rs`.)
+//! cases are unit tests in `net/link/arq/selective_repeat.rs`.)
 
 mod common;
 use common::*;

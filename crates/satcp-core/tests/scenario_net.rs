@@ -55,7 +55,7 @@ fn red_defaults_are_ns2_2003_and_resolve_per_direction() {
             target_delay_ns: 5_000_000,
         }
     );
-    let p = satcp_core::net::red::RedParams::resolve(&r, 2_000_000, 255_000_000);
+    let p = satcp_core::net::queue::red::RedParams::resolve(&r, 2_000_000, 255_000_000);
     assert_eq!((p.min_th, p.max_th), (5.0, 15.0));
     let s = link("queue = { kind = \"red\", min_th = 10, max_th = 30.5, max_p = 0.02, w_q = 0.002, gentle = false, wait = false, mean_pktsize = 1000, byte_mode = true, target_delay = \"20ms\" }").unwrap();
     let QueueCfg::Red(r) = s.links[0].dirs[1].queue else { panic!() };

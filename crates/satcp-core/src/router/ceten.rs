@@ -38,7 +38,7 @@
 use std::collections::BTreeMap;
 
 use super::{AgentEnv, AgentParams, AgentPlugin, AgentSite, RouterAgent};
-use crate::net::ceten_option::Ceten;
+use crate::net::packet::ceten_option::Ceten;
 use crate::net::Packet;
 use crate::scenario::reader::{Res, Tbl};
 use crate::sim::Time;

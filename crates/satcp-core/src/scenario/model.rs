@@ -66,13 +66,13 @@ pub struct LinkCfg {
     pub dirs: [LinkDirCfg; 2],
     /// Scheduled changes, in increasing time.
     pub changes: Vec<LinkChange>,
-    /// A link-layer selective-repeat ARQ on both directions (`net/arq.rs`).
+    /// A link-layer selective-repeat ARQ on both directions (`net/link/arq/selective_repeat.rs`).
     pub arq: Option<ArqCfg>,
 }
 
 /// `arq = {...}` on a link: the selective-repeat ARQ's parameters as
 /// written (`None`: automatic, resolved against the link by
-/// `net::arq_link::resolve`).
+/// `net::link::arq::resolve`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ArqCfg {
     /// Retransmissions of a frame before it is given up.
@@ -87,9 +87,9 @@ pub struct ArqCfg {
     pub ack_bytes: u32,
     /// Ranges a link ACK carries at most.
     pub ack_blocks: u32,
-    /// Classes sent without ARQ: bits `net::arq_link::BYPASS_*`.
+    /// Classes sent without ARQ: bits `net::link::arq::BYPASS_*`.
     pub bypass: u8,
-    pub fec: Option<crate::net::fec::FecCfg>,
+    pub fec: Option<crate::net::link::arq::fec::FecCfg>,
 }
 
 /// What changes on a link at one instant (None = unchanged).
@@ -147,14 +147,14 @@ pub enum QueueCfg {
     /// one being transmitted (ns-2 semantics).
     DropTail { limit: QueueLimit },
     /// Random Early Detection (Floyd & Jacobson 1993) as ns-2 implements it;
-    /// see `net/red.rs`.
+    /// see `net/queue/red.rs`.
     Red(RedCfg),
     /// Two-class strict priority with push-out: low-priority packets (dummy
     /// segments and their ACKs) are sent last and dropped first; see
-    /// `net/priority.rs`. Served by the transmitter that holds packets.
+    /// `net/queue/priority.rs`. Served by the transmitter that holds packets.
     Priority { limit: QueueLimit, low_drop: LowDrop },
     /// TCP and everything else in two drop-tail FIFOs with their own limits,
-    /// served work-conserving by byte shares (`net/class_queue.rs`): the
+    /// served work-conserving by byte shares (`net/queue/classes.rs`): the
     /// XFWA paper's classes (section III-D). Served by the transmitter that
     /// holds packets.
     Classes { tcp: QueueLimit, other: QueueLimit, tcp_share: f64 },
@@ -198,7 +198,7 @@ pub enum LowDrop {
 }
 
 /// RED parameters as written; `None` means ns-2's automatic setting, which
-/// depends on the link direction's rate and delay (`net::red::RedParams`).
+/// depends on the link direction's rate and delay (`net::queue::red::RedParams`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RedCfg {
     /// Hard limit on packets waiting (ns-2 `limit_`); None = unlimited.
@@ -248,11 +248,11 @@ pub enum ErrorCfg {
     /// (`fixed_bits` None) or a fixed number for every packet (the ADaLR
     /// thesis' Eq. 7.1 uses 12,000 bits).
     Ber { ber: f64, fixed_bits: Option<u32> },
-    /// TRANSAT/DSN two-state burst channel (`net/dsn_burst.rs`).
+    /// TRANSAT/DSN two-state burst channel (`net/errors/dsn_burst.rs`).
     DsnBurst(DsnBurstCfg),
-    /// Gilbert-Elliott two-state channel (`net/gilbert_elliott.rs`).
+    /// Gilbert-Elliott two-state channel (`net/errors/gilbert_elliott.rs`).
     GilbertElliott(GilbertElliottCfg),
-    /// Error intervals read from a file (`net/error_trace.rs`).
+    /// Error intervals read from a file (`net/errors/trace.rs`).
     Trace(ErrorTraceCfg),
 }
 

@@ -6,7 +6,7 @@
 //!   closed form or SGP4, `leo/positions.rs`);
 //! * each inter-satellite link is up while its ends are in range and the
 //!   beam passes above the grazing altitude; its delay ramps from the
-//!   distance / c at this step to that at the next (`net/schedule.rs`);
+//!   distance / c at this step to that at the next (`net/link/schedule.rs`);
 //! * each ground station's satellites in view (elevation at least the
 //!   minimum) are found, and the attachment policy picks those it links
 //!   to; a link to a satellite not linked before is made then (an ordinary

@@ -4,7 +4,7 @@
 //! routers' estimator is the `ceten` router agent (`router/ceten.rs`).
 //!
 //! * Every segment after the handshake carries the CETEN option
-//!   (`net/ceten_option.rs`: status 1, alpha, forward survival 1.0, forward
+//!   (`net/packet/ceten_option.rs`: status 1, alpha, forward survival 1.0, forward
 //!   congestion `ceten_initial_congestion`); routers multiply their
 //!   estimates into the forward fields.
 //! * The receiver puts the forward ratios of the last segment it received
@@ -44,7 +44,7 @@
 
 use super::aimd::Aimd;
 use super::{AckCtx, Capabilities, CcParams, DupAck, Env, Verdict, Window, WindowController};
-use crate::net::ceten_option::Ceten as CetenOpt;
+use crate::net::packet::ceten_option::Ceten as CetenOpt;
 use crate::net::packet::{Kind, ResearchOption};
 use crate::scenario::reader::{Res, Tbl};
 use crate::sim::Rng;

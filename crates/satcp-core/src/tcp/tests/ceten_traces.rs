@@ -5,7 +5,7 @@ use crate::tcp::cc::ceten::{Ceten, CetenCfg, Coin};
 use crate::tcp::cc::{Cc, Env, Verdict, WindowController};
 use super::harness::Harness;
 use super::{cfg as base_cfg, drop_first_tx_of, seg};
-use crate::net::ceten_option::Ceten as Opt;
+use crate::net::packet::ceten_option::Ceten as Opt;
 use crate::net::{Kind, Packet, TcpHeader};
 use crate::router::ceten::CetenRouter;
 use crate::router::RouterAgent;

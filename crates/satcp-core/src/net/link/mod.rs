@@ -1,6 +1,6 @@
 //! One direction of a full-duplex point-to-point link: a transmitter with a
 //! rate, a queue discipline, a propagation delay and an error model, whose
-//! rate, delay and up/down state may follow a schedule (`net/schedule.rs`).
+//! rate, delay and up/down state may follow a schedule (`net/link/schedule.rs`).
 //!
 //! Two transmitters:
 //! * **FIFO, the fast path** (drop-tail and RED). Because the queue is FIFO,
@@ -16,8 +16,8 @@
 //!   the transmitter schedules its own transmission-complete event
 //!   (`Event::TxDone`), one more event per packet. Used only where a
 //!   discipline must reorder or drop packets after accepting them: the
-//!   priority queue that pushes dummy segments out (`net/priority.rs`). The
-//!   link-layer ARQ (`net/arq_link.rs`) is a third transmitter of the same
+//!   priority queue that pushes dummy segments out (`net/queue/priority.rs`). The
+//!   link-layer ARQ (`net/link/arq/mod.rs`) is a third transmitter of the same
 //!   kind (`Tx::Arq`). The world offers the holding transmitter packets with
 //!   [`LinkDir::offer`], starts transmissions with [`LinkDir::start_next`]
 //!   and finishes them with [`LinkDir::finish`].
@@ -29,7 +29,7 @@
 //! Queue semantics (a choice; ns-2's): the limit counts packets (or IP bytes)
 //! waiting for the transmitter, not the one being transmitted. A packet that
 //! finds the transmitter idle is never dropped by the queue. RED
-//! (`net/red.rs`) decides on arrival too, so it fits the same scheme. When a
+//! (`net/queue/red.rs`) decides on arrival too, so it fits the same scheme. When a
 //! packet arrives at the very instant the next waiting packet begins its
 //! transmission, it finds that packet still waiting: ns-3 handles
 //! simultaneous events in the order they were scheduled, and the arrival
@@ -66,18 +66,22 @@
 //! other packet and arrive marked corrupted, so the agent sees them before
 //! the node discards them.
 
+pub mod arq;
+pub mod schedule;
+
+
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-use super::arq::ArqParams;
-use super::arq_link::ArqLink;
-use super::error_model::{sub_stream, ErrorModel, Fate};
-use super::class_queue::ClassQueue;
-use super::packet::Kind;
-use super::priority::{Admit, Held, PriorityQueue};
-use super::red::{Red, RedParams, RedVerdict};
-use super::schedule::DirSchedule;
-use super::Packet;
+use arq::selective_repeat::ArqParams;
+use arq::ArqLink;
+use schedule::DirSchedule;
+use crate::net::errors::{sub_stream, ErrorModel, Fate};
+use crate::net::packet::Kind;
+use crate::net::queue::classes::ClassQueue;
+use crate::net::queue::priority::{Admit, Held, PriorityQueue};
+use crate::net::queue::red::{Red, RedParams, RedVerdict};
+use crate::net::Packet;
 use crate::scenario::{ArqCfg, DelayOrder, LinkDirCfg, LossPlacement, QueueCfg, QueueLimit, ReorderCfg};
 use crate::sim::{Rng, Time, NS_PER_S};
 
@@ -178,7 +182,7 @@ pub(super) struct Holding {
 pub(super) enum Tx {
     Fifo(Fifo),
     Holding(Box<Holding>),
-    /// A link-layer ARQ (`net/arq_link.rs`).
+    /// A link-layer ARQ (`net/link/arq/mod.rs`).
     Arq(Box<ArqLink>),
 }
 
@@ -1368,7 +1372,7 @@ mod tests {
 
     #[test]
     fn holding_priority_queue_sends_data_first_and_pushes_dummies_out() {
-        use super::super::Kind;
+        use crate::net::Kind;
         let mut l = priority_dir(QueueLimit::Packets(2), &[]);
         assert!(l.holds_packets());
         // a dummy finds the transmitter idle: it is sent at once
@@ -1395,7 +1399,7 @@ mod tests {
 
     #[test]
     fn holding_outage_hands_back_what_it_held_and_stale_completions_are_ignored() {
-        use super::super::Kind;
+        use crate::net::Kind;
         use crate::scenario::DirChange;
         let none = DirChange::default();
         let mut l = priority_dir(QueueLimit::Unlimited, &[(40 * MS, none, Some(false)), (45 * MS, none, Some(true))]);

@@ -1,5 +1,5 @@
 //! The link-layer ARQ on a link direction's transmitter (`arq = {...}` on a
-//! link; the protocol itself is `net/arq.rs`).
+//! link; the protocol itself is `net/link/arq/selective_repeat.rs`).
 //!
 //! Each direction of an ARQ link holds, at its sending node: the ARQ sender
 //! of its own frames, the ARQ receiver of the frames that come the other way
@@ -25,14 +25,18 @@
 //! the `reorder` model and the S-LACP approximation's `burst_delay` are
 //! refused with it (the scenario says so).
 
+pub mod fec;
+pub mod selective_repeat;
+
+
 use std::collections::VecDeque;
 
-use super::arq::{ArqParams, ArqReceiver, ArqSender, Frame, LinkAck};
-use super::error_model::Fate;
-use super::fec::FecCfg;
-use super::link::{serialisation_ns, Discipline, LinkDir, Offered, Tx};
-use super::red::RedVerdict;
-use super::{Kind, Packet};
+use fec::FecCfg;
+use selective_repeat::{ArqParams, ArqReceiver, ArqSender, Frame, LinkAck};
+use super::{serialisation_ns, Discipline, LinkDir, Offered, Tx};
+use crate::net::errors::Fate;
+use crate::net::queue::red::RedVerdict;
+use crate::net::{Kind, Packet};
 use crate::scenario::{ArqCfg, LinkDirCfg, QueueLimit};
 use crate::sim::{Event, EventQueue, Time, Timer};
 

@@ -45,7 +45,7 @@
 
 use std::io::{self, Write};
 
-use super::packet::{Kind, Packet, TcpHeader, IPV4_HEADER, TCP_HEADER};
+use crate::net::packet::{Kind, Packet, TcpHeader, IPV4_HEADER, TCP_HEADER};
 
 /// Ethernet II header bytes.
 pub const ETHERNET_HEADER: u32 = 14;
@@ -126,7 +126,7 @@ fn put_options(b: &mut Vec<u8>, t: &TcpHeader) {
         let at = b.len();
         b.extend_from_slice(&[OPT_EXPERIMENTAL, r.wire_len]);
         b.extend_from_slice(&r.exid.to_be_bytes());
-        for w in &r.words[..super::packet::ResearchOption::capacity(r.wire_len)] {
+        for w in &r.words[..crate::net::packet::ResearchOption::capacity(r.wire_len)] {
             b.extend_from_slice(&w.to_be_bytes());
         }
         b.resize(at + r.wire_len as usize, 0);

@@ -8,6 +8,9 @@
 //! offset the sender meant) used only to audit the receiver. Every packet has
 //! a [`Kind`] and an IP TTL (64 at its source; routers decrement it).
 
+pub mod ceten_option;
+
+
 pub const IPV4_HEADER: u32 = 20;
 pub const TCP_HEADER: u32 = 20;
 
