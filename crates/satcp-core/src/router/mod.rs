@@ -40,6 +40,7 @@ pub mod xfwa;
 
 use std::collections::BTreeMap;
 
+use crate::ids::DirId;
 use crate::net::Packet;
 use crate::scenario::reader::{Res, Tbl};
 use crate::scenario::{AgentCfg, FlowCfg, QueueLimit, Scenario};
@@ -262,8 +263,7 @@ pub struct Agents {
 }
 
 impl Agents {
-    /// `ends[d]` = (from, to) node of link direction d (2 x link + 0 for
-    /// a->b, + 1 for b->a).
+    /// `ends[d]` = (from, to) node of link direction d (`DirId` d).
     pub fn build(scn: &Scenario, ends: &[(u32, u32)]) -> Self {
         let mut list = Vec::with_capacity(scn.agents.len());
         let out = vec![Vec::new(); ends.len()];
@@ -272,12 +272,13 @@ impl Agents {
         let backlog_of = vec![Vec::new(); ends.len()];
         for (k, cfg) in scn.agents.iter().enumerate() {
             let interface = cfg.link.map(|l| {
-                let side = usize::from(scn.links[l].a != cfg.node);
-                let d = &scn.links[l].dirs[side];
+                // the direction that leaves the node over the link
+                let out = DirId::new(l, usize::from(scn.links[l].a != cfg.node));
+                let d = &scn.links[l].dirs[out.side()];
                 Interface {
                     link: l,
-                    out: (2 * l + side) as u32,
-                    back: (2 * l + 1 - side) as u32,
+                    out: out.0,
+                    back: out.reverse().0,
                     rate_bps: d.rate_bps,
                     tcp_share: d.queue.tcp_share(),
                     limit: d.queue.limit(),
@@ -307,7 +308,7 @@ impl Agents {
     /// Which agents watch direction `d`.
     fn watch(&mut self, d: usize, from: u32, to: u32) {
         for (k, (cfg, agent)) in self.cfgs.iter().zip(&self.list).enumerate() {
-            let on_link = cfg.link.is_none_or(|l| l == d / 2);
+            let on_link = cfg.link.is_none_or(|l| l == DirId(d as u32).link());
             if on_link && from as usize == cfg.node {
                 self.out[d].push(k as u32);
                 if agent.wants_backlog(d as u32) {

@@ -59,6 +59,7 @@ use std::collections::BTreeMap;
 use super::window_field::WindowField;
 use super::{AgentEnv, AgentParams, AgentPlugin, AgentSite, RouterAgent};
 use crate::net::packet::{Kind, FLAG_ACK, INITIAL_TTL};
+use crate::ids::Side;
 use crate::net::Packet;
 use crate::scenario::reader::{missing, Res, Tbl};
 use crate::scenario::QueueLimit;
@@ -362,9 +363,9 @@ impl RouterAgent for Xfwa {
             return;
         }
         self.field.observe(p);
-        // a data packet of flow p.to_ep / 2 on its way to the client
-        if p.kind == Kind::Data && p.payload > 0 && p.to_ep % 2 == 1 {
-            let flow = p.to_ep / 2;
+        // a data packet on its way to its flow's client
+        if p.kind == Kind::Data && p.payload > 0 && p.endpoint().side() == Side::Client {
+            let flow = p.flow().0;
             self.packet_bytes = self.packet_bytes.max(p.ip_bytes);
             // the TTL was decremented here already: routers before this one
             let h_f = (INITIAL_TTL - p.ttl).saturating_sub(1) as u32;
@@ -387,11 +388,11 @@ impl RouterAgent for Xfwa {
         }
         self.field.observe(p);
         self.maybe_update(now);
-        // an ACK of flow p.to_ep / 2 on its way to the server
-        if p.to_ep % 2 != 0 || !p.tcp.has(FLAG_ACK) {
+        // an ACK on its way to its flow's server
+        if p.endpoint().side() != Side::Server || !p.tcp.has(FLAG_ACK) {
             return;
         }
-        let flow = p.to_ep / 2;
+        let flow = p.flow().0;
         let Some(e) = self.table.get_mut(&flow) else { return };
         // not yet decremented here: routers before this one
         let new = e.h_b.is_none() && e.h_f.is_some();

@@ -65,7 +65,7 @@ use super::cc::{AckCtx, Action, DupAck, SendCtx, Verdict};
 use super::limits::Limit;
 use super::receiver::Receiver;
 use super::recovery::Phase;
-use super::sender::Sender;
+use super::sender::{Sender, SSTHRESH_INFINITE};
 use super::seq;
 use crate::net::packet::{
     Kind, Packet, ResearchOption, TcpHeader, FLAG_ACK, FLAG_FIN, FLAG_SYN, MAX_RESEARCH_WORDS, MAX_SACK_BLOCKS,
@@ -128,6 +128,48 @@ pub struct EndpointStats {
     pub dummy_acks_received: u64,
 }
 
+/// What the world reads of an endpoint for time series and summaries: its
+/// sending half's window and timers, its receiving half's progress, and
+/// its counters (sequence numbers are absolute offsets: the SYN is 0).
+#[derive(Clone, Copy, Debug)]
+pub struct FlowCounters {
+    /// The sender's segment size and its oldest unacknowledged byte.
+    pub smss: u64,
+    pub snd_una: u64,
+    pub cwnd: u64,
+    /// None while no loss has set it (RFC 5681's "arbitrarily high").
+    pub ssthresh: Option<u64>,
+    /// The peer's latest advertised window (bytes).
+    pub peer_wnd: u64,
+    pub flight: u64,
+    pub srtt_ns: Option<f64>,
+    pub rto_ns: Time,
+    /// One past the highest byte sent.
+    pub snd_max: u64,
+    /// One past the highest byte received, in order or not.
+    pub rcv_high: u64,
+    /// Data bytes delivered in order to the application.
+    pub bytes_delivered: u64,
+    /// Data bytes that arrived, duplicates included.
+    pub bytes_arrived: u64,
+    pub stats: EndpointStats,
+}
+
+/// The receiving half's buffer (absolute offsets).
+#[derive(Clone, Copy, Debug)]
+pub struct ReceiveState {
+    /// The next byte expected in order, and the right edge of the window
+    /// offered.
+    pub nxt: u64,
+    pub right_edge: u64,
+    /// Bytes held (in order and not yet read, or out of order), and the
+    /// buffer they may fill.
+    pub held: u64,
+    pub buffer: u64,
+    pub fin_received: bool,
+    pub bytes_delivered: u64,
+}
+
 pub struct Endpoint {
     pub id: u32,
     pub peer: u32,
@@ -147,8 +189,8 @@ pub struct Endpoint {
     /// Both sides offered window scaling.
     ws_ok: bool,
     pub sack_ok: bool,
-    pub snd: Sender,
-    pub rcv: Receiver,
+    pub(in crate::tcp) snd: Sender,
+    pub(in crate::tcp) rcv: Receiver,
     pub(crate) rto_timer: Timer,
     delack: Timer,
     pace_timer: Timer,
@@ -209,6 +251,40 @@ impl Endpoint {
             stats: EndpointStats::default(),
             cfg,
         }
+    }
+
+    /// The endpoint's state as time series and summaries read it.
+    pub fn flow_counters(&self) -> FlowCounters {
+        let (s, r) = (&self.snd, &self.rcv);
+        FlowCounters {
+            smss: s.smss(),
+            snd_una: s.una,
+            cwnd: s.w.cwnd,
+            ssthresh: (s.w.ssthresh < SSTHRESH_INFINITE).then_some(s.w.ssthresh),
+            peer_wnd: s.peer_wnd,
+            flight: s.flight(),
+            srtt_ns: s.rtt.srtt,
+            rto_ns: s.rtt.rto(),
+            snd_max: s.max,
+            rcv_high: r.high,
+            bytes_delivered: r.bytes_delivered,
+            bytes_arrived: r.bytes_arrived,
+            stats: self.stats,
+        }
+    }
+
+    /// The shares of the time up to `end` that the sender was limited by
+    /// cwnd, by the peer's window, by the application and by pacing.
+    pub fn limited_shares(&self, end: Time) -> [f64; 4] {
+        let mut l = self.snd.limits.clone();
+        l.finish(end);
+        l.shares()
+    }
+
+    /// The receiving half's buffer as the receiver fuzzer checks it.
+    pub fn receive_state(&self) -> ReceiveState {
+        let r = &self.rcv;
+        ReceiveState { nxt: r.nxt, right_edge: r.right_edge(), held: r.held(), buffer: r.buffer, fin_received: r.fin_received, bytes_delivered: r.bytes_delivered }
     }
 
     /// Restart the retransmission timer from now.

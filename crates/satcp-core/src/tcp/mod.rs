@@ -16,7 +16,7 @@ pub mod scoreboard;
 pub mod sender;
 pub mod seq;
 
-pub use endpoint::{Ctx, Endpoint, Note, State};
+pub use endpoint::{Ctx, Endpoint, EndpointStats, FlowCounters, Note, ReceiveState, State};
 
 /// Whether the endpoint takes its fast paths (an idle sender's attempt to
 /// send, an ACK that moves nothing): always, except in unit tests that
