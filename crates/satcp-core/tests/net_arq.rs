@@ -14,9 +14,7 @@ use satcp_core::RunOutput;
 /// a -- b, 2 Mb/s both ways, 50 ms; `link` adds keys to the link; `flows`
 /// is the [[flows]] text.
 fn two_nodes(link: &str, flows: &str) -> String {
-    format!(
-        "[run]\nseed = 7\nstop = \"200s\"\n[nodes]\na = {{}}\nb = {{}}\n[[links]]\nname = \"hop\"\na = \"a\"\nb = \"b\"\nrate = \"2Mbps\"\ndelay = \"50ms\"\n{link}\n{flows}"
-    )
+    TwoNodes::new("2Mbps", "50ms").seed(7).stop("200s").link("name = \"hop\"").link(link).then(flows).toml()
 }
 
 const CBR: &str = "[[flows]]\nname = \"cbr\"\nsrc = \"a\"\ndst = \"b\"\napp = { kind = \"cbr\", rate = \"1Mbps\", packet_size = 1000, stop = \"100s\" }\n";

@@ -3,27 +3,15 @@
 //! and an error naming the dotted path, the value and what is allowed for
 //! each kind of mistake.
 
+mod common;
+
+use common::TwoNodes;
 use satcp_core::scenario::*;
 
+/// `sat`: more keys of the one link; `app`: the flow's app table (braced).
 fn scenario(sat: &str, app: &str) -> String {
-    format!(
-        r#"
-[nodes]
-a = {{}}
-b = {{}}
-[[links]]
-a = "a"
-b = "b"
-rate = "2Mbps"
-delay = "255ms"
-{sat}
-[[flows]]
-name = "f"
-src = "a"
-dst = "b"
-app = {app}
-"#
-    )
+    let app = app.trim().strip_prefix('{').and_then(|a| a.strip_suffix('}')).expect("an inline table");
+    TwoNodes::new("2Mbps", "255ms").link(sat).flow(Some("f"), "", app.trim()).toml()
 }
 
 const FTP: &str = "{ kind = \"ftp\", size = 1000 }";
