@@ -21,22 +21,18 @@
 //!   offered to it, before `on_forward` (asked only of agents that want it
 //!   there: XFWA dates transmissions and reads free buffer with it).
 //!
-//! An agent is one file and one line: its file holds its parameters (keys,
-//! defaults and parsing, `AgentParams`), its state and hooks
-//! (`RouterAgent`) and how it is built from its environment
+//! An agent is one file and one line. Its file (`router/<name>.rs`) holds
+//! its parameters (keys, defaults and parsing: `AgentParams`), its state
+//! and hooks (`RouterAgent`) and how it is built from its environment
 //! (`AgentPlugin::new`: its node, the interface it watches with that
-//! interface's rate and queue, the run's flow count, a random stream); the
-//! `registry!` line below gives its `kind` name, and from it come
-//! `AgentKind` (the scenario's form), `Agent` (the closed enum dispatched
-//! by `match`, as window controllers are: no virtual call), the parser's
-//! kinds and keys, and the summary's names. A node without agents costs
-//! one empty-list test per packet.
+//! interface's rate and queue, the run's flow count, a random stream). Its
+//! `registry!` line below declares the file's module and gives its `kind`
+//! name; from it come `AgentKind` (the scenario's form), `Agent` (the
+//! closed enum dispatched by `match`, as window controllers are: no virtual
+//! call), the parser's kinds and keys, and the summary's names. A node
+//! without agents costs one empty-list test per packet.
 
-pub mod ceten;
-pub mod monitor;
-pub mod rwnd_clamp;
 pub mod window_field;
-pub mod xfwa;
 
 use std::collections::BTreeMap;
 
@@ -138,24 +134,27 @@ pub(crate) struct Entry {
     pub parse: fn(&Tbl, &AgentSite) -> Res<AgentKind>,
 }
 
-/// The registry: from one line per agent (`kind` name => variant(state
-/// type, parameter type)), `AgentKind`, `Agent`, `REGISTRY` and the
+/// The registry: from one line per agent (`kind` name => variant(its
+/// file's module: state type, parameter type)), the agent's module
+/// (`router/<module>.rs`), `AgentKind`, `Agent`, `REGISTRY` and the
 /// forwarding `match`es.
 macro_rules! registry {
     ($(
         $(#[doc = $doc:expr])*
-        $name:literal => $V:ident($T:ty, $P:ty);
+        $name:literal => $V:ident($m:ident: $T:ident, $P:ident);
     )*) => {
+        $( pub mod $m; )*
+
         /// A router agent's kind and parameters (each agent's own type,
         /// from its file in `router/`), as `[[agents]]` gives them.
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub enum AgentKind {
-            $( $(#[doc = $doc])* $V($P), )*
+            $( $(#[doc = $doc])* $V($m::$P), )*
         }
 
         /// Every kind of agent: a closed set dispatched by `match`.
         pub enum Agent {
-            $( $V($T), )*
+            $( $V($m::$T), )*
         }
 
         /// Every agent in registry order (the order of the parser's
@@ -163,8 +162,8 @@ macro_rules! registry {
         pub(crate) static REGISTRY: &[Entry] = &[
             $( Entry {
                 name: $name,
-                keys: <$P as AgentParams>::KEYS,
-                parse: |t, site| Ok(AgentKind::$V(<$P as AgentParams>::parse(t, site)?)),
+                keys: <$m::$P as AgentParams>::KEYS,
+                parse: |t, site| Ok(AgentKind::$V(<$m::$P as AgentParams>::parse(t, site)?)),
             }, )*
         ];
 
@@ -180,7 +179,7 @@ macro_rules! registry {
         impl Agent {
             pub fn new(kind: &AgentKind, env: AgentEnv) -> Self {
                 match kind {
-                    $( AgentKind::$V(p) => Agent::$V(<$T as AgentPlugin>::new(p, env)), )*
+                    $( AgentKind::$V(p) => Agent::$V(<$m::$T as AgentPlugin>::new(p, env)), )*
                 }
             }
         }
@@ -198,14 +197,14 @@ macro_rules! registry {
 registry! {
     /// Lowers the receive window advertised in passing TCP segments
     /// (`router/rwnd_clamp.rs`).
-    "rwnd_clamp" => RwndClamp(rwnd_clamp::RwndClamp, rwnd_clamp::RwndClampCfg);
+    "rwnd_clamp" => RwndClamp(rwnd_clamp: RwndClamp, RwndClampCfg);
     /// Counts what passes, by kind, and what arrives corrupted
     /// (`router/monitor.rs`).
-    "monitor" => Monitor(monitor::Monitor, monitor::MonitorCfg);
+    "monitor" => Monitor(monitor: Monitor, MonitorCfg);
     /// CETEN-R's corruption and congestion estimates (`router/ceten.rs`).
-    "ceten" => Ceten(ceten::CetenRouter, ceten::CetenRouterCfg);
+    "ceten" => Ceten(ceten: CetenRouter, CetenRouterCfg);
     /// XFWA's window adjustment on one interface (`router/xfwa.rs`).
-    "xfwa" => Xfwa(xfwa::Xfwa, xfwa::XfwaCfg);
+    "xfwa" => Xfwa(xfwa: Xfwa, XfwaCfg);
 }
 
 /// The registered agent called `name`.
