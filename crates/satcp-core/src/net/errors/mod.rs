@@ -9,7 +9,7 @@
 //!
 //! This file also dispatches to the channel-state models, each in its own
 //! file: the TRANSAT/DSN bursts (`dsn_burst.rs`), Gilbert-Elliott
-//! (`gilbert_elliott.rs`) and error-interval traces (`error_trace.rs`).
+//! (`gilbert_elliott.rs`) and error-interval traces (`trace.rs`).
 
 pub mod dsn_burst;
 pub mod gilbert_elliott;
