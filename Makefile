@@ -78,6 +78,7 @@ demo: build
 
 test-rust: build
 	cargo test --profile tests-opt -p satcp-core -p satcp-linkemu
+	python3 scripts/check_doc_examples.py
 
 # System tools the Python tests drive: headless Chromium (report rendering),
 # tshark (pcap decoding) and ns-2 2.35 (the ns-2 cross-check). Installed once, non-interactively (Debian).

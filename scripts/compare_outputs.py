@@ -152,6 +152,9 @@ def _repeatable(path: Path) -> str:
 
 def compare_studies(a: Path, b: Path) -> list[str]:
     problems = []
+    if not (b / "studies").exists():
+        print(f"(no studies captured in {b}: only the engine compared)")
+        return problems
     for d in sorted((a / "studies").glob("*")):
         e = b / "studies" / d.name
         if not e.exists():

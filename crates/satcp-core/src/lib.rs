@@ -8,6 +8,7 @@
 pub mod app;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod ids;
 pub mod leo;
 pub mod net;
 pub mod router;

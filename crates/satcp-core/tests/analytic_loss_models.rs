@@ -35,26 +35,16 @@ const RTT_S: f64 = 0.1;
 const T0_S: f64 = 1.0;
 
 fn scenario(recovery: &str, delayed_ack: bool, p: f64) -> String {
-    format!(
-        r#"[run]
-seed = 7
-stop = "3000s"
-[nodes]
-a = {{}}
-b = {{}}
-[[links]]
-a = "a"
-b = "b"
-rate = "100Mbps"
-delay = "50ms"
-errors_ab = {{ per = {p} }}
-[[flows]]
-src = "a"
-dst = "b"
-tcp = {{ variant = "{recovery}", mss = 1460, initial_window = 2, rwnd = "64MB", window_scaling = true, delayed_ack = {delayed_ack} }}
-app = {{ kind = "ftp" }}
-"#
-    )
+    TwoNodes::new("100Mbps", "50ms")
+        .seed(7)
+        .stop("3000s")
+        .link(&format!("errors_ab = {{ per = {p} }}"))
+        .flow(
+            None,
+            &format!("variant = \"{recovery}\", mss = 1460, initial_window = 2, rwnd = \"64MB\", window_scaling = true, delayed_ack = {delayed_ack}"),
+            "kind = \"ftp\"",
+        )
+        .toml()
 }
 
 fn mathis_bps(p: f64, b: f64) -> f64 {

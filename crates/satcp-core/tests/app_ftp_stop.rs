@@ -5,29 +5,18 @@
 mod common;
 use common::*;
 
-const PATH: &str = r#"
-[run]
-stop = "30s"
-sample_interval = "100ms"
-[nodes]
-a = {}
-b = {}
-[[links]]
-a = "a"
-b = "b"
-rate = "2Mbps"
-delay = "100ms"
-[[flows]]
-name = "f"
-src = "a"
-dst = "b"
-tcp = { variant = "newreno", rwnd = "1MiB", delayed_ack = false }
-app = { kind = "ftp", start = "1s", stop = "6s" }
-"#;
+/// 2 Mb/s, 100 ms; one unlimited FTP flow from 1 s, stopped at 6 s.
+fn path() -> String {
+    TwoNodes::new("2Mbps", "100ms")
+        .stop("30s")
+        .sample_interval("100ms")
+        .flow(Some("f"), "variant = \"newreno\", rwnd = \"1MiB\", delayed_ack = false", "kind = \"ftp\", start = \"1s\", stop = \"6s\"")
+        .toml()
+}
 
 #[test]
 fn a_stopped_flow_finishes_what_it_sent_and_closes() {
-    let out = run_text(PATH, &[]);
+    let out = run_text(&path(), &[]);
     let f = &out.summary.flows[0];
     let s = &out.flow_series;
     let at = |t: f64| (0..s.time_s.len()).find(|&i| (s.time_s[i] - t).abs() < 1e-9).map(|i| s.delivered_bytes[i]).unwrap();
@@ -43,6 +32,6 @@ fn a_stopped_flow_finishes_what_it_sent_and_closes() {
     assert!(fin > 6.0 && fin < 6.0 + 1048576.0 * 8.0 / 2e6 + 1.0, "{fin}");
     assert!(!f.completed, "an unlimited flow never completes");
     // stop must come after start
-    let bad = satcp_core::scenario::parse_toml(&PATH.replace("stop = \"6s\"", "stop = \"1s\""), &[]).expect_err("stop <= start");
+    let bad = satcp_core::scenario::parse_toml(&path().replace("stop = \"6s\"", "stop = \"1s\""), &[]).expect_err("stop <= start");
     assert_eq!(bad.path, "flows.f.app.stop");
 }

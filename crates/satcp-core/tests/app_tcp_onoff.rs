@@ -7,28 +7,21 @@
 mod common;
 use common::*;
 
-const PATH: &str = r#"
-[run]
-stop = "120s"
-[nodes]
-a = {}
-b = {}
-[[links]]
-a = "a"
-b = "b"
-rate = "10Mbps"
-delay = "50ms"
-[[flows]]
-name = "web"
-src = "a"
-dst = "b"
-tcp = { variant = "newreno", rwnd = "1MiB" }
-app = { kind = "onoff", transport = "tcp", dist = "pareto", shape = 1.5, rate = "1Mbps", packet_size = 1000, mean_on = "160ms", mean_off = "160ms", stop = "100s" }
-"#;
+/// 10 Mb/s, 50 ms; Pareto on/off writes into one TCP connection.
+fn path() -> String {
+    TwoNodes::new("10Mbps", "50ms")
+        .stop("120s")
+        .flow(
+            Some("web"),
+            "variant = \"newreno\", rwnd = \"1MiB\"",
+            "kind = \"onoff\", transport = \"tcp\", dist = \"pareto\", shape = 1.5, rate = \"1Mbps\", packet_size = 1000, mean_on = \"160ms\", mean_off = \"160ms\", stop = \"100s\"",
+        )
+        .toml()
+}
 
 #[test]
 fn tcp_onoff_delivers_its_writes_at_the_mean_rate_and_closes() {
-    let out = run_text(PATH, &[]);
+    let out = run_text(&path(), &[]);
     let f = &out.summary.flows[0];
     assert!(f.udp.is_none(), "a TCP flow, not UDP cross traffic");
     assert_eq!(f.integrity_errors, 0);
@@ -42,6 +35,6 @@ fn tcp_onoff_delivers_its_writes_at_the_mean_rate_and_closes() {
     let fin = f.fin_done_at_s.expect("closes at stop");
     assert!(fin >= 100.0 && fin < 102.0, "{fin}");
     // a tcp table with a UDP on/off source is refused
-    let bad = satcp_core::scenario::parse_toml(&PATH.replace("transport = \"tcp\", ", ""), &[]).expect_err("udp with tcp");
+    let bad = satcp_core::scenario::parse_toml(&path().replace("transport = \"tcp\", ", ""), &[]).expect_err("udp with tcp");
     assert_eq!(bad.path, "flows.web.tcp");
 }

@@ -99,29 +99,19 @@ fn the_same_run_without_the_outage_loses_nothing_to_it() {
 }
 
 /// One UDP source at 3 Mb/s over a 2 Mb/s link that halves its rate at 40 s.
-const RATE_CHANGE: &str = r#"
-[run]
-stop = "60s"
-sample_interval = "100ms"
-[nodes]
-a = {}
-b = {}
-[[links]]
-a = "a"
-b = "b"
-rate = "2Mbps"
-delay = "10ms"
-queue = { kind = "droptail", packets = 50 }
-changes = [{ at = "40s", rate_ab = "1Mbps" }]
-[[flows]]
-src = "a"
-dst = "b"
-app = { kind = "cbr", rate = "3Mbps", packet_size = 1000 }
-"#;
+fn rate_change() -> String {
+    TwoNodes::new("2Mbps", "10ms")
+        .stop("60s")
+        .sample_interval("100ms")
+        .link("queue = { kind = \"droptail\", packets = 50 }")
+        .link("changes = [{ at = \"40s\", rate_ab = \"1Mbps\" }]")
+        .flow(None, "", "kind = \"cbr\", rate = \"3Mbps\", packet_size = 1000")
+        .toml()
+}
 
 #[test]
 fn a_rate_change_shows_in_the_link_series_at_its_time() {
-    let out = run_text(RATE_CHANGE, &[]);
+    let out = run_text(&rate_change(), &[]);
     let ls = &out.link_series;
     let rows: Vec<usize> = (0..ls.time_s.len()).filter(|&i| ls.link[i] == 0).collect();
     let first_slow = rows.iter().find(|&&i| ls.rate_bps[i] < 2e6).map(|&i| ls.time_s[i]);

@@ -7,26 +7,14 @@
 mod common;
 use common::*;
 
-const SLIP: &str = r#"
-[nodes]
-a = {}
-b = {}
-[[links]]
-a = "a"
-b = "b"
-rate = "1Mbps"
-delay = "10ms"
-errors_ab = { ber = 0.01 }
-[[flows]]
-name = "f"
-src = "a"
-dst = "b"
-app = { kind = "ftp", size = "1MB" }
-"#;
+/// 1 Mb/s, 10 ms, a bit error rate of 1 in 100: no segment gets through.
+fn slip() -> String {
+    TwoNodes::new("1Mbps", "10ms").link("errors_ab = { ber = 0.01 }").flow(Some("f"), "", "kind = \"ftp\", size = \"1MB\"").toml()
+}
 
 #[test]
 fn a_flow_that_cannot_progress_gives_up_after_fifteen_timeouts() {
-    let out = run_text(SLIP, &[]);
+    let out = run_text(&slip(), &[]);
     let f = &out.summary.flows[0];
     assert!(f.aborted && !f.completed);
     assert_eq!(out.summary.ended_by, "aborted");
@@ -36,12 +24,12 @@ fn a_flow_that_cannot_progress_gives_up_after_fifteen_timeouts() {
     // 15 expiries with the RTO doubling to its 60 s cap: about 11 minutes
     assert!((300.0..1200.0).contains(&out.summary.sim_time_s), "{}", out.summary.sim_time_s);
     // a limit of 2 gives up sooner; 0 never (the run's stop ends it)
-    let two = run_text(SLIP, &["flows.f.tcp.max_retransmissions=2"]);
+    let two = run_text(&slip(), &["flows.f.tcp.max_retransmissions=2"]);
     assert!(two.summary.flows[0].aborted && two.summary.sim_time_s < out.summary.sim_time_s);
     // all but certain loss (BER 0.999): the same end
-    let certain = run_text(SLIP, &["links.0.errors_ab={ ber = 0.999 }"]);
+    let certain = run_text(&slip(), &["links.0.errors_ab={ ber = 0.999 }"]);
     assert_eq!(certain.summary.ended_by, "aborted");
-    let never = run_text(SLIP, &["flows.f.tcp.max_retransmissions=0", "run.stop=\"2000s\""]);
+    let never = run_text(&slip(), &["flows.f.tcp.max_retransmissions=0", "run.stop=\"2000s\""]);
     assert!(!never.summary.flows[0].aborted && never.summary.flows[0].abort_reason.is_none());
     assert_eq!(never.summary.sim_time_s, 2000.0);
 }

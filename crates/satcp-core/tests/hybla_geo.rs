@@ -6,31 +6,21 @@
 
 mod common;
 
-use common::run_text;
+use common::{run_text, TwoNodes};
 use satcp_core::stats::output::FlowSummary;
 
-const PATH: &str = r#"
-[run]
-seed = 1
-stop = "300s"
-[nodes]
-a = {}
-b = {}
-[[links]]
-a = "a"
-b = "b"
-rate = "10Mbps"
-delay = "300ms"
-queue_ab = { kind = "droptail", packets = 500 }
-[[flows]]
-src = "a"
-dst = "b"
-tcp = { variant = "sack", rwnd = "64MiB" }
-app = { kind = "ftp", size = "30MB" }
-"#;
+/// 10 Mb/s, 300 ms, 500 packets of buffer; one 30 MB transfer.
+fn path() -> String {
+    TwoNodes::new("10Mbps", "300ms")
+        .seed(1)
+        .stop("300s")
+        .link("queue_ab = { kind = \"droptail\", packets = 500 }")
+        .flow(None, "variant = \"sack\", rwnd = \"64MiB\"", "kind = \"ftp\", size = \"30MB\"")
+        .toml()
+}
 
 fn run(sets: &[&str]) -> (FlowSummary, u64) {
-    let out = run_text(PATH, sets);
+    let out = run_text(&path(), sets);
     (out.summary.flows[0].clone(), out.summary.links[0].drops.queue)
 }
 
@@ -53,7 +43,7 @@ fn the_papers_hybla_ends_slow_start_at_the_bdp_and_finishes() {
     assert_eq!(h.timeouts, 0);
     assert_eq!(h.retransmissions, drops, "only lost packets are resent");
     assert!(h.retransmissions < 2000, "{}", h.retransmissions);
-    let out = run_text(PATH, &["flows.0.tcp.variant=\"hybla\"", "run.sample_interval=\"50ms\""]);
+    let out = run_text(&path(), &["flows.0.tcp.variant=\"hybla\"", "run.sample_interval=\"50ms\""]);
     let s = &out.flow_series;
     let est = s.ssthresh_bytes.iter().position(|&x| x < 1e15).expect("an estimate");
     let bdp = 10e6 * 1460.0 / 1500.0 / 8.0 * 0.6;

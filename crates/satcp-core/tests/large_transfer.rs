@@ -8,26 +8,12 @@ use common::*;
 
 #[test]
 fn five_gib_transfer_wraps_the_sequence_space() {
-    let scenario = r#"
-[run]
-seed = 3
-[nodes]
-a = {}
-b = {}
-[[links]]
-a = "a"
-b = "b"
-rate = "10Gbps"
-delay = "1ms"
-errors_ab = { per = 0.00002 }
-[[flows]]
-name = "big"
-src = "a"
-dst = "b"
-tcp = { variant = "sack", mss = 8960, rwnd = "16MiB", window_scaling = true, iss = 4294966296 }
-app = { kind = "ftp", size = "5GiB" }
-"#;
-    let out = run_text(scenario, &[]);
+    let scenario = TwoNodes::new("10Gbps", "1ms")
+        .seed(3)
+        .link("errors_ab = { per = 0.00002 }")
+        .flow(Some("big"), "variant = \"sack\", mss = 8960, rwnd = \"16MiB\", window_scaling = true, iss = 4294966296", "kind = \"ftp\", size = \"5GiB\"")
+        .toml();
+    let out = run_text(&scenario, &[]);
     let f = &out.summary.flows[0];
     assert!(f.completed);
     assert_eq!(f.bytes_delivered, 5 << 30);

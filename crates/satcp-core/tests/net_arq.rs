@@ -1,10 +1,10 @@
-//! The link-layer selective-repeat ARQ (`net/arq.rs`, `net/arq_link.rs`)
+//! The link-layer selective-repeat ARQ (`net/link/arq/selective_repeat.rs`, `net/link/arq/mod.rs`)
 //! in whole runs: in-order delivery that hides loss from TCP, the
 //! persistence limit's residual loss, the capacity that retransmissions and
 //! link ACKs take, FEC's residual loss and its cost on the air, the bypass
 //! class, and outages. (The delivery invariant through ARQ links on random
 //! scenarios is in `engine_delivery.rs`; the state machines' hand-worked
-//! cases are unit tests in `net/arq.rs`.)
+//! cases are unit tests in `net/link/arq/selective_repeat.rs`.)
 
 mod common;
 use common::*;
@@ -14,9 +14,7 @@ use satcp_core::RunOutput;
 /// a -- b, 2 Mb/s both ways, 50 ms; `link` adds keys to the link; `flows`
 /// is the [[flows]] text.
 fn two_nodes(link: &str, flows: &str) -> String {
-    format!(
-        "[run]\nseed = 7\nstop = \"200s\"\n[nodes]\na = {{}}\nb = {{}}\n[[links]]\nname = \"hop\"\na = \"a\"\nb = \"b\"\nrate = \"2Mbps\"\ndelay = \"50ms\"\n{link}\n{flows}"
-    )
+    TwoNodes::new("2Mbps", "50ms").seed(7).stop("200s").link("name = \"hop\"").link(link).then(flows).toml()
 }
 
 const CBR: &str = "[[flows]]\nname = \"cbr\"\nsrc = \"a\"\ndst = \"b\"\napp = { kind = \"cbr\", rate = \"1Mbps\", packet_size = 1000, stop = \"100s\" }\n";

@@ -82,27 +82,13 @@ fn the_clamp_never_raises_a_window() {
 fn a_monitor_sees_every_corrupted_packet_before_it_is_discarded() {
     // UDP at 1 Mb/s for 50 s over a link with PER 1%; the run goes on
     // until every packet has arrived or been lost
-    let cbr = r#"
-[run]
-stop = "60s"
-[nodes]
-a = {}
-b = {}
-[[links]]
-a = "a"
-b = "b"
-rate = "2Mbps"
-delay = "250ms"
-errors_ab = { per = 0.01 }
-[[flows]]
-src = "a"
-dst = "b"
-app = { kind = "cbr", rate = "1Mbps", packet_size = 1000, stop = "50s" }
-[[agents]]
-node = "b"
-kind = "monitor"
-"#;
-    let out = run_text(cbr, &[]);
+    let cbr = TwoNodes::new("2Mbps", "250ms")
+        .stop("60s")
+        .link("errors_ab = { per = 0.01 }")
+        .flow(None, "", "kind = \"cbr\", rate = \"1Mbps\", packet_size = 1000, stop = \"50s\"")
+        .then("[[agents]]\nnode = \"b\"\nkind = \"monitor\"\n")
+        .toml();
+    let out = run_text(&cbr, &[]);
     let corrupted = out.summary.agents[0].counters["corrupted_arrivals"];
     let errors = out.summary.links[0].drops.errors;
     let udp = out.summary.flows[0].udp.unwrap();

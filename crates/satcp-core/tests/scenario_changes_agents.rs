@@ -3,6 +3,9 @@
 //! naming the dotted path, the value and what is allowed for each mistake.
 
 use satcp_core::scenario::*;
+use satcp_core::router::ceten::CetenRouterCfg;
+use satcp_core::router::monitor::MonitorCfg;
+use satcp_core::router::rwnd_clamp::RwndClampCfg;
 use satcp_core::router::xfwa::{ErrorDist, NewFlows, QSize, XfwaCfg};
 
 fn scenario(link_extra: &str, rest: &str) -> String {
@@ -109,14 +112,14 @@ fn priority_queues_take_packet_or_byte_limits() {
 fn agents_resolve_node_link_and_kind() {
     let s = ok("", "[[agents]]\nnode = \"g\"\nkind = \"rwnd_clamp\"\nbytes = \"32KB\"\n[[agents]]\nnode = \"b\"\nkind = \"monitor\"\nlink = \"sat\"\n");
     assert_eq!(s.agents.len(), 2);
-    assert_eq!(s.agents[0], AgentCfg { node: 1, link: None, kind: AgentKind::RwndClamp { bytes: 32_000 } });
-    assert_eq!(s.agents[1], AgentCfg { node: 2, link: Some(1), kind: AgentKind::Monitor });
+    assert_eq!(s.agents[0], AgentCfg { node: 1, link: None, kind: AgentKind::RwndClamp(RwndClampCfg { bytes: 32_000 }) });
+    assert_eq!(s.agents[1], AgentCfg { node: 2, link: Some(1), kind: AgentKind::Monitor(MonitorCfg) });
     let s = ok("", "[[agents]]\nnode = \"g\"\nkind = \"monitor\"\nlink = 0\n");
     assert_eq!(s.agents[0].link, Some(0));
     assert!(ok("", "").agents.is_empty());
     let s = ok("", "[[agents]]\nnode = \"b\"\nkind = \"ceten\"\n[[agents]]\nnode = \"g\"\nkind = \"ceten\"\ninitial = 0.5\noverflow_decays_survival = true\nestimator = \"per_packet\"\n");
-    assert_eq!(s.agents[0].kind, AgentKind::Ceten { initial: 1.0, overflow_decays_survival: false, per_packet: false });
-    assert_eq!(s.agents[1].kind, AgentKind::Ceten { initial: 0.5, overflow_decays_survival: true, per_packet: true });
+    assert_eq!(s.agents[0].kind, AgentKind::Ceten(CetenRouterCfg { initial: 1.0, overflow_decays_survival: false, per_packet: false }));
+    assert_eq!(s.agents[1].kind, AgentKind::Ceten(CetenRouterCfg { initial: 0.5, overflow_decays_survival: true, per_packet: true }));
     let s = ok("", "[[agents]]\nnode = \"g\"\nkind = \"xfwa\"\nlink = \"sat\"\nalpha = 2\nq_size = \"free\"\nrtt_error = 0.1\nrtt_error_dist = \"normal\"\nnew_flows = \"wait\"\nisl_delay = \"10ms\"\nextra_hops = 0\n");
     let AgentKind::Xfwa(x) = s.agents[0].kind else { panic!("{:?}", s.agents[0].kind) };
     assert_eq!((x.alpha, x.isl_delay_ns, x.extra_hops, x.rtt_error), (2.0, 10_000_000, 0, 0.1));
@@ -171,5 +174,5 @@ fn set_paths_reach_changes_and_agents() {
     let text = scenario("", "[[agents]]\nnode = \"g\"\nkind = \"rwnd_clamp\"\nbytes = 32000\n");
     let s = parse_toml(&text, &["links.sat.changes=[{ at = \"5s\", down = true }, { at = \"6s\", down = false }]".into(), "agents.0.bytes=16000".into()]).unwrap();
     assert_eq!(s.links[1].changes[0].up, Some(false));
-    assert_eq!(s.agents[0].kind, AgentKind::RwndClamp { bytes: 16_000 });
+    assert_eq!(s.agents[0].kind, AgentKind::RwndClamp(RwndClampCfg { bytes: 16_000 }));
 }

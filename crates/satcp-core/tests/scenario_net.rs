@@ -3,27 +3,15 @@
 //! and an error naming the dotted path, the value and what is allowed for
 //! each kind of mistake.
 
+mod common;
+
+use common::TwoNodes;
 use satcp_core::scenario::*;
 
+/// `sat`: more keys of the one link; `app`: the flow's app table (braced).
 fn scenario(sat: &str, app: &str) -> String {
-    format!(
-        r#"
-[nodes]
-a = {{}}
-b = {{}}
-[[links]]
-a = "a"
-b = "b"
-rate = "2Mbps"
-delay = "255ms"
-{sat}
-[[flows]]
-name = "f"
-src = "a"
-dst = "b"
-app = {app}
-"#
-    )
+    let app = app.trim().strip_prefix('{').and_then(|a| a.strip_suffix('}')).expect("an inline table");
+    TwoNodes::new("2Mbps", "255ms").link(sat).flow(Some("f"), "", app.trim()).toml()
 }
 
 const FTP: &str = "{ kind = \"ftp\", size = 1000 }";
@@ -55,7 +43,7 @@ fn red_defaults_are_ns2_2003_and_resolve_per_direction() {
             target_delay_ns: 5_000_000,
         }
     );
-    let p = satcp_core::net::red::RedParams::resolve(&r, 2_000_000, 255_000_000);
+    let p = satcp_core::net::queue::red::RedParams::resolve(&r, 2_000_000, 255_000_000);
     assert_eq!((p.min_th, p.max_th), (5.0, 15.0));
     let s = link("queue = { kind = \"red\", min_th = 10, max_th = 30.5, max_p = 0.02, w_q = 0.002, gentle = false, wait = false, mean_pktsize = 1000, byte_mode = true, target_delay = \"20ms\" }").unwrap();
     let QueueCfg::Red(r) = s.links[0].dirs[1].queue else { panic!() };

@@ -2,6 +2,8 @@
 //! and each class of mistake yields an error naming the path, the value and
 //! what is allowed.
 
+mod common;
+
 use satcp_core::scenario::*;
 
 /// The issue's reference scenario, exactly as the README shows it.
@@ -503,4 +505,46 @@ fn sample_interval_too_fine_for_memory() {
     let no_stop = GEO.replace("stop = \"2000s\"", "");
     assert_ne!(no_stop, GEO);
     assert!(parse_toml(&no_stop, &["run.sample_interval=\"10us\"".to_string()]).is_ok());
+}
+
+/// The integration tests' two-node builder (`common::TwoNodes`) writes
+/// the scenario a test would write by hand.
+#[test]
+fn the_two_node_builder_writes_the_scenario_by_hand() {
+    let by_hand = r#"
+[run]
+seed = 1
+stop = "300s"
+[nodes]
+a = {}
+b = {}
+[[links]]
+a = "a"
+b = "b"
+rate = "10Mbps"
+delay = "300ms"
+queue_ab = { kind = "droptail", packets = 500 }
+[[flows]]
+name = "f"
+src = "a"
+dst = "b"
+tcp = { variant = "sack", rwnd = "64MiB" }
+app = { kind = "ftp", size = "30MB" }
+[[flows]]
+src = "a"
+dst = "b"
+app = { kind = "cbr", rate = "1Mbps" }
+[[agents]]
+node = "b"
+kind = "monitor"
+"#;
+    let built = common::TwoNodes::new("10Mbps", "300ms")
+        .seed(1)
+        .stop("300s")
+        .link("queue_ab = { kind = \"droptail\", packets = 500 }")
+        .flow(Some("f"), "variant = \"sack\", rwnd = \"64MiB\"", "kind = \"ftp\", size = \"30MB\"")
+        .flow(None, "", "kind = \"cbr\", rate = \"1Mbps\"")
+        .then("[[agents]]\nnode = \"b\"\nkind = \"monitor\"\n")
+        .toml();
+    assert_eq!(parse_toml(&built, &[]).unwrap(), parse_toml(by_hand, &[]).unwrap());
 }

@@ -4,33 +4,13 @@
 
 mod common;
 
-use common::run_text;
+use common::{run_text, TwoNodes};
 use satcp_core::scenario::*;
 
 /// One flow over one link: `rate`, `delay` one way, a drop-tail buffer of
 /// `queue` packets toward the receiver.
 fn one_link(rate: &str, delay: &str, queue: u32, tcp: &str, app: &str) -> String {
-    format!(
-        r#"
-[run]
-seed = 1
-stop = "600s"
-[nodes]
-a = {{}}
-b = {{}}
-[[links]]
-a = "a"
-b = "b"
-rate = "{rate}"
-delay = "{delay}"
-queue_ab = {{ kind = "droptail", packets = {queue} }}
-[[flows]]
-src = "a"
-dst = "b"
-tcp = {{ {tcp} }}
-app = {{ {app} }}
-"#
-    )
+    TwoNodes::new(rate, delay).seed(1).stop("600s").link(&format!("queue_ab = {{ kind = \"droptail\", packets = {queue} }}")).flow(None, tcp, app).toml()
 }
 
 /// One flow over a 2 Mb/s, 300 ms link with a 100-packet buffer.

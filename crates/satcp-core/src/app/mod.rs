@@ -12,13 +12,7 @@ pub mod udp;
 use crate::scenario::AppCfg;
 use crate::sim::{Rng, Time};
 
-/// Which endpoint of the flow: the server sends the bulk data, the client
-/// receives it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    Server,
-    Client,
-}
+pub use crate::ids::Side;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {

@@ -5,7 +5,7 @@
 //! more than its window whatever is forged.
 
 use super::Bytes;
-use crate::net::arq::{ArqParams, ArqReceiver, ArqSender, Frame, LinkAck, MAX_ACK_BLOCKS};
+use crate::net::link::arq::selective_repeat::{ArqParams, ArqReceiver, ArqSender, Frame, LinkAck, MAX_ACK_BLOCKS};
 use crate::net::packet::TcpHeader;
 use crate::net::Packet;
 use crate::sim::Time;

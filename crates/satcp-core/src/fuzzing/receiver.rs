@@ -105,7 +105,7 @@ pub fn receiver(data: &[u8]) {
         if b.done() {
             break;
         }
-        let rcv_nxt = pair.eps[1].rcv.nxt;
+        let rcv_nxt = pair.eps[1].receive_state().nxt;
         match b.pick(8) {
             // time passes: delayed ACKs fire
             0 => {
@@ -118,7 +118,7 @@ pub fn receiver(data: &[u8]) {
             // was received, or beyond the right edge): both ignored
             1 => {
                 let (syn, k) = (b.bool(), b.u16() as u64 + 1);
-                let right = pair.eps[1].rcv.right_edge() + (1 << 14);
+                let right = pair.eps[1].receive_state().right_edge + (1 << 14);
                 let off = if syn { b.u32() as u64 } else if b.bool() { rcv_nxt.saturating_sub(k + 1) } else { right + k };
                 let mut h = header(&mut b, iss.wrapping_add(off as u32));
                 h.flags |= if syn { FLAG_SYN } else { FLAG_FIN };
@@ -155,7 +155,7 @@ pub fn receiver(data: &[u8]) {
                 check_acks(&sent[1..], &mut last_ack);
             }
         }
-        let r = &pair.eps[1].rcv;
+        let r = pair.eps[1].receive_state();
         // delivered in order, never back, never a byte not given
         assert!(r.bytes_delivered >= delivered, "delivered went back");
         delivered = r.bytes_delivered;
@@ -163,7 +163,7 @@ pub fn receiver(data: &[u8]) {
         assert!(delivered < end, "delivered past the stream's end");
         assert_eq!(pair.eps[1].stats.integrity_errors, 0, "a segment placed at the wrong offset");
         // it holds no more than its window (window scaling rounds it)
-        assert!(r.held() <= r.buffer + (1 << 14), "holds {} bytes beyond a window of {}", r.held(), r.buffer);
+        assert!(r.held <= r.buffer + (1 << 14), "holds {} bytes beyond a window of {}", r.held, r.buffer);
         if r.fin_received {
             assert!(fin_sent && delivered + 1 == end, "a FIN taken at the wrong place");
         }

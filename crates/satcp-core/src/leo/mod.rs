@@ -1,7 +1,9 @@
-//! Constellations: where satellites and ground stations are and what sees
-//! what (the geometry the LEO issue's scenarios are built on; the engine
-//! wiring — nodes, links whose delay follows the geometry, handovers and
-//! route recomputation — comes on top of it).
+//! Constellations' geometry: where satellites and ground stations are and
+//! what sees what. Pure functions of time and configuration; the run's use
+//! of them (a topology step every `run.topology_step`: links whose delay
+//! follows the geometry, stations' attachments and handovers, routes
+//! recomputed, traced paths) is `world/leo.rs`, and the scenario keys are
+//! read in `scenario/parse/constellations.rs`.
 //!
 //! * `frames`: constants, ECI and ECEF, WGS84 geodetic positions.
 //! * `walker`: Walker delta and star shells, circular orbits.

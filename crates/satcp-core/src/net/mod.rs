@@ -1,23 +1,23 @@
-//! Network models: packets, link directions with their transmitters, queues,
-//! error models and schedules of changes, and routing.
+//! Network models, grouped by what they are:
+//! * `packet/`: packets (kinds, TCP header and options, the CETEN option)
+//!   and the pool they live in;
+//! * `link/`: one direction of a link: its transmitters (the FIFO fast
+//!   path, the holding transmitter of the priority and class queues, the
+//!   link-layer ARQ behind one link-protocol interface), its schedule of
+//!   changes;
+//! * `queue/`: queue disciplines (RED; priority with push-out; TCP and
+//!   other traffic in classes);
+//! * `errors/`: error models (uniform, bit, burst, Gilbert-Elliott,
+//!   trace-driven);
+//! * `capture/`: packet capture to pcap files;
+//! * `routing.rs`: shortest paths on propagation delay.
 
-pub mod arq;
-pub mod arq_link;
 pub mod capture;
-pub mod class_queue;
-pub mod ceten_option;
-pub mod dsn_burst;
-pub mod error_model;
-pub mod error_trace;
-pub mod fec;
-pub mod gilbert_elliott;
+pub mod errors;
 pub mod link;
 pub mod packet;
-pub mod pcap;
-pub mod priority;
-pub mod red;
+pub mod queue;
 pub mod routing;
-pub mod schedule;
 
 pub use link::{Enqueued, LinkDir, Offered, Sending};
 pub use packet::{Kind, Packet, PacketPool, TcpHeader};

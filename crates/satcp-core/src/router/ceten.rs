@@ -37,10 +37,43 @@
 
 use std::collections::BTreeMap;
 
-use super::RouterAgent;
-use crate::net::ceten_option::Ceten;
+use super::{AgentEnv, AgentParams, AgentPlugin, AgentSite, RouterAgent};
+use crate::net::packet::ceten_option::Ceten;
 use crate::net::Packet;
+use crate::scenario::reader::{Res, Tbl};
 use crate::sim::Time;
+
+/// `initial` is both estimates' starting value (1); with
+/// `overflow_decays_survival` (false) a queue drop also decays the dropped
+/// packet's arrival estimate (the printed code); with `per_packet`
+/// (`estimator = "per_packet"`; "persistent" by default) no survival
+/// estimate persists: each packet's starts from `initial`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CetenRouterCfg {
+    pub initial: f64,
+    pub overflow_decays_survival: bool,
+    pub per_packet: bool,
+}
+
+impl AgentParams for CetenRouterCfg {
+    const KEYS: &'static [&'static str] = &["initial", "overflow_decays_survival", "estimator"];
+
+    fn parse(t: &Tbl, _site: &AgentSite) -> Res<Self> {
+        Ok(CetenRouterCfg {
+            initial: t.prob_closed("initial")?.unwrap_or(1.0),
+            overflow_decays_survival: t.bool("overflow_decays_survival")?.unwrap_or(false),
+            per_packet: t.choice("estimator", &["persistent", "per_packet"])? == Some("per_packet"),
+        })
+    }
+}
+
+impl AgentPlugin for CetenRouter {
+    type Params = CetenRouterCfg;
+
+    fn new(p: &CetenRouterCfg, _env: AgentEnv) -> Self {
+        CetenRouter::new(p.initial, p.overflow_decays_survival).per_packet(p.per_packet)
+    }
+}
 
 pub struct CetenRouter {
     /// Per link direction arriving at the node: P.

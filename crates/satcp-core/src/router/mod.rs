@@ -21,20 +21,25 @@
 //!   offered to it, before `on_forward` (asked only of agents that want it
 //!   there: XFWA dates transmissions and reads free buffer with it).
 //!
-//! Agents are a closed enum dispatched by `match`, as window controllers
-//! are: no virtual call, and a node without agents costs one empty-list
-//! test per packet.
+//! An agent is one file and one line. Its file (`router/<name>.rs`) holds
+//! its parameters (keys, defaults and parsing: `AgentParams`), its state
+//! and hooks (`RouterAgent`) and how it is built from its environment
+//! (`AgentPlugin::new`: its node, the interface it watches with that
+//! interface's rate and queue, the run's flow count, a random stream). Its
+//! `registry!` line below declares the file's module and gives its `kind`
+//! name; from it come `AgentKind` (the scenario's form), `Agent` (the
+//! closed enum dispatched by `match`, as window controllers are: no virtual
+//! call), the parser's kinds and keys, and the summary's names. A node
+//! without agents costs one empty-list test per packet.
 
-pub mod ceten;
-pub mod monitor;
-pub mod rwnd_clamp;
 pub mod window_field;
-pub mod xfwa;
 
 use std::collections::BTreeMap;
 
+use crate::ids::DirId;
 use crate::net::Packet;
-use crate::scenario::{AgentCfg, AgentKind, QueueLimit, Scenario};
+use crate::scenario::reader::{Res, Tbl};
+use crate::scenario::{AgentCfg, FlowCfg, QueueLimit, Scenario};
 use crate::sim::{Rng, Time};
 
 /// Random streams of agents start here (apart from flows' and links').
@@ -69,23 +74,142 @@ pub trait RouterAgent {
     fn counters(&self) -> BTreeMap<String, u64>;
 }
 
-/// Every kind of agent.
-pub enum Agent {
-    RwndClamp(rwnd_clamp::RwndClamp),
-    Monitor(monitor::Monitor),
-    Ceten(ceten::CetenRouter),
-    Xfwa(xfwa::Xfwa),
+/// An agent's parameters as a scenario gives them: its own keys (beside
+/// `node`, `kind` and `link`) and how they are read, defaults included.
+pub(crate) trait AgentParams: Sized {
+    const KEYS: &'static [&'static str];
+    /// Read the parameters from the agent's table; `site` says where the
+    /// agent sits (checked before: the node and the link exist).
+    fn parse(t: &Tbl, site: &AgentSite) -> Res<Self>;
 }
 
-macro_rules! dispatch {
-    ($self:ident, $a:ident => $e:expr) => {
-        match $self {
-            Agent::RwndClamp($a) => $e,
-            Agent::Monitor($a) => $e,
-            Agent::Ceten($a) => $e,
-            Agent::Xfwa($a) => $e,
+/// What the parser knows of an agent's place when it reads its keys.
+pub(crate) struct AgentSite<'a> {
+    /// The link whose interface the agent watches (`link`), if given.
+    pub link: Option<usize>,
+    /// The scenario's flows (a window clamp checks their MSS).
+    pub flows: &'a [FlowCfg],
+}
+
+/// An agent's state, built from its parameters and its environment.
+pub(crate) trait AgentPlugin: RouterAgent + Sized {
+    type Params: AgentParams;
+    fn new(p: &Self::Params, env: AgentEnv) -> Self;
+}
+
+/// What an agent is built with besides its parameters.
+pub struct AgentEnv {
+    /// The node it sits on.
+    pub node: u32,
+    /// The interface it watches when the scenario names a `link`.
+    pub interface: Option<Interface>,
+    /// Flows in the run (per-flow tables are indexed by flow).
+    pub flows: usize,
+    /// The agent's own random stream of the run.
+    pub rng: Rng,
+}
+
+/// One interface of a node: the link direction that leaves it over `link`
+/// and the one that arrives over it, and what the leaving one offers.
+#[derive(Clone, Copy, Debug)]
+pub struct Interface {
+    pub link: usize,
+    /// The direction packets leave the node by.
+    pub out: u32,
+    /// The direction packets arrive by.
+    pub back: u32,
+    pub rate_bps: u64,
+    /// The TCP class's share of the rate (1 but with a class queue).
+    pub tcp_share: f64,
+    pub limit: QueueLimit,
+}
+
+/// One registered agent, as the scenario parser sees it.
+pub(crate) struct Entry {
+    /// Its `kind` name.
+    pub name: &'static str,
+    /// Its own keys.
+    pub keys: &'static [&'static str],
+    /// Read its parameters.
+    pub parse: fn(&Tbl, &AgentSite) -> Res<AgentKind>,
+}
+
+/// The registry: from one line per agent (`kind` name => variant(its
+/// file's module: state type, parameter type)), the agent's module
+/// (`router/<module>.rs`), `AgentKind`, `Agent`, `REGISTRY` and the
+/// forwarding `match`es.
+macro_rules! registry {
+    ($(
+        $(#[doc = $doc:expr])*
+        $name:literal => $V:ident($m:ident: $T:ident, $P:ident);
+    )*) => {
+        $( pub mod $m; )*
+
+        /// A router agent's kind and parameters (each agent's own type,
+        /// from its file in `router/`), as `[[agents]]` gives them.
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum AgentKind {
+            $( $(#[doc = $doc])* $V($m::$P), )*
+        }
+
+        /// Every kind of agent: a closed set dispatched by `match`.
+        pub enum Agent {
+            $( $V($m::$T), )*
+        }
+
+        /// Every agent in registry order (the order of the parser's
+        /// lists and messages).
+        pub(crate) static REGISTRY: &[Entry] = &[
+            $( Entry {
+                name: $name,
+                keys: <$m::$P as AgentParams>::KEYS,
+                parse: |t, site| Ok(AgentKind::$V(<$m::$P as AgentParams>::parse(t, site)?)),
+            }, )*
+        ];
+
+        impl AgentKind {
+            /// Its `kind` name.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( AgentKind::$V(_) => $name, )*
+                }
+            }
+        }
+
+        impl Agent {
+            pub fn new(kind: &AgentKind, env: AgentEnv) -> Self {
+                match kind {
+                    $( AgentKind::$V(p) => Agent::$V(<$m::$T as AgentPlugin>::new(p, env)), )*
+                }
+            }
+        }
+
+        macro_rules! dispatch {
+            ($self_:ident, $a:ident => $e:expr) => {
+                match $self_ {
+                    $( Agent::$V($a) => $e, )*
+                }
+            };
         }
     };
+}
+
+registry! {
+    /// Lowers the receive window advertised in passing TCP segments
+    /// (`router/rwnd_clamp.rs`).
+    "rwnd_clamp" => RwndClamp(rwnd_clamp: RwndClamp, RwndClampCfg);
+    /// Counts what passes, by kind, and what arrives corrupted
+    /// (`router/monitor.rs`).
+    "monitor" => Monitor(monitor: Monitor, MonitorCfg);
+    /// CETEN-R's corruption and congestion estimates (`router/ceten.rs`).
+    "ceten" => Ceten(ceten: CetenRouter, CetenRouterCfg);
+    /// XFWA's window adjustment on one interface (`router/xfwa.rs`).
+    "xfwa" => Xfwa(xfwa: Xfwa, XfwaCfg);
+}
+
+/// The registered agent called `name`.
+pub(crate) fn entry(name: &str) -> Option<&'static Entry> {
+    REGISTRY.iter().find(|e| e.name == name)
 }
 
 impl RouterAgent for Agent {
@@ -138,8 +262,7 @@ pub struct Agents {
 }
 
 impl Agents {
-    /// `ends[d]` = (from, to) node of link direction d (2 x link + 0 for
-    /// a->b, + 1 for b->a).
+    /// `ends[d]` = (from, to) node of link direction d (`DirId` d).
     pub fn build(scn: &Scenario, ends: &[(u32, u32)]) -> Self {
         let mut list = Vec::with_capacity(scn.agents.len());
         let out = vec![Vec::new(); ends.len()];
@@ -147,31 +270,21 @@ impl Agents {
         let arrivals_in = vec![Vec::new(); ends.len()];
         let backlog_of = vec![Vec::new(); ends.len()];
         for (k, cfg) in scn.agents.iter().enumerate() {
-            let agent = match cfg.kind {
-                AgentKind::RwndClamp { bytes } => Agent::RwndClamp(rwnd_clamp::RwndClamp::new(bytes, scn.flows.len())),
-                AgentKind::Monitor => Agent::Monitor(monitor::Monitor::default()),
-                AgentKind::Ceten { initial, overflow_decays_survival, per_packet } => {
-                    Agent::Ceten(ceten::CetenRouter::new(initial, overflow_decays_survival).per_packet(per_packet))
+            let interface = cfg.link.map(|l| {
+                // the direction that leaves the node over the link
+                let out = DirId::new(l, usize::from(scn.links[l].a != cfg.node));
+                let d = &scn.links[l].dirs[out.side()];
+                Interface {
+                    link: l,
+                    out: out.0,
+                    back: out.reverse().0,
+                    rate_bps: d.rate_bps,
+                    tcp_share: d.queue.tcp_share(),
+                    limit: d.queue.limit(),
                 }
-                AgentKind::Xfwa(x) => {
-                    // the parser requires a link attached to the node
-                    let l = cfg.link.expect("an xfwa agent has a link");
-                    let side = usize::from(scn.links[l].a != cfg.node);
-                    let (out, back) = ((2 * l + side) as u32, (2 * l + 1 - side) as u32);
-                    let d = &scn.links[l].dirs[side];
-                    let (lp, lb) = match d.queue.limit() {
-                        QueueLimit::Packets(n) => (Some(n), None),
-                        QueueLimit::Bytes(b) => (None, Some(b)),
-                        QueueLimit::Unlimited => (None, None),
-                    };
-                    let rng = Rng::new(scn.run.seed, AGENT_STREAM + k as u64);
-                    // with TCP and other traffic in classes, XFWA shares the
-                    // TCP class's part of the link and its buffer (III-D)
-                    let bw = (d.rate_bps as f64 * d.queue.tcp_share()) as u64;
-                    Agent::Xfwa(xfwa::Xfwa::new(x, out, back, bw, lp, lb, scn.flows.len(), rng))
-                }
-            };
-            list.push(agent);
+            });
+            let rng = Rng::new(scn.run.seed, AGENT_STREAM + k as u64);
+            list.push(Agent::new(&cfg.kind, AgentEnv { node: cfg.node as u32, interface, flows: scn.flows.len(), rng }));
         }
         let mut agents = Agents { list, cfgs: scn.agents.clone(), out, corrupted_in, arrivals_in, backlog_of };
         for (d, &(from, to)) in ends.iter().enumerate() {
@@ -194,7 +307,7 @@ impl Agents {
     /// Which agents watch direction `d`.
     fn watch(&mut self, d: usize, from: u32, to: u32) {
         for (k, (cfg, agent)) in self.cfgs.iter().zip(&self.list).enumerate() {
-            let on_link = cfg.link.is_none_or(|l| l == d / 2);
+            let on_link = cfg.link.is_none_or(|l| l == DirId(d as u32).link());
             if on_link && from as usize == cfg.node {
                 self.out[d].push(k as u32);
                 if agent.wants_backlog(d as u32) {
@@ -268,5 +381,25 @@ impl Agents {
         for &k in &self.corrupted_in[dir as usize] {
             self.list[k as usize].on_corrupted(now, dir, p);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each kind has its own name, and none of its keys is one every agent
+    /// has (the parser lists them together): what the registry promises a
+    /// new line.
+    #[test]
+    fn registered_kinds_have_distinct_names_and_their_own_keys() {
+        for (i, e) in REGISTRY.iter().enumerate() {
+            assert!(REGISTRY[..i].iter().all(|o| o.name != e.name), "{} twice", e.name);
+            for k in e.keys {
+                assert!(!["node", "kind", "link"].contains(k), "{}: {k} is a common key", e.name);
+            }
+            assert!(std::ptr::eq(entry(e.name).unwrap(), e));
+        }
+        assert_eq!(REGISTRY.iter().map(|e| e.name).collect::<Vec<_>>(), ["rwnd_clamp", "monitor", "ceten", "xfwa"]);
     }
 }

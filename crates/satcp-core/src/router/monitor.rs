@@ -7,9 +7,30 @@
 
 use std::collections::BTreeMap;
 
-use super::RouterAgent;
+use super::{AgentEnv, AgentParams, AgentPlugin, AgentSite, RouterAgent};
 use crate::net::{Kind, Packet};
+use crate::scenario::reader::{Res, Tbl};
 use crate::sim::Time;
+
+/// A monitor has no parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MonitorCfg;
+
+impl AgentParams for MonitorCfg {
+    const KEYS: &'static [&'static str] = &[];
+
+    fn parse(_t: &Tbl, _site: &AgentSite) -> Res<Self> {
+        Ok(MonitorCfg)
+    }
+}
+
+impl AgentPlugin for Monitor {
+    type Params = MonitorCfg;
+
+    fn new(_p: &MonitorCfg, _env: AgentEnv) -> Self {
+        Monitor::default()
+    }
+}
 
 const KINDS: [Kind; 5] = [Kind::Data, Kind::Ack, Kind::Dummy, Kind::DummyAck, Kind::Udp];
 

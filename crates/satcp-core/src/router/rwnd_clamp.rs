@@ -14,10 +14,39 @@
 use std::collections::BTreeMap;
 
 use super::window_field::WindowField;
-use super::RouterAgent;
+use super::{AgentEnv, AgentParams, AgentPlugin, AgentSite, RouterAgent};
 use crate::net::packet::FLAG_ACK;
 use crate::net::Packet;
+use crate::scenario::reader::{positive, Res, Tbl};
+use crate::scenario::{units, AppCfg, FlowCfg};
 use crate::sim::Time;
+
+/// `bytes`: the largest window any passing segment may advertise.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RwndClampCfg {
+    pub bytes: u64,
+}
+
+impl AgentParams for RwndClampCfg {
+    const KEYS: &'static [&'static str] = &["bytes"];
+
+    fn parse(t: &Tbl, site: &AgentSite) -> Res<Self> {
+        let bytes = t.require("bytes", t.size_pos("bytes")?, &positive(units::SIZE_ALLOWED))?;
+        let udp = |f: &FlowCfg| match &f.app {
+            AppCfg::Cbr(_) => true,
+            AppCfg::OnOff(o) => !o.tcp,
+            _ => false,
+        };
+        let mss = site.flows.iter().filter(|f| !udp(f)).map(|f| f.tcp.mss).max();
+        if let Some(mss) = mss.filter(|&m| bytes < m as u64) {
+            return Err(t.bad(
+                "bytes",
+                format!("a size >= the largest mss of the scenario's TCP flows ({mss} bytes): a window under one segment stalls a sender that sends only full segments"),
+            ));
+        }
+        Ok(RwndClampCfg { bytes })
+    }
+}
 
 pub struct RwndClamp {
     bytes: u64,
@@ -29,6 +58,14 @@ pub struct RwndClamp {
 impl RwndClamp {
     pub fn new(bytes: u64, flows: usize) -> Self {
         RwndClamp { bytes, field: WindowField::new(flows), clamped: 0, seen: 0 }
+    }
+}
+
+impl AgentPlugin for RwndClamp {
+    type Params = RwndClampCfg;
+
+    fn new(p: &RwndClampCfg, env: AgentEnv) -> Self {
+        RwndClamp::new(p.bytes, env.flows)
     }
 }
 

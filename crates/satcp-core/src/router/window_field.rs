@@ -40,9 +40,10 @@ impl WindowField {
     pub fn observe(&mut self, p: &Packet) {
         if p.tcp.has(FLAG_SYN) {
             if let Some(s) = p.tcp.opt_wscale {
-                // the segment's sender: endpoint to_ep ^ 1 (2f is flow f's server)
-                let c = &mut self.conns[(p.to_ep / 2) as usize];
-                c.shift[((p.to_ep ^ 1) % 2) as usize] = Some(s);
+                // the shift the segment's sender (the peer of its endpoint) offers
+                let sender = p.endpoint().peer();
+                let c = &mut self.conns[sender.flow().index()];
+                c.shift[sender.side() as usize] = Some(s);
                 c.scaled |= p.tcp.has(FLAG_ACK);
             }
         }
@@ -52,9 +53,10 @@ impl WindowField {
         if p.tcp.has(FLAG_SYN) {
             return 0;
         }
-        let c = &self.conns[(p.to_ep / 2) as usize];
+        let sender = p.endpoint().peer();
+        let c = &self.conns[sender.flow().index()];
         if c.scaled {
-            c.shift[((p.to_ep ^ 1) % 2) as usize].unwrap_or(0)
+            c.shift[sender.side() as usize].unwrap_or(0)
         } else {
             0
         }

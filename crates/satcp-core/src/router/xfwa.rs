@@ -57,9 +57,12 @@
 use std::collections::BTreeMap;
 
 use super::window_field::WindowField;
-use super::RouterAgent;
+use super::{AgentEnv, AgentParams, AgentPlugin, AgentSite, RouterAgent};
 use crate::net::packet::{Kind, FLAG_ACK, INITIAL_TTL};
+use crate::ids::Side;
 use crate::net::Packet;
+use crate::scenario::reader::{missing, Res, Tbl};
+use crate::scenario::QueueLimit;
 use crate::sim::{Rng, Time};
 
 /// What Q_size in Eq. 2 is.
@@ -106,6 +109,40 @@ impl Default for XfwaCfg {
             rtt_error: 0.0,
             rtt_error_dist: ErrorDist::Uniform,
         }
+    }
+}
+
+impl AgentParams for XfwaCfg {
+    const KEYS: &'static [&'static str] = &["alpha", "isl_delay", "extra_hops", "q_size", "new_flows", "rtt_error", "rtt_error_dist"];
+
+    /// Every key has the paper's default; `link` is required.
+    fn parse(t: &Tbl, site: &AgentSite) -> Res<Self> {
+        if site.link.is_none() {
+            return Err(missing(&t.at("link"), "the link whose interface the agent adjusts (its data leaves over it)"));
+        }
+        let d = XfwaCfg::default();
+        Ok(XfwaCfg {
+            alpha: t.number("alpha", |x| x > 0.0 && x <= 10.0, "a skew factor in (0, 10], e.g. 1")?.unwrap_or(d.alpha),
+            isl_delay_ns: t.duration("isl_delay")?.unwrap_or(d.isl_delay_ns),
+            extra_hops: t.u32_in("extra_hops", 0, 64)?.unwrap_or(d.extra_hops),
+            q_size: match t.choice("q_size", &["capacity", "free"])? {
+                Some("free") => QSize::Free,
+                Some(_) => QSize::Capacity,
+                None => d.q_size,
+            },
+            new_flows: match t.choice("new_flows", &["wait", "immediate"])? {
+                Some("immediate") => NewFlows::Immediate,
+                Some(_) => NewFlows::Wait,
+                None => d.new_flows,
+            },
+            rtt_error: t.number("rtt_error", |x| (0.0..1.0).contains(&x), "a relative error sigma in [0, 1), e.g. 0.1")?.unwrap_or(d.rtt_error),
+            rtt_error_dist: match t.choice("rtt_error_dist", &["uniform", "uniform_variance", "normal"])? {
+                Some("uniform_variance") => ErrorDist::UniformVariance,
+                Some("normal") => ErrorDist::Normal,
+                Some(_) => ErrorDist::Uniform,
+                None => d.rtt_error_dist,
+            },
+        })
     }
 }
 
@@ -302,15 +339,33 @@ impl Xfwa {
     }
 }
 
+impl AgentPlugin for Xfwa {
+    type Params = XfwaCfg;
+
+    fn new(p: &XfwaCfg, env: AgentEnv) -> Self {
+        // the parser requires a link attached to the node
+        let i = env.interface.expect("an xfwa agent has a link");
+        let (lp, lb) = match i.limit {
+            QueueLimit::Packets(n) => (Some(n), None),
+            QueueLimit::Bytes(b) => (None, Some(b)),
+            QueueLimit::Unlimited => (None, None),
+        };
+        // with TCP and other traffic in classes, XFWA shares the TCP
+        // class's part of the link and its buffer (III-D)
+        let bw = (i.rate_bps as f64 * i.tcp_share) as u64;
+        Xfwa::new(*p, i.out, i.back, bw, lp, lb, env.flows, env.rng)
+    }
+}
+
 impl RouterAgent for Xfwa {
     fn on_forward(&mut self, now: Time, dir: u32, p: &mut Packet) {
         if dir != self.out || !p.kind.is_tcp() {
             return;
         }
         self.field.observe(p);
-        // a data packet of flow p.to_ep / 2 on its way to the client
-        if p.kind == Kind::Data && p.payload > 0 && p.to_ep % 2 == 1 {
-            let flow = p.to_ep / 2;
+        // a data packet on its way to its flow's client
+        if p.kind == Kind::Data && p.payload > 0 && p.endpoint().side() == Side::Client {
+            let flow = p.flow().0;
             self.packet_bytes = self.packet_bytes.max(p.ip_bytes);
             // the TTL was decremented here already: routers before this one
             let h_f = (INITIAL_TTL - p.ttl).saturating_sub(1) as u32;
@@ -333,11 +388,11 @@ impl RouterAgent for Xfwa {
         }
         self.field.observe(p);
         self.maybe_update(now);
-        // an ACK of flow p.to_ep / 2 on its way to the server
-        if p.to_ep % 2 != 0 || !p.tcp.has(FLAG_ACK) {
+        // an ACK on its way to its flow's server
+        if p.endpoint().side() != Side::Server || !p.tcp.has(FLAG_ACK) {
             return;
         }
-        let flow = p.to_ep / 2;
+        let flow = p.flow().0;
         let Some(e) = self.table.get_mut(&flow) else { return };
         // not yet decremented here: routers before this one
         let new = e.h_b.is_none() && e.h_f.is_some();

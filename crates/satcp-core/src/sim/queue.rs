@@ -28,16 +28,11 @@ pub enum Event {
     /// A packet held back on link direction `dir` (reordering, overtakable
     /// burst delay) arrives: one entry per such packet, in time order.
     ArriveLate { dir: u32 },
-    /// The transmitter of link direction `dir`, one that holds packets
-    /// (priority queue), finishes sending its current packet.
-    TxDone { dir: u32 },
-    /// The first item (frame, bypass packet or link ACK) on the air of ARQ
-    /// link direction `dir` reaches the far end (one entry per busy
-    /// direction, as for `Arrive`).
-    ArqArrive { dir: u32 },
-    /// The ARQ timer of direction `dir` (its sender's retransmission timer
-    /// and the resequencing timer of the receiver beside it).
-    ArqTimer { dir: u32 },
+    /// An event the link protocol of direction `dir` scheduled for itself
+    /// (`net/link/protocol.rs`): `what` is the protocol's own code (the
+    /// holding transmitter's end of a transmission; the ARQ's, an arrival
+    /// on its air, its timer), so a new protocol adds no event kind.
+    Link { dir: u32, what: u8 },
     /// Link `link`'s next scheduled change (rate, delay, down, up) happens.
     /// All of them are queued when the run is built, so at any instant a
     /// change comes before the packets that meet it.

@@ -249,6 +249,20 @@ pub struct LinkSummary {
     pub arq: Option<ArqSummary>,
 }
 
+/// What names a link direction in a summary: what the world knows of it
+/// (the scenario's names, the configured rate and delay), not the direction.
+#[derive(Clone, Debug)]
+pub struct DirLabel {
+    pub index: usize,
+    pub a: String,
+    pub b: String,
+    pub direction: &'static str,
+    pub from: String,
+    pub to: String,
+    pub rate_bps: u64,
+    pub delay_s: f64,
+}
+
 /// One direction of an ARQ link: its frames, their fate at the far end,
 /// and the link ACKs it sent for the other direction's frames.
 #[derive(Clone, Debug, Default, Serialize)]

@@ -65,7 +65,7 @@ use super::cc::{AckCtx, Action, DupAck, SendCtx, Verdict};
 use super::limits::Limit;
 use super::receiver::Receiver;
 use super::recovery::Phase;
-use super::sender::Sender;
+use super::sender::{Sender, SSTHRESH_INFINITE};
 use super::seq;
 use crate::net::packet::{
     Kind, Packet, ResearchOption, TcpHeader, FLAG_ACK, FLAG_FIN, FLAG_SYN, MAX_RESEARCH_WORDS, MAX_SACK_BLOCKS,
@@ -128,6 +128,48 @@ pub struct EndpointStats {
     pub dummy_acks_received: u64,
 }
 
+/// What the world reads of an endpoint for time series and summaries: its
+/// sending half's window and timers, its receiving half's progress, and
+/// its counters (sequence numbers are absolute offsets: the SYN is 0).
+#[derive(Clone, Copy, Debug)]
+pub struct FlowCounters {
+    /// The sender's segment size and its oldest unacknowledged byte.
+    pub smss: u64,
+    pub snd_una: u64,
+    pub cwnd: u64,
+    /// None while no loss has set it (RFC 5681's "arbitrarily high").
+    pub ssthresh: Option<u64>,
+    /// The peer's latest advertised window (bytes).
+    pub peer_wnd: u64,
+    pub flight: u64,
+    pub srtt_ns: Option<f64>,
+    pub rto_ns: Time,
+    /// One past the highest byte sent.
+    pub snd_max: u64,
+    /// One past the highest byte received, in order or not.
+    pub rcv_high: u64,
+    /// Data bytes delivered in order to the application.
+    pub bytes_delivered: u64,
+    /// Data bytes that arrived, duplicates included.
+    pub bytes_arrived: u64,
+    pub stats: EndpointStats,
+}
+
+/// The receiving half's buffer (absolute offsets).
+#[derive(Clone, Copy, Debug)]
+pub struct ReceiveState {
+    /// The next byte expected in order, and the right edge of the window
+    /// offered.
+    pub nxt: u64,
+    pub right_edge: u64,
+    /// Bytes held (in order and not yet read, or out of order), and the
+    /// buffer they may fill.
+    pub held: u64,
+    pub buffer: u64,
+    pub fin_received: bool,
+    pub bytes_delivered: u64,
+}
+
 pub struct Endpoint {
     pub id: u32,
     pub peer: u32,
@@ -147,15 +189,8 @@ pub struct Endpoint {
     /// Both sides offered window scaling.
     ws_ok: bool,
     pub sack_ok: bool,
-    /// The controller attaches research options (asked once: the others pay
-    /// nothing per segment).
-    research: bool,
-    /// The controller wants to hear of every data segment sent (asked once).
-    cc_sees_sends: bool,
-    /// The controller reads the ACK's `pipe` (asked once).
-    cc_reads_pipe: bool,
-    pub snd: Sender,
-    pub rcv: Receiver,
+    pub(in crate::tcp) snd: Sender,
+    pub(in crate::tcp) rcv: Receiver,
     pub(crate) rto_timer: Timer,
     delack: Timer,
     pace_timer: Timer,
@@ -176,13 +211,17 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
+    /// An endpoint with a configuration of its own and its controller's
+    /// random stream taken from seed 0 (stream `id`): for tests.
     pub fn new(id: u32, peer: u32, node: u32, peer_node: u32, cfg: &TcpCfg) -> Self {
-        Self::with_shared_cfg(id, peer, node, peer_node, Arc::new(cfg.clone()))
+        Self::with_shared_cfg(id, peer, node, peer_node, Arc::new(cfg.clone()), Rng::new(0, id as u64))
     }
 
-    /// An endpoint reading a configuration it shares with others.
-    pub fn with_shared_cfg(id: u32, peer: u32, node: u32, peer_node: u32, cfg: Arc<TcpCfg>) -> Self {
-        let snd = Sender::new(&cfg, Rng::new(0, id as u64));
+    /// An endpoint reading a configuration it shares with others; `cc_rng`
+    /// is its window controller's random stream (BBR draws its first
+    /// ProbeBW phase from it, CETEN-R its coins).
+    pub fn with_shared_cfg(id: u32, peer: u32, node: u32, peer_node: u32, cfg: Arc<TcpCfg>, cc_rng: Rng) -> Self {
+        let snd = Sender::new(&cfg, cc_rng);
         Endpoint {
             id,
             peer,
@@ -195,9 +234,6 @@ impl Endpoint {
             rcv_shift: 0,
             ws_ok: false,
             sack_ok: false,
-            research: snd.cc.uses_research_option(),
-            cc_sees_sends: snd.cc.sees_sends(),
-            cc_reads_pipe: snd.cc.reads_pipe(),
             snd,
             rcv: if cfg.rwnd_autotune { Receiver::autotuned(cfg.rwnd_bytes) } else { Receiver::new(cfg.rwnd_bytes) }
                 .taking_buffer_for_ooo(cfg.ooo_takes_buffer),
@@ -215,6 +251,40 @@ impl Endpoint {
             stats: EndpointStats::default(),
             cfg,
         }
+    }
+
+    /// The endpoint's state as time series and summaries read it.
+    pub fn flow_counters(&self) -> FlowCounters {
+        let (s, r) = (&self.snd, &self.rcv);
+        FlowCounters {
+            smss: s.smss(),
+            snd_una: s.una,
+            cwnd: s.w.cwnd,
+            ssthresh: (s.w.ssthresh < SSTHRESH_INFINITE).then_some(s.w.ssthresh),
+            peer_wnd: s.peer_wnd,
+            flight: s.flight(),
+            srtt_ns: s.rtt.srtt,
+            rto_ns: s.rtt.rto(),
+            snd_max: s.max,
+            rcv_high: r.high,
+            bytes_delivered: r.bytes_delivered,
+            bytes_arrived: r.bytes_arrived,
+            stats: self.stats,
+        }
+    }
+
+    /// The shares of the time up to `end` that the sender was limited by
+    /// cwnd, by the peer's window, by the application and by pacing.
+    pub fn limited_shares(&self, end: Time) -> [f64; 4] {
+        let mut l = self.snd.limits.clone();
+        l.finish(end);
+        l.shares()
+    }
+
+    /// The receiving half's buffer as the receiver fuzzer checks it.
+    pub fn receive_state(&self) -> ReceiveState {
+        let r = &self.rcv;
+        ReceiveState { nxt: r.nxt, right_edge: r.right_edge(), held: r.held(), buffer: r.buffer, fin_received: r.fin_received, bytes_delivered: r.bytes_delivered }
     }
 
     /// Restart the retransmission timer from now.
@@ -241,12 +311,6 @@ impl Endpoint {
 
     fn delack_event(&self) -> Event {
         Event::Timer { ep: self.id, kind: TimerKind::DelayedAck }
-    }
-
-    /// Give the controller its own random stream of the run (the default is
-    /// stream `id` of seed 0).
-    pub fn seed_controller(&mut self, rng: Rng) {
-        self.snd.cc.set_rng(rng);
     }
 
     /// Draw the phase of the TCP clock (used by ns-2's RTT estimator only).
@@ -409,7 +473,7 @@ impl Endpoint {
             flags: FLAG_ACK | if fin { FLAG_FIN } else { 0 },
             ..Default::default()
         };
-        if self.research {
+        if self.snd.caps.research_option {
             self.attach_research(&mut h, Kind::Data);
         }
         if self.sack_ok && self.rcv.has_ooo() {
@@ -420,7 +484,7 @@ impl Endpoint {
             self.snd.last_data = Some((start, len));
         }
         ctx.out.push(pkt);
-        if self.cc_sees_sends {
+        if self.snd.caps.sees_sends {
             self.cc_data_sent(ctx, start, len, retx);
         }
         if self.snd.w.pacing_bps > 0 {
@@ -485,7 +549,7 @@ impl Endpoint {
             flags: FLAG_ACK,
             ..Default::default()
         };
-        if self.research {
+        if self.snd.caps.research_option {
             self.attach_research(&mut h, kind);
         }
         h
@@ -1088,7 +1152,7 @@ impl Endpoint {
         if ack > old_una && !reo_armed {
             self.tlp_after_ack(ctx);
         }
-        if self.cfg.pacing && !self.snd.cc.paces() {
+        if self.cfg.pacing && !self.snd.caps.paces {
             self.window_pacing_rate();
         }
         if !self.snd.acts.is_empty() {
@@ -1169,7 +1233,7 @@ impl Endpoint {
             una,
             snd_max: s.max,
             flight: s.flight(),
-            pipe: if self.cc_reads_pipe || super::always_pipe() { s.pipe(dupthresh) } else { 0 },
+            pipe: if s.caps.reads_pipe || super::always_pipe() { s.pipe(dupthresh) } else { 0 },
             recovering: s.phase.in_recovery() || una < s.recover,
             recover: s.recover,
             peer_wnd: s.peer_wnd,

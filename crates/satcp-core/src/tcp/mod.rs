@@ -16,7 +16,7 @@ pub mod scoreboard;
 pub mod sender;
 pub mod seq;
 
-pub use endpoint::{Ctx, Endpoint, Note, State};
+pub use endpoint::{Ctx, Endpoint, EndpointStats, FlowCounters, Note, ReceiveState, State};
 
 /// Whether the endpoint takes its fast paths (an idle sender's attempt to
 /// send, an ACK that moves nothing): always, except in unit tests that
@@ -40,21 +40,5 @@ pub(crate) fn always_pipe() -> bool {
     false
 }
 
-#[cfg(test)]
-mod cc_traces;
-#[cfg(test)]
-mod ceten_traces;
-#[cfg(test)]
-mod adalr_traces;
-#[cfg(test)]
-mod harness;
-#[cfg(test)]
-mod hook_traces;
-#[cfg(test)]
-mod ns2_traces;
-#[cfg(test)]
-mod opnet_traces;
-#[cfg(test)]
-mod peach_traces;
 #[cfg(test)]
 mod tests;

@@ -65,33 +65,33 @@ pub const AUTOTUNE_INITIAL: u64 = 64 << 10;
 #[derive(Clone, Debug, Default)]
 pub struct Receiver {
     /// Next in-order absolute offset expected.
-    pub nxt: u64,
+    pub(in crate::tcp) nxt: u64,
     /// Out-of-order data held, all above `nxt`.
     ooo: IntervalSet,
     /// Recently received out-of-order ranges, most recent first.
     recent: Vec<(u64, u64)>,
     /// Bytes of the advertised window (the receive buffer).
-    pub buffer: u64,
+    pub(in crate::tcp) buffer: u64,
     /// With autotuning, the most `buffer` grows to (0 = fixed buffer).
     auto_max: u64,
     /// Out-of-order data takes room in the buffer (see the module doc).
-    pub ooo_takes_buffer: bool,
+    pub(in crate::tcp) ooo_takes_buffer: bool,
     /// With `ooo_takes_buffer`, the furthest right edge a sent segment
     /// has offered (the endpoint notes it as each ACK leaves).
     edge: u64,
-    pub fin_at: Option<u64>,
-    pub fin_received: bool,
+    pub(in crate::tcp) fin_at: Option<u64>,
+    pub(in crate::tcp) fin_received: bool,
     /// Segments received since the last ACK was sent.
-    pub unacked_segments: u32,
+    pub(in crate::tcp) unacked_segments: u32,
     /// Highest absolute offset received (in order or not), exclusive.
-    pub high: u64,
+    pub(in crate::tcp) high: u64,
     /// Data bytes that arrived (duplicates and retransmissions included).
-    pub bytes_arrived: u64,
+    pub(in crate::tcp) bytes_arrived: u64,
     /// Data bytes delivered in order.
-    pub bytes_delivered: u64,
+    pub(in crate::tcp) bytes_delivered: u64,
     /// Segments with payload that arrived (duplicates included): DAASS
     /// counts these.
-    pub data_segments: u64,
+    pub(in crate::tcp) data_segments: u64,
 }
 
 /// How an arriving segment relates to what was held.

@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 
-use super::cc::{AckCtx, Action, Cc, Env, Window};
+use super::cc::{AckCtx, Action, Capabilities, Cc, Env, Window};
 use super::recovery::frto::Frto;
 use super::recovery::rack::Rack;
 use super::recovery::{Phase, Scheme};
@@ -40,32 +40,34 @@ struct SentSeg {
 
 #[derive(Clone, Debug)]
 pub struct Sender {
-    pub una: u64,
-    pub nxt: u64,
-    pub max: u64,
+    pub(in crate::tcp) una: u64,
+    pub(in crate::tcp) nxt: u64,
+    pub(in crate::tcp) max: u64,
     /// One past the last byte the application has written (absolute).
-    pub data_end: u64,
+    pub(in crate::tcp) data_end: u64,
     /// The application has closed: a FIN follows `data_end`.
-    pub fin_queued: bool,
-    pub w: Window,
-    pub cc: Cc,
+    pub(in crate::tcp) fin_queued: bool,
+    pub(in crate::tcp) w: Window,
+    pub(in crate::tcp) cc: Cc,
+    /// What the controller does beyond its hooks' defaults (asked once).
+    pub(in crate::tcp) caps: Capabilities,
     /// Actions the controller's hooks push; the endpoint carries them out
     /// after the hook and keeps the buffer.
-    pub acts: Vec<Action>,
+    pub(in crate::tcp) acts: Vec<Action>,
     /// The peer's latest advertised window, scaled (bytes).
-    pub peer_wnd: u64,
+    pub(in crate::tcp) peer_wnd: u64,
     /// Where loss recovery stands, and the duplicate ACKs in a row.
-    pub phase: Phase,
+    pub(in crate::tcp) phase: Phase,
     /// The recovery scheme's own state.
-    pub scheme: Scheme,
+    pub(in crate::tcp) scheme: Scheme,
     /// RFC 6582 "recover" / RFC 6675 RecoveryPoint, as an exclusive end:
     /// max at the time recovery (or the last RTO) began.
-    pub recover: u64,
-    pub board: Scoreboard,
+    pub(in crate::tcp) recover: u64,
+    pub(in crate::tcp) board: Scoreboard,
     /// The last segment with data sent: (absolute start, length), what a
     /// controller's `Action::Dummy { range: None, .. }` copies.
-    pub last_data: Option<(u64, u64)>,
-    pub rtt: RttEstimator,
+    pub(in crate::tcp) last_data: Option<(u64, u64)>,
+    pub(in crate::tcp) rtt: RttEstimator,
     sampling: RttSampling,
     /// RFC 7323 timestamps: an ACK of a retransmission still gives a sample.
     timestamps: bool,
@@ -75,72 +77,72 @@ pub struct Sender {
     /// The timed segment (start, end, sent at), one-per-RTT sampling.
     timed: Option<(u64, u64, Time)>,
     /// Consecutive RTO expiries without the cumulative ACK moving.
-    pub rto_streak: u32,
+    pub(in crate::tcp) rto_streak: u32,
     /// Bytes sent by Limited Transmit since the cumulative ACK last moved;
     /// left out of FlightSize when ssthresh is computed (RFC 5681 3.2).
-    pub lt_bytes: u64,
-    pub frto: Frto,
+    pub(in crate::tcp) lt_bytes: u64,
+    pub(in crate::tcp) frto: Frto,
     /// Delivery-rate sampling, kept only for controllers that use it.
-    pub rate: Option<DeliveryRate>,
+    pub(in crate::tcp) rate: Option<DeliveryRate>,
     /// With pacing (`w.pacing_bps > 0`), the earliest time the next segment
     /// may leave.
-    pub next_send_at: Time,
+    pub(in crate::tcp) next_send_at: Time,
     /// What stopped the sender, over time, and the cwnd-validation state.
-    pub limits: SendLimits,
+    pub(in crate::tcp) limits: SendLimits,
     /// What the ACK being processed told the controller (recovery schemes
     /// reach the controller's growth through `Endpoint::grow_window`).
-    pub ack: AckCtx,
+    pub(in crate::tcp) ack: AckCtx,
     /// What a loss response halves.
-    pub ssthresh_basis: SsthreshBasis,
+    pub(in crate::tcp) ssthresh_basis: SsthreshBasis,
     /// When a new fast retransmit is allowed.
-    pub recover_rule: RecoverRule,
+    pub(in crate::tcp) recover_rule: RecoverRule,
     rearm_on_fast_retransmit: bool,
     /// A timeout clears the scoreboard (`rto_clears_sack`).
-    pub rto_clears_sack: bool,
+    pub(in crate::tcp) rto_clears_sack: bool,
     /// ns-2 FACK: retransmissions of this recovery (start, end, snd_max when
     /// sent), to find those lost again (`fack_style = "ns2"`).
-    pub rtx_log: VecDeque<(u64, u64, u64)>,
+    pub(in crate::tcp) rtx_log: VecDeque<(u64, u64, u64)>,
     /// ns-2 FACK found a retransmission lost again and sends nothing more
     /// until the retransmission timer expires.
-    pub rtx_lost_stall: bool,
+    pub(in crate::tcp) rtx_lost_stall: bool,
     /// When the segment whose arrival last moved snd.una was sent (its
     /// latest copy): the timestamp an RFC 7323 receiver echoes on duplicate
     /// ACKs (ns-2's FACK samples it).
-    pub una_moved_by_sent_at: Option<Time>,
+    pub(in crate::tcp) una_moved_by_sent_at: Option<Time>,
     /// RACK loss detection (`rack`, SACK recovery only).
-    pub rack: Option<Rack>,
+    pub(in crate::tcp) rack: Option<Rack>,
     /// RACK: unSACKed data below this is lost (snd_una when none).
-    pub rack_lost_below: u64,
+    pub(in crate::tcp) rack_lost_below: u64,
     /// RACK: retransmissions lost again lie in [from, to): resend the
     /// unSACKed data there before anything else.
-    pub rack_relost: Option<(u64, u64)>,
+    pub(in crate::tcp) rack_relost: Option<(u64, u64)>,
     /// RACK: when the last segment sent before the reference and not yet
     /// lost or SACKed will be lost, if no ACK comes first (the reordering
     /// timer's deadline, before its slack).
-    pub rack_reo_at: Option<Time>,
+    pub(in crate::tcp) rack_reo_at: Option<Time>,
     /// The outstanding tail loss probe: snd_max when it was sent (Linux's
     /// `tlp_high_seq`) and whether it was a retransmission.
-    pub tlp_high: Option<(u64, bool)>,
+    pub(in crate::tcp) tlp_high: Option<(u64, bool)>,
     /// Bytes marked lost so far (Linux's `tp->lost`, read by BBR's policer
     /// detection; kept only with delivery-rate sampling): unSACKed data as
     /// the lost boundary (IsLost, RACK) or, without SACK, the head resent
     /// by NewReno passes it, and at a timeout everything outstanding not yet
     /// counted plus retransmissions (lost again).
-    pub lost: u64,
+    pub(in crate::tcp) lost: u64,
     /// Data below this has been counted in `lost`.
     lost_marked_to: u64,
     /// The next retransmission is a fast retransmit that restarts the timer.
-    pub rearm_pending: bool,
+    pub(in crate::tcp) rearm_pending: bool,
     /// Without SACK, the segments duplicate ACKs say have left the network
     /// (Linux's Reno emulation of SACK, `tcp_add_reno_sack`): one per
     /// duplicate ACK, at most all outstanding but one; a cumulative ACK of
     /// n segments takes n - 1 back (one was the hole,
     /// `tcp_remove_reno_sacks`); none once recovery is over or at a
     /// timeout. `pipe` leaves them out.
-    pub reno_sacked: u64,
+    pub(in crate::tcp) reno_sacked: u64,
     /// NewReno owes the retransmission of the segment at snd_una
     /// (`newreno_within_cwnd` held it back).
-    pub head_rtx_owed: bool,
+    pub(in crate::tcp) head_rtx_owed: bool,
 }
 
 impl Sender {
@@ -155,7 +157,8 @@ impl Sender {
             data_end: 1,
             fin_queued: false,
             w: Window::new(smss, cfg.initial_ssthresh_bytes.unwrap_or(SSTHRESH_INFINITE), smss),
-            rate: cc.wants_rate_samples().then(DeliveryRate::default),
+            rate: cc.capabilities().rate_samples.then(DeliveryRate::default),
+            caps: cc.capabilities(),
             cc,
             acts: Vec::new(),
             peer_wnd: 0,

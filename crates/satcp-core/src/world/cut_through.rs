@@ -62,6 +62,7 @@
 //! at the very nanosecond the run ends.
 
 use super::World;
+use crate::ids::DirId;
 use crate::net::link::SummaryMark;
 use crate::net::{Enqueued, Kind, Packet};
 use crate::sim::{Event, Time};
@@ -118,8 +119,8 @@ impl World {
                 continue;
             }
             // what arrives over the reverse of one leaves on the other
-            // (directions come in pairs: 2i is a -> b, 2i + 1 is b -> a)
-            for (inbound, outbound) in [(x ^ 1, y), (y ^ 1, x)] {
+            let rev = |d: u32| DirId(d).reverse().0;
+            for (inbound, outbound) in [(rev(x), y), (rev(y), x)] {
                 if self.dirs[inbound as usize].in_order_fifo() && self.dirs[outbound as usize].in_order_fifo() {
                     self.cut_to[inbound as usize] = outbound;
                 }
@@ -151,7 +152,7 @@ impl World {
         let seq = self.q.next_seq();
         let fate = dir.enqueue(at, p.ip_bytes);
         if p.kind.low_priority() {
-            super::count_low_priority(dir, &fate);
+            super::forward::count_low_priority(dir, &fate);
         }
         let mut udp_lost = NO_CUT;
         match fate {

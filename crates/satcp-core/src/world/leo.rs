@@ -6,7 +6,7 @@
 //!   closed form or SGP4, `leo/positions.rs`);
 //! * each inter-satellite link is up while its ends are in range and the
 //!   beam passes above the grazing altitude; its delay ramps from the
-//!   distance / c at this step to that at the next (`net/schedule.rs`);
+//!   distance / c at this step to that at the next (`net/link/schedule.rs`);
 //! * each ground station's satellites in view (elevation at least the
 //!   minimum) are found, and the attachment policy picks those it links
 //!   to; a link to a satellite not linked before is made then (an ordinary
@@ -34,6 +34,7 @@
 //!   run then ends as idle, as it would without a constellation).
 
 use super::World;
+use crate::ids::DirId;
 use crate::leo::frames::{light_ns, Vec3};
 use crate::leo::positions::ShellGeometry;
 use crate::leo::visibility::{coverage_angle_deg, isl_possible, Station};
@@ -216,10 +217,10 @@ impl World {
         for sh in &cfg.shells {
             for j in 0..sh.isls.len() {
                 let l = sh.first_link + j;
-                for d in [2 * l, 2 * l + 1] {
-                    let (from, to) = (self.dirs[d].from, self.dirs[d].to);
-                    let cfgd = &self.scn.links[l].dirs[d % 2];
-                    self.dirs[d] = LinkDir::moving(from, to, cfgd, Rng::new(self.scn.run.seed, super::STREAM_LINK_ERRORS + d as u64));
+                for d in DirId::both(l) {
+                    let (from, to) = (self.dirs[d.index()].from, self.dirs[d.index()].to);
+                    let cfgd = &self.scn.links[l].dirs[d.side()];
+                    self.dirs[d.index()] = LinkDir::moving(from, to, cfgd, Rng::new(self.scn.run.seed, super::STREAM_LINK_ERRORS + d.0 as u64));
                 }
             }
         }
@@ -268,20 +269,22 @@ impl World {
                 let (pa, pb) = (now[a as usize], now[b as usize]);
                 let possible = isl_possible(pa, pb, sh.isl_max_range_km, sh.isl_min_grazing_km);
                 let l = sh.first_link + j;
-                if possible != self.dirs[2 * l].up {
-                    for d in [2 * l, 2 * l + 1] {
+                let [ab, ba] = DirId::both(l);
+                if possible != self.dirs[ab.index()].up {
+                    let mut ctx = link_ctx!(self);
+                    for d in [ab, ba] {
                         if possible {
-                            self.dirs[d].come_up_now(t);
+                            self.dirs[d.index()].come_up_now(t);
                         } else {
-                            self.dirs[d].go_down_now(t, &mut self.lost);
+                            self.dirs[d.index()].go_down_now(d.0, &mut ctx);
                         }
                     }
-                    self.free_lost();
+                    self.flush_link_out();
                 }
                 if possible {
                     let (d0, d1) = (light_ns(pa.dist(pb)), light_ns(next[a as usize].dist(next[b as usize])));
-                    self.dirs[2 * l].set_ramp(t, d0, t1, d1);
-                    self.dirs[2 * l + 1].set_ramp(t, d0, t1, d1);
+                    self.dirs[ab.index()].set_ramp(t, d0, t1, d1);
+                    self.dirs[ba.index()].set_ramp(t, d0, t1, d1);
                 }
             }
         }
@@ -362,14 +365,15 @@ impl World {
                     leo.attach[s * n_shells + h].up.swap_remove(k);
                     leo.stations_out[s].links_down += 1;
                     let l = leo.gsls[gi as usize].link as usize;
-                    for d in [2 * l, 2 * l + 1] {
+                    let mut ctx = link_ctx!(self);
+                    for d in DirId::both(l) {
                         match sh.handover {
-                            HandoverLoss::Lost => self.dirs[d].go_down_now(t, &mut self.lost),
+                            HandoverLoss::Lost => self.dirs[d.index()].go_down_now(d.0, &mut ctx),
                             // no new packet; what it holds arrives
-                            HandoverLoss::Delivered => self.dirs[d].up = false,
+                            HandoverLoss::Delivered => self.dirs[d.index()].up = false,
                         }
                     }
-                    self.free_lost();
+                    self.flush_link_out();
                 }
                 // up: wanted links, made the first time
                 for &sat in wanted.iter() {
@@ -385,21 +389,23 @@ impl World {
                         }
                     };
                     let l = leo.gsls[gi as usize].link as usize;
-                    if !self.dirs[2 * l].up {
+                    let [ab, ba] = DirId::both(l);
+                    if !self.dirs[ab.index()].up {
                         leo.attach[s * n_shells + h].up.push(gi);
                         leo.stations_out[s].links_up += 1;
-                        for d in [2 * l, 2 * l + 1] {
-                            if self.dirs[d].schedule_down(t) {
-                                self.dirs[d].come_up_now(t);
+                        for d in [ab, ba] {
+                            let dir = &mut self.dirs[d.index()];
+                            if dir.schedule_down(t) {
+                                dir.come_up_now(t);
                             }
-                            self.dirs[d].up = true;
+                            dir.up = true;
                         }
                     }
                     let p0 = leo.now_pos[h][sat as usize];
                     let p1 = leo.next_pos[h][sat as usize];
                     let (d0, d1) = (light_ns(st.pos.dist(p0)), light_ns(st.pos.dist(p1)));
-                    self.dirs[2 * l].set_ramp(t, d0, t1, d1);
-                    self.dirs[2 * l + 1].set_ramp(t, d0, t1, d1);
+                    self.dirs[ab.index()].set_ramp(t, d0, t1, d1);
+                    self.dirs[ba.index()].set_ramp(t, d0, t1, d1);
                 }
             }
             if !sees_any {
@@ -413,9 +419,8 @@ impl World {
         let link = self.scn.links.len();
         self.scn.links.push(LinkCfg { a: station as usize, b: sat as usize, dirs: [up.clone(), down.clone()], changes: Vec::new(), arq: None });
         self.next_change.push(0);
-        for (d, (from, to, cfg)) in [(station, sat, up), (sat, station, down)].into_iter().enumerate() {
-            let idx = (2 * link + d) as u64;
-            let mut dir = LinkDir::moving(from, to, cfg, Rng::new(self.scn.run.seed, STREAM_GSL + idx));
+        for (d, (from, to, cfg)) in DirId::both(link).into_iter().zip([(station, sat, up), (sat, station, down)]) {
+            let mut dir = LinkDir::moving(from, to, cfg, Rng::new(self.scn.run.seed, STREAM_GSL + d.0 as u64));
             dir.up = false;
             self.dirs.push(dir);
             self.head_ids.push(0);
@@ -424,18 +429,10 @@ impl World {
                 c.add_dir(from, to);
             }
         }
-        for d in [2 * link, 2 * link + 1] {
-            self.dirs[d].deliver_corrupted = self.agents.wants_corrupted(d as u32);
+        for d in DirId::both(link) {
+            self.dirs[d.index()].deliver_corrupted = self.agents.wants_corrupted(d.0);
         }
         link as u32
-    }
-
-    fn free_lost(&mut self) {
-        for k in 0..self.lost.len() {
-            let p = self.pkts.remove(self.lost[k]);
-            self.lose(&p);
-        }
-        self.lost.clear();
     }
 
     /// Record each traced pair's path at this step.

@@ -25,7 +25,7 @@ pub(super) fn parse_captures(root: &Tbl) -> Res<Vec<CaptureCfg>> {
         if let Some(j) = caps.iter().position(|c| c.file == file) {
             return Err(t.bad("file", format!("a file not written by another capture (captures.{} writes it)", j)));
         }
-        let snaplen = t.u32_in("snaplen", 1, crate::net::pcap::MAX_SNAPLEN)?.unwrap_or(crate::net::pcap::MAX_SNAPLEN);
+        let snaplen = t.u32_in("snaplen", 1, crate::net::capture::pcap::MAX_SNAPLEN)?.unwrap_or(crate::net::capture::pcap::MAX_SNAPLEN);
         let timestamp = match t.choice("timestamp", &["transmit", "accept"])? {
             None | Some("transmit") => CaptureTime::Transmit,
             _ => CaptureTime::Accept,

@@ -221,7 +221,7 @@ pub(super) fn parse_errors(link: &Tbl, key: &str, base_dir: Option<&Path>) -> Re
 }
 
 fn parse_red(t: &Tbl) -> Res<RedCfg> {
-    use crate::net::red::{DEFAULT_MAX_P, DEFAULT_MEAN_PKTSIZE, DEFAULT_TARGET_DELAY_NS};
+    use crate::net::queue::red::{DEFAULT_MAX_P, DEFAULT_MEAN_PKTSIZE, DEFAULT_TARGET_DELAY_NS};
     let th = |k: &str| t.number(k, |x| x > 0.0, "a number of packets > 0 (leave out for ns-2's automatic setting)");
     Ok(RedCfg {
         limit_packets: t.u32_in("packets", 1, u32::MAX)?,
@@ -240,7 +240,7 @@ fn parse_red(t: &Tbl) -> Res<RedCfg> {
 /// min_th < max_th once the automatic values are worked out for this
 /// direction's rate and delay.
 fn check_red(link: &Tbl, key: &str, r: &RedCfg, rate: u64, delay: u64) -> Res<()> {
-    let p = crate::net::red::RedParams::resolve(r, rate, delay);
+    let p = crate::net::queue::red::RedParams::resolve(r, rate, delay);
     if p.min_th < p.max_th {
         return Ok(());
     }
@@ -374,7 +374,7 @@ fn parse_error_trace(t: &Tbl, base_dir: Option<&Path>) -> Res<ErrorTraceCfg> {
     };
     let text = std::fs::read_to_string(&full)
         .map_err(|e| t.bad("file", format!("{} (cannot read {}: {})", FILE, full.display(), e)))?;
-    let intervals = crate::net::error_trace::parse_intervals(&text).map_err(|e| t.bad("file", format!("{}: {}", full.display(), e)))?;
+    let intervals = crate::net::errors::trace::parse_intervals(&text).map_err(|e| t.bad("file", format!("{}: {}", full.display(), e)))?;
     let (burst_delay_ns, burst_delay_order) = parse_burst_delay(t)?;
     Ok(ErrorTraceCfg { file: file.to_string(), intervals: intervals.into(), clock: parse_clock(t)?, burst_delay_ns, burst_delay_order })
 }
@@ -385,11 +385,11 @@ const ARQ_EXPECTED: &str = "an inline table, e.g. { persistence = 3, window = 10
 const FEC_EXPECTED: &str = "an inline table { n = 255, k = 223 } (a Reed-Solomon code over bytes, k < n <= 255), with repair = p in [0, 1] on error models other than ber";
 
 /// `arq`: the link-layer selective-repeat ARQ on both directions
-/// (`net/arq.rs`); it needs a FIFO hop, so the priority queue, reordering and the S-LACP approximation's burst delay are refused
+/// (`net/link/arq/selective_repeat.rs`); it needs a FIFO hop, so the priority queue, reordering and the S-LACP approximation's burst delay are refused
 /// with it.
 fn parse_arq(link: &Tbl, dirs: &[LinkDirCfg; 2]) -> Res<Option<ArqCfg>> {
-    use crate::net::arq::*;
-    use crate::net::arq_link::BYPASS_NAMES;
+    use crate::net::link::arq::selective_repeat::*;
+    use crate::net::link::arq::BYPASS_NAMES;
     let Some(mut t) = link.table("arq", ARQ_EXPECTED)? else { return Ok(None) };
     t.only(ARQ_KEYS)?;
     for (d, key) in [(0, "ab"), (1, "ba")] {
@@ -429,7 +429,7 @@ fn parse_arq(link: &Tbl, dirs: &[LinkDirCfg; 2]) -> Res<Option<ArqCfg>> {
                     }
                 }
             }
-            Some(crate::net::fec::FecCfg { n, k, repair })
+            Some(crate::net::link::arq::fec::FecCfg { n, k, repair })
         }
     };
     let mut bypass = 0u8;

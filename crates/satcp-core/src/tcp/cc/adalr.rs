@@ -86,7 +86,7 @@
 //!   counting go-back-N and SACK hole retransmissions.
 
 use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
-use crate::scenario::parse::{Res, Tbl};
+use crate::scenario::reader::{Res, Tbl};
 use crate::tcp::profile::Profile;
 use crate::sim::Time;
 use toml::Value;

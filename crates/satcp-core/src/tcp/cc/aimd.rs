@@ -32,7 +32,7 @@
 //!   `abc_limit` key.
 
 use super::{AckCtx, CcParams, Env, Window, WindowController};
-use crate::scenario::parse::{Res, Tbl};
+use crate::scenario::reader::{Res, Tbl};
 use crate::tcp::profile::Profile;
 
 /// AIMD's one parameter: how congestion avoidance rounds

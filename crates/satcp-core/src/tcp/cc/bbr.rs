@@ -76,8 +76,8 @@
 //! * The ssthresh BBR returns on a loss is the conservation window; BBR does
 //!   not otherwise use ssthresh.
 
-use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
-use crate::scenario::parse::{Res, Tbl};
+use super::{AckCtx, Action, Capabilities, CcParams, Env, Window, WindowController};
+use crate::scenario::reader::{Res, Tbl};
 use crate::tcp::profile::Profile;
 use crate::sim::{Rng, Time};
 use std::collections::VecDeque;
@@ -244,10 +244,6 @@ impl Bbr {
             last_delivered_now: 0,
             lt: LongTermBw::default(),
         }
-    }
-
-    pub fn set_rng(&mut self, rng: Rng) {
-        self.rng = rng;
     }
 
     /// The bandwidth BBR runs at, bit/s: the policed rate when a policer
@@ -599,26 +595,16 @@ impl WindowController for Bbr {
         Bbr::on_rto(self, w, last);
     }
 
-    fn set_rng(&mut self, rng: Rng) {
-        Bbr::set_rng(self, rng);
-    }
-
-    fn paces(&self) -> bool {
-        true
-    }
-
-    // tcp_bbr.c is a cong_control module: its packet conservation and
-    // prior_cwnd replace PRR
-    fn sets_recovery_cwnd(&self) -> bool {
-        true
-    }
-
-    fn wants_rate_samples(&self) -> bool {
-        true
-    }
-
-    fn reads_pipe(&self) -> bool {
-        true
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            paces: true,
+            // tcp_bbr.c is a cong_control module: its packet conservation
+            // and prior_cwnd replace PRR
+            sets_recovery_cwnd: true,
+            rate_samples: true,
+            reads_pipe: true,
+            ..Capabilities::DEFAULT
+        }
     }
 }
 

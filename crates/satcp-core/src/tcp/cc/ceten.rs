@@ -4,7 +4,7 @@
 //! routers' estimator is the `ceten` router agent (`router/ceten.rs`).
 //!
 //! * Every segment after the handshake carries the CETEN option
-//!   (`net/ceten_option.rs`: status 1, alpha, forward survival 1.0, forward
+//!   (`net/packet/ceten_option.rs`: status 1, alpha, forward survival 1.0, forward
 //!   congestion `ceten_initial_congestion`); routers multiply their
 //!   estimates into the forward fields.
 //! * The receiver puts the forward ratios of the last segment it received
@@ -43,10 +43,10 @@
 //!   its OPNET did not count them).
 
 use super::aimd::Aimd;
-use super::{AckCtx, CcParams, DupAck, Env, Verdict, Window, WindowController};
-use crate::net::ceten_option::Ceten as CetenOpt;
+use super::{AckCtx, Capabilities, CcParams, DupAck, Env, Verdict, Window, WindowController};
+use crate::net::packet::ceten_option::Ceten as CetenOpt;
 use crate::net::packet::{Kind, ResearchOption};
-use crate::scenario::parse::{Res, Tbl};
+use crate::scenario::reader::{Res, Tbl};
 use crate::sim::Rng;
 use crate::tcp::profile::Profile;
 
@@ -185,12 +185,8 @@ impl WindowController for Ceten {
         }
     }
 
-    fn set_rng(&mut self, rng: Rng) {
-        self.rng = rng;
-    }
-
-    fn uses_research_option(&self) -> bool {
-        true
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { research_option: true, ..Capabilities::DEFAULT }
     }
 
     fn research_option(&mut self, kind: Kind) -> Option<ResearchOption> {

@@ -38,7 +38,7 @@
 use super::hystart::{HyStart, Phase};
 use super::hystart_linux::LinuxHyStart;
 use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
-use crate::scenario::parse::{Res, Tbl};
+use crate::scenario::reader::{Res, Tbl};
 use crate::tcp::profile::Profile;
 use crate::sim::Time;
 

@@ -62,8 +62,8 @@
 //! * not modelled: Linux's initial cwnd = rho segments (set when the
 //!   connection is established; satcp's controllers are not asked then).
 
-use super::{AckCtx, Action, CcParams, Env, Window, WindowController, CWND_MAX};
-use crate::scenario::parse::{Res, Tbl};
+use super::{AckCtx, Action, Capabilities, CcParams, Env, Window, WindowController, CWND_MAX};
+use crate::scenario::reader::{Res, Tbl};
 use crate::tcp::profile::Profile;
 
 /// Which RTT Hybla's rho = RTT / RTT0 is computed from (`hybla_rtt`).
@@ -297,8 +297,8 @@ impl WindowController for Hybla {
         }
     }
 
-    fn paces(&self) -> bool {
-        self.spacing
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { paces: self.spacing, ..Capabilities::DEFAULT }
     }
 
     fn grow(&mut self, w: &mut Window, a: &AckCtx) {

@@ -24,15 +24,18 @@
 //!   `Endpoint::on_ack`);
 //! * packets and timers of its own: `on_ack`, `ssthresh_after_loss`,
 //!   `on_rto`, `on_timer`, `on_dummy_ack` and `on_data_sent` (each data
-//!   segment sent, only for a controller whose `sees_sends` is true) may
-//!   push [`Action`]s (send a low-priority dummy segment, wake me at time
-//!   t) into a buffer the endpoint reuses and carries out after the hook;
-//! * `recovery_inflation`: whether Reno and NewReno fast recovery inflate
-//!   cwnd by one SMSS per duplicate ACK (TCP Peach may turn it off);
+//!   segment sent) may push [`Action`]s (send a low-priority dummy segment,
+//!   wake me at time t) into a buffer the endpoint reuses and carries out
+//!   after the hook;
 //! * the research option (RFC 6994): `research_option` gives the option to
 //!   attach to each segment the endpoint sends after the handshake (data,
 //!   ACKs, dummies and their ACKs), `on_research_option` sees the option of
-//!   each arriving segment.
+//!   each arriving segment;
+//! * [`Capabilities`]: the yes/no answers that hold for the controller's
+//!   life, asked once when the endpoint is built (it paces itself, sets cwnd
+//!   through recovery, needs delivery-rate samples, reads the pipe, hears of
+//!   every segment sent, attaches research options, lets Reno's fast
+//!   recovery inflate cwnd), so the others pay a cached bool.
 //!
 //! What a controller sees of an ACK is one `AckCtx`, built once by the
 //! endpoint. Controllers are registered in one place, the `registry!` list
@@ -59,7 +62,7 @@ pub mod westwood;
 pub mod probe;
 
 use crate::net::packet::{Kind, ResearchOption};
-use crate::scenario::parse::{Res, Tbl};
+use crate::scenario::reader::{Res, Tbl};
 use crate::tcp::profile::Profile;
 use crate::scenario::Recovery;
 use crate::sim::{Rng, Time};
@@ -113,7 +116,7 @@ pub struct AckCtx {
     /// plus retransmissions; without SACK, less the segments duplicate ACKs
     /// reported (Linux's Reno emulation of SACK); after a timeout, less
     /// what the go-back-N has not resent yet. Computed only for a
-    /// controller whose `reads_pipe` is true; 0 for the others.
+    /// controller whose capabilities say `reads_pipe`; 0 for the others.
     pub pipe: u64,
     /// In fast recovery or repairing after an RTO when the ACK arrived.
     pub recovering: bool,
@@ -187,9 +190,10 @@ pub struct Env {
     /// The TCP clock tick (`clock_granularity`), ns.
     pub tick_ns: u64,
     /// The flow asked for pacing (`pacing`); a controller that paces itself
-    /// (`paces`) may read it.
+    /// (`Capabilities::paces`) may read it.
     pub pacing: bool,
-    /// This endpoint's random stream for the controller.
+    /// This endpoint's random stream for the controller (the run's, given
+    /// once when the endpoint is built).
     pub rng: Rng,
     /// The duplicate-ACK threshold (`dupthresh`).
     pub dupthresh: u32,
@@ -305,31 +309,13 @@ pub(crate) trait WindowController {
     /// A `DummyAck` arrived (the only thing the sender does with it).
     fn on_dummy_ack(&mut self, _w: &mut Window, _now: Time, _acts: &mut Vec<Action>) {}
 
-    /// Whether the controller wants `on_data_sent` (asked once, when the
-    /// endpoint is built, so that the others pay nothing per segment).
-    fn sees_sends(&self) -> bool {
-        false
-    }
-
-    /// A data segment (payload or FIN) has just been put on the wire.
+    /// A data segment (payload or FIN) has just been put on the wire (asked
+    /// only of a controller whose capabilities say `sees_sends`).
     fn on_data_sent(&mut self, _w: &mut Window, _s: &SendCtx, _acts: &mut Vec<Action>) {}
 
-    /// Whether each duplicate ACK in Reno or NewReno fast recovery inflates
-    /// cwnd by one SMSS (RFC 5681 step 4).
-    fn recovery_inflation(&self) -> bool {
-        true
-    }
-
-    /// Whether the controller attaches research options at all (asked once,
-    /// when the endpoint is built, so that the others pay nothing per
-    /// segment).
-    fn uses_research_option(&self) -> bool {
-        false
-    }
-
     /// The research option to attach to a segment of this kind about to be
-    /// sent (`Data`, `Ack`, `Dummy`, `DummyAck`), if any; asked only if
-    /// `uses_research_option`.
+    /// sent (`Data`, `Ack`, `Dummy`, `DummyAck`), if any; asked only of a
+    /// controller whose capabilities say `research_option`.
     fn research_option(&mut self, _kind: Kind) -> Option<ResearchOption> {
         None
     }
@@ -339,18 +325,10 @@ pub(crate) trait WindowController {
 
     // ----- what the endpoint keeps for it ----------------------------------
 
-    /// Replace the controller's random stream.
-    fn set_rng(&mut self, _rng: Rng) {}
-
-    /// Whether the controller sets the pacing rate itself.
-    fn paces(&self) -> bool {
-        false
-    }
-
-    /// Whether the controller sets cwnd on every ACK itself, recovery
-    /// included (Linux's `cong_control`): PRR leaves its window alone.
-    fn sets_recovery_cwnd(&self) -> bool {
-        false
+    /// What the controller does beyond the hooks' defaults (see
+    /// [`Capabilities`]); asked once, when the endpoint is built.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::DEFAULT
     }
 
     /// cwnd when the connection opens, given the configured initial
@@ -358,18 +336,45 @@ pub(crate) trait WindowController {
     fn initial_cwnd(&mut self, iw: u64, _smss: u64) -> u64 {
         iw
     }
+}
 
-    /// Whether the sender must keep delivery-rate samples for it.
-    fn wants_rate_samples(&self) -> bool {
-        false
-    }
+/// What a controller does beyond its hooks' defaults: yes/no answers that
+/// hold for its whole life, asked once when the endpoint is built, so that
+/// a controller that says no costs a cached bool where it would cost a
+/// dispatch or a scoreboard walk on every segment or ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capabilities {
+    /// It sets the pacing rate itself (BBR; Hybla's packet spacing): the
+    /// flow's own pacer stays out of the way.
+    pub paces: bool,
+    /// It sets cwnd on every ACK itself, recovery included (Linux's
+    /// `cong_control`): PRR and the tail loss probe leave its window alone.
+    pub sets_recovery_cwnd: bool,
+    /// The sender keeps delivery-rate samples for it (`AckCtx::rate`).
+    pub rate_samples: bool,
+    /// Its hooks read `AckCtx::pipe` (RFC 6675's pipe costs a walk of the
+    /// scoreboard on every ACK; the others get 0 there).
+    pub reads_pipe: bool,
+    /// It hears of every data segment sent (`on_data_sent`).
+    pub sees_sends: bool,
+    /// It attaches research options (`research_option`).
+    pub research_option: bool,
+    /// Each duplicate ACK in Reno or NewReno fast recovery inflates cwnd by
+    /// one SMSS (RFC 5681 step 4; TCP Peach may turn it off).
+    pub recovery_inflation: bool,
+}
 
-    /// Whether its hooks read `AckCtx::pipe` (asked once, when the
-    /// endpoint is built: RFC 6675's pipe costs a walk of the scoreboard
-    /// on every ACK, and only BBR reads it).
-    fn reads_pipe(&self) -> bool {
-        false
-    }
+impl Capabilities {
+    /// The defaults: RFC 5681's inflation, nothing else.
+    pub const DEFAULT: Capabilities = Capabilities {
+        paces: false,
+        sets_recovery_cwnd: false,
+        rate_samples: false,
+        reads_pipe: false,
+        sees_sends: false,
+        research_option: false,
+        recovery_inflation: true,
+    };
 }
 
 /// A `variant` preset: a recovery scheme, the controller whose registry
@@ -550,33 +555,15 @@ registry! { $
 }
 
 impl Cc {
-    /// Replace the controller's random stream (BBR draws its initial
-    /// ProbeBW phase from it).
-    pub fn set_rng(&mut self, rng: Rng) {
-        dispatch!(self, set_rng(rng))
-    }
-
-    /// Whether the controller sets the pacing rate itself.
-    #[inline]
-    pub fn paces(&self) -> bool {
-        dispatch!(self, paces())
-    }
-
-    /// Whether the controller sets cwnd through recovery itself.
-    pub fn sets_recovery_cwnd(&self) -> bool {
-        dispatch!(self, sets_recovery_cwnd())
+    /// What the controller does beyond the hooks' defaults.
+    pub fn capabilities(&self) -> Capabilities {
+        dispatch!(self, capabilities())
     }
 
     /// cwnd when the connection opens (the configured initial window
     /// `iw`, unless the controller says otherwise).
     pub fn initial_cwnd(&mut self, iw: u64, smss: u64) -> u64 {
         dispatch!(self, initial_cwnd(iw, smss))
-    }
-
-    /// Whether the sender must keep delivery-rate samples for this
-    /// controller.
-    pub fn wants_rate_samples(&self) -> bool {
-        dispatch!(self, wants_rate_samples())
     }
 
     /// Every ACK, before loss recovery handles it.
@@ -657,30 +644,9 @@ impl Cc {
         dispatch!(self, on_dummy_ack(w, now, acts))
     }
 
-    /// Whether the controller wants `on_data_sent`.
-    pub fn sees_sends(&self) -> bool {
-        dispatch!(self, sees_sends())
-    }
-
-    /// Whether the controller reads `AckCtx::pipe`.
-    pub fn reads_pipe(&self) -> bool {
-        dispatch!(self, reads_pipe())
-    }
-
     /// A data segment has just been sent.
     pub fn on_data_sent(&mut self, w: &mut Window, s: &SendCtx, acts: &mut Vec<Action>) {
         dispatch!(self, on_data_sent(w, s, acts))
-    }
-
-    /// Whether duplicate ACKs inflate cwnd in Reno or NewReno fast recovery.
-    #[inline]
-    pub fn recovery_inflation(&self) -> bool {
-        dispatch!(self, recovery_inflation())
-    }
-
-    /// Whether the controller attaches research options at all.
-    pub fn uses_research_option(&self) -> bool {
-        dispatch!(self, uses_research_option())
     }
 
     /// The research option for a segment of this kind about to be sent.

@@ -83,8 +83,8 @@
 //!   retransmitted SYN) its dummies wait for the first sample (B13).
 
 use super::aimd::Aimd;
-use super::{AckCtx, Action, CcParams, Env, SendCtx, Window, WindowController};
-use crate::scenario::parse::{Res, Tbl};
+use super::{AckCtx, Action, Capabilities, CcParams, Env, SendCtx, Window, WindowController};
+use crate::scenario::reader::{Res, Tbl};
 use crate::sim::Time;
 use crate::tcp::profile::Profile;
 use toml::Value;
@@ -318,8 +318,8 @@ impl WindowController for Peach {
         }
     }
 
-    fn sees_sends(&self) -> bool {
-        true
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { sees_sends: true, recovery_inflation: self.cfg.inflation, ..Capabilities::DEFAULT }
     }
 
     fn on_data_sent(&mut self, w: &mut Window, s: &SendCtx, acts: &mut Vec<Action>) {
@@ -445,9 +445,5 @@ impl WindowController for Peach {
         } else {
             w.cwnd = (w.cwnd + w.smss).min(cap.max(w.cwnd));
         }
-    }
-
-    fn recovery_inflation(&self) -> bool {
-        self.cfg.inflation
     }
 }

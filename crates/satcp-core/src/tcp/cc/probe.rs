@@ -2,7 +2,7 @@
 //! users (TCP Peach's dummy segments, CETEN-R's loss verdicts and research
 //! option) come later. Compiled only for tests; registered through the same
 //! registry line as the others (`cc = "probe"`, no keys, every behaviour
-//! off), and configured by the tests directly (`tcp/hook_traces.rs`).
+//! off), and configured by the tests directly (`tcp/tests/hook_traces.rs`).
 //!
 //! * Dummies: after the first ACK of data, `dummies` dummy segments, one
 //!   every `spacing_ns` on the controller's own timer, each a copy of the
@@ -17,9 +17,9 @@
 //!   experiment `ECHO`; what arrives is kept.
 
 use super::aimd::Aimd;
-use super::{AckCtx, Action, CcParams, DupAck, Env, Verdict, Window, WindowController};
+use super::{AckCtx, Action, Capabilities, CcParams, DupAck, Env, Verdict, Window, WindowController};
 use crate::net::packet::{Kind, ResearchOption, MAX_RESEARCH_WORDS};
-use crate::scenario::parse::{Res, Tbl};
+use crate::scenario::reader::{Res, Tbl};
 use crate::tcp::profile::Profile;
 use crate::sim::Time;
 
@@ -116,8 +116,8 @@ impl WindowController for Probe {
         w.cwnd += self.cfg.dummy_ack_growth;
     }
 
-    fn uses_research_option(&self) -> bool {
-        self.cfg.research
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { research_option: self.cfg.research, ..Capabilities::DEFAULT }
     }
 
     fn research_option(&mut self, kind: Kind) -> Option<ResearchOption> {

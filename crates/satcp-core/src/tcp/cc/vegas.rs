@@ -52,7 +52,7 @@
 //!   each ACK) never passes the keep-up check and stops growing.
 
 use super::{AckCtx, Action, CcParams, DupAck, Env, Verdict, Window, WindowController};
-use crate::scenario::parse::{Res, Tbl};
+use crate::scenario::reader::{Res, Tbl};
 use crate::tcp::profile::Profile;
 use crate::sim::Time;
 

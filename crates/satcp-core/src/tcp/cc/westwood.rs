@@ -32,7 +32,7 @@
 
 use super::aimd::{Aimd, AimdCfg};
 use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
-use crate::scenario::parse::{Res, Tbl};
+use crate::scenario::reader::{Res, Tbl};
 use crate::tcp::profile::Profile;
 use crate::sim::Time;
 

@@ -106,7 +106,7 @@ impl Endpoint {
     pub(crate) fn newreno_dupack(&mut self, ctx: &mut Ctx) {
         let smss = self.snd.smss();
         if self.snd.phase.in_recovery() {
-            if self.snd.cc.recovery_inflation() {
+            if self.snd.caps.recovery_inflation {
                 self.snd.w.cwnd += smss;
             }
             self.newreno_pay_owed(ctx);
@@ -126,7 +126,7 @@ impl Endpoint {
             self.snd.mark_lost_to(head_end.min(self.snd.max));
             self.retransmit_head(ctx);
             let s = &mut self.snd;
-            let inflation = if s.cc.recovery_inflation() { self.cfg.dupthresh as u64 * smss } else { 0 };
+            let inflation = if s.caps.recovery_inflation { self.cfg.dupthresh as u64 * smss } else { 0 };
             s.w.cwnd = s.w.ssthresh + inflation;
         }
     }

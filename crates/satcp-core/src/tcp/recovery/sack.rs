@@ -260,7 +260,7 @@ impl Endpoint {
     /// PRR runs in this flow's SACK recovery: asked for, with RFC 6675's
     /// pipe, and the controller does not set the window itself.
     pub(crate) fn prr_on(&self) -> bool {
-        self.cfg.prr && !self.snd.scheme.sack_pipe_ns2() && !self.snd.cc.sets_recovery_cwnd()
+        self.cfg.prr && !self.snd.scheme.sack_pipe_ns2() && !self.snd.caps.sets_recovery_cwnd
     }
 
     /// Before an ACK's SACK blocks and cumulative ACK are applied: the

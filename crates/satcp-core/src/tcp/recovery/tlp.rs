@@ -162,7 +162,7 @@ impl Endpoint {
         } else if ack > high {
             // the probe repaired a loss: enter and leave CWR at once
             self.snd.tlp_high = None;
-            if !self.snd.cc.sets_recovery_cwnd() {
+            if !self.snd.caps.sets_recovery_cwnd {
                 let s = &mut self.snd;
                 s.w.ssthresh = s.loss_ssthresh();
                 s.w.cwnd = s.w.ssthresh;

@@ -3,11 +3,11 @@
 //! 10, no delayed ACK, 100 Mb/s, 50 ms one way: a 1040-byte segment takes
 //! 83.2 us to send, the RTT is 100 ms plus serialisation).
 
-use super::cc::probe::{self, Probe, ProbeCfg};
-use super::cc::{Cc, DupAck};
+use crate::tcp::cc::probe::{self, Probe, ProbeCfg};
+use crate::tcp::cc::{Cc, DupAck};
 use super::harness::{DropRule, Harness, Sent};
-use super::sender::SSTHRESH_INFINITE;
-use super::tests::{cfg as base_cfg, drop_first_tx_of, seg};
+use crate::tcp::sender::SSTHRESH_INFINITE;
+use super::{cfg as base_cfg, drop_first_tx_of, seg};
 use crate::net::Kind;
 use crate::scenario::{Controller, Recovery, TcpCfg};
 use crate::sim::Time;
@@ -94,7 +94,7 @@ fn dummy_segments_on_the_controllers_timer() {
     // behind a dummy now and then).
     let plain = run(&cfg(Recovery::NewReno, ProbeCfg::default()), Box::new(|_, _| false), 20_000);
     let (ps, pr) = (plain.eps[0].stats, plain.eps[1].stats);
-    let ordinary = |e: super::endpoint::EndpointStats| (e.segments_sent, e.retransmissions, e.timeouts, e.fast_recoveries);
+    let ordinary = |e: crate::tcp::endpoint::EndpointStats| (e.segments_sent, e.retransmissions, e.timeouts, e.fast_recoveries);
     assert_eq!((ordinary(s), ordinary(r)), (ordinary(ps), ordinary(pr)));
     let (rcv, prcv) = (&h.eps[1].rcv, &plain.eps[1].rcv);
     assert_eq!((rcv.bytes_delivered, rcv.bytes_arrived, rcv.data_segments), (20_000, 20_000, 20));

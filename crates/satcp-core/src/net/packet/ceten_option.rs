@@ -9,7 +9,7 @@
 //! and seven 32-bit words are all a 32-byte option holds). Whether the 32
 //! bytes count on the wire is the flow's `options_on_wire`.
 
-use super::packet::{ResearchOption, MAX_RESEARCH_WORDS};
+use super::{ResearchOption, MAX_RESEARCH_WORDS};
 
 /// The experiment id (RFC 6994) satcp uses for the CETEN option.
 pub const EXID: u16 = 0xCE7E;

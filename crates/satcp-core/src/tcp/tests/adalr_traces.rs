@@ -3,7 +3,7 @@
 //! with the base recovery scheme alone.
 
 use super::harness::{DropRule, Harness};
-use super::tests::{cfg as base_cfg, drop_first_tx_of, seg};
+use super::{cfg as base_cfg, drop_first_tx_of, seg};
 use crate::scenario::{parse_toml, Controller, InitialWindow, Recovery, TcpCfg};
 
 const MS: u64 = 1_000_000;

@@ -4,10 +4,10 @@
 //! segment and 3.2 us per ACK), with the peer's window 64 segments and
 //! Peach's initial window of one segment.
 
-use super::cc::peach::{Latch, Peach, PeachCfg, Rehalve};
-use super::cc::Cc;
+use crate::tcp::cc::peach::{Latch, Peach, PeachCfg, Rehalve};
+use crate::tcp::cc::Cc;
 use super::harness::{DropRule, Harness, Sent};
-use super::tests::{cfg as base_cfg, seg};
+use super::{cfg as base_cfg, seg};
 use crate::net::{Kind, Packet};
 use crate::scenario::{Controller, InitialWindow, Recovery, TcpCfg};
 use crate::sim::Time;

@@ -1,5 +1,5 @@
 //! The link-layer ARQ on a link direction's transmitter (`arq = {...}` on a
-//! link; the protocol itself is `net/arq.rs`).
+//! link; the protocol itself is `net/link/arq/selective_repeat.rs`).
 //!
 //! Each direction of an ARQ link holds, at its sending node: the ARQ sender
 //! of its own frames, the ARQ receiver of the frames that come the other way
@@ -25,16 +25,28 @@
 //! the `reorder` model and the S-LACP approximation's `burst_delay` are
 //! refused with it (the scenario says so).
 
+pub mod fec;
+pub mod selective_repeat;
+
+
 use std::collections::VecDeque;
 
-use super::arq::{ArqParams, ArqReceiver, ArqSender, Frame, LinkAck};
-use super::error_model::Fate;
-use super::fec::FecCfg;
-use super::link::{serialisation_ns, Discipline, LinkDir, Offered, Tx};
-use super::red::RedVerdict;
-use super::{Kind, Packet};
+use super::protocol::{LinkCtx, LinkEvent};
+use super::{serialisation_ns, Discipline, LinkDir, Offered, Tx};
+use crate::net::errors::Fate;
+use crate::net::queue::red::RedVerdict;
+use crate::net::{Kind, Packet};
 use crate::scenario::{ArqCfg, LinkDirCfg, QueueLimit};
 use crate::sim::{Event, EventQueue, Time, Timer};
+use fec::FecCfg;
+use selective_repeat::{ArqParams, ArqReceiver, ArqSender, Frame, LinkAck};
+
+/// The ARQ's events on a direction (`Event::Link`): the item on the air
+/// has been sent; the first item on the air reaches the far end; the
+/// retransmission or resequencing timer.
+pub(in crate::net::link) const TX_DONE: LinkEvent = 0;
+pub(in crate::net::link) const AIR_ARRIVAL: LinkEvent = 1;
+pub(in crate::net::link) const TIMER: LinkEvent = 2;
 
 /// Bypass classes: bits of `ArqCfg::bypass`.
 pub const BYPASS_UDP: u8 = 1;
@@ -212,7 +224,7 @@ fn ip_packet(item: &WireItem) -> Option<Packet> {
 }
 
 /// An item judged and put on the wire, or lost.
-pub enum AirFate {
+enum AirFate {
     /// It will arrive at this time; `first`: it is now first on the wire
     /// (its arrival must be scheduled).
     Arrives { first: bool },
@@ -221,7 +233,97 @@ pub enum AirFate {
     Lost(Option<Packet>),
 }
 
+/// ARQ direction `d`'s event `what` at `ctx.now`. An item that arrives
+/// over `d` is taken by the link's other end (direction `d ^ 1`'s state:
+/// its receiver of frames, its sender's window for link ACKs).
+pub(in crate::net::link) fn arq_event(dirs: &mut [LinkDir], d: u32, what: LinkEvent, ctx: &mut LinkCtx) {
+    let now = ctx.now;
+    match what {
+        TX_DONE => {
+            let dir = &mut dirs[d as usize];
+            match dir.arq_finish(now) {
+                Some(AirFate::Arrives { first: true }) => {
+                    let at = dir.arq_wire_head().expect("just put on the wire");
+                    ctx.q.push(at, Event::Link { dir: d, what: AIR_ARRIVAL });
+                }
+                Some(AirFate::Lost(Some(p))) => ctx.out.lost.push(p),
+                _ => {}
+            }
+            dir.arq_kick(d, ctx);
+        }
+        AIR_ARRIVAL => {
+            let (item, next) = dirs[d as usize].arq_pop_wire();
+            if let Some(at) = next {
+                ctx.q.push(at, Event::Link { dir: d, what: AIR_ARRIVAL });
+            }
+            let back = d ^ 1;
+            let (mut out, mut gone) = (std::mem::take(&mut ctx.out.ip), std::mem::take(&mut ctx.out.gone));
+            dirs[back as usize].arq_receive(now, item, &mut out, &mut gone);
+            dirs[back as usize].arq_kick(back, ctx);
+            hand_over(d, &mut out, &mut gone, ctx);
+        }
+        TIMER => {
+            let dir = &mut dirs[d as usize];
+            if !dir.arq().timer.on_pop(now, ctx.q, Event::Link { dir: d, what: TIMER }) {
+                return;
+            }
+            let (mut out, mut gone) = (std::mem::take(&mut ctx.out.ip), std::mem::take(&mut ctx.out.gone));
+            dir.arq_timer(now, &mut out, &mut gone);
+            dir.arq_kick(d, ctx);
+            // the data it releases came over the opposite direction
+            hand_over(d ^ 1, &mut out, &mut gone, ctx);
+        }
+        _ => unreachable!("an ARQ event {what}"),
+    }
+}
+
+/// Packets an ARQ end delivered to IP (`out`: they came over direction
+/// `over`) or gave up (`gone`); the buffers go back to `ctx.out`.
+fn hand_over(over: u32, out: &mut Vec<Packet>, gone: &mut Vec<Packet>, ctx: &mut LinkCtx) {
+    ctx.out.lost.append(gone);
+    ctx.out.delivered.extend(out.drain(..).map(|p| (over, p)));
+    ctx.out.ip = std::mem::take(out);
+    ctx.out.gone = std::mem::take(gone);
+}
+
 impl LinkDir {
+    /// The world routed `p` onto ARQ direction `d`: into the IP queue, and
+    /// the transmitter started if idle.
+    pub(in crate::net::link) fn arq_accept(&mut self, d: u32, p: Packet, ctx: &mut LinkCtx) {
+        match self.arq_offer(ctx.now, p) {
+            Offered::Queued => self.arq_kick(d, ctx),
+            Offered::DroppedQueue => ctx.out.queue_drops.push((d, p)),
+            Offered::DroppedDown => ctx.out.lost.push(p),
+        }
+    }
+
+    /// A scheduled outage begins: the IP queue and the item on the air are
+    /// lost; the window stays.
+    pub(in crate::net::link) fn arq_go_down(&mut self, _d: u32, ctx: &mut LinkCtx) {
+        let mut gone = std::mem::take(&mut ctx.out.gone);
+        self.arq_lose_queue(ctx.now, &mut gone);
+        ctx.out.lost.append(&mut gone);
+        ctx.out.gone = gone;
+    }
+
+    /// The outage ends: the window is retransmitted (persistence
+    /// permitting) and the queue served.
+    pub(in crate::net::link) fn arq_come_up(&mut self, d: u32, ctx: &mut LinkCtx) {
+        self.arq_kick(d, ctx);
+    }
+
+    /// Start direction `d`'s next transmission if it is idle, and keep its
+    /// timer armed.
+    fn arq_kick(&mut self, d: u32, ctx: &mut LinkCtx) {
+        if let Some((end, ip)) = self.arq_start(ctx.now) {
+            ctx.q.push(end, Event::Link { dir: d, what: TX_DONE });
+            if let (true, Some(p)) = (ctx.captures, ip) {
+                ctx.out.started.push((d, ctx.now, p));
+            }
+        }
+        self.arq_arm(ctx.q, Event::Link { dir: d, what: TIMER });
+    }
+
     fn arq(&mut self) -> &mut ArqLink {
         match &mut self.tx {
             Tx::Arq(a) => a,
@@ -229,16 +331,8 @@ impl LinkDir {
         }
     }
 
-    /// The ARQ state of this direction, if it has one.
-    pub fn arq_state(&self) -> Option<&ArqLink> {
-        match &self.tx {
-            Tx::Arq(a) => Some(a),
-            _ => None,
-        }
-    }
-
     /// Offer an IP packet to the ARQ link's queue.
-    pub fn arq_offer(&mut self, now: Time, p: Packet) -> Offered {
+    fn arq_offer(&mut self, now: Time, p: Packet) -> Offered {
         if self.schedule.down_at(now) {
             self.stats.drops_down += 1;
             return Offered::DroppedDown;
@@ -275,7 +369,7 @@ impl LinkDir {
     /// If the transmitter is idle, up and has something to send, start it;
     /// returns when it ends and, for a frame or bypass packet, the IP packet
     /// (for captures).
-    pub fn arq_start(&mut self, now: Time) -> Option<(Time, Option<Packet>)> {
+    fn arq_start(&mut self, now: Time) -> Option<(Time, Option<Packet>)> {
         if self.schedule.down_at(now) {
             return None;
         }
@@ -299,7 +393,7 @@ impl LinkDir {
 
     /// The transmission that ends at `now` is complete: judge it on the
     /// air. None for a completion an outage made stale.
-    pub fn arq_finish(&mut self, now: Time) -> Option<AirFate> {
+    fn arq_finish(&mut self, now: Time) -> Option<AirFate> {
         let a = self.arq();
         if let Some(k) = a.stale.iter().position(|&t| t == now) {
             a.stale.swap_remove(k);
@@ -340,12 +434,12 @@ impl LinkDir {
     }
 
     /// When the first item on the wire arrives.
-    pub fn arq_wire_head(&mut self) -> Option<Time> {
+    fn arq_wire_head(&mut self) -> Option<Time> {
         self.arq().wire.front().map(|w| w.0)
     }
 
     /// Take the first item on the wire; also when the next one arrives.
-    pub fn arq_pop_wire(&mut self) -> (WireItem, Option<Time>) {
+    fn arq_pop_wire(&mut self) -> (WireItem, Option<Time>) {
         let a = self.arq();
         let (_, item) = a.wire.pop_front().expect("an ARQ arrival was scheduled");
         (item, a.wire.front().map(|w| w.0))
@@ -354,7 +448,7 @@ impl LinkDir {
     /// An item that came over the reverse direction reaches this end at
     /// `now`: packets now in order go to `out`, packets the sender gives up
     /// to `gone`.
-    pub fn arq_receive(&mut self, now: Time, item: WireItem, out: &mut Vec<Packet>, gone: &mut Vec<Packet>) {
+    fn arq_receive(&mut self, now: Time, item: WireItem, out: &mut Vec<Packet>, gone: &mut Vec<Packet>) {
         let a = self.arq();
         match item {
             WireItem::Frame(f) => a.rx.on_frame(now, &f, out),
@@ -365,7 +459,7 @@ impl LinkDir {
 
     /// The ARQ timer at `now` (the sender's retransmission timer and the
     /// receiver's resequencing timer).
-    pub fn arq_timer(&mut self, now: Time, out: &mut Vec<Packet>, gone: &mut Vec<Packet>) {
+    fn arq_timer(&mut self, now: Time, out: &mut Vec<Packet>, gone: &mut Vec<Packet>) {
         let a = self.arq();
         a.snd.on_timer(now, gone);
         a.rx.on_timer(now, out);
@@ -373,8 +467,8 @@ impl LinkDir {
 
     /// Keep the ARQ timer at the earliest deadline of the sender's
     /// retransmission timer and the receiver's resequencing timer
-    /// (`ev` is this direction's `Event::ArqTimer`).
-    pub fn arq_arm(&mut self, q: &mut EventQueue, ev: Event) {
+    /// (`ev` is this direction's `TIMER` event).
+    fn arq_arm(&mut self, q: &mut EventQueue, ev: Event) {
         let a = self.arq();
         let next = match (a.snd.next_deadline(), a.rx.deadline()) {
             (Some(x), Some(y)) => Some(x.min(y)),
@@ -387,14 +481,9 @@ impl LinkDir {
         }
     }
 
-    /// An `Event::ArqTimer` popped at `now`: whether the timer fires.
-    pub fn arq_timer_fires(&mut self, now: Time, q: &mut EventQueue, ev: Event) -> bool {
-        self.arq().timer.on_pop(now, q, ev)
-    }
-
     /// The link goes down at `now`: the IP queue and the item on the air
     /// are lost (IP packets into `lost`); the window stays.
-    pub fn arq_go_down(&mut self, now: Time, lost: &mut Vec<Packet>) {
+    fn arq_lose_queue(&mut self, now: Time, lost: &mut Vec<Packet>) {
         let a = self.arq();
         let mut busy_cut = 0;
         if let Some(s) = a.sending.take() {

@@ -32,7 +32,7 @@
 //! * S-LACP delay: packets sent in a burst and not lost can be delayed by
 //!   `burst_delay` (550 ms in the paper), either in order (later packets wait
 //!   behind them, as S-LACP delivers in sequence) or overtakable (an ns-2
-//!   change of link delay). Handled by the link (`net/link.rs`).
+//!   change of link delay). Handled by the link (`net/link/mod.rs`).
 
 use crate::scenario::{BoundedExp, Bounding, DsnBurstCfg, GapFrom};
 use crate::sim::{Rng, Time};

@@ -1,6 +1,6 @@
 //! One direction of a full-duplex point-to-point link: a transmitter with a
 //! rate, a queue discipline, a propagation delay and an error model, whose
-//! rate, delay and up/down state may follow a schedule (`net/schedule.rs`).
+//! rate, delay and up/down state may follow a schedule (`net/link/schedule.rs`).
 //!
 //! Two transmitters:
 //! * **FIFO, the fast path** (drop-tail and RED). Because the queue is FIFO,
@@ -12,15 +12,15 @@
 //!   looked up at acceptance (the rate when the transmission starts, the
 //!   delay when it ends, an outage before arrival), so links that change
 //!   keep this path and its exactness.
-//! * **Holding** (`Holding`): packets wait in the queue as pool indices and
-//!   the transmitter schedules its own transmission-complete event
-//!   (`Event::TxDone`), one more event per packet. Used only where a
-//!   discipline must reorder or drop packets after accepting them: the
-//!   priority queue that pushes dummy segments out (`net/priority.rs`). The
-//!   link-layer ARQ (`net/arq_link.rs`) is a third transmitter of the same
-//!   kind (`Tx::Arq`). The world offers the holding transmitter packets with
-//!   [`LinkDir::offer`], starts transmissions with [`LinkDir::start_next`]
-//!   and finishes them with [`LinkDir::finish`].
+//! * **Holding** (`held.rs`): packets wait in the queue as pool indices and
+//!   the transmitter schedules its own transmission-complete event, one
+//!   more event per packet. Used only where a discipline must reorder or
+//!   drop packets after accepting them: the priority queue that pushes
+//!   dummy segments out (`net/queue/priority.rs`) and the class queue. The
+//!   link-layer ARQ (`arq/`) is a third transmitter of the same kind. Both
+//!   are link protocols behind one interface (`protocol.rs`): the world
+//!   offers them packets, hands them their events and outages, and reads
+//!   back what they dropped, lost, started or delivered.
 //!
 //! Packets on the wire (accepted and not yet arrived) are kept here in
 //! arrival order (`in_flight`, pool indices), so the event queue needs one
@@ -29,7 +29,7 @@
 //! Queue semantics (a choice; ns-2's): the limit counts packets (or IP bytes)
 //! waiting for the transmitter, not the one being transmitted. A packet that
 //! finds the transmitter idle is never dropped by the queue. RED
-//! (`net/red.rs`) decides on arrival too, so it fits the same scheme. When a
+//! (`net/queue/red.rs`) decides on arrival too, so it fits the same scheme. When a
 //! packet arrives at the very instant the next waiting packet begins its
 //! transmission, it finds that packet still waiting: ns-3 handles
 //! simultaneous events in the order they were scheduled, and the arrival
@@ -66,119 +66,34 @@
 //! other packet and arrive marked corrupted, so the agent sees them before
 //! the node discards them.
 
+pub mod arq;
+mod fifo;
+mod held;
+pub mod protocol;
+pub mod schedule;
+mod summary;
+
+
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-use super::arq::ArqParams;
-use super::arq_link::ArqLink;
-use super::error_model::{sub_stream, ErrorModel, Fate};
-use super::class_queue::ClassQueue;
-use super::packet::Kind;
-use super::priority::{Admit, Held, PriorityQueue};
-use super::red::{Red, RedParams, RedVerdict};
-use super::schedule::DirSchedule;
-use super::Packet;
-use crate::scenario::{ArqCfg, DelayOrder, LinkDirCfg, LossPlacement, QueueCfg, QueueLimit, ReorderCfg};
+use arq::selective_repeat::ArqParams;
+use arq::ArqLink;
+use fifo::{Discipline, Fifo};
+use held::Holding;
+pub use held::Sending;
+pub use protocol::{link_event, LinkCtx, LinkEvent, LinkOut};
+use schedule::DirSchedule;
+use crate::net::errors::{sub_stream, ErrorModel};
+use crate::net::queue::red::{Red, RedParams, RedVerdict};
+use crate::scenario::{ArqCfg, LinkDirCfg, LossPlacement, QueueCfg, QueueLimit, ReorderCfg};
 use crate::sim::{Rng, Time, NS_PER_S};
 
-/// The queue discipline in front of the FIFO transmitter (and of the
-/// ARQ's IP queue).
-pub(super) enum Discipline {
-    DropTail(QueueLimit),
-    Red(Box<Red>),
-}
 
-/// The FIFO transmitter's state: committed departure times only.
-pub(super) struct Fifo {
-    discipline: Discipline,
-    /// When the transmitter finishes everything accepted so far.
-    busy_until: Time,
-    /// (transmission start, IP bytes) of accepted packets not yet started.
-    waiting: VecDeque<(Time, u32)>,
-    waiting_bytes: u64,
-}
-
-/// A packet being sent by the holding transmitter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Sending {
-    /// Pool index.
-    pub id: u32,
-    pub bytes: u32,
-    pub start: Time,
-    pub end: Time,
-}
-
-/// The holding transmitter's queue: strict priority with push-out, or the
-/// TCP / other classes with shares.
-enum HeldQueue {
-    Priority(PriorityQueue),
-    Classes(ClassQueue),
-}
-
-impl HeldQueue {
-    fn len(&self) -> usize {
-        match self {
-            HeldQueue::Priority(q) => q.len(),
-            HeldQueue::Classes(q) => q.len(),
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    fn bytes(&self) -> u64 {
-        match self {
-            HeldQueue::Priority(q) => q.bytes(),
-            HeldQueue::Classes(q) => q.bytes(),
-        }
-    }
-
-    fn push(&mut self, h: Held, kind: Kind) {
-        match self {
-            HeldQueue::Priority(q) => q.push(h, kind.low_priority()),
-            HeldQueue::Classes(q) => q.push(h, kind.is_tcp()),
-        }
-    }
-
-    fn offer(&mut self, h: Held, kind: Kind, pushed_out: &mut Vec<Held>) -> Admit {
-        match self {
-            HeldQueue::Priority(q) => q.offer(h, kind.low_priority(), pushed_out),
-            HeldQueue::Classes(q) => q.offer(h, kind.is_tcp()),
-        }
-    }
-
-    fn pop(&mut self) -> Option<Held> {
-        match self {
-            HeldQueue::Priority(q) => q.pop(),
-            HeldQueue::Classes(q) => q.pop(),
-        }
-    }
-
-    fn drain_into(&mut self, out: &mut Vec<Held>) {
-        match self {
-            HeldQueue::Priority(q) => q.drain_into(out),
-            HeldQueue::Classes(q) => q.drain_into(out),
-        }
-    }
-}
-
-/// The holding transmitter: the queue holds the packets themselves.
-pub(super) struct Holding {
-    queue: HeldQueue,
-    sending: Option<Sending>,
-    /// Transmission-complete events of transmissions an outage aborted,
-    /// still in the event queue: they are ignored when they pop (they always
-    /// pop before a live event at the same instant, being older).
-    stale: Vec<Time>,
-    /// Packets pushed out by the last [`LinkDir::offer`].
-    pushed_out: Vec<Held>,
-}
-
-pub(super) enum Tx {
+enum Tx {
     Fifo(Fifo),
     Holding(Box<Holding>),
-    /// A link-layer ARQ (`net/arq_link.rs`).
+    /// A link-layer ARQ (`net/link/arq/mod.rs`).
     Arq(Box<ArqLink>),
 }
 
@@ -192,9 +107,9 @@ pub struct LinkDir {
     pub delay_ns: u64,
     pub up: bool,
     pub overhead_bytes: u32,
-    pub(super) tx: Tx,
-    pub(super) schedule: DirSchedule,
-    pub(super) errors: ErrorModel,
+    tx: Tx,
+    schedule: DirSchedule,
+    errors: ErrorModel,
     reorder: Option<(ReorderCfg, Rng)>,
     /// The error model sits at the link's head (`loss_placement = "head"`).
     loss_at_head: bool,
@@ -343,18 +258,8 @@ impl LinkDir {
                 RedParams::resolve(&r, cfg.rate_bps, cfg.delay_ns),
                 sub_stream(&rng, 2),
             )))),
-            QueueCfg::Priority { limit, low_drop } => Tx::Holding(Box::new(Holding {
-                queue: HeldQueue::Priority(PriorityQueue::new(limit, low_drop)),
-                sending: None,
-                stale: Vec::new(),
-                pushed_out: Vec::new(),
-            })),
-            QueueCfg::Classes { tcp, other, tcp_share } => Tx::Holding(Box::new(Holding {
-                queue: HeldQueue::Classes(ClassQueue::new(tcp, other, tcp_share)),
-                sending: None,
-                stale: Vec::new(),
-                pushed_out: Vec::new(),
-            })),
+            QueueCfg::Priority { limit, low_drop } => Tx::Holding(Box::new(Holding::priority(limit, low_drop))),
+            QueueCfg::Classes { tcp, other, tcp_share } => Tx::Holding(Box::new(Holding::classes(tcp, other, tcp_share))),
         };
         LinkDir {
             from,
@@ -395,17 +300,17 @@ impl LinkDir {
         self.delay_ns = d0;
     }
 
-    /// A moving direction goes down at `now`: what is queued, being sent or
-    /// on the wire is lost (the FIFO's packets as they come off the wire,
-    /// see [`LinkDir::pop_doomed`]; a holding transmitter's are appended
-    /// to `lost`), and it accepts nothing until [`LinkDir::come_up_now`].
+    /// A moving direction `d` goes down at `ctx.now`: what is queued, being
+    /// sent or on the wire is lost (the FIFO's packets as they come off the
+    /// wire, see [`LinkDir::pop_doomed`]; a holding transmitter's go to
+    /// `ctx.out.lost`), and it accepts nothing until [`LinkDir::come_up_now`].
     /// Packets accepted after it comes back still arrive behind the lost
     /// ones' arrival times (the FIFO's order).
-    pub fn go_down_now(&mut self, now: Time, lost: &mut Vec<u32>) {
-        self.schedule.go_down(now);
+    pub fn go_down_now(&mut self, d: u32, ctx: &mut LinkCtx) {
+        self.schedule.go_down(ctx.now);
         self.up = false;
         self.doomed = self.in_flight.len();
-        self.go_down(now, lost);
+        self.go_down(d, ctx);
     }
 
     /// The propagation delay a packet whose last bit leaves at `t` takes.
@@ -418,7 +323,7 @@ impl LinkDir {
     /// keeps its own copies).
     pub fn pool_packets(&self) -> usize {
         let held = match &self.tx {
-            Tx::Holding(h) => h.queue.len() + h.sending.is_some() as usize + h.pushed_out.len(),
+            Tx::Holding(h) => h.pool_packets(),
             _ => 0,
         };
         self.in_flight.len() + self.late.len() + held
@@ -596,7 +501,7 @@ impl LinkDir {
                 f.advance(now);
                 f.waiting.len()
             }
-            Tx::Holding(h) => h.queue.len(),
+            Tx::Holding(h) => h.queue_len(),
             Tx::Arq(a) => a.queue_packets(),
         }
     }
@@ -605,10 +510,7 @@ impl LinkDir {
     /// under the class queue, every waiting packet otherwise.
     pub fn tcp_queue_packets(&mut self, now: Time) -> usize {
         match &self.tx {
-            Tx::Holding(h) => match &h.queue {
-                HeldQueue::Classes(q) => q.tcp_len(),
-                HeldQueue::Priority(q) => q.len(),
-            },
+            Tx::Holding(h) => h.tcp_queue_len(),
             _ => self.queue_packets(now),
         }
     }
@@ -619,7 +521,7 @@ impl LinkDir {
                 f.advance(now);
                 f.waiting_bytes
             }
-            Tx::Holding(h) => h.queue.bytes(),
+            Tx::Holding(h) => h.queue_bytes(),
             Tx::Arq(a) => a.queue_bytes(),
         }
     }
@@ -628,7 +530,7 @@ impl LinkDir {
     pub fn busy_until(&self) -> Time {
         match &self.tx {
             Tx::Fifo(f) => f.busy_until,
-            Tx::Holding(h) => h.sending.map_or(0, |s| s.end),
+            Tx::Holding(h) => h.busy_until(),
             Tx::Arq(a) => a.busy_until(),
         }
     }
@@ -636,245 +538,6 @@ impl LinkDir {
     /// Transmission start of the last packet the FIFO accepted.
     pub fn last_tx_start(&self) -> Time {
         self.last_start
-    }
-
-    /// Offer a packet at `now` to the FIFO transmitter.
-    #[inline]
-    pub fn enqueue(&mut self, now: Time, ip_bytes: u32) -> Enqueued {
-        if self.schedule.is_fixed() {
-            self.fifo_enqueue::<true>(now, ip_bytes)
-        } else {
-            self.enqueue_scheduled(now, ip_bytes)
-        }
-    }
-
-    /// [`LinkDir::enqueue`] on a direction whose schedule changes: kept out
-    /// of line so that fixed links pay nothing for it.
-    #[inline(never)]
-    fn enqueue_scheduled(&mut self, now: Time, ip_bytes: u32) -> Enqueued {
-        if self.schedule.down_at(now) {
-            self.stats.drops_down += 1;
-            return Enqueued::Down { sent: false };
-        }
-        self.fifo_enqueue::<false>(now, ip_bytes)
-    }
-
-    /// The FIFO's admission and departure; `FIXED`: the rate and delay never
-    /// change (the fast path, compiled without the schedule lookups).
-    #[inline(always)]
-    fn fifo_enqueue<const FIXED: bool>(&mut self, now: Time, ip_bytes: u32) -> Enqueued {
-        // an error model at the link's head judges the packet as offered
-        let pre = if self.loss_at_head {
-            match self.judge_at_head(now, ip_bytes) {
-                Fate::Lost => return Enqueued::LostAtHead,
-                f => Some(f),
-            }
-        } else {
-            None
-        };
-        let Tx::Fifo(f) = &mut self.tx else { unreachable!("the world offers held packets with offer()") };
-        f.advance(now);
-        let start = f.busy_until.max(now);
-        if let Discipline::Red(red) = &mut f.discipline {
-            let idle_since = (start == now).then_some(f.busy_until);
-            match self.stats.count_drop(red.on_arrival(now, f.waiting.len(), idle_since, ip_bytes)) {
-                None => {}
-                Some(false) => return Enqueued::DroppedQueue,
-                Some(true) => return Enqueued::DroppedRed,
-            }
-        }
-        // a packet that could leave only centuries from now (a queue behind
-        // a link of a few bits a second) is refused as by a full queue:
-        // simulated time ends at 2^64 ns
-        if start > HORIZON {
-            self.stats.drops_queue += 1;
-            return Enqueued::DroppedQueue;
-        }
-        if start > now {
-            let full = match f.discipline {
-                Discipline::DropTail(QueueLimit::Unlimited) | Discipline::Red(_) => false,
-                Discipline::DropTail(QueueLimit::Packets(n)) => f.waiting.len() >= n as usize,
-                Discipline::DropTail(QueueLimit::Bytes(b)) => f.waiting_bytes + ip_bytes as u64 > b,
-            };
-            if full {
-                self.stats.drops_queue += 1;
-                return Enqueued::DroppedQueue;
-            }
-            f.waiting.push_back((start, ip_bytes));
-            f.waiting_bytes += ip_bytes as u64;
-            debug_assert!(
-                match f.discipline {
-                    Discipline::DropTail(QueueLimit::Packets(n)) => f.waiting.len() <= n as usize,
-                    Discipline::DropTail(QueueLimit::Bytes(b)) => f.waiting_bytes <= b,
-                    _ => true,
-                },
-                "a queue past its limit"
-            );
-            self.stats.max_queue_packets = self.stats.max_queue_packets.max(f.waiting.len() as u64);
-            self.stats.queue_wait_ns = self.stats.queue_wait_ns.saturating_add(start - now);
-        }
-        let tx = if FIXED {
-            let rate = self.rate_bps;
-            match self.tx_cache {
-                (b, r, ns) if b == ip_bytes && r == rate => ns,
-                _ => {
-                    let ns = serialisation_ns(ip_bytes, self.overhead_bytes, rate);
-                    self.tx_cache = (ip_bytes, rate, ns);
-                    ns
-                }
-            }
-        } else {
-            serialisation_ns(ip_bytes, self.overhead_bytes, self.schedule.rate_at(start))
-        };
-        f.busy_until = start + tx;
-        let end = f.busy_until;
-        self.last_start = start;
-        self.count_tx(start, end, ip_bytes);
-        self.launch::<FIXED>(now, start, end, ip_bytes, pre)
-    }
-
-    /// `loss_placement = "head"`: the error model's verdict on a packet
-    /// offered at `now`, before the queue (a loss is counted here; the
-    /// packet never reaches the queue or the wire).
-    #[cold]
-    #[inline(never)]
-    fn judge_at_head(&mut self, now: Time, ip_bytes: u32) -> Fate {
-        let fate = self.errors.judge(ip_bytes, now, now);
-        if fate == Fate::Lost {
-            self.stats.drops_errors += 1;
-        }
-        fate
-    }
-
-    /// A transmission of [start, end) is committed.
-    #[inline(always)]
-    pub(super) fn count_tx(&mut self, start: Time, end: Time, ip_bytes: u32) {
-        self.stats.packets_tx += 1;
-        self.stats.bytes_tx += ip_bytes as u64;
-        self.stats.busy_ns = self.stats.busy_ns.saturating_add(end - start);
-    }
-
-    /// Decide a sent packet's fate on the wire: arrival time, corruption,
-    /// reordering, or loss to an outage that begins at or after `since`
-    /// (acceptance for the FIFO, the end of the transmission for the
-    /// holding transmitter) and before it arrives.
-    #[inline(always)]
-    fn launch<const FIXED: bool>(&mut self, since: Time, start: Time, end: Time, ip_bytes: u32, pre: Option<Fate>) -> Enqueued {
-        let delay = if FIXED { self.delay_ns } else { self.schedule.delay_at(end) };
-        let arrival = end.saturating_add(delay);
-        let fate = match pre {
-            Some(f) => f,
-            None => self.errors.judge(ip_bytes, start, arrival),
-        };
-        // when it would arrive, held back or not, and whether later packets
-        // may overtake it (burst delay in "overtake" mode, reordering)
-        let (at, overtaken) = match fate {
-            Fate::Lost => (arrival, false),
-            Fate::Delayed { extra_ns, order } => (arrival + extra_ns, order == DelayOrder::Overtake),
-            Fate::Intact => match &mut self.reorder {
-                Some((r, rng)) => {
-                    let held = rng.bernoulli(r.probability);
-                    (if held { arrival + r.extra_delay_ns } else { arrival }, held)
-                }
-                None => (arrival, false),
-            },
-        };
-        if !FIXED {
-            // on the wire (or queued) when the link goes down: lost
-            if let Some(d) = self.schedule.next_down_from(since).filter(|&d| d < at) {
-                self.stats.drops_down += 1;
-                return Enqueued::Down { sent: start < d };
-            }
-        }
-        if fate == Fate::Lost {
-            self.stats.drops_errors += 1;
-            if !self.deliver_corrupted {
-                return Enqueued::Corrupted;
-            }
-            let at = at.max(self.last_arrival);
-            self.last_arrival = at;
-            return Enqueued::CorruptedArrives(at);
-        }
-        self.stats.bytes_ok += ip_bytes as u64;
-        if matches!(fate, Fate::Delayed { .. }) {
-            self.stats.burst_delayed += 1;
-        }
-        if overtaken {
-            self.stats.reordered += 1;
-            return Enqueued::ArrivesLate(at);
-        }
-        // In-order delivery: nothing overtakes a packet in the FIFO.
-        let at = at.max(self.last_arrival);
-        self.last_arrival = at;
-        Enqueued::Arrives(at)
-    }
-
-    // ----- the holding transmitter -------------------------------------------
-
-    /// Offer packet `p`, already in the pool as `id`, to the holding
-    /// transmitter. Afterwards call [`LinkDir::take_pushed_out`] (packets
-    /// the arrival pushed out, to be freed) and [`LinkDir::start_next`].
-    pub fn offer(&mut self, now: Time, id: u32, p: &Packet) -> Offered {
-        let Tx::Holding(h) = &mut self.tx else { unreachable!("the FIFO takes packets with enqueue()") };
-        if self.schedule.down_at(now) {
-            self.stats.drops_down += 1;
-            return Offered::DroppedDown;
-        }
-        let held = Held { id, bytes: p.ip_bytes };
-        if h.sending.is_none() && h.queue.is_empty() {
-            // an idle transmitter takes it at once: never dropped by the queue
-            h.queue.push(held, p.kind);
-            return Offered::Queued;
-        }
-        match h.queue.offer(held, p.kind, &mut h.pushed_out) {
-            Admit::Accepted => {
-                self.stats.drops_pushed_out += h.pushed_out.len() as u64;
-                self.stats.max_queue_packets = self.stats.max_queue_packets.max(h.queue.len() as u64);
-                Offered::Queued
-            }
-            Admit::Refused => {
-                self.stats.drops_queue += 1;
-                Offered::DroppedQueue
-            }
-        }
-    }
-
-    /// Pool indices of packets the last offer pushed out of the queue.
-    pub fn take_pushed_out(&mut self, out: &mut Vec<u32>) {
-        if let Tx::Holding(h) = &mut self.tx {
-            out.extend(h.pushed_out.drain(..).map(|v| v.id));
-        }
-    }
-
-    /// If the transmitter is idle and a packet waits, start sending it at
-    /// `now` and return it; the caller schedules `Event::TxDone` at its end.
-    pub fn start_next(&mut self, now: Time) -> Option<Sending> {
-        let rate = self.schedule.rate_at(now);
-        let overhead = self.overhead_bytes;
-        let Tx::Holding(h) = &mut self.tx else { return None };
-        if h.sending.is_some() {
-            return None;
-        }
-        let next = h.queue.pop()?;
-        let end = now + serialisation_ns(next.bytes, overhead, rate);
-        let s = Sending { id: next.id, bytes: next.bytes, start: now, end };
-        h.sending = Some(s);
-        self.count_tx(now, end, next.bytes);
-        Some(s)
-    }
-
-    /// The transmission-complete event at `now`: the packet sent (pool
-    /// index) and its fate on the wire, or None for an event an outage
-    /// made stale.
-    pub fn finish(&mut self, now: Time) -> Option<(u32, Enqueued)> {
-        let Tx::Holding(h) = &mut self.tx else { unreachable!("only the holding transmitter schedules TxDone") };
-        if let Some(k) = h.stale.iter().position(|&t| t == now) {
-            h.stale.swap_remove(k);
-            return None;
-        }
-        let s = h.sending.take().expect("a transmission was under way");
-        debug_assert_eq!(s.end, now);
-        Some((s.id, self.launch::<false>(now, s.start, s.end, s.bytes, None)))
     }
 
     // ----- changes ----------------------------------------------------------
@@ -886,62 +549,7 @@ impl LinkDir {
         self.delay_ns = self.schedule.delay_at(now);
         self.up = !self.schedule.down_at(now);
     }
-
-    /// The link goes down at `now`: the queue is lost, and so is a packet
-    /// being sent. The FIFO counted its losses when it accepted them (it
-    /// knew the outage was coming); the holding transmitter appends the
-    /// pool indices of what it held to `lost` (counted here) for the caller
-    /// to free.
-    pub fn go_down(&mut self, now: Time, lost: &mut Vec<u32>) {
-        match &mut self.tx {
-            Tx::Fifo(f) => {
-                f.advance(now);
-                f.waiting.clear();
-                f.waiting_bytes = 0;
-                if f.busy_until > now {
-                    self.stats.busy_ns -= f.busy_until - now;
-                    f.busy_until = now;
-                }
-            }
-            Tx::Holding(h) => {
-                let before = lost.len();
-                if let Some(s) = h.sending.take() {
-                    lost.push(s.id);
-                    h.stale.push(s.end);
-                    self.stats.busy_ns -= s.end - now;
-                }
-                let mut held = Vec::new();
-                h.queue.drain_into(&mut held);
-                lost.extend(held.into_iter().map(|x| x.id));
-                self.stats.drops_down += (lost.len() - before) as u64;
-            }
-            Tx::Arq(_) => unreachable!("an ARQ link goes down with arq_go_down"),
-        }
-    }
-
-    /// Bits the direction could carry in [0, end]: its rate schedule
-    /// integrated over the time it was up.
-    pub fn capacity_bits(&self, end: Time) -> f64 {
-        if self.schedule.is_fixed() {
-            return self.rate_bps as f64 * crate::sim::secs(end);
-        }
-        self.schedule.capacity_bits(end)
-    }
-
-    /// Fraction of [0, end] the transmitter was busy.
-    pub fn utilization(&self, end: Time) -> f64 {
-        if end == 0 {
-            return 0.0;
-        }
-        let beyond = self.busy_until().saturating_sub(end);
-        (self.stats.busy_ns.saturating_sub(beyond)) as f64 / end as f64
-    }
 }
-
-/// The latest instant a FIFO commits a transmission to start (about 146
-/// years): beyond it a packet is refused as by a full queue, so that no
-/// time a run computes can pass 2^64 ns.
-const HORIZON: Time = u64::MAX / 4;
 
 /// Serialisation time of a packet of `ip_bytes` plus `overhead` framing
 /// bytes at `rate_bps`, rounded up to a whole ns.
@@ -954,34 +562,10 @@ pub(super) fn serialisation_ns(ip_bytes: u32, overhead: u32, rate_bps: u64) -> u
     }
 }
 
-impl Fifo {
-    /// Forget accepted packets whose transmission started before `now`; one
-    /// that starts at `now` still waits for a packet arriving at `now` (see
-    /// the module's queue semantics).
-    #[inline]
-    fn advance(&mut self, now: Time) {
-        if self.busy_until <= now {
-            // idle: every packet waiting started before `busy_until`, so
-            // all have left (and the ring's memory, cold on a link of a
-            // large network, is not read)
-            self.waiting.clear();
-            self.waiting_bytes = 0;
-            return;
-        }
-        while let Some(&(start, bytes)) = self.waiting.front() {
-            if start >= now {
-                break;
-            }
-            self.waiting.pop_front();
-            self.waiting_bytes -= bytes as u64;
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::ErrorCfg;
+    use crate::scenario::{DelayOrder, ErrorCfg};
 
     fn dir(rate: u64, delay: u64, limit: QueueLimit) -> LinkDir {
         let cfg = LinkDirCfg { rate_bps: rate, delay_ns: delay, queue: QueueCfg::DropTail { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
@@ -1287,7 +871,7 @@ mod tests {
         assert_eq!(fates[4], Enqueued::Down { sent: false });
         assert_eq!(l.stats.drops_down, 3);
         l.on_change(32 * MS);
-        l.go_down(32 * MS, &mut vec![]);
+        l.go_down(0, &mut protocol::TestWorld::default().ctx(32 * MS, 1));
         assert_eq!((l.queue_packets(32 * MS), l.busy_until()), (0, 32 * MS), "the queue is gone, the transmitter free");
         assert_eq!(l.stats.busy_ns, 32 * MS, "busy until the outage only");
         assert_eq!(l.enqueue(40 * MS, 10), Enqueued::Down { sent: false }, "refused while down");
@@ -1357,67 +941,4 @@ mod tests {
         assert_eq!(l.enqueue(10 * MS, cfg_small), Enqueued::Arrives(15 * MS), "waits behind the first (it would arrive at 11 ms)");
     }
 
-    fn priority_dir(limit: QueueLimit, changes: &[(Time, crate::scenario::DirChange, Option<bool>)]) -> LinkDir {
-        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 5_000_000, queue: QueueCfg::Priority { limit, low_drop: Default::default() }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
-        LinkDir::with_schedule(0, 1, &cfg, DirSchedule::new(8_000, 5_000_000, changes), Rng::new(1, 1))
-    }
-
-    fn pkt(kind: super::super::Kind) -> Packet {
-        Packet::udp(0, 1, 0, 30).with_kind(kind)
-    }
-
-    #[test]
-    fn holding_priority_queue_sends_data_first_and_pushes_dummies_out() {
-        use super::super::Kind;
-        let mut l = priority_dir(QueueLimit::Packets(2), &[]);
-        assert!(l.holds_packets());
-        // a dummy finds the transmitter idle: it is sent at once
-        assert_eq!(l.offer(0, 1, &pkt(Kind::Dummy)), Offered::Queued);
-        let s = l.start_next(0).unwrap();
-        assert_eq!((s.id, s.start, s.end), (1, 0, 30 * MS));
-        assert_eq!(l.start_next(0), None, "one at a time");
-        // queue: dummy 2, data 3; data 4 pushes dummy 2 out; dummy 5 is refused
-        assert_eq!(l.offer(1, 2, &pkt(Kind::Dummy)), Offered::Queued);
-        assert_eq!(l.offer(2, 3, &pkt(Kind::Data)), Offered::Queued);
-        assert_eq!(l.offer(3, 4, &pkt(Kind::Data)), Offered::Queued);
-        let mut out = vec![];
-        l.take_pushed_out(&mut out);
-        assert_eq!(out, vec![2]);
-        assert_eq!(l.offer(4, 5, &pkt(Kind::Dummy)), Offered::DroppedQueue);
-        assert_eq!((l.stats.drops_pushed_out, l.stats.drops_queue, l.queue_packets(4)), (1, 1, 2));
-        // completions: dummy 1 arrives at 35 ms; then data 3, data 4
-        assert_eq!(l.finish(30 * MS), Some((1, Enqueued::Arrives(35 * MS))));
-        assert_eq!(l.start_next(30 * MS).map(|s| s.id), Some(3));
-        assert_eq!(l.finish(60 * MS), Some((3, Enqueued::Arrives(65 * MS))));
-        assert_eq!(l.start_next(60 * MS).map(|s| s.id), Some(4));
-        assert_eq!(l.stats.packets_tx, 3, "counted when sent, not when queued");
-    }
-
-    #[test]
-    fn holding_outage_hands_back_what_it_held_and_stale_completions_are_ignored() {
-        use super::super::Kind;
-        use crate::scenario::DirChange;
-        let none = DirChange::default();
-        let mut l = priority_dir(QueueLimit::Unlimited, &[(40 * MS, none, Some(false)), (45 * MS, none, Some(true))]);
-        for id in 1..=3 {
-            l.offer(0, id, &pkt(Kind::Data));
-        }
-        let s = l.start_next(0).unwrap();
-        assert_eq!(l.finish(s.end), Some((1, Enqueued::Arrives(35 * MS))));
-        let s2 = l.start_next(30 * MS).unwrap(); // [30, 60): cut by the outage
-        let mut lost = vec![];
-        l.on_change(40 * MS);
-        assert!(!l.up);
-        l.go_down(40 * MS, &mut lost);
-        assert_eq!(lost, vec![2, 3], "the packet being sent, then the queue");
-        assert_eq!(l.stats.drops_down, 2);
-        assert_eq!(l.stats.busy_ns, 40 * MS);
-        assert_eq!(l.offer(42 * MS, 4, &pkt(Kind::Data)), Offered::DroppedDown);
-        l.on_change(45 * MS);
-        // a new packet at 45 ms ends at 75 ms; the aborted one's event (60 ms) is stale
-        assert_eq!(l.offer(45 * MS, 5, &pkt(Kind::Data)), Offered::Queued);
-        assert_eq!(l.start_next(45 * MS).unwrap().end, 75 * MS);
-        assert_eq!(l.finish(s2.end), None);
-        assert_eq!(l.finish(75 * MS), Some((5, Enqueued::Arrives(80 * MS))));
-    }
 }

@@ -5,7 +5,7 @@
 //! changes against the RFC reading on the same drops.
 
 use super::harness::Harness;
-use super::tests::{cfg, drop_first_sends_of, drop_first_tx_of, seg, transfer_with};
+use super::{cfg, drop_first_sends_of, drop_first_tx_of, seg, transfer_with};
 use crate::scenario::{InitialWindow, RecoverRule, Recovery, SackPipe, SsthreshBasis};
 use crate::sim::Rng;
 use crate::tcp::sender::Sender;

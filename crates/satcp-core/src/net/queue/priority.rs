@@ -17,7 +17,7 @@
 //!   also dropped whenever more than one packet waits, as GTNetS's
 //!   `PeachQueue` does, so dummies only use a nearly idle link.
 //!
-//! The transmitter that holds packets (`net/link.rs`) owns this queue: a
+//! The transmitter that holds packets (`net/link/mod.rs`) owns this queue: a
 //! pushed-out packet must be found and freed after it was accepted, which a
 //! FIFO that only keeps departure times cannot do.
 

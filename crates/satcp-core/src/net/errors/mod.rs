@@ -9,12 +9,17 @@
 //!
 //! This file also dispatches to the channel-state models, each in its own
 //! file: the TRANSAT/DSN bursts (`dsn_burst.rs`), Gilbert-Elliott
-//! (`gilbert_elliott.rs`) and error-interval traces (`error_trace.rs`).
+//! (`gilbert_elliott.rs`) and error-interval traces (`trace.rs`).
 
-use super::dsn_burst::DsnBurst;
-use super::error_trace::ErrorTrace;
-use super::fec::FecCfg;
-use super::gilbert_elliott::GilbertElliott;
+pub mod dsn_burst;
+pub mod gilbert_elliott;
+pub mod trace;
+
+
+use crate::net::link::arq::fec::FecCfg;
+use dsn_burst::DsnBurst;
+use gilbert_elliott::GilbertElliott;
+use trace::ErrorTrace;
 use crate::scenario::{DelayOrder, ErrorCfg, ErrorClock};
 use crate::sim::{Rng, Time};
 
@@ -119,7 +124,7 @@ impl ErrorModel {
         }
     }
 
-    /// The fate of a link-layer frame protected by FEC (`net/fec.rs`):
+    /// The fate of a link-layer frame protected by FEC (`net/link/arq/fec.rs`):
     /// `bytes` of frame, `coded` on the air. On independent bit errors the
     /// residual loss is computed from the code; on any other model a frame
     /// the channel corrupts is repaired with the configured probability.

@@ -1,11 +1,11 @@
 //! Hand-worked cases of CETEN-R (`tcp/cc/ceten.rs`, `router/ceten.rs`) on
 //! tests.rs's set-up (MSS 1000, no delayed ACK, 100 Mb/s, 50 ms one way).
 
-use super::cc::ceten::{Ceten, CetenCfg, Coin};
-use super::cc::{Cc, Env, Verdict, WindowController};
+use crate::tcp::cc::ceten::{Ceten, CetenCfg, Coin};
+use crate::tcp::cc::{Cc, Env, Verdict, WindowController};
 use super::harness::Harness;
-use super::tests::{cfg as base_cfg, drop_first_tx_of, seg};
-use crate::net::ceten_option::Ceten as Opt;
+use super::{cfg as base_cfg, drop_first_tx_of, seg};
+use crate::net::packet::ceten_option::Ceten as Opt;
 use crate::net::{Kind, Packet, TcpHeader};
 use crate::router::ceten::CetenRouter;
 use crate::router::RouterAgent;

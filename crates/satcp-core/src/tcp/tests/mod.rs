@@ -1,6 +1,19 @@
-//! Hand-worked traces of the TCP model on a two-endpoint harness.
+//! The TCP model's unit tests: hand-worked traces on a two-endpoint
+//! harness (`harness.rs`). This file holds the transfers every scheme
+//! shares and the helpers the trace files use; each `*_traces.rs` holds the
+//! traces of one source (ns-2's rules, OPNET's, a paper's controller, the
+//! controller hooks).
 
-use super::harness::{tcp_cfg, DropRule, Harness};
+mod adalr_traces;
+mod cc_traces;
+mod ceten_traces;
+mod harness;
+mod hook_traces;
+mod ns2_traces;
+mod opnet_traces;
+mod peach_traces;
+
+use harness::{tcp_cfg, DropRule, Harness};
 use crate::scenario::{InitialWindow, Recovery, TcpCfg};
 
 const MS: u64 = 1_000_000;
@@ -820,7 +833,7 @@ fn only_a_controller_that_reads_the_pipe_is_given_it() {
         .tcp
         .clone();
         c.mss = 1000;
-        let reads = crate::tcp::Endpoint::new(0, 1, 0, 1, &c).snd.cc.reads_pipe();
+        let reads = crate::tcp::Endpoint::new(0, 1, 0, 1, &c).snd.caps.reads_pipe;
         let run = |always: bool| {
             ALWAYS_PIPE.with(|a| a.set(always));
             let h = transfer_with(&c, drop_first_tx_of(&[3, 40, 41, 90]), 150_000);

@@ -1,7 +1,7 @@
 //! A selective-repeat ARQ for one satellite hop: the real link-layer
 //! protocol that TRANSAT's S-LACP (spec 001 section 1) describes and the
 //! paper only approximated (a residual PER and a fixed extra delay during
-//! bursts). These are the two state machines; `net/arq_link.rs` puts them
+//! bursts). These are the two state machines; `net/link/arq/mod.rs` puts them
 //! on a link direction's transmitter.
 //!
 //! * **Sender** (one per direction): each IP packet of an ARQ class becomes
@@ -42,7 +42,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::Packet;
+use crate::net::Packet;
 use crate::sim::Time;
 
 /// Default number of retransmissions before a frame is abandoned: the

@@ -21,13 +21,16 @@
 //! Cost: the world holds `Option<Box<Capture>>`; without captures the hot
 //! path pays one `None` test per packet hop.
 
+pub mod pcap;
+
+
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{self, BufWriter};
 
-use super::pcap::PcapWriter;
-use super::Packet;
+use crate::net::Packet;
+use pcap::PcapWriter;
 use crate::scenario::{CaptureTime, Scenario};
 use crate::sim::Time;
 

@@ -6,7 +6,7 @@
 //! against the RFC reading on the same drops (tests.rs's set-up: MSS 1000,
 //! 100 Mb/s, 50 ms one way).
 
-use super::tests::{cfg, drop_first_tx_of, seg, transfer_with};
+use super::{cfg, drop_first_tx_of, seg, transfer_with};
 use crate::net::packet::FLAG_SYN;
 use crate::scenario::{CwndValidation, InitialWindow, Recovery, SsthreshBasis};
 

@@ -2,8 +2,8 @@
 //! behaviour that needs the engine (pacing, delivery-rate samples, round
 //! counting) rather than a hand-fed ACK stream.
 
-use super::cc::bbr::Mode;
-use super::cc::Cc;
+use crate::tcp::cc::bbr::Mode;
+use crate::tcp::cc::Cc;
 use super::harness::{tcp_cfg, Harness};
 use crate::scenario::{AimdCfg, BbrCfg, Controller, InitialWindow, Recovery, TcpCfg};
 

@@ -45,7 +45,8 @@
 
 use std::io::{self, Write};
 
-use super::packet::{Kind, Packet, TcpHeader, IPV4_HEADER, TCP_HEADER};
+use crate::ids::{EpId, Side};
+use crate::net::packet::{Kind, Packet, TcpHeader, IPV4_HEADER, TCP_HEADER};
 
 /// Ethernet II header bytes.
 pub const ETHERNET_HEADER: u32 = 14;
@@ -79,14 +80,13 @@ pub fn node_mac(n: u32) -> [u8; 6] {
     [0x02, 0x00, b[0], b[1], b[2], b[3]]
 }
 
-/// (source port, destination port) of a segment for endpoint `to_ep`
-/// (endpoint 2f is flow f's server, 2f + 1 its client).
-pub fn ports(to_ep: u32) -> (u16, u16) {
-    let client = CLIENT_PORT_BASE + ((to_ep / 2) % 16384) as u16;
-    if to_ep.is_multiple_of(2) {
-        (client, SERVER_PORT)
-    } else {
-        (SERVER_PORT, client)
+/// (source port, destination port) of a segment for endpoint `to`: the
+/// server listens on `SERVER_PORT`, each flow's client has its own port.
+pub fn ports(to: EpId) -> (u16, u16) {
+    let client = CLIENT_PORT_BASE + (to.flow().0 % 16384) as u16;
+    match to.side() {
+        Side::Server => (client, SERVER_PORT),
+        Side::Client => (SERVER_PORT, client),
     }
 }
 
@@ -126,7 +126,7 @@ fn put_options(b: &mut Vec<u8>, t: &TcpHeader) {
         let at = b.len();
         b.extend_from_slice(&[OPT_EXPERIMENTAL, r.wire_len]);
         b.extend_from_slice(&r.exid.to_be_bytes());
-        for w in &r.words[..super::packet::ResearchOption::capacity(r.wire_len)] {
+        for w in &r.words[..crate::net::packet::ResearchOption::capacity(r.wire_len)] {
             b.extend_from_slice(&w.to_be_bytes());
         }
         b.resize(at + r.wire_len as usize, 0);
@@ -165,7 +165,7 @@ pub fn encode_headers(b: &mut Vec<u8>, p: &Packet, hop_from: u32, hop_to: u32) -
     if udp {
         let udp_at = b.len();
         let udp_len = p.ip_bytes - IPV4_HEADER;
-        b.extend_from_slice(&(UDP_PORT_BASE + (p.to_ep % 16384) as u16).to_be_bytes());
+        b.extend_from_slice(&(UDP_PORT_BASE + (p.flow().0 % 16384) as u16).to_be_bytes());
         b.extend_from_slice(&UDP_SINK_PORT.to_be_bytes());
         b.extend_from_slice(&(udp_len as u16).to_be_bytes());
         b.extend_from_slice(&[0, 0]);
@@ -183,7 +183,7 @@ pub fn encode_headers(b: &mut Vec<u8>, p: &Packet, hop_from: u32, hop_to: u32) -
     let tcp_at = b.len();
     let t = &p.tcp;
     let hdr_len = TCP_HEADER + t.options_len();
-    let (sport, dport) = ports(p.to_ep);
+    let (sport, dport) = ports(p.endpoint());
     b.extend_from_slice(&sport.to_be_bytes());
     b.extend_from_slice(&dport.to_be_bytes());
     b.extend_from_slice(&t.seq.to_be_bytes());

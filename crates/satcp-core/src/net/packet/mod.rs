@@ -8,6 +8,9 @@
 //! offset the sender meant) used only to audit the receiver. Every packet has
 //! a [`Kind`] and an IP TTL (64 at its source; routers decrement it).
 
+pub mod ceten_option;
+
+
 pub const IPV4_HEADER: u32 = 20;
 pub const TCP_HEADER: u32 = 20;
 
@@ -279,6 +282,23 @@ pub struct Packet {
 impl Packet {
     /// A TCP segment; its kind (data or pure ACK) follows from the payload
     /// and the SYN/FIN flags.
+    /// The endpoint a TCP segment is for.
+    #[inline]
+    pub fn endpoint(&self) -> crate::ids::EpId {
+        crate::ids::EpId(self.to_ep)
+    }
+
+    /// The flow the packet belongs to (a UDP datagram's `to_ep` is its
+    /// flow; a segment's, its endpoint).
+    #[inline]
+    pub fn flow(&self) -> crate::ids::FlowId {
+        if self.kind == Kind::Udp {
+            crate::ids::FlowId(self.to_ep)
+        } else {
+            self.endpoint().flow()
+        }
+    }
+
     pub fn tcp(src_node: u32, dst_node: u32, to_ep: u32, tcp: TcpHeader, payload: u32, stream_off: u64, retx: bool) -> Self {
         let ip_bytes = IPV4_HEADER + TCP_HEADER + tcp.options_len() + payload;
         let kind = if payload > 0 || tcp.has(FLAG_SYN | FLAG_FIN) { Kind::Data } else { Kind::Ack };

@@ -1,0 +1,9 @@
+//! Queue disciplines of a link direction. Drop-tail and RED decide on
+//! arrival, so they sit in front of the FIFO transmitter (`link/`); the
+//! priority queue (which pushes dummy segments out after accepting them)
+//! and the class queue (TCP and other traffic with shares of the link)
+//! hold their packets, on the holding transmitter.
+
+pub mod classes;
+pub mod priority;
+pub mod red;
