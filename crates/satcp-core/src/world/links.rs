@@ -40,8 +40,9 @@ impl World {
         for p in out.lost.drain(..) {
             self.lose(&p);
         }
+        let d = out.delivered_over;
         for k in 0..out.delivered.len() {
-            let (d, mut p) = out.delivered[k];
+            let mut p = out.delivered[k];
             let node = self.dirs[d as usize].to;
             self.arrive(d, node, &mut p);
         }

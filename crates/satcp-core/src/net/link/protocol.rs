@@ -46,7 +46,8 @@ pub struct LinkCtx<'a> {
 }
 
 /// What a link protocol hands back to the world (buffers reused for the
-/// whole run).
+/// whole run; the protocols write into them directly, so a packet is
+/// copied once on its way back).
 #[derive(Default)]
 pub struct LinkOut {
     /// (direction, start, packet): a transmission began (for captures).
@@ -55,13 +56,10 @@ pub struct LinkOut {
     pub queue_drops: Vec<(u32, Packet)>,
     /// Packets lost otherwise: corrupted, to an outage, given up.
     pub lost: Vec<Packet>,
-    /// (direction, packet): it arrived intact over the direction and goes
-    /// to IP at its far end.
-    pub delivered: Vec<(u32, Packet)>,
-    /// Scratch buffers a protocol may borrow during a call (the ARQ's
-    /// packets released to IP and given up); empty between calls.
-    pub(super) ip: Vec<Packet>,
-    pub(super) gone: Vec<Packet>,
+    /// Packets that arrived intact over direction `delivered_over` (one
+    /// direction a call) and go to IP at its far end.
+    pub delivered: Vec<Packet>,
+    pub delivered_over: u32,
 }
 
 impl LinkOut {

@@ -257,33 +257,22 @@ pub(in crate::net::link) fn arq_event(dirs: &mut [LinkDir], d: u32, what: LinkEv
                 ctx.q.push(at, Event::Link { dir: d, what: AIR_ARRIVAL });
             }
             let back = d ^ 1;
-            let (mut out, mut gone) = (std::mem::take(&mut ctx.out.ip), std::mem::take(&mut ctx.out.gone));
-            dirs[back as usize].arq_receive(now, item, &mut out, &mut gone);
+            ctx.out.delivered_over = d;
+            dirs[back as usize].arq_receive(now, item, &mut ctx.out.delivered, &mut ctx.out.lost);
             dirs[back as usize].arq_kick(back, ctx);
-            hand_over(d, &mut out, &mut gone, ctx);
         }
         TIMER => {
             let dir = &mut dirs[d as usize];
             if !dir.arq().timer.on_pop(now, ctx.q, Event::Link { dir: d, what: TIMER }) {
                 return;
             }
-            let (mut out, mut gone) = (std::mem::take(&mut ctx.out.ip), std::mem::take(&mut ctx.out.gone));
-            dir.arq_timer(now, &mut out, &mut gone);
-            dir.arq_kick(d, ctx);
             // the data it releases came over the opposite direction
-            hand_over(d ^ 1, &mut out, &mut gone, ctx);
+            ctx.out.delivered_over = d ^ 1;
+            dir.arq_timer(now, &mut ctx.out.delivered, &mut ctx.out.lost);
+            dir.arq_kick(d, ctx);
         }
         _ => unreachable!("an ARQ event {what}"),
     }
-}
-
-/// Packets an ARQ end delivered to IP (`out`: they came over direction
-/// `over`) or gave up (`gone`); the buffers go back to `ctx.out`.
-fn hand_over(over: u32, out: &mut Vec<Packet>, gone: &mut Vec<Packet>, ctx: &mut LinkCtx) {
-    ctx.out.lost.append(gone);
-    ctx.out.delivered.extend(out.drain(..).map(|p| (over, p)));
-    ctx.out.ip = std::mem::take(out);
-    ctx.out.gone = std::mem::take(gone);
 }
 
 impl LinkDir {
@@ -300,10 +289,7 @@ impl LinkDir {
     /// A scheduled outage begins: the IP queue and the item on the air are
     /// lost; the window stays.
     pub(in crate::net::link) fn arq_go_down(&mut self, _d: u32, ctx: &mut LinkCtx) {
-        let mut gone = std::mem::take(&mut ctx.out.gone);
-        self.arq_lose_queue(ctx.now, &mut gone);
-        ctx.out.lost.append(&mut gone);
-        ctx.out.gone = gone;
+        self.arq_lose_queue(ctx.now, &mut ctx.out.lost);
     }
 
     /// The outage ends: the window is retransmitted (persistence
