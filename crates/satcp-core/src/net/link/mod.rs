@@ -103,20 +103,6 @@ enum Tx {
     Shared(Box<Member>),
 }
 
-impl Tx {
-    /// The FIFO whose waiting packets are the direction's queue (its own,
-    /// or its share of a shared device's), brought up to `now`.
-    fn waiting_at(&mut self, now: Time) -> Option<&mut Fifo> {
-        let f = match self {
-            Tx::Fifo(f) => f,
-            Tx::Shared(m) => &mut m.own,
-            Tx::Holding(_) | Tx::Arq(_) => return None,
-        };
-        f.advance(now);
-        Some(f)
-    }
-}
-
 pub struct LinkDir {
     pub from: u32,
     pub to: u32,
@@ -524,9 +510,13 @@ impl LinkDir {
     /// Packets waiting (not in transmission) at `now`.
     pub fn queue_packets(&mut self, now: Time) -> usize {
         match &mut self.tx {
+            Tx::Fifo(f) => {
+                f.advance(now);
+                f.waiting.len()
+            }
             Tx::Holding(h) => h.queue_len(),
             Tx::Arq(a) => a.queue_packets(),
-            tx => tx.waiting_at(now).map_or(0, |f| f.waiting.len()),
+            Tx::Shared(m) => m.waiting(now).count(),
         }
     }
 
@@ -541,9 +531,13 @@ impl LinkDir {
 
     pub fn queue_bytes(&mut self, now: Time) -> u64 {
         match &mut self.tx {
+            Tx::Fifo(f) => {
+                f.advance(now);
+                f.waiting_bytes
+            }
             Tx::Holding(h) => h.queue_bytes(),
             Tx::Arq(a) => a.queue_bytes(),
-            tx => tx.waiting_at(now).map_or(0, |f| f.waiting_bytes),
+            Tx::Shared(m) => m.waiting(now).map(u64::from).sum(),
         }
     }
 
@@ -554,7 +548,7 @@ impl LinkDir {
             Tx::Fifo(f) => f.busy_until,
             Tx::Holding(h) => h.busy_until(),
             Tx::Arq(a) => a.busy_until(),
-            Tx::Shared(m) => m.own.busy_until,
+            Tx::Shared(m) => m.busy_until(),
         }
     }
 

@@ -39,6 +39,8 @@ use super::protocol::LinkCtx;
 use super::{serialisation_ns, LinkDir, Tx};
 use crate::net::Packet;
 use crate::scenario::QueueLimit;
+use crate::sim::Time;
+use std::collections::VecDeque;
 
 /// The shared devices of a run, by index (a `Tx::Shared` direction names
 /// its device's).
@@ -58,16 +60,35 @@ impl Devices {
 /// A direction that sends through a shared device.
 pub(in crate::net::link) struct Member {
     device: u32,
-    /// This direction's own packets waiting in the device and the end of
-    /// its last transmission (its queue and its utilisation).
-    pub(super) own: Fifo,
+    /// This direction's transmissions not over when it last took a
+    /// packet, (start, end, IP bytes) in order: its queue, the end of its
+    /// last transmission, and the part of its busy time after a run's end
+    /// (its utilisation) are read from them.
+    sent: VecDeque<(Time, Time, u32)>,
+}
+
+impl Member {
+    /// Its packets waiting (not started) at `now`.
+    pub(super) fn waiting(&self, now: Time) -> impl Iterator<Item = u32> + '_ {
+        self.sent.iter().filter(move |&&(start, _, _)| start >= now).map(|&(_, _, bytes)| bytes)
+    }
+
+    /// When its last transmission ends.
+    pub(super) fn busy_until(&self) -> Time {
+        self.sent.back().map_or(0, |&(_, end, _)| end)
+    }
+
+    /// Its transmission time after `t` (committed before it).
+    pub(super) fn busy_after(&self, t: Time) -> Time {
+        self.sent.iter().map(|&(start, end, _)| end.saturating_sub(start.max(t))).sum()
+    }
 }
 
 impl LinkDir {
     /// Send through shared device `device` from now on (a direction made
     /// for it, before any packet).
     pub fn join_device(&mut self, device: u32) {
-        self.tx = Tx::Shared(Box::new(Member { device, own: Fifo::new(Discipline::DropTail(QueueLimit::Unlimited)) }));
+        self.tx = Tx::Shared(Box::new(Member { device, sent: VecDeque::new() }));
     }
 
     /// The world routed `p` onto this direction `d`: it waits in the
@@ -82,7 +103,9 @@ impl LinkDir {
         let Tx::Shared(m) = &mut self.tx else { unreachable!("a member of a shared device") };
         let dev = &mut ctx.devices.0[m.device as usize];
         dev.advance(now);
-        m.own.advance(now);
+        while m.sent.front().is_some_and(|&(_, end, _)| end <= now) {
+            m.sent.pop_front();
+        }
         let start = dev.busy_until.max(now);
         if start > now {
             if dev.full(p.ip_bytes) {
@@ -92,12 +115,12 @@ impl LinkDir {
                 return;
             }
             dev.wait(start, p.ip_bytes);
-            m.own.wait(start, p.ip_bytes);
             self.stats.max_queue_packets = self.stats.max_queue_packets.max(dev.waiting.len() as u64);
             self.stats.queue_wait_ns = self.stats.queue_wait_ns.saturating_add(start - now);
         }
         let end = start + serialisation_ns(p.ip_bytes, self.overhead_bytes, self.schedule.rate_at(start));
-        (dev.busy_until, m.own.busy_until) = (end, end);
+        dev.busy_until = end;
+        m.sent.push_back((start, end, p.ip_bytes));
         self.last_start = start;
         self.count_tx(start, end, p.ip_bytes);
         self.stats.low_priority_tx += p.kind.low_priority() as u64;
@@ -115,7 +138,7 @@ mod tests {
     use super::*;
     use crate::net::link::protocol::TestWorld;
     use crate::scenario::{ErrorCfg, LinkDirCfg, QueueCfg};
-    use crate::sim::{Event, Rng, Time};
+    use crate::sim::{Event, Rng};
 
     const MS: Time = 1_000_000;
 
