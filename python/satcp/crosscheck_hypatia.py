@@ -12,7 +12,7 @@ satellites from its own TLEs, +Grid ISLs, five of its top-100 cities,
 1,260 km), its dynamic state at every 100 ms step of the window, and each
 pair's path and RTT by its post-analysis functions. Hypatia's output is
 kept in ``target/hypatia/START-DURATION-STEP`` and read again while the
-peer and its parameters are unchanged (the state of 1,156 satellites takes
+peer, its pinned packages and the window are unchanged (the state of 1,156 satellites takes
 Hypatia about 1.6 s a step, a Floyd-Warshall over all of them).
 
 satcp's side is a path-only scenario made from Hypatia's files: the same
@@ -52,6 +52,7 @@ from .tables import format_table, num
 REPO = Path(__file__).resolve().parents[2]
 PEER = REPO / "crosscheck" / "hypatia" / "peer.py"
 VENV_SCRIPT = REPO / "crosscheck" / "hypatia" / "venv.sh"
+REQUIREMENTS = REPO / "crosscheck" / "hypatia" / "requirements.txt"
 VENV_PYTHON = REPO / ".venv-hypatia" / "bin" / "python"
 CACHE = REPO / "target" / "hypatia"
 TLE_EPOCH = datetime.datetime(2000, 1, 1)
@@ -68,7 +69,7 @@ def hypatia(start_s: float, duration_s: float, step_ms: int = 100) -> Path:
     """Hypatia's network and paths for the window (run, or read back)."""
     out = CACHE / f"{start_s:g}-{duration_s:g}-{step_ms}"
     stamp = out / "peer.json"
-    if stamp.is_file() and stamp.stat().st_mtime > PEER.stat().st_mtime:
+    if stamp.is_file() and all(stamp.stat().st_mtime > f.stat().st_mtime for f in (PEER, REQUIREMENTS)):
         return out
     if subprocess.run(["bash", str(VENV_SCRIPT)], cwd=REPO).returncode != 0:
         raise HypatiaUnavailable(f"satgenpy could not be installed into {VENV_PYTHON.parent.parent} ({VENV_SCRIPT})")
@@ -158,6 +159,8 @@ class PairResult:
     max_change_gap_s: float
     max_rtt_diff_s: float  # steps more than 1 s from a change of either side
     max_rtt_diff_same_path_s: float
+    #: (t, Hypatia's step, satcp's step)
+    rows: list[tuple[float, Step, Step]]
 
 
 def compare(hyp: dict, sat: dict) -> list[PairResult]:
@@ -172,7 +175,8 @@ def compare(hyp: dict, sat: dict) -> list[PairResult]:
         away = [abs(a.rtt_s - b.rtt_s) for a, b in both if nearest(a.t_s, hc + sc) > CHANGE_TOLERANCE_S]
         same = [abs(a.rtt_s - b.rtt_s) for a, b in both if a.path == b.path]
         out.append(PairResult(key[0], key[1], len(h), hc, sc, sum(a.path == b.path for a, b in zip(h, s)),
-                              max(gaps, default=0.0), max(away, default=0.0), max(same, default=0.0)))
+                              max(gaps, default=0.0), max(away, default=0.0), max(same, default=0.0),
+                              [(a.t_s, a, b) for a, b in zip(h, s)]))
     return out
 
 
@@ -209,6 +213,12 @@ def write_csv(results: list[PairResult], out: Path) -> None:
             w.writerow([r.src, r.dst, r.steps, " ".join(f"{t:g}" for t in r.hypatia_changes),
                         " ".join(f"{t:g}" for t in r.satcp_changes), r.same_path, r.max_change_gap_s, r.max_rtt_diff_s,
                         r.max_rtt_diff_same_path_s])
+    with open(out / "steps.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["t_s", "src", "dst", "rtt_hypatia_s", "rtt_satcp_s", "path_hypatia", "path_satcp"])
+        for r in results:
+            for t, h, s in r.rows:
+                w.writerow([f"{t:g}", r.src, r.dst, h.rtt_s, s.rtt_s, h.path, s.path])
 
 
 def main(argv: list[str] | None = None) -> int:
