@@ -131,6 +131,24 @@ mod tests {
     }
 
     #[test]
+    fn the_range_cone_matches_the_distance() {
+        // a satellite at 630 km over a point at the range rule's coverage
+        // angle from a station on the mean sphere is exactly 1,260 km away
+        // (Hypatia's 30 degrees); by hand: cos = (6371^2 + 7001^2 - 1260^2)
+        // / (2 x 6371 x 7001) = 0.986652, 9.372 degrees
+        let rule = Visibility::MaxRange(630.0 / 30f64.to_radians().sin());
+        let lambda = rule.coverage_angle_deg(630.0);
+        assert!((lambda - 9.372).abs() < 0.001, "{lambda}");
+        let r = EARTH_RADIUS + 630.0;
+        let sat = Vec3::new(r * lambda.to_radians().cos(), r * lambda.to_radians().sin(), 0.0);
+        let station = Station { pos: Vec3::new(EARTH_RADIUS, 0.0, 0.0), up: Vec3::new(1.0, 0.0, 0.0) };
+        assert!((station.pos.dist(sat) - 1260.0).abs() < 1e-9);
+        assert!(station.sees(rule, sat.scale(1.0 - 1e-9)) && !station.sees(rule, sat.scale(1.0 + 1e-6)));
+        // a range past the far side of the shell: every satellite
+        assert_eq!(Visibility::MaxRange(20_000.0).coverage_angle_deg(630.0), 180.0);
+    }
+
+    #[test]
     fn line_of_sight_between_satellites() {
         let r = EARTH_RADIUS + 550.0;
         let at = |deg: f64| Vec3::new(r * deg.to_radians().cos(), r * deg.to_radians().sin(), 0.0);
