@@ -1,7 +1,8 @@
 //! Hypatia's conventions in runs: its visibility rule (a satellite just
 //! inside and just outside the range), its shared ground-link device (two
 //! stations on one satellite share its rate and queue), path-only
-//! scenarios and `run.end = "stop"`, determinism, and bad input. The
+//! scenarios and `run.end = "stop"`, determinism. The new keys' bad
+//! values are among the others' in `tests/leo_run.rs`. The
 //! comparison with Hypatia's own paths is `satcp.crosscheck_hypatia`
 //! (`docs/validation-hypatia.md`).
 
@@ -125,58 +126,36 @@ fn strip(o: &RunOutput) -> String {
     serde_json::to_string(&s).unwrap() + &format!("{:?}", o.path_series.rtt_s.iter().map(|x| x.to_bits()).collect::<Vec<_>>())
 }
 
-const SHELL: &str = r#"
-[run]
-stop = "10s"
-[[constellations]]
-name = "s"
-walker = { kind = "delta", planes = 12, per_plane = 12, altitude = "1000km", inclination = 55.0, phasing = 1 }
-isl = { rate = "100Mbps" }
-gsl = { rate = "20Mbps", min_elevation = 20 }
-[[ground_stations]]
-name = "a"
-lat = 35.0
-lon = 10.0
-[[ground_stations]]
-name = "b"
-lat = 45.0
-lon = 40.0
-[[ground_stations]]
-name = "c"
-lat = 40.0
-lon = -5.0
-[[paths]]
-src = "a"
-dst = "b"
-[[paths]]
-src = "b"
-dst = "c"
-"#;
+/// The shared shell with a third station, c (40 N, 5 W), and the path b-c.
+fn shell() -> String {
+    common::leo_shell("shortest-path", "10s") + "[[ground_stations]]\nname = \"c\"\nlat = 40.0\nlon = -5.0\n[[paths]]\nsrc = \"b\"\ndst = \"c\"\n"
+}
 
 /// Hypatia's path analysis: stations and paths, no flows; traced at every
 /// step to run.stop, one row a step and pair, the same bits every run.
 #[test]
 fn a_path_only_scenario_runs_to_its_stop() {
-    let out = run_text(SHELL, &[]);
+    let out = run_text(&shell(), &[]);
     assert_eq!((out.summary.ended_by.as_str(), out.summary.sim_time_s), ("stop", 10.0));
     assert!(out.summary.flows.is_empty());
     let s = &out.path_series;
     assert_eq!(s.time_s.len(), 100 * 2, "steps at 0, 0.1, ... 9.9 s, two pairs each");
     assert_eq!(s.time_s[198], 9.9);
     assert!(s.rtt_s.iter().all(|r| r.is_finite() && *r > 0.0));
-    assert_eq!(strip(&out), strip(&run_text(SHELL, &[])));
+    assert_eq!(strip(&out), strip(&run_text(&shell(), &[])));
     // without a stop there is nothing to end it
-    let e = parse_toml(&SHELL.replace("stop = \"10s\"", ""), &[]).unwrap_err();
+    let e = parse_toml(&shell().replace("stop = \"10s\"", ""), &[]).unwrap_err();
     assert_eq!(e.path, "run.stop", "{e}");
     // without paths either, a scenario needs flows
-    let e = parse_toml(&SHELL[..SHELL.find("[[paths]]").unwrap()], &[]).unwrap_err();
+    let text = shell();
+    let e = parse_toml(&text[..text.find("[[paths]]").unwrap()], &[]).unwrap_err();
     assert_eq!(e.path, "flows", "{e}");
 }
 
 /// A flow that finishes early ends the run unless `run.end = "stop"`.
 #[test]
 fn run_end_stop_traces_paths_after_the_flows_are_done() {
-    let text = format!("{SHELL}[[flows]]\nsrc = \"a\"\ndst = \"b\"\napp = {{ kind = \"ftp\", size = \"100kB\" }}\n");
+    let text = shell() + "[[flows]]\nsrc = \"a\"\ndst = \"b\"\napp = { kind = \"ftp\", size = \"100kB\" }\n";
     let early = run_text(&text, &[]);
     assert_eq!(early.summary.ended_by, "completed");
     assert!(early.summary.sim_time_s < 2.0, "{}", early.summary.sim_time_s);
@@ -193,31 +172,12 @@ fn run_end_stop_traces_paths_after_the_flows_are_done() {
     assert_eq!(e.path, "run.stop", "{e}");
 }
 
+/// Hypatia's rule takes a Walker shell's altitude: a TLE set has none
+/// (the other keys' bad values: `tests/leo_run.rs`).
 #[test]
-fn bad_hypatia_keys_name_the_field() {
-    let base = SHELL.to_string();
-    let cases: &[(&str, &str)] = &[
-        ("constellations.0.gsl.max_range=0", "constellations.0.gsl.max_range"),
-        ("constellations.0.gsl.max_range=\"far\"", "constellations.0.gsl.max_range"),
-        // a range replaces the elevation rule: both would leave one unused
-        ("constellations.0.gsl.max_range=\"1000km\"", "constellations.0.gsl.min_elevation"),
-        ("constellations.0.gsl.visibility=\"line-of-sight\"", "constellations.0.gsl.visibility"),
-        ("constellations.0.gsl.visibility=\"range\"", "constellations.0.gsl.max_range"),
-        ("constellations.0.gsl={rate=\"1Mbps\", visibility=\"hypatia\", max_range=\"1km\"}", "constellations.0.gsl.max_range"),
-        ("constellations.0.gsl={rate=\"1Mbps\", visibility=\"elevation\", max_range=\"1km\"}", "constellations.0.gsl.max_range"),
-        ("constellations.0.gsl={rate=\"1Mbps\", visibility=\"hypatia\", min_elevation=0}", "constellations.0.gsl.min_elevation"),
-        ("constellations.0.gsl.device=\"pooled\"", "constellations.0.gsl.device"),
-        ("constellations.0.gsl={rate=\"1Mbps\", device=\"shared\", queue={kind=\"red\"}}", "constellations.0.gsl.queue"),
-        ("run.end=\"never\"", "run.end"),
-    ];
-    for (set, field) in cases {
-        let e = parse_toml(&base, &[set.to_string()]).expect_err(set);
-        assert_eq!(e.path, *field, "{set}: {e}");
-        assert!(!e.allowed.is_empty(), "{set}: {e}");
-    }
-    // Hypatia's rule takes a Walker shell's altitude: a TLE set has none
+fn hypatia_s_rule_needs_a_walker_altitude() {
     let tle = std::fs::read_to_string(common::repo_root().join("crates/satcp-core/tests/data/tle/verification.tle")).unwrap();
-    let text = base
+    let text = shell()
         .replace("walker = { kind = \"delta\", planes = 12, per_plane = 12, altitude = \"1000km\", inclination = 55.0, phasing = 1 }", &format!("tle = '''{tle}'''\nisls = \"none\""))
         .replace("min_elevation = 20", "min_elevation = 20, visibility = \"hypatia\"");
     let e = parse_toml(&text, &[]).unwrap_err();

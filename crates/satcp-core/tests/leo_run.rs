@@ -59,35 +59,7 @@ const SHELL: WalkerShell =
     WalkerShell { kind: WalkerKind::Delta, planes: 12, per_plane: 12, altitude_km: 1000.0, inclination_deg: 55.0, phasing: 1 };
 
 fn shell_scenario(attach: &str, stop: &str, extra: &str) -> String {
-    format!(
-        r#"
-[run]
-stop = "{stop}"
-[[constellations]]
-name = "s"
-walker = {{ kind = "delta", planes = 12, per_plane = 12, altitude = "1000km", inclination = 55.0, phasing = 1 }}
-isl = {{ rate = "100Mbps" }}
-gsl = {{ rate = "20Mbps", min_elevation = 20 }}
-attach = "{attach}"
-[[ground_stations]]
-name = "a"
-lat = 35.0
-lon = 10.0
-[[ground_stations]]
-name = "b"
-lat = 45.0
-lon = 40.0
-[[paths]]
-src = "a"
-dst = "b"
-[[flows]]
-name = "f"
-src = "a"
-dst = "b"
-app = {{ kind = "ftp", size = "400kB" }}
-{extra}
-"#
-    )
+    common::leo_shell(attach, stop) + "[[flows]]\nname = \"f\"\nsrc = \"a\"\ndst = \"b\"\napp = { kind = \"ftp\", size = \"400kB\" }\n" + extra
 }
 
 /// The satellite a station's traced path starts with at each step.
@@ -335,6 +307,19 @@ fn bad_constellation_keys_name_the_field() {
         ("paths.0.src=\"nowhere\"", "paths.0.src"),
         ("run.topology_step=\"0.5ms\"", "run.topology_step"),
         ("run.epoch=\"yesterday\"", "run.epoch"),
+        // Hypatia's rule and device (`tests/leo_hypatia.rs`)
+        ("constellations.0.gsl.max_range=0", "constellations.0.gsl.max_range"),
+        ("constellations.0.gsl.max_range=\"far\"", "constellations.0.gsl.max_range"),
+        // a range replaces the elevation rule: both would leave one unused
+        ("constellations.0.gsl.max_range=\"1000km\"", "constellations.0.gsl.min_elevation"),
+        ("constellations.0.gsl.visibility=\"line-of-sight\"", "constellations.0.gsl.visibility"),
+        ("constellations.0.gsl.visibility=\"range\"", "constellations.0.gsl.max_range"),
+        ("constellations.0.gsl={rate=\"1Mbps\", visibility=\"hypatia\", max_range=\"1km\"}", "constellations.0.gsl.max_range"),
+        ("constellations.0.gsl={rate=\"1Mbps\", visibility=\"elevation\", max_range=\"1km\"}", "constellations.0.gsl.max_range"),
+        ("constellations.0.gsl={rate=\"1Mbps\", visibility=\"hypatia\", min_elevation=0}", "constellations.0.gsl.min_elevation"),
+        ("constellations.0.gsl.device=\"pooled\"", "constellations.0.gsl.device"),
+        ("constellations.0.gsl={rate=\"1Mbps\", device=\"shared\", queue={kind=\"red\"}}", "constellations.0.gsl.queue"),
+        ("run.end=\"never\"", "run.end"),
     ];
     for (set, field) in cases {
         let e = parse_toml(&base, &[set.to_string()]).expect_err(set);
