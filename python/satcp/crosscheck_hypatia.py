@@ -13,7 +13,7 @@ satellites from its own TLEs, +Grid ISLs, five of its top-100 cities,
 pair's path and RTT by its post-analysis functions. Hypatia's output is
 kept in ``target/hypatia/START-DURATION-STEP`` and read again while the
 peer, its pinned packages and the window are unchanged (the state of 1,156 satellites takes
-Hypatia about 1.6 s a step, a Floyd-Warshall over all of them).
+Hypatia 1.6-2.2 s a step here, a Floyd-Warshall over all of them).
 
 satcp's side is a path-only scenario made from Hypatia's files: the same
 TLEs (``tle``: Hypatia's ``tles.txt`` without its first line, the plane

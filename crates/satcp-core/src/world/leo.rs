@@ -8,10 +8,12 @@
 //!   beam passes above the grazing altitude; its delay ramps from the
 //!   distance / c at this step to that at the next (`net/link/schedule.rs`);
 //! * each ground station's satellites in view (elevation at least the
-//!   minimum, or distance at most the maximum range) are found, and the attachment policy picks those it links
-//!   to; a link to a satellite not linked before is made then (an ordinary
-//!   link direction pair, appended), one that is no longer picked goes
-//!   down, losing or delivering what it holds (`gsl.handover`);
+//!   minimum, or distance at most the range) are found, and the
+//!   attachment policy picks those it links to; a link to a satellite not
+//!   linked before is made then (an ordinary link direction pair,
+//!   appended; under `gsl.device = "shared"` its directions join the
+//!   station's and the satellite's devices), one that is no longer picked
+//!   goes down, losing or delivering what it holds (`gsl.handover`);
 //! * routes are marked for recomputation (they are recomputed before the
 //!   next packet is forwarded, and at once when paths are traced or
 //!   handovers counted), and traced paths are recorded.

@@ -12,8 +12,16 @@
 //! * ISL and GSL queues: drop-tail, 100 packets (Hypatia's default device
 //!   queue), not unlimited as on `[[links]]`: a constellation's links are
 //!   routers' interfaces.
-//! * `gsl.min_elevation` 25 degrees (Starlink's user terminals);
-//!   `gsl.handover` "lost"; `attach` "shortest-path".
+//! * `gsl.min_elevation` 25 degrees (Starlink's user terminals), under
+//!   the elevation rule unless `gsl.max_range` is given (the range rule)
+//!   or `gsl.visibility` says otherwise; `gsl.visibility = "hypatia"`
+//!   takes a Walker shell's `altitude` (a TLE set has none: refused);
+//!   `gsl.device` "per-link"; `gsl.handover` "lost"; `attach`
+//!   "shortest-path".
+//! * `gsl.device = "shared"` takes drop-tail queues only (Hypatia's
+//!   device queue; RED is refused).
+//! * `[[flows]]` may be left out when `[[paths]]` are traced (a path-only
+//!   scenario); `run.stop` is then required.
 //! * `isl.min_grazing` 80 km (a beam through the mesosphere is absorbed);
 //!   no maximum range.
 //! * TLE shells have no plane structure: `isls` must be a list of pairs or
