@@ -17,7 +17,7 @@ PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels 
 STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv pgo build demo test test-rust test-python test-sysdeps bench bench-ns3 bench-suite bench-sweep-overhead crosscheck crosscheck-ns2 crosscheck-linux clean fuzz fuzz-build test-fuzz wheel test-wheel
+.PHONY: help venv pgo build demo test test-rust test-python test-sysdeps bench bench-ns3 bench-suite bench-sweep-overhead crosscheck crosscheck-ns2 crosscheck-linux crosscheck-hypatia hypatia-venv clean fuzz fuzz-build test-fuzz wheel test-wheel
 
 help:
 	@echo "satcp make targets:"
@@ -31,6 +31,7 @@ help:
 	@echo "  make crosscheck satcp vs ns-3 3.44: goodput and completion per TCP variant, PER, delayed ACK"
 	@echo "  make crosscheck-ns2  satcp (profile ns2) vs ns-2 2.35's agents (installs Debian's ns2)"
 	@echo "  make crosscheck-linux  satcp (profile linux) vs this kernel's TCP over a user-space link emulator (root; real time, minutes)"
+	@echo "  make crosscheck-hypatia  satcp's constellation paths vs Hypatia's (satgenpy 0.4.0 in .venv-hypatia; half an hour the first time)"
 	@echo "  make reproduce-NAME  a study, every table and claim (report in out/reproduce-NAME; the studies:"
 	@echo "                       satcp reproduce --help, or python -m satcp.reproduce)"
 	@echo "  make reproduce-NAME-quick  the same in its --quick form (CI-sized)"
@@ -91,7 +92,7 @@ test-sysdeps:
 	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	fi
 
-test-python: build test-sysdeps
+test-python: build test-sysdeps hypatia-venv
 	$(IN_VENV) python -m pytest -q -rs tests/python
 
 test: test-rust test-python test-fuzz test-wheel
@@ -174,6 +175,19 @@ crosscheck-ns2: build test-sysdeps
 # root; runs in real time, about 8 minutes); CSV in bench-results/crosscheck-linux/
 crosscheck-linux: build
 	$(IN_VENV) python -m satcp.crosscheck_linux
+
+# Hypatia's satgenpy 0.4.0 and the dependency versions the Hypatia
+# cross-check was measured with, in .venv-hypatia (crosscheck/hypatia/venv.sh)
+hypatia-venv:
+	bash crosscheck/hypatia/venv.sh
+
+# satcp's constellation paths against Hypatia's own path computation
+# (python/satcp/crosscheck_hypatia.py, peer crosscheck/hypatia/peer.py):
+# table on stdout, CSV in bench-results/crosscheck-hypatia/. Hypatia's
+# state for the 100 s window takes it about half an hour (a Floyd-Warshall
+# over 1,156 satellites a step); kept in target/hypatia/ for the next run
+crosscheck-hypatia: build hypatia-venv
+	$(IN_VENV) python -m satcp.crosscheck_hypatia
 
 # A study reproduced (docs/reproduce.md): report, store and summary. The
 # name is checked against the one list of studies (python/satcp/reproduce/

@@ -82,6 +82,8 @@ def sample_interval_override(text: str, overrides: Sequence[str], fmt: str = "to
     run = _run_table(text, fmt)
     if run is None or "sample_interval" in run:
         return None
+    if _path_only(text, fmt) and not any(key_of(o).startswith(("flows", "multihop")) for o in overrides):
+        return None  # nothing but idle links to sample
     stop_s = scenario_stop_s(text, overrides, fmt)
     ms = DEFAULT_SAMPLE_MS
     if stop_s is not None and stop_s > 0:
@@ -102,6 +104,16 @@ def _count(text: str, fmt: str, key: str) -> int:
         return 0
     v = doc.get(key) if isinstance(doc, dict) else None
     return len(v) if isinstance(v, list) else 0
+
+
+def _path_only(text: str, fmt: str) -> bool:
+    """Whether the scenario traces [[paths]] and has no flows (nor a
+    [multihop] table that makes some)."""
+    try:
+        doc = json.loads(text) if fmt == "json" else tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return False
+    return isinstance(doc, dict) and bool(doc.get("paths")) and not doc.get("flows") and "multihop" not in doc
 
 
 def _run_table(text: str, fmt: str) -> dict[str, Any] | None:
@@ -191,23 +203,27 @@ def summary_text(summary: dict[str, Any]) -> str:
         f"satcp {summary['satcp_version']}  seed {summary['seed']}  "
         f"simulated {summary['sim_time_s']:.3f} s (ended by {summary['ended_by']})  "
         f"{summary['events']} events in {summary['wall_s']:.3f} s wall",
-        "",
-        "flows",
-        format_table(
-            ["name", "variant", "completed", "completion s", "goodput Mb/s",
-             "throughput Mb/s", "retransmissions", "timeouts", "limited by"],
-            flows, "lllrrrrrl",
-        ),
     ]
-    hints = [f"flow {f['name']} aborted: {f.get('abort_reason') or 'gave up'}"
-             for f in summary["flows"] if f.get("aborted")] + limit_hints(summary)
-    if hints:
-        parts += [""] + hints
-    parts += [
-        "",
-        "links" + (f" (the {len(shown)} busiest; {hidden} more directions in links.csv with --out)" if hidden else ""),
-        format_table(link_headers, links),
-    ]
+    # a path-only scenario (no flows) carries nothing: its paths say it all
+    if flows:
+        parts += [
+            "",
+            "flows",
+            format_table(
+                ["name", "variant", "completed", "completion s", "goodput Mb/s",
+                 "throughput Mb/s", "retransmissions", "timeouts", "limited by"],
+                flows, "lllrrrrrl",
+            ),
+        ]
+        hints = [f"flow {f['name']} aborted: {f.get('abort_reason') or 'gave up'}"
+                 for f in summary["flows"] if f.get("aborted")] + limit_hints(summary)
+        if hints:
+            parts += [""] + hints
+        parts += [
+            "",
+            "links" + (f" (the {len(shown)} busiest; {hidden} more directions in links.csv with --out)" if hidden else ""),
+            format_table(link_headers, links),
+        ]
     paths = summary.get("paths") or []
     if paths:
         rows = [(f'{p["src"]}->{p["dst"]}', num(p["min_rtt_s"], ".2f", 1e3), num(p["max_rtt_s"], ".2f", 1e3),
@@ -266,6 +282,8 @@ def plot_run(res, out: Path) -> list[Path]:
     s = res.series
     names = [f["name"] for f in res.summary["flows"]]
     written = []
+    if not names:  # a path-only scenario
+        return plot_paths(res, out) if res.paths else written
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for i, name in enumerate(names):

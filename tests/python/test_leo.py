@@ -92,3 +92,60 @@ def test_quick_study_runs_and_reports(tmp_path):
     for claim in ("leo_faster", "gap_largest_for_short_transfers", "handovers_cost_segments", "hybla_helps_geo"):
         assert f"claim {claim}: " in text
     assert "claim leo_faster: holds" in text
+
+
+PATH_ONLY = """
+[run]
+stop = "3s"
+[[constellations]]
+name = "kuiper"
+walker = { kind = "delta", planes = 34, per_plane = 34, altitude = "630km", inclination = 51.9, phasing = 1 }
+isl = { rate = "10Gbps" }
+gsl = { rate = "100Mbps", min_elevation = 30, visibility = "hypatia" }
+[[ground_stations]]
+name = "paris"
+lat = 48.85341
+lon = 2.3488
+[[ground_stations]]
+name = "moscow"
+lat = 55.754996
+lon = 37.621849
+[[ground_stations]]
+name = "london"
+lat = 51.50853
+lon = -0.12574
+[[paths]]
+src = "paris"
+dst = "moscow"
+[[paths]]
+src = "london"
+dst = "moscow"
+"""
+
+
+def test_a_path_only_scenario_writes_its_path_series(tmp_path, capsys):
+    """Hypatia's path analysis: no flows, traced to run.stop; --out writes
+    path_series.csv (a row per step and pair) and the path figures, and
+    samples no idle links."""
+    f = tmp_path / "paths.toml"
+    f.write_text(PATH_ONLY)
+    out = tmp_path / "o"
+    assert cli.main(["run", str(f), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "ended by stop" in text and "paris->moscow" in text and "\nflows\n" not in text
+    df = pd.read_csv(out / "path_series.csv")
+    assert len(df) == 30 * 2
+    assert sorted(set(df["t_s"].round(1))) == [round(0.1 * k, 1) for k in range(30)]
+    assert (df["rtt_s"] > 0.005).all() and (df["rtt_s"] < 0.05).all()
+    assert len(pd.read_csv(out / "link_series.csv")) == 0
+    assert {p.name for p in out.glob("*.png")} == {"path_rtt.png", "path_satellites.png"}
+    assert cli.sample_interval_override(PATH_ONLY, []) is None
+    assert cli.sample_interval_override(PATH_ONLY.replace("[[paths]]", "[[flows]]\nsrc = \"paris\"\ndst = \"moscow\"\napp = { kind = \"ftp\", size = \"1MB\" }\n[[paths]]", 1), []) is not None
+
+
+def test_a_path_only_scenario_needs_a_stop(tmp_path, capsys):
+    f = tmp_path / "paths.toml"
+    f.write_text(PATH_ONLY.replace('stop = "3s"', ""))
+    assert cli.main(["run", str(f)]) == cli.EXIT_SCENARIO
+    err = capsys.readouterr().err
+    assert "run.stop" in err and "[[paths]]" in err

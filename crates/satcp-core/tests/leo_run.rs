@@ -1,6 +1,6 @@
 //! Constellations in runs: the issue's scenario as written, attachment
 //! policies checked against the geometry, delivery across handovers on
-//! random small constellations, determinism, a station that sees nothing,
+//! random small constellations (with Hypatia's device and rule or not), determinism, a station that sees nothing,
 //! GEO and LEO side by side, and bad input.
 
 mod common;
@@ -59,35 +59,7 @@ const SHELL: WalkerShell =
     WalkerShell { kind: WalkerKind::Delta, planes: 12, per_plane: 12, altitude_km: 1000.0, inclination_deg: 55.0, phasing: 1 };
 
 fn shell_scenario(attach: &str, stop: &str, extra: &str) -> String {
-    format!(
-        r#"
-[run]
-stop = "{stop}"
-[[constellations]]
-name = "s"
-walker = {{ kind = "delta", planes = 12, per_plane = 12, altitude = "1000km", inclination = 55.0, phasing = 1 }}
-isl = {{ rate = "100Mbps" }}
-gsl = {{ rate = "20Mbps", min_elevation = 20 }}
-attach = "{attach}"
-[[ground_stations]]
-name = "a"
-lat = 35.0
-lon = 10.0
-[[ground_stations]]
-name = "b"
-lat = 45.0
-lon = 40.0
-[[paths]]
-src = "a"
-dst = "b"
-[[flows]]
-name = "f"
-src = "a"
-dst = "b"
-app = {{ kind = "ftp", size = "400kB" }}
-{extra}
-"#
-    )
+    common::leo_shell(attach, stop) + "[[flows]]\nname = \"f\"\nsrc = \"a\"\ndst = \"b\"\napp = { kind = \"ftp\", size = \"400kB\" }\n" + extra
 }
 
 /// The satellite a station's traced path starts with at each step.
@@ -220,6 +192,8 @@ struct Case {
     step_ms: u32,
     attach: &'static str,
     handover: &'static str,
+    /// Hypatia's shared ground-link devices; Hypatia's range rule.
+    hypatia: (bool, bool),
     stations: Vec<(f64, f64)>,
     flows: Vec<(usize, usize, u32, &'static str)>,
     seed: u64,
@@ -235,20 +209,21 @@ fn case() -> impl Strategy<Value = Case> {
         prop_oneof![Just(50u32), Just(100), Just(500)],
         prop_oneof![Just("shortest-path"), Just("nearest"), Just("longest-visible"), Just("reassign-15s")],
         prop_oneof![Just("lost"), Just("delivered")],
+        (any::<bool>(), any::<bool>()),
         prop::collection::vec((-50.0f64..50.0, -180.0f64..180.0), 2..4),
         prop::collection::vec((0usize..4, 0usize..4, 20u32..2000, prop_oneof![Just("newreno"), Just("sack"), Just("cubic"), Just("bbr")]), 1..4),
         0u64..1000,
     )
-        .prop_map(|(star, planes, per_plane, altitude, inclination, step_ms, attach, handover, stations, flows, seed)| {
+        .prop_map(|(star, planes, per_plane, altitude, inclination, step_ms, attach, handover, hypatia, stations, flows, seed)| {
             let n = stations.len();
             let flows = flows.into_iter().map(|(a, b, kb, v)| (a % n, (a % n + 1 + b % (n - 1)) % n, kb, v)).collect();
-            Case { star, planes, per_plane, altitude, inclination, step_ms, attach, handover, stations, flows, seed }
+            Case { star, planes, per_plane, altitude, inclination, step_ms, attach, handover, hypatia, stations, flows, seed }
         })
 }
 
 fn case_toml(c: &Case) -> String {
     let mut t = format!(
-        "[run]\nseed = {}\nstop = \"200s\"\ntopology_step = \"{}ms\"\n[[constellations]]\nname = \"c\"\nwalker = {{ kind = \"{}\", planes = {}, per_plane = {}, altitude = \"{}km\", inclination = {}, phasing = 1 }}\nisl = {{ rate = \"50Mbps\", queue = {{ packets = 30 }} }}\ngsl = {{ rate = \"10Mbps\", min_elevation = 10, handover = \"{}\" }}\nattach = \"{}\"\n",
+        "[run]\nseed = {}\nstop = \"200s\"\ntopology_step = \"{}ms\"\n[[constellations]]\nname = \"c\"\nwalker = {{ kind = \"{}\", planes = {}, per_plane = {}, altitude = \"{}km\", inclination = {}, phasing = 1 }}\nisl = {{ rate = \"50Mbps\", queue = {{ packets = 30 }} }}\ngsl = {{ rate = \"10Mbps\", min_elevation = 10, handover = \"{}\", device = \"{}\", visibility = \"{}\" }}\nattach = \"{}\"\n",
         c.seed,
         c.step_ms,
         if c.star { "star" } else { "delta" },
@@ -257,6 +232,8 @@ fn case_toml(c: &Case) -> String {
         c.altitude,
         c.inclination,
         c.handover,
+        if c.hypatia.0 { "shared" } else { "per-link" },
+        if c.hypatia.1 { "hypatia" } else { "elevation" },
         c.attach
     );
     for (i, (lat, lon)) in c.stations.iter().enumerate() {
@@ -285,9 +262,17 @@ proptest! {
                 prop_assert_eq!(f.bytes_delivered, size, "{}", text);
             }
         }
+        let mut device_busy = std::collections::BTreeMap::new();
         for l in &out.summary.links {
             prop_assert!(l.bytes_ok <= l.bytes_tx, "{:?}", l);
             prop_assert!(l.utilization <= 1.0 + 1e-9);
+            if l.from.starts_with('g') || l.to.starts_with('g') {
+                *device_busy.entry(l.from.clone()).or_insert(0.0) += l.utilization;
+            }
+        }
+        // a shared device's directions take turns on its one transmitter
+        if c.hypatia.0 {
+            prop_assert!(device_busy.values().all(|&u| u <= 1.0 + 1e-9), "{:?}", device_busy);
         }
     }
 }
@@ -322,6 +307,19 @@ fn bad_constellation_keys_name_the_field() {
         ("paths.0.src=\"nowhere\"", "paths.0.src"),
         ("run.topology_step=\"0.5ms\"", "run.topology_step"),
         ("run.epoch=\"yesterday\"", "run.epoch"),
+        // Hypatia's rule and device (`tests/leo_hypatia.rs`)
+        ("constellations.0.gsl.max_range=0", "constellations.0.gsl.max_range"),
+        ("constellations.0.gsl.max_range=\"far\"", "constellations.0.gsl.max_range"),
+        // a range replaces the elevation rule: both would leave one unused
+        ("constellations.0.gsl.max_range=\"1000km\"", "constellations.0.gsl.min_elevation"),
+        ("constellations.0.gsl.visibility=\"line-of-sight\"", "constellations.0.gsl.visibility"),
+        ("constellations.0.gsl.visibility=\"range\"", "constellations.0.gsl.max_range"),
+        ("constellations.0.gsl={rate=\"1Mbps\", visibility=\"hypatia\", max_range=\"1km\"}", "constellations.0.gsl.max_range"),
+        ("constellations.0.gsl={rate=\"1Mbps\", visibility=\"elevation\", max_range=\"1km\"}", "constellations.0.gsl.max_range"),
+        ("constellations.0.gsl={rate=\"1Mbps\", visibility=\"hypatia\", min_elevation=0}", "constellations.0.gsl.min_elevation"),
+        ("constellations.0.gsl.device=\"pooled\"", "constellations.0.gsl.device"),
+        ("constellations.0.gsl={rate=\"1Mbps\", device=\"shared\", queue={kind=\"red\"}}", "constellations.0.gsl.queue"),
+        ("run.end=\"never\"", "run.end"),
     ];
     for (set, field) in cases {
         let e = parse_toml(&base, &[set.to_string()]).expect_err(set);

@@ -29,7 +29,7 @@ fn err(r: Result<Scenario, ScenarioError>) -> ScenarioError {
 #[test]
 fn geo_reference_scenario() {
     let s = parse(GEO).unwrap();
-    assert_eq!(s.run, RunCfg { seed: 1, stop_ns: Some(2_000_000_000_000), sample_interval_ns: None });
+    assert_eq!(s.run, RunCfg { seed: 1, stop_ns: Some(2_000_000_000_000), sample_interval_ns: None, to_stop: false });
     let names: Vec<&str> = s.nodes.iter().map(|n| n.name.as_str()).collect();
     assert_eq!(names, ["server", "gateway", "client"]);
 

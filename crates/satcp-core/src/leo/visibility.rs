@@ -1,16 +1,44 @@
-//! What sees what: a ground station's elevation angle to a satellite, and
+//! What sees what: whether a ground station may use a satellite, and
 //! whether two satellites have a line of sight above a grazing altitude.
 //!
-//! * Elevation: the angle between the station-to-satellite vector and the
-//!   station's local horizontal plane, "up" being the WGS84 normal
-//!   (geodetic elevation, as ground-station software reports it). A
-//!   satellite is in view at or above the minimum elevation.
+//! * Elevation (the default rule): the angle between the
+//!   station-to-satellite vector and the station's local horizontal plane,
+//!   "up" being the WGS84 normal (geodetic elevation, as ground-station
+//!   software reports it). A satellite is in view at or above the minimum
+//!   elevation.
+//! * Range (Hypatia's rule, satgenpy's `generate_dynamic_state`): a
+//!   satellite is usable when its straight distance from the station is at
+//!   most the maximum range; Hypatia sets it to altitude / sin(min
+//!   elevation), the slant range at that elevation over a flat Earth. The
+//!   Earth's limb is not checked, as Hypatia does not: a range beyond the
+//!   distance to the horizon (2,900 km from a 630 km shell) lets a station
+//!   use satellites below its horizon.
 //! * Inter-satellite line of sight: the segment between the two must pass
 //!   at least `min_grazing_km` above the mean Earth sphere (the
 //!   atmosphere's refraction and absorption rule out a beam through it);
 //!   and the two must be within `max_range_km`.
 
 use super::frames::{geodetic_to_ecef, up, Vec3, EARTH_RADIUS};
+
+/// Which satellites a ground station may use.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Visibility {
+    /// Geodetic elevation at least this many degrees.
+    MinElevation(f64),
+    /// Distance from the station at most this many km.
+    MaxRange(f64),
+}
+
+impl Visibility {
+    /// The central angle (degrees) of the coverage cone of a station on the
+    /// mean sphere for satellites at `altitude_km`.
+    pub fn coverage_angle_deg(self, altitude_km: f64) -> f64 {
+        match self {
+            Visibility::MinElevation(e) => coverage_angle_deg(altitude_km, e),
+            Visibility::MaxRange(r) => range_coverage_angle_deg(altitude_km, r),
+        }
+    }
+}
 
 /// A ground station: where it is, in ECEF, and its local up.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -28,6 +56,15 @@ impl Station {
     pub fn elevation_deg(&self, sat: Vec3) -> f64 {
         let d = sat.sub(self.pos);
         (d.dot(self.up) / d.norm()).clamp(-1.0, 1.0).asin().to_degrees()
+    }
+
+    /// Whether the station may use a satellite at `sat` (ECEF; never one
+    /// at NaN, where SGP4 cannot place it).
+    pub fn sees(&self, rule: Visibility, sat: Vec3) -> bool {
+        match rule {
+            Visibility::MinElevation(e) => self.elevation_deg(sat) >= e,
+            Visibility::MaxRange(r) => self.pos.dist(sat) <= r,
+        }
     }
 }
 
@@ -52,6 +89,15 @@ pub fn coverage_angle_deg(altitude_km: f64, elevation_deg: f64) -> f64 {
     let e = elevation_deg.to_radians();
     let nadir = (EARTH_RADIUS * e.cos() / (EARTH_RADIUS + altitude_km)).asin();
     90.0 - elevation_deg - nadir.to_degrees()
+}
+
+/// The Earth central angle (degrees) between a point on the mean sphere
+/// and the sub-point of a satellite at `altitude_km` whose distance from
+/// the point is `range_km` (the law of cosines; 180 when the whole shell is
+/// within range).
+pub fn range_coverage_angle_deg(altitude_km: f64, range_km: f64) -> f64 {
+    let (r, a) = (EARTH_RADIUS, EARTH_RADIUS + altitude_km);
+    ((r * r + a * a - range_km * range_km) / (2.0 * r * a)).clamp(-1.0, 1.0).acos().to_degrees()
 }
 
 #[cfg(test)]
@@ -82,6 +128,24 @@ mod tests {
         let sat = Vec3::new(r * lambda.to_radians().cos(), r * lambda.to_radians().sin(), 0.0);
         let station = Station { pos: Vec3::new(EARTH_RADIUS, 0.0, 0.0), up: Vec3::new(1.0, 0.0, 0.0) };
         assert!((station.elevation_deg(sat) - 25.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_range_cone_matches_the_distance() {
+        // a satellite at 630 km over a point at the range rule's coverage
+        // angle from a station on the mean sphere is exactly 1,260 km away
+        // (Hypatia's 30 degrees); by hand: cos = (6371^2 + 7001^2 - 1260^2)
+        // / (2 x 6371 x 7001) = 0.986652, 9.372 degrees
+        let rule = Visibility::MaxRange(630.0 / 30f64.to_radians().sin());
+        let lambda = rule.coverage_angle_deg(630.0);
+        assert!((lambda - 9.372).abs() < 0.001, "{lambda}");
+        let r = EARTH_RADIUS + 630.0;
+        let sat = Vec3::new(r * lambda.to_radians().cos(), r * lambda.to_radians().sin(), 0.0);
+        let station = Station { pos: Vec3::new(EARTH_RADIUS, 0.0, 0.0), up: Vec3::new(1.0, 0.0, 0.0) };
+        assert!((station.pos.dist(sat) - 1260.0).abs() < 1e-9);
+        assert!(station.sees(rule, sat.scale(1.0 - 1e-9)) && !station.sees(rule, sat.scale(1.0 + 1e-6)));
+        // a range past the far side of the shell: every satellite
+        assert_eq!(Visibility::MaxRange(20_000.0).coverage_angle_deg(630.0), 180.0);
     }
 
     #[test]

@@ -46,10 +46,14 @@ pub struct Scenario {
 pub struct RunCfg {
     pub seed: u64,
     /// Hard stop. A run also ends as soon as every finite flow has completed
-    /// (and, if `stop_ns` is None, there must be at least one finite flow).
+    /// (and, if `stop_ns` is None, there must be at least one finite flow),
+    /// unless `to_stop`.
     pub stop_ns: Option<u64>,
     /// Time-series sampling interval; None = no time series recorded.
     pub sample_interval_ns: Option<u64>,
+    /// The run goes on to `stop_ns` after every finite flow is done
+    /// (`run.end = "stop"`: paths traced and links sampled to the end).
+    pub to_stop: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -760,7 +764,12 @@ pub struct ShellCfg {
     /// Each ground-to-satellite link direction (up: station to satellite).
     pub gsl_up: LinkDirCfg,
     pub gsl_down: LinkDirCfg,
-    pub min_elevation_deg: f64,
+    /// Which satellites a station may link to (`gsl.min_elevation`,
+    /// `gsl.max_range`, `gsl.visibility`).
+    pub visibility: Visibility,
+    /// A ground link per station-satellite pair, or Hypatia's shared device
+    /// per station and per satellite (`gsl.device`).
+    pub device: GslDevice,
     pub attach: Attach,
     /// What happens to packets on a ground-to-satellite link when it goes
     /// away (the satellite left view, or the station was handed over).
@@ -770,6 +779,19 @@ pub struct ShellCfg {
     pub reassign_offset_ns: u64,
     /// `reassign-15s`: whether an epoch may keep the satellite it had.
     pub reassign_pick: ReassignPick,
+}
+
+pub use crate::leo::visibility::Visibility;
+
+/// The ground links' transmitters (`net/link/shared.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GslDevice {
+    /// Each station-satellite pair is its own link, with its own rate and
+    /// queue each way.
+    PerLink,
+    /// Hypatia's: each station and each satellite has one ground-link
+    /// device whose rate and queue all its peers share.
+    Shared,
 }
 
 /// What a "reassign-15s" epoch picks.

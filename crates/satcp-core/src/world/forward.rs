@@ -71,8 +71,8 @@ impl World {
             self.agents.forward(self.now, d, p);
         }
         let dir = &mut self.dirs[d as usize];
-        if dir.holds_packets() {
-            return self.accept_held(d, *p);
+        if dir.offered_by_protocol() {
+            return self.offer_to_protocol(d, *p);
         }
         let fate = dir.enqueue(self.now, p.ip_bytes);
         if p.kind.low_priority() {

@@ -8,10 +8,12 @@
 //!   beam passes above the grazing altitude; its delay ramps from the
 //!   distance / c at this step to that at the next (`net/link/schedule.rs`);
 //! * each ground station's satellites in view (elevation at least the
-//!   minimum) are found, and the attachment policy picks those it links
-//!   to; a link to a satellite not linked before is made then (an ordinary
-//!   link direction pair, appended), one that is no longer picked goes
-//!   down, losing or delivering what it holds (`gsl.handover`);
+//!   minimum, or distance at most the range) are found, and the
+//!   attachment policy picks those it links to; a link to a satellite not
+//!   linked before is made then (an ordinary link direction pair,
+//!   appended; under `gsl.device = "shared"` its directions join the
+//!   station's and the satellite's devices), one that is no longer picked
+//!   goes down, losing or delivering what it holds (`gsl.handover`);
 //! * routes are marked for recomputation (they are recomputed before the
 //!   next packet is forwarded, and at once when paths are traced or
 //!   handovers counted), and traced paths are recorded.
@@ -37,9 +39,9 @@ use super::World;
 use crate::ids::DirId;
 use crate::leo::frames::{light_ns, Vec3};
 use crate::leo::positions::ShellGeometry;
-use crate::leo::visibility::{coverage_angle_deg, isl_possible, Station};
+use crate::leo::visibility::{isl_possible, Station, Visibility};
 use crate::net::LinkDir;
-use crate::scenario::{Attach, HandoverLoss, LeoCfg, LinkCfg, OrbitsCfg, ReassignPick};
+use crate::scenario::{Attach, GslDevice, HandoverLoss, LeoCfg, LinkCfg, OrbitsCfg, QueueCfg, ReassignPick};
 use crate::sim::{secs, Event, Rng, Time, NS_PER_S};
 use crate::stats::output::{PathSeries, PathSummary, StationSummary};
 use std::collections::HashMap;
@@ -100,6 +102,10 @@ pub(super) struct LeoRun {
     /// not in view, found without the elevation's arcsine. None for TLE
     /// sets (their altitudes vary).
     cones: Vec<Option<f64>>,
+    /// Per shell under `gsl.device = "shared"`, the index of its first
+    /// device: station s's is first + s, satellite k's first + stations +
+    /// k (`net/link/shared.rs`).
+    devices: Vec<Option<u32>>,
     /// Wall time spent in route recomputation.
     pub(super) routing_ns: u128,
 }
@@ -154,10 +160,11 @@ impl LeoRun {
                 .shells
                 .iter()
                 .map(|s| match &s.orbits {
-                    OrbitsCfg::Walker(w) => Some((coverage_angle_deg(w.altitude_km, s.min_elevation_deg) + 2.0).to_radians().cos()),
+                    OrbitsCfg::Walker(w) => Some((s.visibility.coverage_angle_deg(w.altitude_km) + 2.0).min(180.0).to_radians().cos()),
                     OrbitsCfg::Tle(_) => None,
                 })
                 .collect(),
+            devices: Vec::new(),
             routing_ns: 0,
             cfg: cfg.clone(),
         }
@@ -213,7 +220,8 @@ impl World {
     /// Build-time set-up: the ISLs follow the geometry; the first step.
     pub(super) fn leo_start(&mut self) {
         let Some(cfg) = self.scn.leo.clone() else { return };
-        let run = LeoRun::new(&self.scn, &cfg);
+        let mut run = LeoRun::new(&self.scn, &cfg);
+        run.devices = cfg.shells.iter().map(|sh| (sh.device == GslDevice::Shared).then(|| self.add_devices(sh, cfg.stations.len()))).collect();
         for sh in &cfg.shells {
             for j in 0..sh.isls.len() {
                 let l = sh.first_link + j;
@@ -309,7 +317,7 @@ impl World {
                     if cone.is_some_and(|c| p.dot(unit) < c * p.norm()) {
                         continue;
                     }
-                    if st.elevation_deg(p) >= sh.min_elevation_deg {
+                    if st.sees(sh.visibility, p) {
                         in_view.push((k as u32, st.pos.dist(p)));
                     }
                 }
@@ -338,7 +346,7 @@ impl World {
                         let g = &leo.shells[h];
                         in_view
                             .iter()
-                            .map(|&(k, _)| (visible_until(g, &st, k as usize, t, sh.min_elevation_deg), k))
+                            .map(|&(k, _)| (visible_until(g, &st, k as usize, t, sh.visibility), k))
                             .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
                             .map(|x| x.1)
                     }),
@@ -383,6 +391,11 @@ impl World {
                         None => {
                             let gi = leo.gsls.len() as u32;
                             let link = self.add_gsl(node, (sh.first_node as u32) + sat, &sh.gsl_up, &sh.gsl_down);
+                            if let Some(first) = leo.devices[h] {
+                                let [ab, ba] = DirId::both(link as usize);
+                                self.dirs[ab.index()].join_device(first + s as u32);
+                                self.dirs[ba.index()].join_device(first + (leo.stations.len() + sat as usize) as u32);
+                            }
                             leo.gsls.push(Gsl { link, sat });
                             leo.gsl_of.insert(key, gi);
                             gi
@@ -412,6 +425,18 @@ impl World {
                 leo.stations_out[s].steps_without_satellite += 1;
             }
         }
+    }
+
+    /// Shell `sh`'s shared ground-link devices, one per station (its
+    /// uplink queue) then one per satellite (its downlink queue); the
+    /// first's index.
+    fn add_devices(&mut self, sh: &crate::scenario::ShellCfg, stations: usize) -> u32 {
+        let limit = |d: &crate::scenario::LinkDirCfg| match d.queue {
+            QueueCfg::DropTail { limit } => limit,
+            _ => unreachable!("a shared device's queue is drop-tail (checked by the scenario)"),
+        };
+        let (up, down) = (limit(&sh.gsl_up), limit(&sh.gsl_down));
+        self.devices.add(std::iter::repeat_n(up, stations).chain(std::iter::repeat_n(down, sh.satellites as usize)))
     }
 
     /// Append a ground-to-satellite link (a = the station) to the run.
@@ -506,11 +531,11 @@ impl World {
     }
 }
 
-/// When satellite `k` of `g`, in view of `st` at `t`, drops below
-/// `min_elev` (ns; searched 1 s at a time over at most an hour, then
-/// bisected to 1 ms).
-fn visible_until(g: &ShellGeometry, st: &Station, k: usize, t: Time, min_elev: f64) -> Time {
-    let seen = |at: Time| st.elevation_deg(g.position(k, secs(at))) >= min_elev;
+/// When satellite `k` of `g`, in view of `st` at `t`, leaves it under
+/// `rule` (ns; searched 1 s at a time over at most an hour, then bisected
+/// to 1 ms).
+fn visible_until(g: &ShellGeometry, st: &Station, k: usize, t: Time, rule: Visibility) -> Time {
+    let seen = |at: Time| st.sees(rule, g.position(k, secs(at)));
     let mut lo = t;
     let mut hi = t;
     for _ in 0..3600 {

@@ -1,5 +1,5 @@
-//! The world's side of the link directions that hold packets (the
-//! link-protocol interface, `net/link/protocol.rs`): packets handed to them,
+//! The world's side of the link directions behind the link-protocol
+//! interface (`net/link/protocol.rs`): packets handed to them,
 //! and what they hand back (captures, queue drops the node's agents see,
 //! losses, packets delivered at a far end); and the scheduled changes of
 //! every link (rate, delay, outages).
@@ -9,9 +9,10 @@ use crate::ids::DirId;
 use crate::net::Packet;
 
 impl World {
-    /// Offer `p` to direction `d`'s transmitter, one that holds packets.
+    /// Offer `p` to direction `d`'s transmitter, one behind the
+    /// link-protocol interface (it holds packets, or shares a device).
     #[inline(never)]
-    pub(super) fn accept_held(&mut self, d: u32, p: Packet) {
+    pub(super) fn offer_to_protocol(&mut self, d: u32, p: Packet) {
         let mut ctx = link_ctx!(self);
         self.dirs[d as usize].accept(d, p, &mut ctx);
         self.flush_link_out();

@@ -35,6 +35,7 @@ macro_rules! link_ctx {
             heads: &mut $w.head_ids,
             captures: $w.capture.is_some(),
             out: &mut $w.link_out,
+            devices: &mut $w.devices,
         }
     };
 }
@@ -52,7 +53,7 @@ use crate::ids::{DirId, FlowId};
 use crate::net::capture::Capture;
 use crate::net::link::arq;
 use crate::net::link::schedule::DirSchedule;
-use crate::net::link::LinkOut;
+use crate::net::link::{Devices, LinkOut};
 use crate::net::routing::{self, Routes};
 use crate::net::{LinkDir, Packet, PacketPool};
 use crate::router::Agents;
@@ -99,6 +100,9 @@ pub struct World {
     agents: Agents,
     /// What link protocols hand back (reused buffers, `world/links.rs`).
     link_out: LinkOut,
+    /// Transmitters several link directions share (a constellation's
+    /// ground-link devices under `gsl.device = "shared"`).
+    devices: Devices,
     /// Endpoints (`EpId`: flow f's server is 2f, its client 2f + 1).
     eps: Vec<Endpoint>,
     apps: Vec<App>,
@@ -176,6 +180,7 @@ impl World {
             nodes: vec![NodeStats::default(); scn.nodes.len()],
             agents,
             link_out: LinkOut::default(),
+            devices: Devices::default(),
             eps,
             apps,
             flows,

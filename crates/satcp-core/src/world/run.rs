@@ -1,6 +1,6 @@
 //! The event loop: pop the next event, hand it to the model it is for, and
-//! stop at the stop time, when every finite flow is done, or when an
-//! observer says so.
+//! stop at the stop time, when every finite flow is done (unless
+//! `run.end = "stop"`), or when an observer says so.
 
 use super::World;
 use crate::net::link;
@@ -28,7 +28,8 @@ impl World {
     /// summaries, `world/cut_through.rs`).
     pub fn run_observed(&mut self, every: u64, observe: &mut dyn FnMut(Time) -> bool) {
         self.plan_cut_through(every != u64::MAX);
-        let has_finite = self.finite_left > 0;
+        // `run.end = "stop"`: finite flows being done does not end the run
+        let has_finite = self.finite_left > 0 && !self.scn.run.to_stop;
         let mut countdown = every.max(1);
         while let Some((t, ev)) = self.q.peek() {
             debug_assert!(t >= self.now, "time went back from {} to {t}", self.now);

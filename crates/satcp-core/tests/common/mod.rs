@@ -22,6 +22,35 @@ pub fn run_text(text: &str, sets: &[&str]) -> RunOutput {
     satcp_core::run(&scn)
 }
 
+/// A 12 x 12 Walker shell at 1,000 km (55 degrees, +Grid) under
+/// `attach`, stations a (35 N, 10 E) and b (45 N, 40 E) and the path a-b
+/// traced, to `stop`; no flows.
+pub fn leo_shell(attach: &str, stop: &str) -> String {
+    format!(
+        r#"
+[run]
+stop = "{stop}"
+[[constellations]]
+name = "s"
+walker = {{ kind = "delta", planes = 12, per_plane = 12, altitude = "1000km", inclination = 55.0, phasing = 1 }}
+isl = {{ rate = "100Mbps" }}
+gsl = {{ rate = "20Mbps", min_elevation = 20 }}
+attach = "{attach}"
+[[ground_stations]]
+name = "a"
+lat = 35.0
+lon = 10.0
+[[ground_stations]]
+name = "b"
+lat = 45.0
+lon = 40.0
+[[paths]]
+src = "a"
+dst = "b"
+"#
+    )
+}
+
 /// Rows of a published-numbers CSV in `data/published/` ('#' lines are the
 /// source and labels), as maps from column name to text.
 pub fn published(file: &str) -> Vec<std::collections::BTreeMap<String, String>> {

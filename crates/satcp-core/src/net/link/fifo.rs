@@ -68,7 +68,7 @@ impl LinkDir {
         } else {
             None
         };
-        let Tx::Fifo(f) = &mut self.tx else { unreachable!("the world offers held packets with offer()") };
+        let Tx::Fifo(f) = &mut self.tx else { unreachable!("the world offers other transmitters packets with accept()") };
         f.advance(now);
         let start = f.busy_until.max(now);
         if let Discipline::Red(red) = &mut f.discipline {
@@ -87,25 +87,11 @@ impl LinkDir {
             return Enqueued::DroppedQueue;
         }
         if start > now {
-            let full = match f.discipline {
-                Discipline::DropTail(QueueLimit::Unlimited) | Discipline::Red(_) => false,
-                Discipline::DropTail(QueueLimit::Packets(n)) => f.waiting.len() >= n as usize,
-                Discipline::DropTail(QueueLimit::Bytes(b)) => f.waiting_bytes + ip_bytes as u64 > b,
-            };
-            if full {
+            if f.full(ip_bytes) {
                 self.stats.drops_queue += 1;
                 return Enqueued::DroppedQueue;
             }
-            f.waiting.push_back((start, ip_bytes));
-            f.waiting_bytes += ip_bytes as u64;
-            debug_assert!(
-                match f.discipline {
-                    Discipline::DropTail(QueueLimit::Packets(n)) => f.waiting.len() <= n as usize,
-                    Discipline::DropTail(QueueLimit::Bytes(b)) => f.waiting_bytes <= b,
-                    _ => true,
-                },
-                "a queue past its limit"
-            );
+            f.wait(start, ip_bytes);
             self.stats.max_queue_packets = self.stats.max_queue_packets.max(f.waiting.len() as u64);
             self.stats.queue_wait_ns = self.stats.queue_wait_ns.saturating_add(start - now);
         }
@@ -212,6 +198,36 @@ impl LinkDir {
 const HORIZON: Time = u64::MAX / 4;
 
 impl Fifo {
+    pub(super) fn new(discipline: Discipline) -> Self {
+        Fifo { discipline, busy_until: 0, waiting: VecDeque::new(), waiting_bytes: 0 }
+    }
+
+    /// Whether drop-tail refuses a packet of `ip_bytes` that would wait
+    /// (RED decides on its own).
+    #[inline(always)]
+    pub(super) fn full(&self, ip_bytes: u32) -> bool {
+        match self.discipline {
+            Discipline::DropTail(QueueLimit::Unlimited) | Discipline::Red(_) => false,
+            Discipline::DropTail(QueueLimit::Packets(n)) => self.waiting.len() >= n as usize,
+            Discipline::DropTail(QueueLimit::Bytes(b)) => self.waiting_bytes + ip_bytes as u64 > b,
+        }
+    }
+
+    /// A packet of `ip_bytes` accepted to wait until `start`.
+    #[inline(always)]
+    pub(super) fn wait(&mut self, start: Time, ip_bytes: u32) {
+        self.waiting.push_back((start, ip_bytes));
+        self.waiting_bytes += ip_bytes as u64;
+        debug_assert!(
+            match self.discipline {
+                Discipline::DropTail(QueueLimit::Packets(n)) => self.waiting.len() <= n as usize,
+                Discipline::DropTail(QueueLimit::Bytes(b)) => self.waiting_bytes <= b,
+                _ => true,
+            },
+            "a queue past its limit"
+        );
+    }
+
     /// Forget accepted packets whose transmission started before `now`; one
     /// that starts at `now` still waits for a packet arriving at `now` (see
     /// the module's queue semantics).

@@ -307,16 +307,17 @@ mod tests {
         pkts: PacketPool,
         heads: Vec<u32>,
         out: LinkOut,
+        devices: crate::net::link::Devices,
         dirs: Vec<LinkDir>,
     }
 
     impl World {
         fn new(dir: LinkDir) -> Self {
-            World { q: EventQueue::new(), pkts: PacketPool::default(), heads: vec![0], out: LinkOut::default(), dirs: vec![dir] }
+            World { q: EventQueue::new(), pkts: PacketPool::default(), heads: vec![0], out: LinkOut::default(), devices: Default::default(), dirs: vec![dir] }
         }
 
         fn call(&mut self, now: Time, f: impl FnOnce(&mut [LinkDir], &mut LinkCtx)) {
-            let mut ctx = LinkCtx { now, q: &mut self.q, pkts: &mut self.pkts, heads: &mut self.heads, captures: true, out: &mut self.out };
+            let mut ctx = LinkCtx { now, q: &mut self.q, pkts: &mut self.pkts, heads: &mut self.heads, captures: true, out: &mut self.out, devices: &mut self.devices };
             f(&mut self.dirs, &mut ctx);
         }
 

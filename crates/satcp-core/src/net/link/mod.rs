@@ -71,6 +71,7 @@ mod fifo;
 mod held;
 pub mod protocol;
 pub mod schedule;
+mod shared;
 mod summary;
 
 
@@ -81,8 +82,10 @@ use arq::selective_repeat::ArqParams;
 use arq::ArqLink;
 use fifo::{Discipline, Fifo};
 use held::Holding;
+use shared::Member;
 pub use held::Sending;
 pub use protocol::{link_event, LinkCtx, LinkEvent, LinkOut};
+pub use shared::Devices;
 use schedule::DirSchedule;
 use crate::net::errors::{sub_stream, ErrorModel};
 use crate::net::queue::red::{Red, RedParams, RedVerdict};
@@ -95,6 +98,9 @@ enum Tx {
     Holding(Box<Holding>),
     /// A link-layer ARQ (`net/link/arq/mod.rs`).
     Arq(Box<ArqLink>),
+    /// A FIFO whose transmitter and queue other directions share
+    /// (`shared.rs`).
+    Shared(Box<Member>),
 }
 
 pub struct LinkDir {
@@ -251,7 +257,7 @@ impl LinkDir {
     /// A direction whose rate, delay and state follow `schedule` (its values
     /// at time 0 are `cfg`'s).
     pub fn with_schedule(from: u32, to: u32, cfg: &LinkDirCfg, schedule: DirSchedule, rng: Rng) -> Self {
-        let fifo = |discipline| Tx::Fifo(Fifo { discipline, busy_until: 0, waiting: VecDeque::new(), waiting_bytes: 0 });
+        let fifo = |discipline| Tx::Fifo(Fifo::new(discipline));
         let tx = match cfg.queue {
             QueueCfg::DropTail { limit } => fifo(Discipline::DropTail(limit)),
             QueueCfg::Red(r) => fifo(Discipline::Red(Box::new(Red::new(
@@ -361,18 +367,25 @@ impl LinkDir {
     /// discipline (drop-tail or RED; the scenario refuses the priority
     /// queue with `arq`) becomes its IP queue's.
     pub fn enable_arq(&mut self, p: ArqParams, cfg: &ArqCfg) {
-        let fifo = Fifo { discipline: Discipline::DropTail(QueueLimit::Unlimited), busy_until: 0, waiting: VecDeque::new(), waiting_bytes: 0 };
+        let fifo = Fifo::new(Discipline::DropTail(QueueLimit::Unlimited));
         let Tx::Fifo(f) = std::mem::replace(&mut self.tx, Tx::Fifo(fifo)) else {
             unreachable!("arq goes on a drop-tail or RED queue (checked by the scenario)")
         };
         self.tx = Tx::Arq(Box::new(ArqLink::new(p, cfg, f.discipline)));
     }
 
-    /// The transmitter holds packets (schedules its own completions): the
-    /// priority queue or the ARQ.
+    /// Packets are offered to this direction through the link-protocol
+    /// interface ([`LinkDir::accept`]): a transmitter that holds packets
+    /// (the priority and class queues, the ARQ) or a member of a shared
+    /// device. The plain FIFO takes them with [`LinkDir::enqueue`].
     #[inline]
-    pub fn holds_packets(&self) -> bool {
+    pub fn offered_by_protocol(&self) -> bool {
         !matches!(self.tx, Tx::Fifo(_))
+    }
+
+    /// The transmitter holds packets (schedules its own completions).
+    pub fn holds_packets(&self) -> bool {
+        matches!(self.tx, Tx::Holding(_) | Tx::Arq(_))
     }
 
     /// Record that packet `pkt` will arrive at `at`. Returns true if it is
@@ -423,7 +436,7 @@ impl LinkDir {
     /// what the world's cut-through of relay nodes needs of both
     /// directions it joins (`world/cut_through.rs`).
     pub fn in_order_fifo(&self) -> bool {
-        !self.holds_packets() && self.schedule.is_fixed() && self.reorder.is_none() && !self.errors.may_overtake() && !self.deliver_corrupted
+        !self.offered_by_protocol() && self.schedule.is_fixed() && self.reorder.is_none() && !self.errors.may_overtake() && !self.deliver_corrupted
     }
 
     /// What a run's summary reads of this FIFO direction: its counters and
@@ -503,6 +516,7 @@ impl LinkDir {
             }
             Tx::Holding(h) => h.queue_len(),
             Tx::Arq(a) => a.queue_packets(),
+            Tx::Shared(m) => m.waiting(now).count(),
         }
     }
 
@@ -523,15 +537,18 @@ impl LinkDir {
             }
             Tx::Holding(h) => h.queue_bytes(),
             Tx::Arq(a) => a.queue_bytes(),
+            Tx::Shared(m) => m.waiting(now).map(u64::from).sum(),
         }
     }
 
-    /// When the transmitter finishes everything it has accepted.
+    /// When the transmitter finishes everything it has accepted (a member
+    /// of a shared device: its own packets).
     pub fn busy_until(&self) -> Time {
         match &self.tx {
             Tx::Fifo(f) => f.busy_until,
             Tx::Holding(h) => h.busy_until(),
             Tx::Arq(a) => a.busy_until(),
+            Tx::Shared(m) => m.busy_until(),
         }
     }
 

@@ -23,6 +23,7 @@
 //! lost, and packets delivered intact to the node at a direction's far end
 //! (the ARQ's receiver hands them to IP there).
 
+use super::shared::Devices;
 use super::{Enqueued, LinkDir, Tx};
 use crate::net::{Packet, PacketPool};
 use crate::sim::{Event, EventQueue, Time};
@@ -43,6 +44,8 @@ pub struct LinkCtx<'a> {
     /// Packet capture is on: report every transmission started.
     pub captures: bool,
     pub out: &'a mut LinkOut,
+    /// The run's shared transmitters (`shared.rs`).
+    pub devices: &'a mut Devices,
 }
 
 /// What a link protocol hands back to the world (buffers reused for the
@@ -85,6 +88,7 @@ impl LinkDir {
         match &self.tx {
             Tx::Holding(_) => self.held_accept(d, p, ctx),
             Tx::Arq(_) => self.arq_accept(d, p, ctx),
+            Tx::Shared(_) => self.shared_accept(d, p, ctx),
             Tx::Fifo(_) => unreachable!("the FIFO takes packets with enqueue()"),
         }
     }
@@ -92,7 +96,9 @@ impl LinkDir {
     /// A scheduled outage begins at `ctx.now` (after `on_change`): what is
     /// queued or being sent is lost. The FIFO counted its losses when it
     /// accepted them (it knew the outage was coming); a protocol that holds
-    /// packets hands them back as lost.
+    /// packets hands them back as lost; a member of a shared device leaves
+    /// its packets their turns (a moving link's outage marks them lost as
+    /// they come off the wire, `LinkDir::go_down_now`).
     pub fn go_down(&mut self, d: u32, ctx: &mut LinkCtx) {
         let now = ctx.now;
         match &mut self.tx {
@@ -107,6 +113,8 @@ impl LinkDir {
             }
             Tx::Holding(_) => self.held_go_down(ctx),
             Tx::Arq(_) => self.arq_go_down(d, ctx),
+            // what it queued keeps its turns on the device (`shared.rs`)
+            Tx::Shared(_) => {}
         }
     }
 
@@ -151,7 +159,7 @@ pub fn link_event(dirs: &mut [LinkDir], d: u32, what: LinkEvent, ctx: &mut LinkC
     match &dirs[d as usize].tx {
         Tx::Holding(_) => dirs[d as usize].held_event(d, what, ctx),
         Tx::Arq(_) => super::arq::arq_event(dirs, d, what, ctx),
-        Tx::Fifo(_) => unreachable!("the FIFO schedules no events of its own"),
+        Tx::Fifo(_) | Tx::Shared(_) => unreachable!("a FIFO schedules no events of its own"),
     }
 }
 
@@ -163,6 +171,7 @@ pub(crate) struct TestWorld {
     pub pkts: PacketPool,
     pub heads: Vec<u32>,
     pub out: LinkOut,
+    pub devices: Devices,
 }
 
 #[cfg(test)]
@@ -170,6 +179,6 @@ impl TestWorld {
     /// A context at `now` for directions 0..`dirs`.
     pub fn ctx(&mut self, now: Time, dirs: usize) -> LinkCtx<'_> {
         self.heads.resize(dirs, 0);
-        LinkCtx { now, q: &mut self.q, pkts: &mut self.pkts, heads: &mut self.heads, captures: true, out: &mut self.out }
+        LinkCtx { now, q: &mut self.q, pkts: &mut self.pkts, heads: &mut self.heads, captures: true, out: &mut self.out, devices: &mut self.devices }
     }
 }

@@ -66,7 +66,13 @@ impl LinkDir {
         if end == 0 {
             return 0.0;
         }
-        let beyond = self.busy_until().saturating_sub(end);
+        // committed transmission time after the end: the FIFO's runs back
+        // to back to its busy_until; a shared device's member's packets
+        // take turns with its peers'
+        let beyond = match &self.tx {
+            Tx::Shared(m) => m.busy_after(end),
+            _ => self.busy_until().saturating_sub(end),
+        };
         (self.stats.busy_ns.saturating_sub(beyond)) as f64 / end as f64
     }
 

@@ -12,8 +12,16 @@
 //! * ISL and GSL queues: drop-tail, 100 packets (Hypatia's default device
 //!   queue), not unlimited as on `[[links]]`: a constellation's links are
 //!   routers' interfaces.
-//! * `gsl.min_elevation` 25 degrees (Starlink's user terminals);
-//!   `gsl.handover` "lost"; `attach` "shortest-path".
+//! * `gsl.min_elevation` 25 degrees (Starlink's user terminals), under
+//!   the elevation rule unless `gsl.max_range` is given (the range rule)
+//!   or `gsl.visibility` says otherwise; `gsl.visibility = "hypatia"`
+//!   takes a Walker shell's `altitude` (a TLE set has none: refused);
+//!   `gsl.device` "per-link"; `gsl.handover` "lost"; `attach`
+//!   "shortest-path".
+//! * `gsl.device = "shared"` takes drop-tail queues only (Hypatia's
+//!   device queue; RED is refused).
+//! * `[[flows]]` may be left out when `[[paths]]` are traced (a path-only
+//!   scenario); `run.stop` is then required.
 //! * `isl.min_grazing` 80 km (a beam through the mesosphere is absorbed);
 //!   no maximum range.
 //! * TLE shells have no plane structure: `isls` must be a list of pairs or
@@ -223,26 +231,67 @@ fn parse_isl(t: &Tbl, needed: bool) -> Res<Isl> {
 struct Gsl {
     up: LinkDirCfg,
     down: LinkDirCfg,
-    min_elevation: f64,
+    visibility: Visibility,
+    device: GslDevice,
     handover: HandoverLoss,
 }
 
-fn parse_gsl(t: &Tbl) -> Res<Gsl> {
-    let what = "an inline table { rate = \"500Mbps\" (or rate_up and rate_down), min_elevation = 25, queue = {...}, errors = {...}, handover = \"lost\" | \"delivered\" }";
+const GSL_KEYS: &[&str] = &["rate", "rate_up", "rate_down", "queue", "errors", "min_elevation", "max_range", "visibility", "device", "handover"];
+
+fn parse_gsl(t: &Tbl, walker: Option<&WalkerShell>) -> Res<Gsl> {
+    let what = "an inline table { rate = \"500Mbps\" (or rate_up and rate_down), min_elevation = 25 or max_range = \"1260km\", visibility = \"elevation\" | \"range\" | \"hypatia\", device = \"per-link\" | \"shared\", queue = {...}, errors = {...}, handover = \"lost\" | \"delivered\" }";
     let mut g = t.table("gsl", what)?.ok_or_else(|| missing(&t.at("gsl"), what))?;
-    g.only(&["rate", "rate_up", "rate_down", "queue", "errors", "min_elevation", "handover"])?;
+    g.only(GSL_KEYS)?;
     let key = |k: &str| if g.get(k).is_some() { k.to_string() } else { "rate".to_string() };
     let (ku, kd) = (key("rate_up"), key("rate_down"));
     let up = link_dir(&g, &ku)?;
     let down = link_dir(&g, &kd)?;
-    let min_elevation = g
-        .number("min_elevation", |x| (0.0..90.0).contains(&x), "a minimum elevation angle in degrees in [0, 90)")?
-        .unwrap_or(25.0);
+    let visibility = parse_visibility(&g, walker)?;
+    let device = match g.choice("device", &["per-link", "shared"])? {
+        Some("shared") => GslDevice::Shared,
+        _ => GslDevice::PerLink,
+    };
+    if device == GslDevice::Shared && [&up, &down].iter().any(|d| !matches!(d.queue, QueueCfg::DropTail { .. })) {
+        return Err(g.bad("queue", "a drop-tail queue with device = \"shared\" (Hypatia's device queue)"));
+    }
     let handover = match g.choice("handover", &["lost", "delivered"])? {
         Some("delivered") => HandoverLoss::Delivered,
         _ => HandoverLoss::Lost,
     };
-    Ok(Gsl { up, down, min_elevation, handover })
+    Ok(Gsl { up, down, visibility, device, handover })
+}
+
+/// `gsl.min_elevation`, `gsl.max_range` and `gsl.visibility`: the geodetic
+/// elevation rule (the default), a maximum distance, or Hypatia's maximum
+/// distance, altitude / sin(min elevation) (a flat-Earth cone: 1,260 km
+/// for 630 km at 30 degrees), from a Walker shell's altitude.
+fn parse_visibility(g: &Tbl, walker: Option<&WalkerShell>) -> Res<Visibility> {
+    const ELEVATION: &str = "a minimum elevation angle in degrees in [0, 90)";
+    let min_elevation = g.number("min_elevation", |x| (0.0..90.0).contains(&x), ELEVATION)?;
+    let max_range = match distance_km(g, "max_range")? {
+        Some(r) if r <= 0.0 => return Err(g.bad("max_range", "a range > 0")),
+        r => r,
+    };
+    let rule = g.choice("visibility", &["elevation", "range", "hypatia"])?;
+    match (rule, max_range) {
+        (None | Some("range"), Some(r)) => match min_elevation {
+            Some(_) => Err(g.bad("min_elevation", "no min_elevation with max_range: a satellite within max_range is usable whatever its elevation")),
+            None => Ok(Visibility::MaxRange(r)),
+        },
+        (Some("range"), None) => Err(missing(&g.at("max_range"), "the distance within which a station may use a satellite, with visibility = \"range\", e.g. \"1260km\"")),
+        (Some(rule), Some(_)) => Err(g.bad("max_range", format!("no max_range with visibility = \"{rule}\" (it is computed from min_elevation)"))),
+        (Some("hypatia"), None) => {
+            let e = min_elevation.unwrap_or(25.0);
+            let Some(w) = walker else {
+                return Err(g.bad("visibility", "\"elevation\" or \"range\" with TLE sets: Hypatia's rule takes a Walker shell's altitude (give max_range = altitude / sin(min_elevation), e.g. \"1260km\" for 630 km at 30 degrees)"));
+            };
+            if e <= 0.0 {
+                return Err(g.bad("min_elevation", "a minimum elevation above 0 with visibility = \"hypatia\" (the range is altitude / sin(min_elevation))"));
+            }
+            Ok(Visibility::MaxRange(w.altitude_km / e.to_radians().sin()))
+        }
+        _ => Ok(Visibility::MinElevation(min_elevation.unwrap_or(25.0))),
+    }
 }
 
 /// `[[constellations]]`: satellites appended to `nodes`, ISLs returned as
@@ -309,7 +358,7 @@ pub(super) fn parse_constellations(
         }
         let isls = parse_isls(&t, count, walker.as_ref(), cross_seam)?;
         let isl = parse_isl(&t, !isls.is_empty())?;
-        let gsl = parse_gsl(&t)?;
+        let gsl = parse_gsl(&t, walker.as_ref())?;
         let attach = match t.choice("attach", ATTACH)? {
             Some("nearest") => Attach::Nearest,
             Some("longest-visible") => Attach::LongestVisible,
@@ -367,7 +416,8 @@ pub(super) fn parse_constellations(
             isl_min_grazing_km: isl.min_grazing_km,
             gsl_up: gsl.up,
             gsl_down: gsl.down,
-            min_elevation_deg: gsl.min_elevation,
+            visibility: gsl.visibility,
+            device: gsl.device,
             attach,
             handover: gsl.handover,
             reassign_offset_ns,

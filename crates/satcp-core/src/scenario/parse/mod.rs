@@ -163,7 +163,12 @@ pub fn from_value_in(mut v: Value, base_dir: Option<&Path>) -> Result<Scenario, 
     let leo = moving.then(|| {
         Box::new(LeoCfg { step_ns: leo_keys.step_ns.unwrap_or(100_000_000), epoch, shells, stations, paths })
     });
-    let flows = parse_flows(&root, &nodes, &components(nodes.len(), &links, leo.as_deref()))?;
+    // a path-only scenario (Hypatia's path analysis): paths traced, no flows
+    let path_only = leo.as_ref().is_some_and(|l| !l.paths.is_empty()) && root.get("flows").is_none_or(|f| f.as_array().is_some_and(Vec::is_empty));
+    if path_only && run.stop_ns.is_none() {
+        return Err(missing("run.stop", "a stop time: a scenario without flows traces its [[paths]] until run.stop"));
+    }
+    let flows = if path_only { Vec::new() } else { parse_flows(&root, &nodes, &components(nodes.len(), &links, leo.as_deref()))? };
     let captures = parse_captures(&root)?;
     let agents = parse_agents(&root, &nodes, &links, &flows)?;
     let finite = flows.iter().any(|f| match &f.app {
@@ -322,14 +327,18 @@ pub(crate) fn check_name(t: &Tbl, key: &str, name: &str) -> Res<()> {
 fn parse_run(root: &Tbl) -> Res<(RunCfg, constellations::LeoRunKeys)> {
     let Some(mut t) = root.table("run", "a table ([run]) with seed, stop and sample_interval")? else {
         let keys = constellations::LeoRunKeys { step_ns: None, epoch: None };
-        return Ok((RunCfg { seed: 1, stop_ns: None, sample_interval_ns: None }, keys));
+        return Ok((RunCfg { seed: 1, stop_ns: None, sample_interval_ns: None, to_stop: false }, keys));
     };
-    t.only(&["seed", "stop", "sample_interval", "topology_step", "epoch"])?;
+    t.only(&["seed", "stop", "sample_interval", "topology_step", "epoch", "end"])?;
     let run = RunCfg {
         seed: t.int("seed", 0, i64::MAX)?.map_or(1, |s| s as u64),
         stop_ns: t.duration_pos("stop")?,
         sample_interval_ns: t.duration_pos("sample_interval")?,
+        to_stop: t.choice("end", &["flows", "stop"])? == Some("stop"),
     };
+    if run.to_stop && run.stop_ns.is_none() {
+        return Err(missing("run.stop", "a stop time: run.end = \"stop\" runs on to it after the flows are done"));
+    }
     let step_ns = t.duration_pos("topology_step")?;
     if step_ns.is_some_and(|s| s < 1_000_000) {
         return Err(t.bad("topology_step", "a step of at least 1ms (100ms is the usual)"));
