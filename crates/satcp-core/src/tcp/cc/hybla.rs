@@ -34,7 +34,12 @@
 //!   paces itself at cwnd / SRTT (the paper spreads a window evenly over a
 //!   round trip), starting with the estimate: Hoe's method needs packets
 //!   that leave back to back, so that their ACKs show the bottleneck's
-//!   spacing and not the pacer's. Slow start never takes
+//!   spacing and not the pacer's. The rate is that of the window the ACK
+//!   leaves (set again after the growth, as Linux's `tcp_update_pacing_rate`
+//!   follows `cong_avoid`): after a timeout the first ACK opens cwnd from 1
+//!   SMSS to ssthresh, and a rate from 1 SMSS / SRTT held the next packet a
+//!   whole SRTT (1.2 s idle after each timeout on the GEO path of
+//!   `tests/hybla_geo.rs`). Slow start never takes
 //!   cwnd beyond ssthresh (the rest of an ACK's increment is dropped, as
 //!   Linux's `tcp_slow_start` does).
 //! * rho = max(RTT / RTT0, 1) as a real number, RTT the lowest SRTT so far
@@ -268,6 +273,18 @@ impl Hybla {
         }
     }
 
+    /// Packet spacing (paper style with `pacing = true`): a window per
+    /// SRTT, from Hoe's estimate on (before it Hoe's method needs packets
+    /// that leave back to back).
+    fn space(&self, w: &mut Window, a: &AckCtx) {
+        if self.spacing {
+            w.pacing_bps = match (self.estimated, a.srtt) {
+                (true, Some(srtt)) if srtt > 0.0 => ((w.cwnd as f64 * 8e9 / srtt) as u64).max(1),
+                _ => 0,
+            };
+        }
+    }
+
     pub fn grow(&mut self, w: &mut Window, a: &AckCtx) {
         if a.acked == 0 {
             return;
@@ -289,20 +306,20 @@ impl WindowController for Hybla {
 
     fn on_ack(&mut self, w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
         self.estimate(w, a);
-        if self.spacing {
-            w.pacing_bps = match (self.estimated, a.srtt) {
-                (true, Some(srtt)) if srtt > 0.0 => ((w.cwnd as f64 * 8e9 / srtt) as u64).max(1),
-                _ => 0,
-            };
-        }
+        self.space(w, a);
     }
 
     fn capabilities(&self) -> Capabilities {
         Capabilities { paces: self.spacing, ..Capabilities::DEFAULT }
     }
 
+    /// The spacing follows the window this ACK leaves: `on_ack` comes
+    /// before the growth, and a rate from the window before it holds the
+    /// next packet for a whole SRTT after a timeout (cwnd 1 SMSS: one
+    /// packet per SRTT, although the first ACK opens cwnd to ssthresh).
     fn grow(&mut self, w: &mut Window, a: &AckCtx) {
         Hybla::grow(self, w, a);
+        self.space(w, a);
     }
 }
 
@@ -433,6 +450,24 @@ mod tests {
             h.on_ack(&mut w, &at(t), &mut acts);
         }
         assert_eq!(w.ssthresh, 8000);
+    }
+
+    /// Spacing follows the window the ACK leaves. After a timeout (cwnd 1
+    /// SMSS of 1000 bytes, ssthresh 600,000, estimate done), one ACK at
+    /// SRTT 1.2 s opens cwnd to ssthresh (2^24 - 1 segments, stopped
+    /// there): the rate is 600,000 x 8 / 1.2 = 4 Mb/s, not the 6,666 b/s
+    /// of the window before the growth (one packet per 1.2 s).
+    #[test]
+    fn spacing_follows_the_window_after_the_growth() {
+        let mut h = Hybla::new(cfg(HyblaRtt::MinSrtt, HyblaStyle::Paper, true), 1, true);
+        h.estimated = true;
+        let mut w = Window::new(1000, 600_000, 1000);
+        let a = ack(1200.0);
+        let mut acts = Vec::new();
+        h.on_ack(&mut w, &a, &mut acts);
+        assert_eq!(w.pacing_bps, 6_666);
+        WindowController::grow(&mut h, &mut w, &a);
+        assert_eq!((w.cwnd, w.pacing_bps), (600_000, 4_000_000));
     }
 
     /// tcp_hybla.c by hand, SMSS 1000. SRTT 250 ms: rho_3ls = 80 (rho 10,
