@@ -190,7 +190,13 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         None => Some(DEFAULT_MAX_RETRANSMISSIONS),
     };
     let rescue_retransmission = t.bool("rescue_retransmission")?.unwrap_or(false);
-    let rearm_rto_on_retransmit = t.bool("rearm_rto_on_retransmit")?.unwrap_or(d.rearm_rto_on_retransmit);
+    // a preset that asks for RACK (Hybla: its paced sender keeps the queue
+    // full through the duplicate ACKs, and RFC 6675 never sees a fast
+    // retransmission lost there) gets Linux's pair: RACK finds the lost
+    // retransmission one RACK.rtt after it left, before an RTO restarted
+    // when the head is resent; ns-2's agents have neither
+    let preset_rack = preset.rack && !matches!(profile, Profile::Ns2 | Profile::Ns2_2003);
+    let rearm_rto_on_retransmit = t.bool("rearm_rto_on_retransmit")?.unwrap_or(d.rearm_rto_on_retransmit || preset_rack);
     // a profile's quick-ACKs at the start (Linux) are the DAASS mechanism
     let quickack = d.quickack_segments.filter(|_| delayed_ack && !preset.daass && t.get("daass").is_none());
     let daass = t.bool("daass")?.unwrap_or(preset.daass || quickack.is_some());
@@ -267,7 +273,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         None if fack_ns2 && recovery == Recovery::Fack => false,
         _ => limited_transmit,
     };
-    let rack = t.bool("rack")?.unwrap_or(d.rack);
+    let rack = t.bool("rack")?.unwrap_or(d.rack || preset_rack);
     let prr = t.bool("prr")?.unwrap_or(d.prr);
     let tlp = t.bool("tlp")?.unwrap_or(d.tlp);
     let newreno_within_cwnd = t.bool("newreno_within_cwnd")?.unwrap_or(d.newreno_within_cwnd);

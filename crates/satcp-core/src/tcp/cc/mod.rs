@@ -390,6 +390,9 @@ pub struct Preset {
     pub accept_beyond_window: bool,
     /// `pacing` on by default.
     pub pacing: bool,
+    /// `rack` and `rearm_rto_on_retransmit` on by default (not under the
+    /// `ns2` profiles: ns-2's agents have neither).
+    pub rack: bool,
     /// Defaults the preset gives its controller's own keys (key, string
     /// value), used when the flow leaves them out and runs that controller.
     pub cc_keys: &'static [(&'static str, &'static str)],
@@ -405,6 +408,7 @@ impl Preset {
             limited_transmit: false,
             accept_beyond_window: false,
             pacing: false,
+            rack: false,
             cc_keys: &[],
         }
     }
@@ -416,6 +420,11 @@ impl Preset {
 
     pub const fn pacing(mut self) -> Self {
         self.pacing = true;
+        self
+    }
+
+    pub const fn rack(mut self) -> Self {
+        self.rack = true;
         self
     }
 
@@ -525,7 +534,7 @@ registry! { $
     /// Westwood+ (Grieco and Mascolo 2004).
     "westwood" => Westwood(westwood::Westwood, westwood::WestwoodCfg), presets [Preset::new("westwood", Recovery::NewReno)];
     /// Hybla (Caini and Firrincieli 2004).
-    "hybla" => Hybla(hybla::Hybla, hybla::HyblaCfg), presets [Preset::new("hybla", Recovery::Sack).pacing()];
+    "hybla" => Hybla(hybla::Hybla, hybla::HyblaCfg), presets [Preset::new("hybla", Recovery::Sack).pacing().rack()];
     /// CUBIC, RFC 9438 (with SACK, as deployed in Linux).
     "cubic" => Cubic(cubic::Cubic, cubic::CubicCfg), presets [Preset::new("cubic", Recovery::Sack)];
     /// BBR v1 (with SACK, as deployed in Linux).
