@@ -362,6 +362,10 @@ pub struct Capabilities {
     /// Each duplicate ACK in Reno or NewReno fast recovery inflates cwnd by
     /// one SMSS (RFC 5681 step 4; TCP Peach may turn it off).
     pub recovery_inflation: bool,
+    /// A fast retransmit backs the RTO off as an expiry does (ns-2's Vegas:
+    /// `reset_rtx_timer(1)` with its default backoff, where the other
+    /// agents' `dupack_action` passes none).
+    pub rto_backoff_at_fast_retransmit: bool,
 }
 
 impl Capabilities {
@@ -374,6 +378,7 @@ impl Capabilities {
         sees_sends: false,
         research_option: false,
         recovery_inflation: true,
+        rto_backoff_at_fast_retransmit: false,
     };
 }
 

@@ -51,7 +51,7 @@
 //!   a small window under delayed ACKs (one segment left in flight after
 //!   each ACK) never passes the keep-up check and stops growing.
 
-use super::{AckCtx, Action, CcParams, DupAck, Env, Verdict, Window, WindowController};
+use super::{AckCtx, Action, Capabilities, CcParams, DupAck, Env, Verdict, Window, WindowController};
 use crate::scenario::reader::{Res, Tbl};
 use crate::tcp::profile::Profile;
 use crate::sim::Time;
@@ -69,10 +69,14 @@ pub struct VegasCfg {
     /// Vegas's fine-grained retransmission check (`vegas_fine_timeout`,
     /// on under the `ns2` profiles).
     pub fine_timeout: bool,
+    /// ns-2's backoff of the coarse RTO at every fast retransmit
+    /// (`vegas_rto_backoff`, on under the `ns2` profiles).
+    pub rto_backoff: bool,
 }
 
 impl CcParams for VegasCfg {
-    const KEYS: &'static [&'static str] = &["vegas_alpha", "vegas_beta", "vegas_gamma", "vegas_fine_timeout"];
+    const KEYS: &'static [&'static str] =
+        &["vegas_alpha", "vegas_beta", "vegas_gamma", "vegas_fine_timeout", "vegas_rto_backoff"];
 
     fn parse(t: &Tbl, profile: Profile) -> Res<Self> {
         let alpha = t.u32_in("vegas_alpha", 0, 1000)?.unwrap_or(1);
@@ -86,7 +90,8 @@ impl CcParams for VegasCfg {
         let gamma = t.u32_in("vegas_gamma", 0, 1000)?.unwrap_or(1);
         let late_iw = matches!(profile, Profile::Ns2 | Profile::Ns2_2003);
         let fine_timeout = t.bool("vegas_fine_timeout")?.unwrap_or(late_iw);
-        Ok(VegasCfg { alpha, beta, gamma, late_iw, fine_timeout })
+        let rto_backoff = t.bool("vegas_rto_backoff")?.unwrap_or(late_iw);
+        Ok(VegasCfg { alpha, beta, gamma, late_iw, fine_timeout, rto_backoff })
     }
 }
 
@@ -119,6 +124,8 @@ pub struct Vegas {
     /// data (`late_iw`).
     pending_iw: Option<u64>,
     late_iw: bool,
+    /// `vegas_rto_backoff`.
+    rto_backoff: bool,
     /// The fine-grained timeout (ns-2's v_sa_, v_sd_, v_timeout_; ns),
     /// when `fine_timeout` is on.
     fine: Option<FineTimeout>,
@@ -170,6 +177,7 @@ impl Vegas {
             last_diff: None,
             pending_iw: None,
             late_iw: false,
+            rto_backoff: false,
             fine: None,
         }
     }
@@ -256,8 +264,13 @@ impl WindowController for Vegas {
     fn new(p: &VegasCfg, env: Env) -> Self {
         let mut v = Vegas::new(p.alpha, p.beta, p.gamma, env.abc_limit);
         v.late_iw = p.late_iw;
+        v.rto_backoff = p.rto_backoff;
         v.fine = p.fine_timeout.then(FineTimeout::default);
         v
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { rto_backoff_at_fast_retransmit: self.rto_backoff, ..Capabilities::DEFAULT }
     }
 
     /// Vegas's retransmission check (Brakmo and Peterson section 3.1, ns-2's
