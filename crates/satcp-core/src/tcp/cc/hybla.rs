@@ -61,7 +61,12 @@
 //! * per ACK, not per segment acknowledged (Linux's `cong_avoid` ignores
 //!   `acked`);
 //! * Reno's growth while recovering (Linux enables Hybla in the Open state
-//!   only);
+//!   only): `tcp_reno_cong_avoid`, slow start by every segment acknowledged
+//!   (`abc_limit`, unlimited under the `linux` profile) and congestion
+//!   avoidance by `tcp_cong_avoid_ai` (one SMSS per cwnd of bytes
+//!   acknowledged, the remainder carried);
+//! * cwnd at most 65,535 segments (`snd_cwnd_clamp`, set by `hybla_init`):
+//!   slow start's 2^16 - 1 segments per ACK stop there;
 //! * growth only while cwnd-limited (`tcp_is_cwnd_limited`): the endpoint's
 //!   `cwnd_validation = "linux"`, on under the `linux` profile;
 //! * not modelled: Linux's initial cwnd = rho segments (set when the
@@ -127,6 +132,9 @@ impl CcParams for HyblaCfg {
 /// Samples averaged by Hoe's estimate.
 pub const ESTIMATE_SAMPLES: u32 = 3;
 
+/// `tcp_hybla.c`'s `snd_cwnd_clamp`, in segments (linux style).
+pub const LINUX_CWND_CLAMP: u64 = 65_535;
+
 /// Linux's 2^(i/8) x 128 for i = 0..7 (`hybla_fraction`).
 const FRACTIONS: [u64; 8] = [128, 139, 152, 165, 181, 197, 215, 234];
 
@@ -151,6 +159,8 @@ pub struct Hybla {
     rho2_7ls: u64,
     cents: u64,
     cnt: u64,
+    /// Linux style: `tcp_reno_cong_avoid`, the growth outside the Open state.
+    reno: super::aimd::Aimd,
 }
 
 impl Hybla {
@@ -169,6 +179,7 @@ impl Hybla {
             rho2_7ls: 128,
             cents: 0,
             cnt: 0,
+            reno: super::aimd::Aimd { abc_limit, carry: Some(0), per_byte: true },
         }
     }
 
@@ -271,6 +282,7 @@ impl Hybla {
         if slow_start {
             w.cwnd = w.cwnd.min(w.ssthresh.max(smss));
         }
+        w.cwnd = w.cwnd.min(LINUX_CWND_CLAMP * smss);
     }
 
     /// Packet spacing (paper style with `pacing = true`): a window per
@@ -291,7 +303,10 @@ impl Hybla {
         }
         match self.cfg.style {
             HyblaStyle::Paper => self.grow_paper(w, a),
-            HyblaStyle::Linux if a.recovering => super::aimd::Aimd { abc_limit: 1, carry: None, per_byte: false }.on_ack(w, a.acked),
+            HyblaStyle::Linux if a.recovering => {
+                self.reno.on_ack(w, a.acked);
+                w.cwnd = w.cwnd.min(LINUX_CWND_CLAMP * w.smss);
+            }
             HyblaStyle::Linux => self.grow_linux(w, a),
         }
     }
@@ -504,5 +519,35 @@ mod tests {
         let mut w = Window::new(4000, INF, 1000);
         h.grow(&mut w, &AckCtx { recovering: true, ..ack(250.0) });
         assert_eq!(w.cwnd, 5000);
+        // SRTT 600 ms: rho = 24, 2^16 - 1 = 65,535 segments on one ACK,
+        // stopped at snd_cwnd_clamp (65,535 segments)
+        let mut h = lin();
+        let mut w = Window::new(10_000, INF, 1000);
+        h.grow(&mut w, &ack(600.0));
+        assert_eq!(w.cwnd, 65_535_000);
+    }
+
+    /// Outside the Open state Linux grows as tcp_reno_cong_avoid: in slow
+    /// start every segment acknowledged (a delayed ACK of two: +2 with
+    /// abc_limit unlimited), in congestion avoidance tcp_cong_avoid_ai, in
+    /// bytes as the `linux` profile's AIMD counts it (SMSS x acked / cwnd,
+    /// the remainder carried): from cwnd 10,000 with SMSS 1000, ACKs of one
+    /// segment add 100 (carry 0), 99 (carry 100), 98 (carry 598), ...:
+    /// 10,958 after ten, about the one segment Reno adds per window.
+    #[test]
+    fn linux_style_grows_as_reno_outside_the_open_state() {
+        let mut h = Hybla::new(cfg(HyblaRtt::MinSrtt, HyblaStyle::Linux, false), u32::MAX, false);
+        let rec = |acked| AckCtx { recovering: true, acked, ..ack(600.0) };
+        let mut w = Window::new(4000, 20_000, 1000);
+        h.grow(&mut w, &rec(2000));
+        assert_eq!(w.cwnd, 6000);
+        let mut w = Window::new(10_000, 5_000, 1000);
+        let mut seen = Vec::new();
+        for _ in 0..10 {
+            h.grow(&mut w, &rec(1000));
+            seen.push(w.cwnd);
+        }
+        assert_eq!(seen[..3], [10_100, 10_199, 10_297]);
+        assert_eq!(seen[9], 10_958);
     }
 }
