@@ -12,6 +12,19 @@ use crate::tcp::sender::Sender;
 
 const MS: u64 = 1_000_000;
 
+/// The time from the fast retransmission of segment 3 to the RTO's, the
+/// first two sends of segment 3 dropped (1 Mb/s, 50 ms one way).
+fn rto_after_lost_fast_retransmission(c: &crate::scenario::TcpCfg) -> u64 {
+    let mut h = Harness::new(c, 1_000_000, 50 * MS);
+    h.drop = drop_first_sends_of(3, 2);
+    h.transfer(20_000);
+    h.run_until(30_000 * MS);
+    assert_eq!(h.delivered(), 20_000);
+    let r: Vec<_> = h.data_sent().into_iter().filter(|d| d.1 == seg(3) && d.2).map(|d| d.0).collect();
+    assert_eq!(r.len(), 2, "the fast retransmission and the RTO's");
+    r[1] - r[0]
+}
+
 /// IW 11: the ACKs of segments 1 and 2 open cwnd to 13 and release segments
 /// 12-15, so at the third duplicate ACK for segment 3 FlightSize is 13
 /// segments (15001 - 2001) and cwnd is 13 segments.
@@ -77,14 +90,7 @@ fn fast_retransmit_restarts_the_timer_under_ns2() {
     let rto_retx_after_fr = |rearm: bool| {
         let mut c = cfg(Recovery::NewReno);
         c.rearm_rto_on_fast_retransmit = rearm;
-        let mut h = Harness::new(&c, 1_000_000, 50 * MS);
-        h.drop = drop_first_sends_of(3, 2);
-        h.transfer(20_000);
-        h.run_until(30_000 * MS);
-        assert_eq!(h.delivered(), 20_000);
-        let r: Vec<_> = h.data_sent().into_iter().filter(|d| d.1 == seg(3) && d.2).map(|d| d.0).collect();
-        assert_eq!(r.len(), 2, "the fast retransmission and the RTO's");
-        r[1] - r[0]
+        rto_after_lost_fast_retransmission(&c)
     };
     let rearmed = rto_retx_after_fr(true);
     let not = rto_retx_after_fr(false);
@@ -105,14 +111,7 @@ fn ns2_vegas_backs_the_rto_off_at_its_fast_retransmit() {
         let mut c = cfg(Recovery::NewReno);
         c.rearm_rto_on_fast_retransmit = true;
         c.controller = Controller::Vegas(VegasCfg { alpha: 1, beta: 3, gamma: 1, late_iw: false, fine_timeout: false, rto_backoff });
-        let mut h = Harness::new(&c, 1_000_000, 50 * MS);
-        h.drop = drop_first_sends_of(3, 2);
-        h.transfer(20_000);
-        h.run_until(30_000 * MS);
-        assert_eq!(h.delivered(), 20_000);
-        let r: Vec<_> = h.data_sent().into_iter().filter(|d| d.1 == seg(3) && d.2).map(|d| d.0).collect();
-        assert_eq!(r.len(), 2, "the fast retransmission and the RTO's");
-        r[1] - r[0]
+        rto_after_lost_fast_retransmission(&c)
     };
     assert_eq!(rto_retx_after_fr(true), 2000 * MS);
     assert_eq!(rto_retx_after_fr(false), 1000 * MS);
