@@ -35,49 +35,51 @@ fn behind_access() -> String {
         + "app = { kind = \"ftp\", size = \"30MB\" }\n"
 }
 
-/// Behind the access link, RFC 6675 alone (the preset's RACK and RTO
-/// restart off) loses a fast retransmission at each of the six recoveries:
-/// the paced sender keeps the 500-packet queue full through the duplicate
-/// ACKs (congestion avoidance's rho^2 = 576 segments a round trip sends
-/// 1.2 packets per packet the link serves), RFC 6675 never finds a
-/// retransmission lost, and the RTO, SRTT + 18 ms behind a standing
-/// queue, fires. With the preset's RACK the lost retransmission is found
-/// one RACK.rtt after it left, before the RTO restarted when it was sent:
-/// no timeout, and Hybla finishes before SACK with AIMD on both paths.
+/// The overrides that leave the preset's Linux SACK recovery out: RFC 6675
+/// alone.
+const RFC6675_ALONE: [&str; 3] =
+    ["flows.0.tcp.rack=false", "flows.0.tcp.prr=false", "flows.0.tcp.rearm_rto_on_retransmit=false"];
+
+/// Behind the access link, RFC 6675 alone loses a fast retransmission at
+/// each of the six recoveries: the paced sender keeps the 500-packet queue
+/// full through the duplicate ACKs (congestion avoidance's rho^2 = 576
+/// segments a round trip sends 1.2 packets per packet the link serves),
+/// RFC 6675 never finds a retransmission lost, and the RTO, SRTT + 18 ms
+/// behind a standing queue, fires. With the preset's Linux SACK recovery
+/// PRR sends on the recovery's first ACKs and RACK finds the lost
+/// retransmission when they are SACKed, before the RTO restarted when it
+/// was sent: no timeout, and Hybla finishes before SACK with AIMD, on a
+/// half-BDP buffer too (where RFC 6675 alone takes eight timeouts).
 #[test]
 fn lost_fast_retransmissions_are_found_without_a_timeout() {
-    let access = behind_access();
-    let flow = |sets: &[&str]| run_text(&access, sets).summary.flows[0].clone();
-    let sack = flow(&[]);
-    let rfc6675 = flow(&[
-        "flows.0.tcp.variant=\"hybla\"",
-        "flows.0.tcp.rack=false",
-        "flows.0.tcp.rearm_rto_on_retransmit=false",
-    ]);
-    let h = flow(&["flows.0.tcp.variant=\"hybla\""]);
-    eprintln!(
-        "behind the access link: sack {:?} s; hybla, RFC 6675 alone {:?} s ({} timeouts); hybla {:?} s ({} rtx, {} timeouts)",
-        sack.completion_s, rfc6675.completion_s, rfc6675.timeouts, h.completion_s, h.retransmissions, h.timeouts
-    );
-    assert!(rfc6675.timeouts >= 3, "{}", rfc6675.timeouts);
-    assert!(h.completed && h.timeouts <= 1, "{}", h.timeouts);
-    assert!(h.completion_s.unwrap() < sack.completion_s.unwrap());
-    // under the ns2 profile (ns-2's agents have no RACK) the preset keeps
+    for packets in [500, 250] {
+        let access = behind_access().replace("packets = 500", &format!("packets = {packets}"));
+        let flow = |sets: &[&str]| run_text(&access, sets).summary.flows[0].clone();
+        let sack = flow(&[]);
+        let rfc6675 = flow(&[&["flows.0.tcp.variant=\"hybla\""][..], &RFC6675_ALONE[..]].concat());
+        let h = flow(&["flows.0.tcp.variant=\"hybla\""]);
+        eprintln!(
+            "behind the access link, {packets} packets: sack {:?} s; hybla, RFC 6675 alone {:?} s ({} timeouts); hybla {:?} s ({} rtx, {} timeouts)",
+            sack.completion_s, rfc6675.completion_s, rfc6675.timeouts, h.completion_s, h.retransmissions, h.timeouts
+        );
+        assert!(rfc6675.timeouts >= 3, "{}", rfc6675.timeouts);
+        assert!(h.completed && h.timeouts <= 1, "{}", h.timeouts);
+        assert!(h.completion_s.unwrap() < sack.completion_s.unwrap());
+    }
+    // under the ns2 profile (ns-2's agents have none of it) the preset keeps
     // RFC 6675 alone
-    let ns2 = run_text(&access, &["flows.0.tcp.variant=\"hybla\"", "flows.0.tcp.profile=\"ns2\""]);
-    let plain = run_text(
-        &access,
-        &["flows.0.tcp.variant=\"hybla\"", "flows.0.tcp.profile=\"ns2\"", "flows.0.tcp.rack=false", "flows.0.tcp.rearm_rto_on_retransmit=false"],
-    );
-    assert_eq!(ns2.summary.flows[0].completion_s, plain.summary.flows[0].completion_s);
+    let access = behind_access();
+    let ns2 = ["flows.0.tcp.variant=\"hybla\"", "flows.0.tcp.profile=\"ns2\""];
+    let plain = run_text(&access, &[&ns2[..], &RFC6675_ALONE[..]].concat());
+    assert_eq!(run_text(&access, &ns2).summary.flows[0].completion_s, plain.summary.flows[0].completion_s);
 }
 
 /// The paper's Hybla (SACK, packet spacing, Hoe's ssthresh): Hoe's estimate
 /// ends slow start at the bandwidth-delay product, so slow start loses
 /// nothing; the losses that remain come from congestion avoidance's
 /// rho^2 = 576 segments per round trip meeting a buffer of one BDP (about
-/// one overflow every few round trips, each repaired by SACK without a
-/// timeout). It finishes before SACK with AIMD, which needs only its
+/// one overflow every few round trips, each repaired by SACK recovery
+/// without a timeout). It finishes before SACK with AIMD, which needs only its
 /// one slow-start overshoot; before the fix it did not finish in 300 s.
 #[test]
 fn the_papers_hybla_ends_slow_start_at_the_bdp_and_finishes() {
@@ -89,7 +91,9 @@ fn the_papers_hybla_ends_slow_start_at_the_bdp_and_finishes() {
     );
     assert!(h.completed && h.completion_s.unwrap() < sack.completion_s.unwrap());
     assert_eq!(h.timeouts, 0);
-    assert_eq!(h.retransmissions, drops, "only lost packets are resent");
+    // RACK, marking by time with no reordering window in recovery, may
+    // resend a segment still queued: one of 1355 here
+    assert!(h.retransmissions >= drops && h.retransmissions <= drops + drops / 100, "{} for {drops} lost", h.retransmissions);
     assert!(h.retransmissions < 2000, "{}", h.retransmissions);
     let out = run_text(&path(), &["flows.0.tcp.variant=\"hybla\"", "run.sample_interval=\"50ms\""]);
     let s = &out.flow_series;
@@ -132,10 +136,10 @@ fn the_bare_slow_start_floods_and_linux_style_finishes() {
 fn the_documented_tables() {
     let rows: [(&str, &[&str]); 7] = [
         ("SACK with AIMD (`variant = \"sack\"`)", &[]),
-        ("Hybla, the preset (paper style, RACK, RTO restart)", &["flows.0.tcp.variant=\"hybla\""]),
+        ("Hybla, the preset (paper style, Linux's SACK recovery)", &["flows.0.tcp.variant=\"hybla\""]),
         (
-            "Hybla, RFC 6675 alone (`rack = false`, `rearm_rto_on_retransmit = false`)",
-            &["flows.0.tcp.variant=\"hybla\"", "flows.0.tcp.rack=false", "flows.0.tcp.rearm_rto_on_retransmit=false"],
+            "Hybla, RFC 6675 alone (`rack`, `prr`, `rearm_rto_on_retransmit` false)",
+            &["flows.0.tcp.variant=\"hybla\"", RFC6675_ALONE[0], RFC6675_ALONE[1], RFC6675_ALONE[2]],
         ),
         ("Hybla, bare rules (`hybla_ssthresh_estimate = false`)", &["flows.0.tcp.variant=\"hybla\"", "flows.0.tcp.hybla_ssthresh_estimate=false"]),
         ("Hybla under `ns2`", &["flows.0.tcp.variant=\"hybla\"", "flows.0.tcp.profile=\"ns2\""]),

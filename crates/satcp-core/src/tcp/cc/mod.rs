@@ -395,9 +395,10 @@ pub struct Preset {
     pub accept_beyond_window: bool,
     /// `pacing` on by default.
     pub pacing: bool,
-    /// `rack` and `rearm_rto_on_retransmit` on by default (not under the
-    /// `ns2` profiles: ns-2's agents have neither).
-    pub rack: bool,
+    /// Linux's SACK recovery by default: `rack`, `prr` and
+    /// `rearm_rto_on_retransmit` on (not under the `ns2` profiles: ns-2's
+    /// agents have none of them).
+    pub linux_sack_recovery: bool,
     /// Defaults the preset gives its controller's own keys (key, string
     /// value), used when the flow leaves them out and runs that controller.
     pub cc_keys: &'static [(&'static str, &'static str)],
@@ -413,7 +414,7 @@ impl Preset {
             limited_transmit: false,
             accept_beyond_window: false,
             pacing: false,
-            rack: false,
+            linux_sack_recovery: false,
             cc_keys: &[],
         }
     }
@@ -428,8 +429,8 @@ impl Preset {
         self
     }
 
-    pub const fn rack(mut self) -> Self {
-        self.rack = true;
+    pub const fn linux_sack_recovery(mut self) -> Self {
+        self.linux_sack_recovery = true;
         self
     }
 
@@ -539,7 +540,7 @@ registry! { $
     /// Westwood+ (Grieco and Mascolo 2004).
     "westwood" => Westwood(westwood::Westwood, westwood::WestwoodCfg), presets [Preset::new("westwood", Recovery::NewReno)];
     /// Hybla (Caini and Firrincieli 2004).
-    "hybla" => Hybla(hybla::Hybla, hybla::HyblaCfg), presets [Preset::new("hybla", Recovery::Sack).pacing().rack()];
+    "hybla" => Hybla(hybla::Hybla, hybla::HyblaCfg), presets [Preset::new("hybla", Recovery::Sack).pacing().linux_sack_recovery()];
     /// CUBIC, RFC 9438 (with SACK, as deployed in Linux).
     "cubic" => Cubic(cubic::Cubic, cubic::CubicCfg), presets [Preset::new("cubic", Recovery::Sack)];
     /// BBR v1 (with SACK, as deployed in Linux).
