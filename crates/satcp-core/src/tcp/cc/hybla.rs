@@ -12,6 +12,11 @@
 //! pairs these rules with SACK, timestamps, packet spacing and Hoe's
 //! bandwidth estimate for the initial ssthresh, and so does the `hybla`
 //! preset (SACK recovery, `pacing = true`, `hybla_ssthresh_estimate = true`).
+//! Its SACK recovery is Linux's (RACK, PRR, the RTO restarted when the head
+//! is resent; `Preset::linux_sack_recovery`, not under the `ns2` profiles):
+//! the paced sender keeps a one-BDP queue full through the duplicate ACKs,
+//! the queue drops fast retransmissions, and RFC 6675 alone finds none of
+//! them lost but by the RTO (docs/models/hybla.md traces it).
 //! Without that estimate a 2^rho slow start cannot stop before it floods the
 //! bottleneck: at rho = 24 (600 ms) one ACK adds 16 million segments.
 //! * Hoe's estimate (Hoe, "Improving the start-up behavior of a congestion
