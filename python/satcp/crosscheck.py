@@ -26,7 +26,8 @@ Variants (label: satcp settings / ns-3 settings):
 * ``sack``: ``variant = "sack"`` / TcpNewReno, Sack = true
 * ``vegas``, ``westwood``, ``hybla``, ``cubic``, ``bbr``: the satcp preset of
   that name with ``recovery = "sack"`` / TcpVegas, TcpWestwoodPlus, TcpHybla,
-  TcpCubic, TcpBbr with Sack = true.
+  TcpCubic, TcpBbr with Sack = true (Hybla with ``rack``, ``prr`` and
+  ``rearm_rto_on_retransmit`` off: ns-3's classic recovery has none).
 
 ns-3 uses TcpClassicRecovery (see ``bench/ns3/README.md`` for why it, not
 ns-3's default PRR, is the closer match to satcp), limited transmit off, no
@@ -75,7 +76,11 @@ VARIANTS: dict[str, tuple[dict[str, Any], str, str]] = {
     "sack": ({"variant": "sack"}, "NewReno", "1"),
     "vegas": ({"variant": "vegas", "recovery": "sack"}, "Vegas", "1"),
     "westwood": ({"variant": "westwood", "recovery": "sack"}, "WestwoodPlus", "1"),
-    "hybla": ({"variant": "hybla", "recovery": "sack"}, "Hybla", "1"),
+    # ns-3 (TcpClassicRecovery here) has no RACK or PRR and restarts no RTO
+    # on a retransmission: the preset's Linux SACK recovery (on under rfc)
+    # is turned off
+    "hybla": ({"variant": "hybla", "recovery": "sack", "rack": False, "prr": False, "rearm_rto_on_retransmit": False},
+              "Hybla", "1"),
     "cubic": ({"variant": "cubic", "recovery": "sack", "cubic_hystart": False, "abc_limit": 2},
               "Cubic", "1"),
     "bbr": ({"variant": "bbr", "recovery": "sack"}, "Bbr", "1"),

@@ -149,18 +149,19 @@ def test_quick_reproduction_reports_every_figure_claim_and_ns2(quick_run):
 
 
 def test_quick_reproduction_agrees_with_ns2_on_the_six_baselines(quick_run):
-    """Our mean goodput within 10% of ns-2 2.35's on each baseline and PER,
-    except Vegas at PER 0.1, whose difference is its recovery (traced in the
-    report): on Reno recovery, as ns-2's agent leaves recovery, our Vegas
-    comes within 10% there."""
+    """Our mean goodput within 10% of ns-2 2.35's on each baseline and PER
+    (Vegas at PER 0.1 too, since ns-2's RTO backoff at Vegas's fast
+    retransmit is modelled). On Reno recovery our Vegas falls short of
+    ns-2's agent at every PER: its recovery is closer to the preset's
+    NewReno (the report's baselines)."""
     _, text, out = quick_run
     table = pd.read_csv(out / "goodput.csv")
     main_t = table[(table["experiment"] == "per") & (table["ns2_n"] > 0)]
     assert set(main_t["arm"]) == set(peach.NS2_AGENTS) and len(main_t) == 18
     off = main_t[main_t["diff_pct"].abs() > 10]
-    assert set(zip(off["arm"], off["per"])) <= {("vegas", 0.1)}, off[["arm", "per", "diff_pct"]]
-    vr = table[(table["experiment"] == "baselines") & (table["arm"] == "vegas_reno") & (table["per"] == 0.1)]
-    assert len(vr) == 1 and abs(vr["diff_pct"].iloc[0]) <= 10, vr[["goodput_kbps", "ns2_kbps", "diff_pct"]]
+    assert off.empty, off[["arm", "per", "diff_pct"]]
+    vr = table[(table["experiment"] == "baselines") & (table["arm"] == "vegas_reno")]
+    assert len(vr) == 3 and (vr["diff_pct"] < 0).all(), vr[["per", "goodput_kbps", "ns2_kbps", "diff_pct"]]
 
 
 def test_quick_reproduction_resumes_from_its_store(quick_run):

@@ -24,12 +24,62 @@ fn run(sets: &[&str]) -> (FlowSummary, u64) {
     (out.summary.flows[0].clone(), out.summary.links[0].drops.queue)
 }
 
+/// The same bottleneck behind a 100 Mb/s, 1 ms access link (link 1 is the
+/// satellite hop): the set-up of the issue that found Hybla's timeouts.
+fn behind_access() -> String {
+    let mut s = String::from("[run]\nseed = 1\nstop = \"300s\"\n[nodes]\na = {}\ng = {}\nb = {}\n");
+    s += "[[links]]\na = \"a\"\nb = \"g\"\nrate = \"100Mbps\"\ndelay = \"1ms\"\n";
+    s += "[[links]]\na = \"g\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"300ms\"\n";
+    s += "queue_ab = { kind = \"droptail\", packets = 500 }\n";
+    s + "[[flows]]\nsrc = \"a\"\ndst = \"b\"\ntcp = { variant = \"sack\", rwnd = \"64MiB\" }\n"
+        + "app = { kind = \"ftp\", size = \"30MB\" }\n"
+}
+
+/// The overrides that leave the preset's Linux SACK recovery out: RFC 6675
+/// alone.
+const RFC6675_ALONE: [&str; 3] =
+    ["flows.0.tcp.rack=false", "flows.0.tcp.prr=false", "flows.0.tcp.rearm_rto_on_retransmit=false"];
+
+/// Behind the access link, RFC 6675 alone loses a fast retransmission at
+/// each of the six recoveries: the paced sender keeps the 500-packet queue
+/// full through the duplicate ACKs (congestion avoidance's rho^2 = 576
+/// segments a round trip sends 1.2 packets per packet the link serves),
+/// RFC 6675 never finds a retransmission lost, and the RTO, SRTT + 18 ms
+/// behind a standing queue, fires. With the preset's Linux SACK recovery
+/// PRR sends on the recovery's first ACKs and RACK finds the lost
+/// retransmission when they are SACKed, before the RTO restarted when it
+/// was sent: no timeout, and Hybla finishes before SACK with AIMD, on a
+/// half-BDP buffer too (where RFC 6675 alone takes eight timeouts).
+#[test]
+fn lost_fast_retransmissions_are_found_without_a_timeout() {
+    for packets in [500, 250] {
+        let access = behind_access().replace("packets = 500", &format!("packets = {packets}"));
+        let flow = |sets: &[&str]| run_text(&access, sets).summary.flows[0].clone();
+        let sack = flow(&[]);
+        let rfc6675 = flow(&[&["flows.0.tcp.variant=\"hybla\""][..], &RFC6675_ALONE[..]].concat());
+        let h = flow(&["flows.0.tcp.variant=\"hybla\""]);
+        eprintln!(
+            "behind the access link, {packets} packets: sack {:?} s; hybla, RFC 6675 alone {:?} s ({} timeouts); hybla {:?} s ({} rtx, {} timeouts)",
+            sack.completion_s, rfc6675.completion_s, rfc6675.timeouts, h.completion_s, h.retransmissions, h.timeouts
+        );
+        assert!(rfc6675.timeouts >= 3, "{}", rfc6675.timeouts);
+        assert!(h.completed && h.timeouts <= 1, "{}", h.timeouts);
+        assert!(h.completion_s.unwrap() < sack.completion_s.unwrap());
+    }
+    // under the ns2 profile (ns-2's agents have none of it) the preset keeps
+    // RFC 6675 alone
+    let access = behind_access();
+    let ns2 = ["flows.0.tcp.variant=\"hybla\"", "flows.0.tcp.profile=\"ns2\""];
+    let plain = run_text(&access, &[&ns2[..], &RFC6675_ALONE[..]].concat());
+    assert_eq!(run_text(&access, &ns2).summary.flows[0].completion_s, plain.summary.flows[0].completion_s);
+}
+
 /// The paper's Hybla (SACK, packet spacing, Hoe's ssthresh): Hoe's estimate
 /// ends slow start at the bandwidth-delay product, so slow start loses
 /// nothing; the losses that remain come from congestion avoidance's
 /// rho^2 = 576 segments per round trip meeting a buffer of one BDP (about
-/// one overflow every few round trips, each repaired by SACK without a
-/// timeout). It finishes before SACK with AIMD, which needs only its
+/// one overflow every few round trips, each repaired by SACK recovery
+/// without a timeout). It finishes before SACK with AIMD, which needs only its
 /// one slow-start overshoot; before the fix it did not finish in 300 s.
 #[test]
 fn the_papers_hybla_ends_slow_start_at_the_bdp_and_finishes() {
@@ -41,7 +91,9 @@ fn the_papers_hybla_ends_slow_start_at_the_bdp_and_finishes() {
     );
     assert!(h.completed && h.completion_s.unwrap() < sack.completion_s.unwrap());
     assert_eq!(h.timeouts, 0);
-    assert_eq!(h.retransmissions, drops, "only lost packets are resent");
+    // RACK, marking by time with no reordering window in recovery, may
+    // resend a segment still queued: one of 1355 here
+    assert!(h.retransmissions >= drops && h.retransmissions <= drops + drops / 100, "{} for {drops} lost", h.retransmissions);
     assert!(h.retransmissions < 2000, "{}", h.retransmissions);
     let out = run_text(&path(), &["flows.0.tcp.variant=\"hybla\"", "run.sample_interval=\"50ms\""]);
     let s = &out.flow_series;
@@ -71,4 +123,42 @@ fn the_bare_slow_start_floods_and_linux_style_finishes() {
         lin.completion_s, lin.retransmissions, lin.timeouts
     );
     assert!(lin.completed && lin.completion_s.unwrap() < 45.0);
+}
+
+/// docs/models/hybla.md's two tables, printed as its rows (`cargo test
+/// --test hybla_geo -- --nocapture`). Under `linux` a 64 MiB window open
+/// from the first segment lets slow start's 65,535-segment step send the
+/// whole file at once (more than twice its 20,719 segments of 1448 bytes
+/// go out), where the autotuned window, which opens as a Linux receiver's
+/// does, keeps it to the overflows of congestion avoidance (under a fifth
+/// more).
+#[test]
+fn the_documented_tables() {
+    let rows: [(&str, &[&str]); 7] = [
+        ("SACK with AIMD (`variant = \"sack\"`)", &[]),
+        ("Hybla, the preset (paper style, Linux's SACK recovery)", &["flows.0.tcp.variant=\"hybla\""]),
+        (
+            "Hybla, RFC 6675 alone (`rack`, `prr`, `rearm_rto_on_retransmit` false)",
+            &["flows.0.tcp.variant=\"hybla\"", RFC6675_ALONE[0], RFC6675_ALONE[1], RFC6675_ALONE[2]],
+        ),
+        ("Hybla, bare rules (`hybla_ssthresh_estimate = false`)", &["flows.0.tcp.variant=\"hybla\"", "flows.0.tcp.hybla_ssthresh_estimate=false"]),
+        ("Hybla under `ns2`", &["flows.0.tcp.variant=\"hybla\"", "flows.0.tcp.profile=\"ns2\""]),
+        ("Hybla under `linux`, `rwnd = \"64MiB\"`", &["flows.0.tcp.variant=\"hybla\"", "flows.0.tcp.profile=\"linux\""]),
+        (
+            "Hybla under `linux`, autotuned window (`rwnd = \"auto\"`)",
+            &["flows.0.tcp.variant=\"hybla\"", "flows.0.tcp.profile=\"linux\"", "flows.0.tcp.rwnd=\"auto\""],
+        ),
+    ];
+    for (name, text) in [("one link", path()), ("behind the access link", behind_access())] {
+        eprintln!("{name}:");
+        let mut sent = Vec::new();
+        for (label, sets) in rows {
+            let f = run_text(&text, sets).summary.flows[0].clone();
+            let done = f.completion_s.map_or("not done in 300 s".to_string(), |c| format!("{c:.2} s"));
+            eprintln!("| {label} | {done} | {} | {} | {} |", f.retransmissions, f.timeouts, f.segments_sent);
+            sent.push(f.segments_sent);
+        }
+        let file = 30_000_000u64.div_ceil(1448);
+        assert!(sent[5] > 2 * file && sent[6] < file + file / 5, "{name}: {sent:?}");
+    }
 }

@@ -28,7 +28,11 @@ fn err(t: &str) -> ScenarioError {
 fn presets_pick_recovery_controller_and_defaults() {
     let v = tcp("variant = \"vegas\"");
     assert_eq!((v.recovery, v.sack), (Recovery::NewReno, false));
-    assert_eq!(v.controller, Controller::Vegas(VegasCfg { alpha: 1, beta: 3, gamma: 1, late_iw: false, fine_timeout: false }));
+    assert_eq!(v.controller, Controller::Vegas(VegasCfg { alpha: 1, beta: 3, gamma: 1, late_iw: false, fine_timeout: false, rto_backoff: false }));
+    // ns-2's Agent/TCP/Vegas under the ns2 profiles: late initial window,
+    // fine-grained retransmission, RTO backed off at a fast retransmit
+    let vn = tcp("variant = \"vegas\", profile = \"ns2\"");
+    assert_eq!(vn.controller, Controller::Vegas(VegasCfg { alpha: 1, beta: 3, gamma: 1, late_iw: true, fine_timeout: true, rto_backoff: true }));
     let w = tcp("variant = \"westwood\"");
     let rfc = AimdCfg { exact_ca: false, per_byte: false };
     assert_eq!((w.recovery, w.controller), (Recovery::NewReno, Controller::Westwood(WestwoodCfg { filter_gain: 0.9, growth: rfc })));
@@ -79,7 +83,7 @@ fn any_controller_with_any_recovery_by_parts() {
     let t = tcp("variant = \"bbr\", recovery = \"newreno\", sack = false");
     assert_eq!((t.recovery, t.sack), (Recovery::NewReno, false));
     let t = tcp("cc = \"vegas\", recovery = \"sack\", vegas_alpha = 2, vegas_beta = 4, vegas_gamma = 2");
-    assert_eq!((t.recovery, t.controller), (Recovery::Sack, Controller::Vegas(VegasCfg { alpha: 2, beta: 4, gamma: 2, late_iw: false, fine_timeout: false })));
+    assert_eq!((t.recovery, t.controller), (Recovery::Sack, Controller::Vegas(VegasCfg { alpha: 2, beta: 4, gamma: 2, late_iw: false, fine_timeout: false, rto_backoff: false })));
     let t = tcp("variant = \"hybla\", hybla_rtt0 = \"50ms\", hybla_rtt = \"srtt\"");
     let want = HyblaCfg { rtt0_ns: 50_000_000, rho_rtt: HyblaRtt::Srtt, style: HyblaStyle::Paper, ssthresh_estimate: true };
     assert_eq!(t.controller, Controller::Hybla(want));

@@ -565,13 +565,18 @@ impl Sender {
 
     /// A fast retransmit begins: BSD and ns-2 (`reset_rtx_timer`) stop
     /// timing the segment being timed (per-segment sampling needs nothing:
-    /// Karn's rule marks the resent segment), and under
-    /// `rearm_rto_on_fast_retransmit` the retransmission restarts the timer.
+    /// Karn's rule marks the resent segment), under
+    /// `rearm_rto_on_fast_retransmit` the retransmission restarts the timer,
+    /// and a controller that asks for it (ns-2's Vegas) backs the RTO off
+    /// first, until the next RTT sample.
     pub fn fast_retransmit_timing(&mut self) {
         if self.sampling == RttSampling::OnePerRtt {
             self.timed = None;
         }
         self.rearm_pending = self.rearm_on_fast_retransmit;
+        if self.caps.rto_backoff_at_fast_retransmit {
+            self.rtt.backoff();
+        }
     }
 
     /// Forget timing state after an RTO (every outstanding range will be

@@ -190,7 +190,15 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         None => Some(DEFAULT_MAX_RETRANSMISSIONS),
     };
     let rescue_retransmission = t.bool("rescue_retransmission")?.unwrap_or(false);
-    let rearm_rto_on_retransmit = t.bool("rearm_rto_on_retransmit")?.unwrap_or(d.rearm_rto_on_retransmit);
+    // a preset that asks for Linux's SACK recovery (Hybla: its paced sender
+    // keeps the queue full through the duplicate ACKs, and RFC 6675 never
+    // sees a fast retransmission lost there) gets RACK, PRR and the RTO
+    // restarted when the head is resent: PRR sends on the first ACKs of the
+    // recovery, RACK finds the lost retransmission when they are SACKed, a
+    // round trip after it left, before the restarted RTO; ns-2's agents
+    // have none of them
+    let linux_sack = preset.linux_sack_recovery && !matches!(profile, Profile::Ns2 | Profile::Ns2_2003);
+    let rearm_rto_on_retransmit = t.bool("rearm_rto_on_retransmit")?.unwrap_or(d.rearm_rto_on_retransmit || linux_sack);
     // a profile's quick-ACKs at the start (Linux) are the DAASS mechanism
     let quickack = d.quickack_segments.filter(|_| delayed_ack && !preset.daass && t.get("daass").is_none());
     let daass = t.bool("daass")?.unwrap_or(preset.daass || quickack.is_some());
@@ -267,8 +275,8 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         None if fack_ns2 && recovery == Recovery::Fack => false,
         _ => limited_transmit,
     };
-    let rack = t.bool("rack")?.unwrap_or(d.rack);
-    let prr = t.bool("prr")?.unwrap_or(d.prr);
+    let rack = t.bool("rack")?.unwrap_or(d.rack || linux_sack);
+    let prr = t.bool("prr")?.unwrap_or(d.prr || linux_sack);
     let tlp = t.bool("tlp")?.unwrap_or(d.tlp);
     let newreno_within_cwnd = t.bool("newreno_within_cwnd")?.unwrap_or(d.newreno_within_cwnd);
     let timestamps = t.bool("timestamps")?.unwrap_or(d.timestamps);

@@ -12,6 +12,11 @@
 //! pairs these rules with SACK, timestamps, packet spacing and Hoe's
 //! bandwidth estimate for the initial ssthresh, and so does the `hybla`
 //! preset (SACK recovery, `pacing = true`, `hybla_ssthresh_estimate = true`).
+//! Its SACK recovery is Linux's (RACK, PRR, the RTO restarted when the head
+//! is resent; `Preset::linux_sack_recovery`, not under the `ns2` profiles):
+//! the paced sender keeps a one-BDP queue full through the duplicate ACKs,
+//! the queue drops fast retransmissions, and RFC 6675 alone finds none of
+//! them lost but by the RTO (docs/models/hybla.md traces it).
 //! Without that estimate a 2^rho slow start cannot stop before it floods the
 //! bottleneck: at rho = 24 (600 ms) one ACK adds 16 million segments.
 //! * Hoe's estimate (Hoe, "Improving the start-up behavior of a congestion
@@ -34,7 +39,12 @@
 //!   paces itself at cwnd / SRTT (the paper spreads a window evenly over a
 //!   round trip), starting with the estimate: Hoe's method needs packets
 //!   that leave back to back, so that their ACKs show the bottleneck's
-//!   spacing and not the pacer's. Slow start never takes
+//!   spacing and not the pacer's. The rate is that of the window the ACK
+//!   leaves (set again after the growth, as Linux's `tcp_update_pacing_rate`
+//!   follows `cong_avoid`): after a timeout the first ACK opens cwnd from 1
+//!   SMSS to ssthresh, and a rate from 1 SMSS / SRTT held the next packet a
+//!   whole SRTT (1.2 s idle after each timeout on the GEO path of
+//!   `tests/hybla_geo.rs`). Slow start never takes
 //!   cwnd beyond ssthresh (the rest of an ACK's increment is dropped, as
 //!   Linux's `tcp_slow_start` does).
 //! * rho = max(RTT / RTT0, 1) as a real number, RTT the lowest SRTT so far
@@ -56,7 +66,12 @@
 //! * per ACK, not per segment acknowledged (Linux's `cong_avoid` ignores
 //!   `acked`);
 //! * Reno's growth while recovering (Linux enables Hybla in the Open state
-//!   only);
+//!   only): `tcp_reno_cong_avoid`, slow start by every segment acknowledged
+//!   (`abc_limit`, unlimited under the `linux` profile) and congestion
+//!   avoidance by `tcp_cong_avoid_ai` (one SMSS per cwnd of bytes
+//!   acknowledged, the remainder carried);
+//! * cwnd at most 65,535 segments (`snd_cwnd_clamp`, set by `hybla_init`):
+//!   slow start's 2^16 - 1 segments per ACK stop there;
 //! * growth only while cwnd-limited (`tcp_is_cwnd_limited`): the endpoint's
 //!   `cwnd_validation = "linux"`, on under the `linux` profile;
 //! * not modelled: Linux's initial cwnd = rho segments (set when the
@@ -122,6 +137,9 @@ impl CcParams for HyblaCfg {
 /// Samples averaged by Hoe's estimate.
 pub const ESTIMATE_SAMPLES: u32 = 3;
 
+/// `tcp_hybla.c`'s `snd_cwnd_clamp`, in segments (linux style).
+pub const LINUX_CWND_CLAMP: u64 = 65_535;
+
 /// Linux's 2^(i/8) x 128 for i = 0..7 (`hybla_fraction`).
 const FRACTIONS: [u64; 8] = [128, 139, 152, 165, 181, 197, 215, 234];
 
@@ -146,6 +164,8 @@ pub struct Hybla {
     rho2_7ls: u64,
     cents: u64,
     cnt: u64,
+    /// Linux style: `tcp_reno_cong_avoid`, the growth outside the Open state.
+    reno: super::aimd::Aimd,
 }
 
 impl Hybla {
@@ -164,6 +184,7 @@ impl Hybla {
             rho2_7ls: 128,
             cents: 0,
             cnt: 0,
+            reno: super::aimd::Aimd { abc_limit, carry: Some(0), per_byte: true },
         }
     }
 
@@ -266,6 +287,19 @@ impl Hybla {
         if slow_start {
             w.cwnd = w.cwnd.min(w.ssthresh.max(smss));
         }
+        w.cwnd = w.cwnd.min(LINUX_CWND_CLAMP * smss);
+    }
+
+    /// Packet spacing (paper style with `pacing = true`): a window per
+    /// SRTT, from Hoe's estimate on (before it Hoe's method needs packets
+    /// that leave back to back).
+    fn space(&self, w: &mut Window, a: &AckCtx) {
+        if self.spacing {
+            w.pacing_bps = match (self.estimated, a.srtt) {
+                (true, Some(srtt)) if srtt > 0.0 => ((w.cwnd as f64 * 8e9 / srtt) as u64).max(1),
+                _ => 0,
+            };
+        }
     }
 
     pub fn grow(&mut self, w: &mut Window, a: &AckCtx) {
@@ -274,7 +308,10 @@ impl Hybla {
         }
         match self.cfg.style {
             HyblaStyle::Paper => self.grow_paper(w, a),
-            HyblaStyle::Linux if a.recovering => super::aimd::Aimd { abc_limit: 1, carry: None, per_byte: false }.on_ack(w, a.acked),
+            HyblaStyle::Linux if a.recovering => {
+                self.reno.on_ack(w, a.acked);
+                w.cwnd = w.cwnd.min(LINUX_CWND_CLAMP * w.smss);
+            }
             HyblaStyle::Linux => self.grow_linux(w, a),
         }
     }
@@ -289,20 +326,20 @@ impl WindowController for Hybla {
 
     fn on_ack(&mut self, w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
         self.estimate(w, a);
-        if self.spacing {
-            w.pacing_bps = match (self.estimated, a.srtt) {
-                (true, Some(srtt)) if srtt > 0.0 => ((w.cwnd as f64 * 8e9 / srtt) as u64).max(1),
-                _ => 0,
-            };
-        }
+        self.space(w, a);
     }
 
     fn capabilities(&self) -> Capabilities {
         Capabilities { paces: self.spacing, ..Capabilities::DEFAULT }
     }
 
+    /// The spacing follows the window this ACK leaves: `on_ack` comes
+    /// before the growth, and a rate from the window before it holds the
+    /// next packet for a whole SRTT after a timeout (cwnd 1 SMSS: one
+    /// packet per SRTT, although the first ACK opens cwnd to ssthresh).
     fn grow(&mut self, w: &mut Window, a: &AckCtx) {
         Hybla::grow(self, w, a);
+        self.space(w, a);
     }
 }
 
@@ -435,6 +472,24 @@ mod tests {
         assert_eq!(w.ssthresh, 8000);
     }
 
+    /// Spacing follows the window the ACK leaves. After a timeout (cwnd 1
+    /// SMSS of 1000 bytes, ssthresh 600,000, estimate done), one ACK at
+    /// SRTT 1.2 s opens cwnd to ssthresh (2^24 - 1 segments, stopped
+    /// there): the rate is 600,000 x 8 / 1.2 = 4 Mb/s, not the 6,666 b/s
+    /// of the window before the growth (one packet per 1.2 s).
+    #[test]
+    fn spacing_follows_the_window_after_the_growth() {
+        let mut h = Hybla::new(cfg(HyblaRtt::MinSrtt, HyblaStyle::Paper, true), 1, true);
+        h.estimated = true;
+        let mut w = Window::new(1000, 600_000, 1000);
+        let a = ack(1200.0);
+        let mut acts = Vec::new();
+        h.on_ack(&mut w, &a, &mut acts);
+        assert_eq!(w.pacing_bps, 6_666);
+        WindowController::grow(&mut h, &mut w, &a);
+        assert_eq!((w.cwnd, w.pacing_bps), (600_000, 4_000_000));
+    }
+
     /// tcp_hybla.c by hand, SMSS 1000. SRTT 250 ms: rho_3ls = 80 (rho 10,
     /// fraction 0), slow-start increment 1024 x 128 - 128 = 130,944/128 =
     /// 1023 segments. SRTT 60 ms: rho_3ls = 19 (rho 2, fraction 3), 4 x 165
@@ -469,5 +524,35 @@ mod tests {
         let mut w = Window::new(4000, INF, 1000);
         h.grow(&mut w, &AckCtx { recovering: true, ..ack(250.0) });
         assert_eq!(w.cwnd, 5000);
+        // SRTT 600 ms: rho = 24, 2^16 - 1 = 65,535 segments on one ACK,
+        // stopped at snd_cwnd_clamp (65,535 segments)
+        let mut h = lin();
+        let mut w = Window::new(10_000, INF, 1000);
+        h.grow(&mut w, &ack(600.0));
+        assert_eq!(w.cwnd, 65_535_000);
+    }
+
+    /// Outside the Open state Linux grows as tcp_reno_cong_avoid: in slow
+    /// start every segment acknowledged (a delayed ACK of two: +2 with
+    /// abc_limit unlimited), in congestion avoidance tcp_cong_avoid_ai, in
+    /// bytes as the `linux` profile's AIMD counts it (SMSS x acked / cwnd,
+    /// the remainder carried): from cwnd 10,000 with SMSS 1000, ACKs of one
+    /// segment add 100 (carry 0), 99 (carry 100), 98 (carry 598), ...:
+    /// 10,958 after ten, about the one segment Reno adds per window.
+    #[test]
+    fn linux_style_grows_as_reno_outside_the_open_state() {
+        let mut h = Hybla::new(cfg(HyblaRtt::MinSrtt, HyblaStyle::Linux, false), u32::MAX, false);
+        let rec = |acked| AckCtx { recovering: true, acked, ..ack(600.0) };
+        let mut w = Window::new(4000, 20_000, 1000);
+        h.grow(&mut w, &rec(2000));
+        assert_eq!(w.cwnd, 6000);
+        let mut w = Window::new(10_000, 5_000, 1000);
+        let mut seen = Vec::new();
+        for _ in 0..10 {
+            h.grow(&mut w, &rec(1000));
+            seen.push(w.cwnd);
+        }
+        assert_eq!(seen[..3], [10_100, 10_199, 10_297]);
+        assert_eq!(seen[9], 10_958);
     }
 }

@@ -362,6 +362,10 @@ pub struct Capabilities {
     /// Each duplicate ACK in Reno or NewReno fast recovery inflates cwnd by
     /// one SMSS (RFC 5681 step 4; TCP Peach may turn it off).
     pub recovery_inflation: bool,
+    /// A fast retransmit backs the RTO off as an expiry does (ns-2's Vegas:
+    /// `reset_rtx_timer(1)` with its default backoff, where the other
+    /// agents' `dupack_action` passes none).
+    pub rto_backoff_at_fast_retransmit: bool,
 }
 
 impl Capabilities {
@@ -374,6 +378,7 @@ impl Capabilities {
         sees_sends: false,
         research_option: false,
         recovery_inflation: true,
+        rto_backoff_at_fast_retransmit: false,
     };
 }
 
@@ -390,6 +395,10 @@ pub struct Preset {
     pub accept_beyond_window: bool,
     /// `pacing` on by default.
     pub pacing: bool,
+    /// Linux's SACK recovery by default: `rack`, `prr` and
+    /// `rearm_rto_on_retransmit` on (not under the `ns2` profiles: ns-2's
+    /// agents have none of them).
+    pub linux_sack_recovery: bool,
     /// Defaults the preset gives its controller's own keys (key, string
     /// value), used when the flow leaves them out and runs that controller.
     pub cc_keys: &'static [(&'static str, &'static str)],
@@ -405,6 +414,7 @@ impl Preset {
             limited_transmit: false,
             accept_beyond_window: false,
             pacing: false,
+            linux_sack_recovery: false,
             cc_keys: &[],
         }
     }
@@ -416,6 +426,11 @@ impl Preset {
 
     pub const fn pacing(mut self) -> Self {
         self.pacing = true;
+        self
+    }
+
+    pub const fn linux_sack_recovery(mut self) -> Self {
+        self.linux_sack_recovery = true;
         self
     }
 
@@ -525,7 +540,7 @@ registry! { $
     /// Westwood+ (Grieco and Mascolo 2004).
     "westwood" => Westwood(westwood::Westwood, westwood::WestwoodCfg), presets [Preset::new("westwood", Recovery::NewReno)];
     /// Hybla (Caini and Firrincieli 2004).
-    "hybla" => Hybla(hybla::Hybla, hybla::HyblaCfg), presets [Preset::new("hybla", Recovery::Sack).pacing()];
+    "hybla" => Hybla(hybla::Hybla, hybla::HyblaCfg), presets [Preset::new("hybla", Recovery::Sack).pacing().linux_sack_recovery()];
     /// CUBIC, RFC 9438 (with SACK, as deployed in Linux).
     "cubic" => Cubic(cubic::Cubic, cubic::CubicCfg), presets [Preset::new("cubic", Recovery::Sack)];
     /// BBR v1 (with SACK, as deployed in Linux).

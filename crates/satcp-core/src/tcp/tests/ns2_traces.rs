@@ -12,6 +12,19 @@ use crate::tcp::sender::Sender;
 
 const MS: u64 = 1_000_000;
 
+/// The time from the fast retransmission of segment 3 to the RTO's, the
+/// first two sends of segment 3 dropped (1 Mb/s, 50 ms one way).
+fn rto_after_lost_fast_retransmission(c: &crate::scenario::TcpCfg) -> u64 {
+    let mut h = Harness::new(c, 1_000_000, 50 * MS);
+    h.drop = drop_first_sends_of(3, 2);
+    h.transfer(20_000);
+    h.run_until(30_000 * MS);
+    assert_eq!(h.delivered(), 20_000);
+    let r: Vec<_> = h.data_sent().into_iter().filter(|d| d.1 == seg(3) && d.2).map(|d| d.0).collect();
+    assert_eq!(r.len(), 2, "the fast retransmission and the RTO's");
+    r[1] - r[0]
+}
+
 /// IW 11: the ACKs of segments 1 and 2 open cwnd to 13 and release segments
 /// 12-15, so at the third duplicate ACK for segment 3 FlightSize is 13
 /// segments (15001 - 2001) and cwnd is 13 segments.
@@ -77,19 +90,31 @@ fn fast_retransmit_restarts_the_timer_under_ns2() {
     let rto_retx_after_fr = |rearm: bool| {
         let mut c = cfg(Recovery::NewReno);
         c.rearm_rto_on_fast_retransmit = rearm;
-        let mut h = Harness::new(&c, 1_000_000, 50 * MS);
-        h.drop = drop_first_sends_of(3, 2);
-        h.transfer(20_000);
-        h.run_until(30_000 * MS);
-        assert_eq!(h.delivered(), 20_000);
-        let r: Vec<_> = h.data_sent().into_iter().filter(|d| d.1 == seg(3) && d.2).map(|d| d.0).collect();
-        assert_eq!(r.len(), 2, "the fast retransmission and the RTO's");
-        r[1] - r[0]
+        rto_after_lost_fast_retransmission(&c)
     };
     let rearmed = rto_retx_after_fr(true);
     let not = rto_retx_after_fr(false);
     assert_eq!(rearmed, 1000 * MS, "one RTO after the fast retransmit");
     assert!(not < 1000 * MS - 15 * MS, "RFC 6298: one RTO after the last new ACK ({not})");
+}
+
+/// ns-2's Vegas backs the coarse RTO off at its fast retransmit
+/// (`reset_rtx_timer(1)`, backoff left at its default 1), where the other
+/// agents' `dupack_action` restarts it without (`reset_rtx_timer(1, 0)`).
+/// The path of the test above, Vegas on NewReno recovery, the fast
+/// retransmission of segment 3 lost too: the RTO then fires two RTOs (2 s)
+/// after the fast retransmit, one (1 s) without the backoff.
+#[test]
+fn ns2_vegas_backs_the_rto_off_at_its_fast_retransmit() {
+    use crate::scenario::{Controller, VegasCfg};
+    let rto_retx_after_fr = |rto_backoff: bool| {
+        let mut c = cfg(Recovery::NewReno);
+        c.rearm_rto_on_fast_retransmit = true;
+        c.controller = Controller::Vegas(VegasCfg { alpha: 1, beta: 3, gamma: 1, late_iw: false, fine_timeout: false, rto_backoff });
+        rto_after_lost_fast_retransmission(&c)
+    };
+    assert_eq!(rto_retx_after_fr(true), 2000 * MS);
+    assert_eq!(rto_retx_after_fr(false), 1000 * MS);
 }
 
 /// Sack1's counted pipe on one loss (segment 3), Limited Transmit off.
@@ -142,7 +167,7 @@ fn ns2_vegas_takes_the_initial_window_a_round_late() {
         let mut c = cfg(Recovery::NewReno);
         c.sack = false;
         c.initial_window = InitialWindow::Segments(2);
-        c.controller = Controller::Vegas(VegasCfg { alpha: 1, beta: 3, gamma: 1, late_iw, fine_timeout: false });
+        c.controller = Controller::Vegas(VegasCfg { alpha: 1, beta: 3, gamma: 1, late_iw, fine_timeout: false, rto_backoff: false });
         let mut h = Harness::new(&c, 100_000_000, 50 * MS);
         h.transfer(60_000);
         h.run_until(10_000 * MS);
