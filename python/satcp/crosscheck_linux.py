@@ -125,8 +125,22 @@ def _realtime() -> None:
     late by milliseconds whenever the machine was busy (the accuracy test
     failed under a loaded CI run). It blocks in ppoll between packets, so
     it takes a core only while it has work."""
+    _realtime_at(10)
+
+
+def _peer_realtime() -> None:
+    """The kernel's sending and receiving programs run real-time too,
+    below the emulator: a receiver that is not scheduled does not read,
+    and Linux then holds its ACKs until it does (`__tcp_ack_snd_check`
+    wants the window's right edge to advance): on a busy machine the
+    kernel's receiver ACKed 27 segments at once after 31 ms, which
+    breaks HyStart's ACK train and changes the transfer."""
+    _realtime_at(5)
+
+
+def _realtime_at(priority: int) -> None:
     try:
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
     except (PermissionError, OSError, AttributeError):
         pass  # normal priority: accurate on a quiet machine
 
@@ -225,7 +239,9 @@ def run_kernel(case: str, path: Path_, seed: int = 1, timer_quantum_ns: int = 0,
     makes the emulator's sleeps end only on multiples of it, as on a
     kernel whose timers run off the tick (to test that it keeps time
     there too). `capture`: a pcap file of the receiver's side (its
-    device, headers only), to see its ACKs and windows."""
+    device, headers only), to see its ACKs and windows; the sender's side
+    goes beside it (`NAME-sender.pcap`), to see ACKs as the sender's
+    HyStart sees them."""
     cc, sack, _, _ = CASES[case]
     available()
     _teardown()
@@ -251,20 +267,25 @@ def run_kernel(case: str, path: Path_, seed: int = 1, timer_quantum_ns: int = 0,
             _sh("ip", "-n", ns, "link", "set", dev, "up")
         if path.initcwnd:
             _sh("ip", "-n", NS_A, "route", "replace", IP_B, "dev", "sxa", "initcwnd", str(path.initcwnd))
-        cap = None
+        caps = []
         if capture is not None:
-            cap = subprocess.Popen(["ip", "netns", "exec", NS_B, "tshark", "-q", "-i", "sxb", "-s", "96", "-w",
-                                    str(capture)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            while "Capturing on" not in (cap.stderr.readline() or "Capturing on"):
-                pass
+            sender_file = capture.with_name(capture.stem + "-sender.pcap")
+            for ns, dev, file in ((NS_B, "sxb", capture), (NS_A, "sxa", sender_file)):
+                cap = subprocess.Popen(["ip", "netns", "exec", ns, "tshark", "-q", "-i", dev, "-s", "96", "-w",
+                                        str(file)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                while "Capturing on" not in (cap.stderr.readline() or "Capturing on"):
+                    pass
+                caps.append(cap)
         rx = subprocess.Popen(["ip", "netns", "exec", NS_B, sys.executable, "-c", RECEIVER, IP_B, str(PORT),
-                               str(path.size), str(path.rcvbuf)], stdout=subprocess.PIPE, text=True)
+                               str(path.size), str(path.rcvbuf)], stdout=subprocess.PIPE, text=True,
+                              preexec_fn=_peer_realtime)
         assert rx.stdout.readline().strip() == "listening"
         watch = _SocketWatch()
         watch.start()
         try:
             tx = subprocess.run(["ip", "netns", "exec", NS_A, sys.executable, "-c", SENDER, cc, IP_B, str(PORT),
-                                 str(path.size)], capture_output=True, text=True, timeout=600)
+                                 str(path.size)], capture_output=True, text=True, timeout=600,
+                                preexec_fn=_peer_realtime)
         finally:
             watch.stop()
         end_line = rx.stdout.readline().split()
@@ -274,8 +295,9 @@ def run_kernel(case: str, path: Path_, seed: int = 1, timer_quantum_ns: int = 0,
         t0, rtx = tx.stdout.split()
         t_end, got = float(end_line[0]), int(end_line[1])
         completion = t_end - float(t0) if got >= path.size else None
-        if cap is not None:
+        if caps:
             time.sleep(0.5)
+        for cap in caps:
             cap.send_signal(15)
             cap.wait(timeout=30)
         emu.send_signal(15)

@@ -16,7 +16,7 @@ pub const DEFAULT_MAX_RETRANSMISSIONS: u32 = 15;
 /// The keys every flow's `tcp` table may hold; each registered controller's
 /// own keys follow them (`tcp_keys`).
 const GENERAL_KEYS: &[&str] = &[
-    "profile", "variant", "recovery", "cc", "sack", "mss", "initial_window", "rwnd", "window_scaling", "initial_ssthresh",
+    "profile", "variant", "recovery", "cc", "sack", "mss", "initial_window", "rwnd", "rwnd_autotune", "window_scaling", "initial_ssthresh",
     "delayed_ack", "delayed_ack_timeout", "delayed_ack_segments", "dupthresh", "min_rto", "max_rto", "initial_rto",
     "clock_granularity", "rtt_sampling", "full_ack_cwnd", "abc_limit", "iss", "max_retransmissions",
     "rescue_retransmission", "rearm_rto_on_retransmit", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
@@ -66,9 +66,10 @@ fn recovery_named(name: &str) -> Recovery {
     }
 }
 
-/// Most an autotuned receive window opens to: Linux's default
-/// `tcp_rmem[2]` (6 MiB) less the half it keeps for overhead.
-pub const AUTOTUNE_MAX: u64 = 3 << 20;
+/// Most an autotuned receive window opens to: the window share of Linux's
+/// default `tcp_rmem[2]` (32 MiB since 6.17; `tcp/receive_buffer.rs`).
+pub const AUTOTUNE_MAX: u64 = crate::tcp::receive_buffer::MAX_BUFFER * crate::tcp::receive_buffer::WINDOW_RATIO.0
+    / crate::tcp::receive_buffer::WINDOW_RATIO.1;
 
 /// Largest window with window scaling: 65535 * 2^14 (RFC 7323).
 const MAX_SCALED_WINDOW: u64 = 65535 << 14;
@@ -110,17 +111,37 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         Some(_) => return Err(t.bad("initial_window", "an integer >= 1 (segments) or \"rfc3390\"")),
     };
     let window_scaling = t.bool("window_scaling")?.unwrap_or(true);
-    let (rwnd, rwnd_autotune) = match t.get("rwnd") {
-        Some(Value::String(s)) if s == "auto" => (AUTOTUNE_MAX, true),
+    // a size in the linux profile is what Linux's window opens to (a tuned
+    // host's tcp_rmem[2]); autotuned unless the application set the
+    // buffer (rwnd_autotune = false: SO_RCVBUF)
+    let linux = profile == Profile::Linux;
+    let autotune = t.bool("rwnd_autotune")?;
+    let (rwnd, auto) = match t.get("rwnd") {
+        Some(Value::String(s)) if s == "auto" => {
+            if autotune == Some(false) {
+                return Err(t.bad("rwnd_autotune", "true or left out with rwnd = \"auto\" (autotuning); false goes with a size (a buffer the application set)"));
+            }
+            (AUTOTUNE_MAX, true)
+        }
         Some(_) => match t.size("rwnd") {
-            Ok(Some(b)) => (b, false),
+            Ok(Some(b)) => (b, autotune.unwrap_or(linux)),
             _ => return Err(t.bad("rwnd", format!("\"auto\" (Linux-style autotuning) or {}", units::SIZE_ALLOWED))),
         },
         None => match d.rwnd {
-            RwndDefault::Fixed(b) => (b, false),
-            RwndDefault::Segments(n) => (n * u64::from(mss), false),
-            RwndDefault::Auto => (AUTOTUNE_MAX, true),
+            RwndDefault::Fixed(b) => (b, autotune.unwrap_or(false)),
+            RwndDefault::Segments(n) => (n * u64::from(mss), autotune.unwrap_or(false)),
+            RwndDefault::Auto => {
+                if autotune == Some(false) {
+                    return Err(t.bad("rwnd_autotune", "true or left out unless rwnd gives the buffer's size (false: a buffer the application set)"));
+                }
+                (AUTOTUNE_MAX, true)
+            }
         },
+    };
+    let rwnd_growth = match (auto, linux) {
+        (true, _) => RwndGrowth::LinuxAutotuned,
+        (false, true) => RwndGrowth::LinuxLocked,
+        (false, false) => RwndGrowth::Fixed,
     };
     // without window scaling a default (or autotuned) window stops at the
     // largest unscaled one, as in any stack
@@ -293,7 +314,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         mss,
         initial_window,
         rwnd_bytes: rwnd,
-        rwnd_autotune,
+        rwnd_growth,
         window_scaling,
         initial_ssthresh_bytes: initial_ssthresh,
         delayed_ack,

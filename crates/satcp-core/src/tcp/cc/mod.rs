@@ -51,6 +51,7 @@ pub mod aimd;
 pub mod bbr;
 pub mod ceten;
 pub mod cubic;
+pub mod cubic_linux;
 pub mod hybla;
 pub mod hystart;
 pub mod hystart_linux;
