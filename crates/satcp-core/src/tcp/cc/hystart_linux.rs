@@ -15,7 +15,8 @@
 //!
 //! Both look only while cwnd >= 16 segments (`hystart_low_window`) and in
 //! slow start; a round begins when snd_una passes the snd_nxt of the last
-//! round's start (`bictcp_hystart_reset`). Linux runs the check on every
+//! round's start (`bictcp_hystart_reset`), counted from the first ACK
+//! whatever the window. Linux runs the check on every
 //! ACK with an RTT sample (`cubictcp_acked`), whether or not cwnd may grow
 //! on it; so does this. Only the initial slow start uses it: a loss ends
 //! it for good, as Linux's `found` stays set until the connection restarts.
@@ -81,11 +82,15 @@ impl LinuxHyStart {
         let Some(delay) = a.rtt.filter(|&r| r > 0) else { return };
         let delay_min = self.delay_min.map_or(delay, |m| m.min(delay));
         self.delay_min = Some(delay_min);
-        if w.cwnd >= w.ssthresh || w.cwnd < LOW_WINDOW_SEGMENTS * w.smss {
+        if w.cwnd >= w.ssthresh {
             return;
         }
+        // rounds are counted from the start; the checks wait for 16 segments
         if a.una > self.end_seq {
             self.reset(a.now, a.snd_max);
+        }
+        if w.cwnd < LOW_WINDOW_SEGMENTS * w.smss {
+            return;
         }
         if a.now - self.last_ack <= ACK_DELTA {
             self.last_ack = a.now;
