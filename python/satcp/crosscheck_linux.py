@@ -33,7 +33,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Optional
 
@@ -94,6 +94,50 @@ class Path_:
         rmem = f"tcp_rmem/wmem up to {self.rmem_max} bytes" if self.rmem_max else "default buffers"
         return (f"{self.rate_down_bps / 1e6:g} Mb/s both ways, {self.delay_ms:g} ms one way, {hop}{self.queue}-packet "
                 f"queue, PER {self.per:g}, {self.size} bytes, {iw}, {rmem}")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One transfer of the cross-check's matrix: a case on a path."""
+
+    name: str
+    case: str
+    path: Path_
+
+
+# The original path: 10 Mb/s, 250 ms one way, a 400-packet queue (0.65 BDP), 5 MB.
+SHORT = Path_()
+# A longer one with a 500-packet queue (0.83 BDP), 20 MB: long enough for CUBIC's
+# congestion avoidance after HyStart.
+LONG = Path_(delay_ms=300.0, queue=500, size=20_000_000)
+# A tuned satellite host (tcp_rmem/tcp_wmem up to 64 MiB), 30 MB, initial
+# windows 10 and 2, alone or behind a 100 Mb/s 1 ms access hop.
+TUNED = Path_(delay_ms=300.0, queue=500, size=30_000_000, rmem_max=64 << 20)
+
+CELLS: list[Cell] = [
+    *(Cell(f"short-{c}", c, SHORT) for c in CASES),
+    *(Cell(f"long-{c}", c, LONG) for c in ("cubic-sack", "cubic-nosack", "reno-sack", "bbr-sack")),
+    Cell("tuned-iw10", "cubic-sack", replace(TUNED, initcwnd=10)),
+    Cell("tuned-iw2", "cubic-sack", replace(TUNED, initcwnd=2)),
+    Cell("tuned-iw10-2hop", "cubic-sack", replace(TUNED, initcwnd=10, access=Access())),
+    Cell("tuned-iw2-2hop", "cubic-sack", replace(TUNED, initcwnd=2, access=Access())),
+    Cell("tuned-reno-2hop", "reno-sack", replace(TUNED, access=Access())),
+    Cell("tuned-bbr-2hop", "bbr-sack", replace(TUNED, access=Access())),
+]
+CELL_NAMES = {c.name: c for c in CELLS}
+
+# The issue's bounds: completion within 15%, retransmissions within a factor
+# 1.5 plus 20 segments either way.
+TIME_TOLERANCE = 0.15
+RTX_FACTOR, RTX_SLACK = 1.5, 20
+
+
+def time_agrees(kernel_s: Optional[float], satcp_s: Optional[float]) -> bool:
+    return bool(kernel_s and satcp_s) and abs(satcp_s / kernel_s - 1) <= TIME_TOLERANCE
+
+
+def rtx_agrees(kernel: int, satcp: int) -> bool:
+    return satcp <= RTX_FACTOR * kernel + RTX_SLACK and kernel <= RTX_FACTOR * satcp + RTX_SLACK
 
 
 @dataclass
@@ -363,71 +407,162 @@ def run_satcp(case: str, path: Path_, seed: int = 1) -> Result:
                   peak_cwnd=int(r.series["cwnd_bytes"].max() // mss) if len(r.series) else None, queue_drops=drops)
 
 
+def _median_run(runs: list[Result]) -> Result:
+    """The kernel's run of median completion time (the lower middle of an
+    even count): its retransmissions and cwnd go with it."""
+    done = sorted((r for r in runs if r.completion_s), key=lambda r: r.completion_s)
+    return done[(len(done) - 1) // 2] if done else runs[0]
+
+
+def compare_cell(cell: Cell, repeat: int = 1) -> dict[str, Any]:
+    """The kernel `repeat` times and satcp once on one cell: a row of the
+    table (the kernel's median run, its range, the verdicts) and the
+    kernel's runs."""
+    runs = [run_kernel(cell.case, cell.path) for _ in range(repeat)]
+    k, s = _median_run(runs), run_satcp(cell.case, cell.path)
+    times = [r.completion_s for r in runs if r.completion_s]
+    rtxs = [r.retransmissions for r in runs]
+    late = [r.emulator.get("ab", {}).get("late_p99_us") for r in runs if r.emulator]
+    return {"cell": cell.name, "case": cell.case, "path": cell.path.describe(),
+            "kernel_s": k.completion_s, "kernel_s_min": min(times, default=None), "kernel_s_max": max(times, default=None),
+            "satcp_s": s.completion_s,
+            "diff": None if not (k.completion_s and s.completion_s) else s.completion_s / k.completion_s - 1,
+            "kernel_rtx": k.retransmissions, "kernel_rtx_min": min(rtxs), "kernel_rtx_max": max(rtxs),
+            "satcp_rtx": s.retransmissions,
+            "kernel_peak_cwnd": k.peak_cwnd, "satcp_peak_cwnd": s.peak_cwnd,
+            "kernel_queue_drops": k.queue_drops, "satcp_queue_drops": s.queue_drops,
+            "kernel_reductions": k.reductions, "satcp_reductions": s.reductions,
+            "emu_late_p99_us_max": max((x for x in late if x is not None), default=None),
+            "time_agrees": time_agrees(k.completion_s, s.completion_s),
+            "rtx_agrees": rtx_agrees(k.retransmissions, s.retransmissions),
+            "runs": runs}
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m satcp.crosscheck_linux", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cases", default=",".join(CASES))
-    ap.add_argument("--size", type=int, default=5_000_000, help="bytes per transfer")
-    ap.add_argument("--delay-ms", type=float, default=250.0, help="one-way delay")
-    ap.add_argument("--queue", type=int, default=400, help="drop-tail limit toward the receiver, packets")
-    ap.add_argument("--per", type=float, default=0.0)
-    ap.add_argument("--rcvbuf", type=int, default=0,
-                    help="the kernel receiver's SO_RCVBUF, bytes (0: autotuned); the window it gives is printed")
-    ap.add_argument("--rwnd", type=int, default=0, help="satcp's tcp.rwnd, bytes (0: the linux profile's autotuning)")
-    ap.add_argument("--access", action="store_true", help="a 100 Mb/s, 1 ms access link before the bottleneck")
-    ap.add_argument("--initcwnd", type=int, default=0, help="the sender's initial window, segments (0: 10)")
-    ap.add_argument("--rmem-max", type=int, default=0, help="tcp_rmem/tcp_wmem's largest buffer, bytes (0: default)")
+    ap.add_argument("--cells", default=None,
+                    help=f"cells of the matrix, comma-separated (default: all {len(CELLS)}: {', '.join(CELL_NAMES)})")
+    ap.add_argument("--repeat", type=int, default=1, help="kernel runs per cell (the median is compared)")
+    custom = ap.add_argument_group("one path of your own instead of the matrix (any of these)")
+    custom.add_argument("--cases", default=None, help=f"of {', '.join(CASES)} (default all)")
+    custom.add_argument("--size", type=int, default=None, help="bytes per transfer (5,000,000)")
+    custom.add_argument("--delay-ms", type=float, default=None, help="one-way delay (250)")
+    custom.add_argument("--queue", type=int, default=None, help="drop-tail limit toward the receiver, packets (400)")
+    custom.add_argument("--per", type=float, default=None)
+    custom.add_argument("--rcvbuf", type=int, default=None,
+                        help="the kernel receiver's SO_RCVBUF, bytes (0: autotuned); the window it gives is printed")
+    custom.add_argument("--rwnd", type=int, default=None, help="satcp's tcp.rwnd, bytes (0: the linux profile's autotuning)")
+    custom.add_argument("--access", action="store_true", help="a 100 Mb/s, 1 ms access link before the bottleneck")
+    custom.add_argument("--initcwnd", type=int, default=None, help="the sender's initial window, segments (0: 10)")
+    custom.add_argument("--rmem-max", type=int, default=None, help="tcp_rmem/tcp_wmem's largest buffer, bytes (0: default)")
     ap.add_argument("--out", default=str(REPO / "bench-results" / "crosscheck-linux"))
+    ap.add_argument("--record", default=None, metavar="CSV",
+                    help="also write the kernel's side of the matrix's cells to CSV (data/measured/"
+                         "linux_crosscheck.csv is such a file, which the tests hold satcp to)")
     a = ap.parse_args(argv)
-    cases = [c for c in a.cases.split(",") if c]
-    bad = [c for c in cases if c not in CASES]
-    if bad:
-        print(f"error: --cases {bad[0]}: expected one of {', '.join(CASES)}", file=sys.stderr)
+    if a.repeat < 1:
+        print(f"error: --repeat {a.repeat}: expected an integer >= 1", file=sys.stderr)
         return 2
+    keys = {"size": "size", "delay_ms": "delay_ms", "queue": "queue", "per": "per", "rcvbuf": "rcvbuf", "rwnd": "rwnd",
+            "initcwnd": "initcwnd", "rmem_max": "rmem_max"}
+    given = {f: getattr(a, k) for k, f in keys.items() if getattr(a, k) is not None}
+    if a.access:
+        given["access"] = Access()
+    if given or a.cases is not None:
+        if a.cells is not None:
+            print("error: --cells: the matrix's cells or a path of your own (--cases, --size, ...), not both",
+                  file=sys.stderr)
+            return 2
+        cases = [c for c in (a.cases or ",".join(CASES)).split(",") if c]
+        bad = [c for c in cases if c not in CASES]
+        if bad:
+            print(f"error: --cases {bad[0]}: expected one of {', '.join(CASES)}", file=sys.stderr)
+            return 2
+        path = replace(SHORT, **given)
+        cells = [Cell(f"custom-{c}", c, path) for c in cases]
+    else:
+        names = [n for n in (a.cells or ",".join(CELL_NAMES)).split(",") if n]
+        bad = [n for n in names if n not in CELL_NAMES]
+        if bad:
+            print(f"error: --cells {bad[0]}: expected one of {', '.join(CELL_NAMES)}", file=sys.stderr)
+            return 2
+        cells = [CELL_NAMES[n] for n in names]
     try:
         available()
     except LinuxUnavailable as e:
         print(f"error: {e}", file=sys.stderr)
         return 3
-    path = Path_(delay_ms=a.delay_ms, queue=a.queue, per=a.per, size=a.size, rcvbuf=a.rcvbuf, rwnd=a.rwnd,
-                 access=Access() if a.access else None, initcwnd=a.initcwnd, rmem_max=a.rmem_max)
-    rows, table, traces = [], [], {}
-    for c in cases:
-        k, s = run_kernel(c, path), run_satcp(c, path)
-        traces[c] = (k, s)
-        diff = None if not (k.completion_s and s.completion_s) else s.completion_s / k.completion_s - 1
-        emu = k.emulator or {}
-        late = emu.get("ab", {})
-        rows.append({"case": c, "kernel_s": k.completion_s, "satcp_s": s.completion_s, "diff": diff,
-                     "kernel_rtx": k.retransmissions, "satcp_rtx": s.retransmissions,
-                     "emu_drops_queue": late.get("drops_queue"), "emu_late_p99_us": late.get("late_p99_us"),
-                     "emu_late_max_us": late.get("late_max_us"), "kernel_window": k.window,
-                     "kernel_reductions": k.reductions, "satcp_reductions": s.reductions,
-                     "kernel_peak_cwnd": k.peak_cwnd, "satcp_peak_cwnd": s.peak_cwnd,
-                     "kernel_queue_drops": k.queue_drops, "satcp_queue_drops": s.queue_drops})
-        table.append((c, num(k.completion_s, ".2f"), num(s.completion_s, ".2f"), num(diff, "+.1f", 100, "%"),
-                      num(k.goodput_bps(path.size), ".2f", 1e-6), num(s.goodput_bps(path.size), ".2f", 1e-6),
-                      k.retransmissions, s.retransmissions, num(k.peak_cwnd), num(s.peak_cwnd),
-                      num(k.queue_drops), num(s.queue_drops), late.get("late_p50_us", "-"), late.get("late_p99_us", "-")))
-        print(f"{c}: kernel {num(k.completion_s, '.2f')} s ({k.reductions} ssthresh reductions, send window up to "
-              f"{k.window} bytes), satcp {num(s.completion_s, '.2f')} s ({s.reductions} recoveries)", file=sys.stderr)
-    print(format_table(["case", "kernel s", "satcp s", "diff", "kernel Mb/s", "satcp Mb/s", "rtx kernel",
-                        "rtx satcp", "peak cwnd kernel", "peak cwnd satcp", "queue drops kernel",
-                        "queue drops satcp", "emu late p50 us", "emu late p99 us"], table, "lrrrrrrrrrrrrr"))
-    print(f"(path: {path.describe()}; receive buffer: kernel {path.rcvbuf or 'autotuned'}, satcp "
-          f"{path.rwnd or 'autotuned'}; completion from connect() to the last byte read; diff = satcp/kernel - 1; "
-          "peak cwnd in segments, the kernel's sampled every 50 ms)")
+    rows, table = [], []
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    for c, (k, _) in traces.items():
-        with open(out / f"kernel_cwnd_{c}.csv", "w", newline="") as f:
+    for cell in cells:
+        row = compare_cell(cell, a.repeat)
+        rows.append(row)
+        k = _median_run(row["runs"])
+        krange = "" if a.repeat == 1 else f" ({num(row['kernel_s_min'], '.2f')}-{num(row['kernel_s_max'], '.2f')})"
+        rrange = "" if a.repeat == 1 else f" ({row['kernel_rtx_min']}-{row['kernel_rtx_max']})"
+        table.append((cell.name, num(row["kernel_s"], ".2f") + krange, num(row["satcp_s"], ".2f"),
+                      num(row["diff"], "+.1f", 100, "%"), f"{row['kernel_rtx']}{rrange}", row["satcp_rtx"],
+                      num(row["kernel_peak_cwnd"]), num(row["satcp_peak_cwnd"]), num(row["kernel_queue_drops"]),
+                      num(row["satcp_queue_drops"]), num(row["emu_late_p99_us_max"], ".0f"),
+                      "yes" if row["time_agrees"] and row["rtx_agrees"] else "NO"))
+        print(f"{cell.name}: kernel {num(row['kernel_s'], '.2f')} s {row['kernel_rtx']} rtx, satcp "
+              f"{num(row['satcp_s'], '.2f')} s {row['satcp_rtx']} rtx", file=sys.stderr)
+        with open(out / f"kernel_cwnd_{cell.name}.csv", "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["time_s", "cwnd_segments", "ssthresh_segments"])
             w.writerows(k.cwnd_trace or [])
+    print(format_table(["cell", "kernel s", "satcp s", "diff", "rtx kernel", "rtx satcp", "peak cwnd kernel",
+                        "peak cwnd satcp", "queue drops kernel", "queue drops satcp", "emu late p99 us", "agrees"],
+                       table, "lrrrrrrrrrrl"))
+    print("(" + "; ".join(f"{c.name}: {c.path.describe()}" for c in cells[:1]) + "; every cell's path in summary.csv. "
+          f"The kernel's median run of {a.repeat} (range in brackets); completion from connect() to the last byte "
+          "read; diff = satcp/kernel - 1; peak cwnd in segments, the kernel's sampled every 50 ms; agrees: "
+          f"completion within {TIME_TOLERANCE:.0%} and retransmissions within x{RTX_FACTOR:g} + {RTX_SLACK} either way)")
+    fields = [k for k in rows[0] if k != "runs"]
     with open(out / "summary.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
-        w.writerows(rows)
-    return 0
+        w.writerows({k: v for k, v in r.items() if k != "runs"} for r in rows)
+    with open(out / "kernel_runs.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["cell", "run", "completion_s", "retransmissions", "peak_cwnd", "queue_drops", "emu_late_p99_us"])
+        for r in rows:
+            for i, k in enumerate(r["runs"]):
+                w.writerow([r["cell"], i, k.completion_s, k.retransmissions, k.peak_cwnd, k.queue_drops,
+                            (k.emulator or {}).get("ab", {}).get("late_p99_us")])
+    if a.record:
+        record_kernel(rows, Path(a.record), " ".join(["python -m satcp.crosscheck_linux", *(argv or sys.argv[1:])]))
+    return 0 if all(r["time_agrees"] and r["rtx_agrees"] for r in rows) else 1
+
+
+RECORD_FIELDS = ["cell", "case", "runs", "completion_s", "completion_min_s", "completion_max_s", "retransmissions",
+                 "retransmissions_min", "retransmissions_max", "peak_cwnd", "queue_drops", "emu_late_p99_us_max"]
+
+
+def record_kernel(rows: list[dict[str, Any]], file: Path, command: str) -> None:
+    """The kernel's side of each cell (its median run, the range of its
+    runs), headed by the command and the kernel that measured it."""
+    file.parent.mkdir(parents=True, exist_ok=True)
+    with open(file, "w", newline="") as f:
+        f.write(f"# Measured by `{command}` on {time.strftime('%Y-%m-%d')} (kernel {os.uname().release}, root, "
+                "satcp-linkemu): the Linux kernel's side of the cross-check's cells (crosscheck_linux.CELLS), the "
+                "run of median completion time and the range over the runs. Not a paper's numbers.\n")
+        w = csv.DictWriter(f, fieldnames=RECORD_FIELDS)
+        w.writeheader()
+        for r in rows:
+            w.writerow({"cell": r["cell"], "case": r["case"], "runs": len(r["runs"]), "completion_s": r["kernel_s"],
+                        "completion_min_s": r["kernel_s_min"], "completion_max_s": r["kernel_s_max"],
+                        "retransmissions": r["kernel_rtx"], "retransmissions_min": r["kernel_rtx_min"],
+                        "retransmissions_max": r["kernel_rtx_max"], "peak_cwnd": r["kernel_peak_cwnd"],
+                        "queue_drops": r["kernel_queue_drops"], "emu_late_p99_us_max": r["emu_late_p99_us_max"]})
+
+
+def recorded_kernel(file: Path) -> dict[str, dict[str, Any]]:
+    """A file `record_kernel` wrote, by cell."""
+    with open(file) as f:
+        lines = [line for line in f if not line.startswith("#")]
+    return {r["cell"]: r for r in csv.DictReader(lines)}
 
 
 if __name__ == "__main__":

@@ -543,10 +543,14 @@ pub struct TcpCfg {
     /// flight, as Linux counts them without SACK, are below cwnd
     /// (`newreno_within_cwnd`).
     pub newreno_within_cwnd: bool,
-    /// RFC 7323 timestamps (`timestamps`): what the RTT samples may use
-    /// (satcp does not put the option's 12 bytes on the wire; the `linux`
-    /// profile's MSS leaves room for them).
+    /// RFC 7323 timestamps (`timestamps`): their 12 bytes on every segment
+    /// (the `linux` profile's MSS leaves room for them), three SACK blocks
+    /// beside them, RTT samples from retransmissions, and Linux's receiver
+    /// times its window's growth by their echo.
     pub timestamps: bool,
+    /// When delivery-rate samples are application-limited (`app_limited`):
+    /// "on_write" (Linux) or "idle" (the draft).
+    pub app_limited_on_write: bool,
     /// TCP options take their bytes on the wire (`options_on_wire`; ns-2's
     /// agents size every packet packetSize_ + 40 and every ACK 40 bytes).
     pub options_on_wire: bool,

@@ -384,6 +384,11 @@ impl Endpoint {
     /// The application hands `bytes` more to send.
     pub fn write(&mut self, ctx: &mut Ctx, bytes: u64) {
         debug_assert!(!self.snd.fin_queued, "write after close");
+        if self.cfg.app_limited_on_write && self.snd.data_end.saturating_sub(self.snd.nxt) < self.snd.smss() {
+            // Linux's tcp_rate_check_app_limited: a write finds nothing
+            // unsent
+            self.note_app_limited();
+        }
         self.snd.data_end += bytes;
         self.send_data(ctx);
         self.flush_ack(ctx);
@@ -736,7 +741,9 @@ impl Endpoint {
                 continue;
             }
             if nxt >= s.seq_end() {
-                self.note_app_limited();
+                if !self.cfg.app_limited_on_write {
+                    self.note_app_limited();
+                }
                 break;
             }
             match self.next_len_at(nxt) {
@@ -793,7 +800,8 @@ impl Endpoint {
     }
 
     /// Delivery-rate sampling: the application has nothing more to send
-    /// while the window has room.
+    /// while the window has room (checked when the sender runs dry, or
+    /// with `app_limited_on_write` when the application writes).
     fn note_app_limited(&mut self) {
         let s = &mut self.snd;
         if let Some(r) = &mut s.rate {
@@ -857,7 +865,7 @@ impl Endpoint {
                     self.negotiate(&h);
                     self.snd.una = 1;
                     if !self.syn_retx {
-                        self.snd.rtt.sample(ctx.now - self.syn_sent_at, ctx.now);
+                        self.snd.rtt.sample(ctx.now - self.syn_sent_at, ctx.now, self.snd.una, self.snd.nxt);
                     }
                     self.establish(ctx.now, h.wnd as u64);
                     self.ack_needed = true;
@@ -873,7 +881,7 @@ impl Endpoint {
                 } else if h.has(FLAG_ACK) && seq::unwrap(self.iss, 1, h.ack) >= 1 {
                     self.snd.una = 1;
                     if !self.syn_retx {
-                        self.snd.rtt.sample(ctx.now - self.syn_sent_at, ctx.now);
+                        self.snd.rtt.sample(ctx.now - self.syn_sent_at, ctx.now, self.snd.una, self.snd.nxt);
                     }
                     self.establish(ctx.now, (h.wnd as u64) << self.snd_shift);
                     self.established_segment(ctx, pkt);
@@ -931,6 +939,9 @@ impl Endpoint {
             };
             self.snd.cc.initial_cwnd(iw, smss)
         };
+        let s = &mut self.snd;
+        let rtt = s.rtt.min_rtt;
+        s.cc.on_open(&mut s.w, now, rtt);
     }
 
     /// RFC 7323 (4.3): a segment's TSval becomes TS.Recent if it is not
@@ -1098,7 +1109,7 @@ impl Endpoint {
             self.snd.board.advance(ack);
             let (for_rto, for_cc) = self.snd.rtt_sample_on_ack(ack, ctx.now);
             if let (Some(r), false) = (for_rto, fack_echo_path) {
-                self.snd.rtt.sample(r, ctx.now);
+                self.snd.rtt.sample(r, ctx.now, self.snd.una, self.snd.nxt);
             }
             rtt = for_cc;
             self.snd.rto_streak = 0;
@@ -1111,7 +1122,7 @@ impl Endpoint {
             }
         }
         if let Some(at) = fack_echo {
-            self.snd.rtt.sample(ctx.now - at, ctx.now);
+            self.snd.rtt.sample(ctx.now - at, ctx.now, self.snd.una, self.snd.nxt);
         }
         let mut reo_armed = false;
         if self.snd.rack.is_some() && (ack > old_una || newly_sacked > 0) {

@@ -22,7 +22,7 @@ const GENERAL_KEYS: &[&str] = &[
     "rescue_retransmission", "rearm_rto_on_retransmit", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
     "fack_overdamping", "fack_rampdown", "partial_ack_timer", "pacing", "accept_beyond_window",
     "cwnd_validation", "handshake", "fin", "ssthresh_basis", "recover_rule", "rto_estimator",
-    "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "exit_opens_cwnd", "delay_duplicate_ack", "fack_style", "rack", "prr", "tlp", "newreno_within_cwnd",
+    "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "exit_opens_cwnd", "delay_duplicate_ack", "fack_style", "rack", "prr", "tlp", "newreno_within_cwnd", "app_limited",
     "timestamps", "options_on_wire", "limited_transmit_style", "partial_window_deflation", "ooo_takes_buffer", "rto_timer",
     "ack_out_of_order",
 ];
@@ -261,8 +261,9 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         Some(_) => RecoverRule::At,
         None => d.rules.recover_rule,
     };
-    let rto_estimator = match t.choice("rto_estimator", &["rfc6298", "ns2"])? {
+    let rto_estimator = match t.choice("rto_estimator", &["rfc6298", "ns2", "linux"])? {
         Some("ns2") => RtoEstimator::Ns2,
+        Some("linux") => RtoEstimator::Linux,
         Some(_) => RtoEstimator::Rfc6298,
         None => d.rules.rto_estimator,
     };
@@ -293,6 +294,10 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     let tlp = t.bool("tlp")?.unwrap_or(d.tlp);
     let newreno_within_cwnd = t.bool("newreno_within_cwnd")?.unwrap_or(d.newreno_within_cwnd);
     let timestamps = t.bool("timestamps")?.unwrap_or(d.timestamps);
+    let app_limited_on_write = match t.choice("app_limited", &["idle", "on_write"])? {
+        Some(v) => v == "on_write",
+        None => d.app_limited_on_write,
+    };
     let lt_resends = match t.choice("limited_transmit_style", &["rfc3042", "ns2"])? {
         Some(v) => v == "ns2",
         None => d.rules.lt_resends,
@@ -355,6 +360,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         prr,
         tlp,
         newreno_within_cwnd,
+        app_limited_on_write,
         timestamps,
         options_on_wire,
         lt_resends,
