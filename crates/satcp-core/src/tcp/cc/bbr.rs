@@ -63,8 +63,13 @@
 //!   ProbeBW phase checks use it after the ACK, and the 5/4 phase does not
 //!   end on losses.
 //! * The send quantum is one segment (no TSO), so the cwnd quanta are 3 SMSS.
-//! * The controller first runs on the first ACK of data, so the initial
-//!   window leaves unpaced (Linux paces it from the handshake RTT).
+//! * When the connection opens (`on_open`, Linux's `bbr_init`) RTprop is
+//!   the handshake's RTT, timed from then, and the initial window leaves
+//!   paced at the high gain over it. Timing RTprop from the first data
+//!   ACK instead put ProbeRTT half a second later than the kernel's on its
+//!   cross-check path without SACK, late enough for a repair of one hole
+//!   per round trip to age the bandwidth filter out before the timeout
+//!   (docs/validation-linux.md).
 //! * No idle-restart handling, and no pacing margin (Linux paces 1% below
 //!   the rate).
 //! * The policer detection counts bytes where Linux counts packets, and
