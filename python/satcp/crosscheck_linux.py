@@ -33,7 +33,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Optional
 
@@ -63,6 +63,16 @@ class LinuxUnavailable(RuntimeError):
 
 
 @dataclass(frozen=True)
+class Access:
+    """A first hop before the bottleneck (sender -> router), each
+    direction with its own queue."""
+
+    rate_bps: int = 100_000_000
+    delay_ms: float = 1.0
+    queue: int = 1000
+
+
+@dataclass(frozen=True)
 class Path_:
     rate_down_bps: int = 10_000_000
     rate_up_bps: int = 10_000_000
@@ -72,6 +82,62 @@ class Path_:
     size: int = 5_000_000
     rcvbuf: int = 0  # the kernel receiver's SO_RCVBUF (0: autotuned)
     rwnd: int = 0  # satcp's tcp.rwnd (0: the profile's autotuning)
+    access: Optional[Access] = None  # a fast first hop before the bottleneck
+    initcwnd: int = 0  # the sender's initial window, segments (0: the kernel's 10)
+    # the largest buffers a tuned host's tcp_rmem/tcp_wmem allow, bytes (0:
+    # the kernel's defaults); satcp's `rwnd` is then the share for data
+    rmem_max: int = 0
+
+    def describe(self) -> str:
+        hop = f"behind a {self.access.rate_bps / 1e6:g} Mb/s {self.access.delay_ms:g} ms access link, " if self.access else ""
+        iw = f"IW {self.initcwnd}" if self.initcwnd else "IW 10"
+        rmem = f"tcp_rmem/wmem up to {self.rmem_max} bytes" if self.rmem_max else "default buffers"
+        return (f"{self.rate_down_bps / 1e6:g} Mb/s both ways, {self.delay_ms:g} ms one way, {hop}{self.queue}-packet "
+                f"queue, PER {self.per:g}, {self.size} bytes, {iw}, {rmem}")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One transfer of the cross-check's matrix: a case on a path."""
+
+    name: str
+    case: str
+    path: Path_
+
+
+# The original path: 10 Mb/s, 250 ms one way, a 400-packet queue (0.65 BDP), 5 MB.
+SHORT = Path_()
+# A longer one with a 500-packet queue (0.83 BDP), 20 MB: long enough for CUBIC's
+# congestion avoidance after HyStart.
+LONG = Path_(delay_ms=300.0, queue=500, size=20_000_000)
+# A tuned satellite host (tcp_rmem/tcp_wmem up to 64 MiB), 30 MB, initial
+# windows 10 and 2, alone or behind a 100 Mb/s 1 ms access hop.
+TUNED = Path_(delay_ms=300.0, queue=500, size=30_000_000, rmem_max=64 << 20)
+
+CELLS: list[Cell] = [
+    *(Cell(f"short-{c}", c, SHORT) for c in CASES),
+    *(Cell(f"long-{c}", c, LONG) for c in ("cubic-sack", "cubic-nosack", "reno-sack", "bbr-sack")),
+    Cell("tuned-iw10", "cubic-sack", replace(TUNED, initcwnd=10)),
+    Cell("tuned-iw2", "cubic-sack", replace(TUNED, initcwnd=2)),
+    Cell("tuned-iw10-2hop", "cubic-sack", replace(TUNED, initcwnd=10, access=Access())),
+    Cell("tuned-iw2-2hop", "cubic-sack", replace(TUNED, initcwnd=2, access=Access())),
+    Cell("tuned-reno-2hop", "reno-sack", replace(TUNED, access=Access())),
+    Cell("tuned-bbr-2hop", "bbr-sack", replace(TUNED, access=Access())),
+]
+CELL_NAMES = {c.name: c for c in CELLS}
+
+# The issue's bounds: completion within 15%, retransmissions within a factor
+# 1.5 plus 20 segments either way.
+TIME_TOLERANCE = 0.15
+RTX_FACTOR, RTX_SLACK = 1.5, 20
+
+
+def time_agrees(kernel_s: Optional[float], satcp_s: Optional[float]) -> bool:
+    return bool(kernel_s and satcp_s) and abs(satcp_s / kernel_s - 1) <= TIME_TOLERANCE
+
+
+def rtx_agrees(kernel: int, satcp: int) -> bool:
+    return satcp <= RTX_FACTOR * kernel + RTX_SLACK and kernel <= RTX_FACTOR * satcp + RTX_SLACK
 
 
 @dataclass
@@ -84,6 +150,9 @@ class Result:
     # recoveries (fast recoveries and timeouts)
     window: Optional[int] = None
     reductions: Optional[int] = None
+    peak_cwnd: Optional[int] = None  # segments: the kernel's largest sampled, satcp's largest
+    cwnd_trace: Optional[list] = None  # (s, cwnd segments, ssthresh or None): the kernel's polls
+    queue_drops: Optional[int] = None  # at the bottleneck (and the access hop, if any)
 
     def goodput_bps(self, size: int) -> Optional[float]:
         return None if not self.completion_s else size * 8 / self.completion_s
@@ -100,8 +169,22 @@ def _realtime() -> None:
     late by milliseconds whenever the machine was busy (the accuracy test
     failed under a loaded CI run). It blocks in ppoll between packets, so
     it takes a core only while it has work."""
+    _realtime_at(10)
+
+
+def _peer_realtime() -> None:
+    """The kernel's sending and receiving programs run real-time too,
+    below the emulator: a receiver that is not scheduled does not read,
+    and Linux then holds its ACKs until it does (`__tcp_ack_snd_check`
+    wants the window's right edge to advance): on a busy machine the
+    kernel's receiver ACKed 27 segments at once after 31 ms, which
+    breaks HyStart's ACK train and changes the transfer."""
+    _realtime_at(5)
+
+
+def _realtime_at(priority: int) -> None:
     try:
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
     except (PermissionError, OSError, AttributeError):
         pass  # normal priority: accurate on a quiet machine
 
@@ -154,26 +237,34 @@ print(t0, struct.unpack_from("I", info, 100)[0], flush=True)
 
 
 class _SocketWatch(threading.Thread):
-    """Polls the sender's socket (`ss -tin` in its namespace) every 0.25 s:
-    the largest send window the receiver offered, and how many times
-    ssthresh was lowered (each recovery or timeout lowers it once; two
-    within 0.25 s count as one)."""
+    """Polls the sender's socket (`ss -tin` in its namespace) every 50 ms:
+    the largest send window the receiver offered, the largest cwnd, and
+    how many times ssthresh was lowered (each recovery or timeout lowers it
+    once; two within a poll count as one)."""
 
-    every_s = 0.25
+    every_s = 0.05
 
     def __init__(self) -> None:
         super().__init__(daemon=True)
         self.window: Optional[int] = None
+        self.peak_cwnd: Optional[int] = None
         self.reductions = 0
+        # (seconds since the watch began, cwnd, ssthresh or None) per poll
+        self.samples: list[tuple[float, int, Optional[int]]] = []
         self._ssthresh: Optional[int] = None
         self._done = threading.Event()
 
     def run(self) -> None:
+        t0 = time.monotonic()
         while not self._done.wait(self.every_s):
             out = _sh("ip", "netns", "exec", NS_A, "ss", "-tin", "dst", IP_B, check=False).stdout
             fields = dict(tok.split(":", 1) for tok in out.split() if tok.count(":") == 1 and tok.split(":")[1].isdigit())
             if "snd_wnd" in fields:
                 self.window = max(self.window or 0, int(fields["snd_wnd"]))
+            if "cwnd" in fields:
+                self.peak_cwnd = max(self.peak_cwnd or 0, int(fields["cwnd"]))
+                ss = int(fields["ssthresh"]) if "ssthresh" in fields else None
+                self.samples.append((time.monotonic() - t0, int(fields["cwnd"]), ss))
             if "ssthresh" in fields:
                 ssthresh = int(fields["ssthresh"])
                 # (ss shows ssthresh only once it is lowered from infinity)
@@ -186,11 +277,15 @@ class _SocketWatch(threading.Thread):
         self.join()
 
 
-def run_kernel(case: str, path: Path_, seed: int = 1, timer_quantum_ns: int = 0) -> Result:
+def run_kernel(case: str, path: Path_, seed: int = 1, timer_quantum_ns: int = 0,
+               capture: Optional[Path] = None) -> Result:
     """The kernel's transfer through the emulator. `timer_quantum_ns`
     makes the emulator's sleeps end only on multiples of it, as on a
     kernel whose timers run off the tick (to test that it keeps time
-    there too)."""
+    there too). `capture`: a pcap file of the receiver's side (its
+    device, headers only), to see its ACKs and windows; the sender's side
+    goes beside it (`NAME-sender.pcap`), to see ACKs as the sender's
+    HyStart sees them."""
     cc, sack, _, _ = CASES[case]
     available()
     _teardown()
@@ -199,28 +294,42 @@ def run_kernel(case: str, path: Path_, seed: int = 1, timer_quantum_ns: int = 0)
         for ns in (NS_A, NS_B):
             _sh("ip", "netns", "add", ns)
             _sh("ip", "-n", ns, "link", "set", "lo", "up")
-            for k, v in (("net.ipv4.tcp_sack", int(sack)), ("net.ipv4.tcp_no_metrics_save", 1)):
+            sysctls = [("net.ipv4.tcp_sack", int(sack)), ("net.ipv4.tcp_no_metrics_save", 1)]
+            if path.rmem_max:
+                sysctls += [("net.ipv4.tcp_rmem", f"4096 131072 {path.rmem_max}"),
+                            ("net.ipv4.tcp_wmem", f"4096 16384 {path.rmem_max}")]
+            for k, v in sysctls:
                 _sh("ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"{k}={v}")
-        one_way = int(path.delay_ms * 1e6)
-        emu = subprocess.Popen(
-            [str(EMU), "a=sxa", "b=sxb", f"rate_ab={path.rate_down_bps}", f"rate_ba={path.rate_up_bps}",
-             f"delay_ab_ns={one_way}", f"delay_ba_ns={one_way}", f"limit_ab={path.queue}", "limit_ba=100000",
-             f"per_ab={path.per}", f"seed={seed}", f"timer_quantum_ns={timer_quantum_ns}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            preexec_fn=_realtime)
+        emu = subprocess.Popen([str(EMU), "a=sxa", "b=sxb", *_emulator_args(path), f"seed={seed}",
+                                f"timer_quantum_ns={timer_quantum_ns}"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_realtime)
         if emu.stdout.readline().strip() != "ready":
             raise LinuxUnavailable(f"satcp-linkemu did not start: {emu.stderr.read()}")
         for dev, ns, ip, peer in (("sxa", NS_A, IP_A, IP_B), ("sxb", NS_B, IP_B, IP_A)):
             _sh("ip", "link", "set", dev, "netns", ns)
             _sh("ip", "-n", ns, "addr", "add", ip, "peer", peer, "dev", dev)
             _sh("ip", "-n", ns, "link", "set", dev, "up")
+        if path.initcwnd:
+            _sh("ip", "-n", NS_A, "route", "replace", IP_B, "dev", "sxa", "initcwnd", str(path.initcwnd))
+        caps = []
+        if capture is not None:
+            sender_file = capture.with_name(capture.stem + "-sender.pcap")
+            for ns, dev, file in ((NS_B, "sxb", capture), (NS_A, "sxa", sender_file)):
+                cap = subprocess.Popen(["ip", "netns", "exec", ns, "tshark", "-q", "-i", dev, "-s", "96", "-w",
+                                        str(file)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                while "Capturing on" not in (cap.stderr.readline() or "Capturing on"):
+                    pass
+                caps.append(cap)
         rx = subprocess.Popen(["ip", "netns", "exec", NS_B, sys.executable, "-c", RECEIVER, IP_B, str(PORT),
-                               str(path.size), str(path.rcvbuf)], stdout=subprocess.PIPE, text=True)
+                               str(path.size), str(path.rcvbuf)], stdout=subprocess.PIPE, text=True,
+                              preexec_fn=_peer_realtime)
         assert rx.stdout.readline().strip() == "listening"
         watch = _SocketWatch()
         watch.start()
         try:
             tx = subprocess.run(["ip", "netns", "exec", NS_A, sys.executable, "-c", SENDER, cc, IP_B, str(PORT),
-                                 str(path.size)], capture_output=True, text=True, timeout=600)
+                                 str(path.size)], capture_output=True, text=True, timeout=600,
+                                preexec_fn=_peer_realtime)
         finally:
             watch.stop()
         end_line = rx.stdout.readline().split()
@@ -230,14 +339,37 @@ def run_kernel(case: str, path: Path_, seed: int = 1, timer_quantum_ns: int = 0)
         t0, rtx = tx.stdout.split()
         t_end, got = float(end_line[0]), int(end_line[1])
         completion = t_end - float(t0) if got >= path.size else None
+        if caps:
+            time.sleep(0.5)
+        for cap in caps:
+            cap.send_signal(15)
+            cap.wait(timeout=30)
         emu.send_signal(15)
         out, _ = emu.communicate(timeout=10)
         stats = {json.loads(l)["dir"]: json.loads(l) for l in out.splitlines() if l.startswith("{")}
-        return Result(completion, int(rtx), stats, watch.window, watch.reductions)
+        return Result(completion, int(rtx), stats, watch.window, watch.reductions, peak_cwnd=watch.peak_cwnd,
+                      queue_drops=stats.get("ab", {}).get("drops_queue"), cwnd_trace=watch.samples)
     finally:
         if emu and emu.poll() is None:
             emu.kill()
         _teardown()
+
+
+def _emulator_args(path: Path_) -> list[str]:
+    """satcp-linkemu's keys for the path: the bottleneck, or the access hop
+    then the bottleneck toward the receiver (and back the other way); the
+    return direction's queues never fill (ACKs)."""
+    one_way = int(path.delay_ms * 1e6)
+    hops_ab = [(path.rate_down_bps, one_way, path.queue)]
+    hops_ba = [(path.rate_up_bps, one_way, 100_000)]
+    if path.access:
+        a = path.access
+        hops_ab.insert(0, (a.rate_bps, int(a.delay_ms * 1e6), a.queue))
+        hops_ba.append((a.rate_bps, int(a.delay_ms * 1e6), 100_000))
+    join = lambda hops, k: ",".join(str(h[k]) for h in hops)
+    return [f"rate_ab={join(hops_ab, 0)}", f"rate_ba={join(hops_ba, 0)}", f"delay_ab_ns={join(hops_ab, 1)}",
+            f"delay_ba_ns={join(hops_ba, 1)}", f"limit_ab={join(hops_ab, 2)}", f"limit_ba={join(hops_ba, 2)}",
+            f"per_ab={path.per}" if not path.access else f"per_ab=0,{path.per}"]
 
 
 def satcp_scenario(case: str, path: Path_, seed: int = 1) -> dict[str, Any]:
@@ -249,70 +381,188 @@ def satcp_scenario(case: str, path: Path_, seed: int = 1) -> dict[str, Any]:
     tcp: dict[str, Any] = {"profile": "linux", "variant": variant, "recovery": recovery, "sack": sack}
     if path.rwnd:
         tcp["rwnd"] = path.rwnd
-    return {"run": {"seed": seed, "stop": 600}, "nodes": {"a": {}, "b": {}}, "links": [link],
+    if path.initcwnd:
+        tcp["initial_window"] = path.initcwnd
+    nodes: dict[str, Any] = {"a": {}, "b": {}}
+    links = [link]
+    if path.access:
+        acc = path.access
+        nodes = {"a": {}, "r": {}, "b": {}}
+        link["a"] = "r"
+        links = [{"a": "a", "b": "r", "rate": acc.rate_bps, "delay": acc.delay_ms / 1000,
+                  "queue_ab": {"kind": "droptail", "packets": acc.queue}}, link]
+    return {"run": {"seed": seed, "stop": 600}, "nodes": nodes, "links": links,
             "flows": [{"name": "f", "src": "a", "dst": "b", "tcp": tcp, "app": {"kind": "ftp", "size": path.size}}]}
 
 
 def run_satcp(case: str, path: Path_, seed: int = 1) -> Result:
-    f = satcp.run(satcp_scenario(case, path, seed)).summary["flows"][0]
+    scn = satcp_scenario(case, path, seed)
+    scn["run"]["sample_interval"] = 0.01
+    r = satcp.run(scn)
+    f = r.summary["flows"][0]
+    drops = sum(l["drops"]["queue"] for l in r.summary["links"] if l["to"] != "a" and l["from"] != "b")
+    mss = 1448
     return Result(f["completion_s"] if f["completed"] else None, f["retransmissions"],
-                  reductions=f["fast_recoveries"] + f["timeouts"])
+                  reductions=f["fast_recoveries"] + f["timeouts"],
+                  peak_cwnd=int(r.series["cwnd_bytes"].max() // mss) if len(r.series) else None, queue_drops=drops)
+
+
+def _median_run(runs: list[Result]) -> Result:
+    """The kernel's run of median completion time (the lower middle of an
+    even count): its retransmissions and cwnd go with it."""
+    done = sorted((r for r in runs if r.completion_s), key=lambda r: r.completion_s)
+    return done[(len(done) - 1) // 2] if done else runs[0]
+
+
+def compare_cell(cell: Cell, repeat: int = 1) -> dict[str, Any]:
+    """The kernel `repeat` times and satcp once on one cell: a row of the
+    table (the kernel's median run, its range, the verdicts) and the
+    kernel's runs."""
+    runs = [run_kernel(cell.case, cell.path) for _ in range(repeat)]
+    k, s = _median_run(runs), run_satcp(cell.case, cell.path)
+    times = [r.completion_s for r in runs if r.completion_s]
+    rtxs = [r.retransmissions for r in runs]
+    late = [r.emulator.get("ab", {}).get("late_p99_us") for r in runs if r.emulator]
+    return {"cell": cell.name, "case": cell.case, "path": cell.path.describe(),
+            "kernel_s": k.completion_s, "kernel_s_min": min(times, default=None), "kernel_s_max": max(times, default=None),
+            "satcp_s": s.completion_s,
+            "diff": None if not (k.completion_s and s.completion_s) else s.completion_s / k.completion_s - 1,
+            "kernel_rtx": k.retransmissions, "kernel_rtx_min": min(rtxs), "kernel_rtx_max": max(rtxs),
+            "satcp_rtx": s.retransmissions,
+            "kernel_peak_cwnd": k.peak_cwnd, "satcp_peak_cwnd": s.peak_cwnd,
+            "kernel_queue_drops": k.queue_drops, "satcp_queue_drops": s.queue_drops,
+            "kernel_reductions": k.reductions, "satcp_reductions": s.reductions,
+            "emu_late_p99_us_max": max((x for x in late if x is not None), default=None),
+            "time_agrees": time_agrees(k.completion_s, s.completion_s),
+            "rtx_agrees": rtx_agrees(k.retransmissions, s.retransmissions),
+            "runs": runs}
 
 
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m satcp.crosscheck_linux", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cases", default=",".join(CASES))
-    ap.add_argument("--size", type=int, default=5_000_000, help="bytes per transfer")
-    ap.add_argument("--delay-ms", type=float, default=250.0, help="one-way delay")
-    ap.add_argument("--queue", type=int, default=400, help="drop-tail limit toward the receiver, packets")
-    ap.add_argument("--per", type=float, default=0.0)
-    ap.add_argument("--rcvbuf", type=int, default=0,
-                    help="the kernel receiver's SO_RCVBUF, bytes (0: autotuned); the window it gives is printed")
-    ap.add_argument("--rwnd", type=int, default=0, help="satcp's tcp.rwnd, bytes (0: the linux profile's autotuning)")
+    ap.add_argument("--cells", default=None,
+                    help=f"cells of the matrix, comma-separated (default: all {len(CELLS)}: {', '.join(CELL_NAMES)})")
+    ap.add_argument("--repeat", type=int, default=1, help="kernel runs per cell (the median is compared)")
+    custom = ap.add_argument_group("one path of your own instead of the matrix (any of these)")
+    custom.add_argument("--cases", default=None, help=f"of {', '.join(CASES)} (default all)")
+    custom.add_argument("--size", type=int, default=None, help="bytes per transfer (5,000,000)")
+    custom.add_argument("--delay-ms", type=float, default=None, help="one-way delay (250)")
+    custom.add_argument("--queue", type=int, default=None, help="drop-tail limit toward the receiver, packets (400)")
+    custom.add_argument("--per", type=float, default=None)
+    custom.add_argument("--rcvbuf", type=int, default=None,
+                        help="the kernel receiver's SO_RCVBUF, bytes (0: autotuned); the window it gives is printed")
+    custom.add_argument("--rwnd", type=int, default=None, help="satcp's tcp.rwnd, bytes (0: the linux profile's autotuning)")
+    custom.add_argument("--access", action="store_true", help="a 100 Mb/s, 1 ms access link before the bottleneck")
+    custom.add_argument("--initcwnd", type=int, default=None, help="the sender's initial window, segments (0: 10)")
+    custom.add_argument("--rmem-max", type=int, default=None, help="tcp_rmem/tcp_wmem's largest buffer, bytes (0: default)")
     ap.add_argument("--out", default=str(REPO / "bench-results" / "crosscheck-linux"))
+    ap.add_argument("--record", default=None, metavar="CSV",
+                    help="also write the kernel's side of the matrix's cells to CSV (data/measured/"
+                         "linux_crosscheck.csv is such a file, which the tests hold satcp to)")
     a = ap.parse_args(argv)
-    cases = [c for c in a.cases.split(",") if c]
-    bad = [c for c in cases if c not in CASES]
-    if bad:
-        print(f"error: --cases {bad[0]}: expected one of {', '.join(CASES)}", file=sys.stderr)
+    if a.repeat < 1:
+        print(f"error: --repeat {a.repeat}: expected an integer >= 1", file=sys.stderr)
         return 2
+    keys = {"size": "size", "delay_ms": "delay_ms", "queue": "queue", "per": "per", "rcvbuf": "rcvbuf", "rwnd": "rwnd",
+            "initcwnd": "initcwnd", "rmem_max": "rmem_max"}
+    given = {f: getattr(a, k) for k, f in keys.items() if getattr(a, k) is not None}
+    if a.access:
+        given["access"] = Access()
+    if given or a.cases is not None:
+        if a.cells is not None:
+            print("error: --cells: the matrix's cells or a path of your own (--cases, --size, ...), not both",
+                  file=sys.stderr)
+            return 2
+        cases = [c for c in (a.cases or ",".join(CASES)).split(",") if c]
+        bad = [c for c in cases if c not in CASES]
+        if bad:
+            print(f"error: --cases {bad[0]}: expected one of {', '.join(CASES)}", file=sys.stderr)
+            return 2
+        path = replace(SHORT, **given)
+        cells = [Cell(f"custom-{c}", c, path) for c in cases]
+    else:
+        names = [n for n in (a.cells or ",".join(CELL_NAMES)).split(",") if n]
+        bad = [n for n in names if n not in CELL_NAMES]
+        if bad:
+            print(f"error: --cells {bad[0]}: expected one of {', '.join(CELL_NAMES)}", file=sys.stderr)
+            return 2
+        cells = [CELL_NAMES[n] for n in names]
     try:
         available()
     except LinuxUnavailable as e:
         print(f"error: {e}", file=sys.stderr)
         return 3
-    path = Path_(delay_ms=a.delay_ms, queue=a.queue, per=a.per, size=a.size, rcvbuf=a.rcvbuf, rwnd=a.rwnd)
     rows, table = [], []
-    for c in cases:
-        k, s = run_kernel(c, path), run_satcp(c, path)
-        diff = None if not (k.completion_s and s.completion_s) else s.completion_s / k.completion_s - 1
-        emu = k.emulator or {}
-        late = emu.get("ab", {})
-        rows.append({"case": c, "kernel_s": k.completion_s, "satcp_s": s.completion_s, "diff": diff,
-                     "kernel_rtx": k.retransmissions, "satcp_rtx": s.retransmissions,
-                     "emu_drops_queue": late.get("drops_queue"), "emu_late_p99_us": late.get("late_p99_us"),
-                     "emu_late_max_us": late.get("late_max_us"), "kernel_window": k.window,
-                     "kernel_reductions": k.reductions, "satcp_reductions": s.reductions})
-        table.append((c, num(k.completion_s, ".2f"), num(s.completion_s, ".2f"), num(diff, "+.1f", 100, "%"),
-                      num(k.goodput_bps(path.size), ".2f", 1e-6), num(s.goodput_bps(path.size), ".2f", 1e-6),
-                      k.retransmissions, s.retransmissions, late.get("drops_queue", "-"),
-                      late.get("late_p50_us", "-"), late.get("late_p99_us", "-")))
-        print(f"{c}: kernel {num(k.completion_s, '.2f')} s ({k.reductions} ssthresh reductions, send window up to "
-              f"{k.window} bytes), satcp {num(s.completion_s, '.2f')} s ({s.reductions} recoveries)", file=sys.stderr)
-    print(format_table(["case", "kernel s", "satcp s", "diff", "kernel Mb/s", "satcp Mb/s", "rtx kernel",
-                        "rtx satcp", "emu queue drops", "emu late p50 us", "emu late p99 us"], table,
-                       "lrrrrrrrrrr"))
-    print(f"(path: {path.rate_down_bps / 1e6:g} Mb/s both ways, {path.delay_ms:g} ms one way, "
-          f"{path.queue}-packet queue, PER {path.per:g}, {path.size} bytes; receive buffer: kernel "
-          f"{path.rcvbuf or 'autotuned'}, satcp {path.rwnd or 'autotuned'}; completion from connect() to the "
-          "last byte read; diff = satcp/kernel - 1)")
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
+    for cell in cells:
+        row = compare_cell(cell, a.repeat)
+        rows.append(row)
+        k = _median_run(row["runs"])
+        krange = "" if a.repeat == 1 else f" ({num(row['kernel_s_min'], '.2f')}-{num(row['kernel_s_max'], '.2f')})"
+        rrange = "" if a.repeat == 1 else f" ({row['kernel_rtx_min']}-{row['kernel_rtx_max']})"
+        table.append((cell.name, num(row["kernel_s"], ".2f") + krange, num(row["satcp_s"], ".2f"),
+                      num(row["diff"], "+.1f", 100, "%"), f"{row['kernel_rtx']}{rrange}", row["satcp_rtx"],
+                      num(row["kernel_peak_cwnd"]), num(row["satcp_peak_cwnd"]), num(row["kernel_queue_drops"]),
+                      num(row["satcp_queue_drops"]), num(row["emu_late_p99_us_max"], ".0f"),
+                      "yes" if row["time_agrees"] and row["rtx_agrees"] else "NO"))
+        print(f"{cell.name}: kernel {num(row['kernel_s'], '.2f')} s {row['kernel_rtx']} rtx, satcp "
+              f"{num(row['satcp_s'], '.2f')} s {row['satcp_rtx']} rtx", file=sys.stderr)
+        with open(out / f"kernel_cwnd_{cell.name}.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["time_s", "cwnd_segments", "ssthresh_segments"])
+            w.writerows(k.cwnd_trace or [])
+    print(format_table(["cell", "kernel s", "satcp s", "diff", "rtx kernel", "rtx satcp", "peak cwnd kernel",
+                        "peak cwnd satcp", "queue drops kernel", "queue drops satcp", "emu late p99 us", "agrees"],
+                       table, "lrrrrrrrrrrl"))
+    print("(" + "; ".join(f"{c.name}: {c.path.describe()}" for c in cells[:1]) + "; every cell's path in summary.csv. "
+          f"The kernel's median run of {a.repeat} (range in brackets); completion from connect() to the last byte "
+          "read; diff = satcp/kernel - 1; peak cwnd in segments, the kernel's sampled every 50 ms; agrees: "
+          f"completion within {TIME_TOLERANCE:.0%} and retransmissions within x{RTX_FACTOR:g} + {RTX_SLACK} either way)")
+    fields = [k for k in rows[0] if k != "runs"]
     with open(out / "summary.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
-        w.writerows(rows)
-    return 0
+        w.writerows({k: v for k, v in r.items() if k != "runs"} for r in rows)
+    with open(out / "kernel_runs.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["cell", "run", "completion_s", "retransmissions", "peak_cwnd", "queue_drops", "emu_late_p99_us"])
+        for r in rows:
+            for i, k in enumerate(r["runs"]):
+                w.writerow([r["cell"], i, k.completion_s, k.retransmissions, k.peak_cwnd, k.queue_drops,
+                            (k.emulator or {}).get("ab", {}).get("late_p99_us")])
+    if a.record:
+        record_kernel(rows, Path(a.record), " ".join(["python -m satcp.crosscheck_linux", *(argv or sys.argv[1:])]))
+    return 0 if all(r["time_agrees"] and r["rtx_agrees"] for r in rows) else 1
+
+
+RECORD_FIELDS = ["cell", "case", "runs", "completion_s", "completion_min_s", "completion_max_s", "retransmissions",
+                 "retransmissions_min", "retransmissions_max", "peak_cwnd", "queue_drops", "emu_late_p99_us_max"]
+
+
+def record_kernel(rows: list[dict[str, Any]], file: Path, command: str) -> None:
+    """The kernel's side of each cell (its median run, the range of its
+    runs), headed by the command and the kernel that measured it."""
+    file.parent.mkdir(parents=True, exist_ok=True)
+    with open(file, "w", newline="") as f:
+        f.write(f"# Measured by `{command}` on {time.strftime('%Y-%m-%d')} (kernel {os.uname().release}, root, "
+                "satcp-linkemu): the Linux kernel's side of the cross-check's cells (crosscheck_linux.CELLS), the "
+                "run of median completion time and the range over the runs. Not a paper's numbers.\n")
+        w = csv.DictWriter(f, fieldnames=RECORD_FIELDS)
+        w.writeheader()
+        for r in rows:
+            w.writerow({"cell": r["cell"], "case": r["case"], "runs": len(r["runs"]), "completion_s": r["kernel_s"],
+                        "completion_min_s": r["kernel_s_min"], "completion_max_s": r["kernel_s_max"],
+                        "retransmissions": r["kernel_rtx"], "retransmissions_min": r["kernel_rtx_min"],
+                        "retransmissions_max": r["kernel_rtx_max"], "peak_cwnd": r["kernel_peak_cwnd"],
+                        "queue_drops": r["kernel_queue_drops"], "emu_late_p99_us_max": r["emu_late_p99_us_max"]})
+
+
+def recorded_kernel(file: Path) -> dict[str, dict[str, Any]]:
+    """A file `record_kernel` wrote, by cell."""
+    with open(file) as f:
+        lines = [line for line in f if not line.startswith("#")]
+    return {r["cell"]: r for r in csv.DictReader(lines)}
 
 
 if __name__ == "__main__":

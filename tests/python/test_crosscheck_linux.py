@@ -121,3 +121,43 @@ def test_a_receive_window_goes_to_satcp_as_its_rwnd():
     s = x.satcp_scenario("reno-sack", x.Path_(rwnd=786432))
     assert s["flows"][0]["tcp"]["rwnd"] == 786432
     assert "rwnd" not in x.satcp_scenario("reno-sack", x.Path_())["flows"][0]["tcp"]
+
+
+RECORD = x.REPO / "data" / "measured" / "linux_crosscheck.csv"
+
+
+def test_satcp_holds_to_the_kernel_on_every_recorded_cell():
+    """Every cell of the matrix, satcp against the kernel's recorded run
+    (data/measured/linux_crosscheck.csv, `make crosscheck-linux`): the
+    issue's bounds, completion within 15% and retransmissions within a
+    factor 1.5 plus 20 either way. No root needed: the kernel's side is
+    the record."""
+    kernel = x.recorded_kernel(RECORD)
+    assert set(kernel) == set(x.CELL_NAMES), "every cell of the matrix is recorded"
+    rows, bad = [], []
+    for name, k in kernel.items():
+        cell = x.CELL_NAMES[name]
+        assert k["case"] == cell.case, name
+        s = x.run_satcp(cell.case, cell.path)
+        ks, kr = float(k["completion_s"]), int(k["retransmissions"])
+        rows.append(f"{name}: kernel {ks:.2f} s {kr} rtx, satcp {s.completion_s:.2f} s {s.retransmissions} rtx")
+        if not (x.time_agrees(ks, s.completion_s) and x.rtx_agrees(kr, s.retransmissions)):
+            bad.append(rows[-1])
+    print("\n".join(rows))
+    assert not bad, bad
+
+
+def test_the_bounds_are_the_issue_s():
+    assert x.time_agrees(100.0, 114.9) and not x.time_agrees(100.0, 115.1) and x.time_agrees(100.0, 85.1)
+    assert not x.time_agrees(None, 1.0)
+    # 1.5 x 77 + 20 = 135.5 either way
+    assert x.rtx_agrees(77, 135) and not x.rtx_agrees(77, 136) and x.rtx_agrees(135, 77)
+    assert x.rtx_agrees(0, 20) and not x.rtx_agrees(0, 21)
+
+
+def test_cells_are_refused_by_name_and_not_mixed_with_a_path_of_one_s_own(capsys):
+    assert x.main(["--cells", "short-cubic-sack,nope"]) == 2
+    assert "--cells nope" in capsys.readouterr().err
+    assert x.main(["--cells", "short-cubic-sack", "--size", "5"]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert x.main(["--repeat", "0"]) == 2

@@ -57,11 +57,19 @@ fn presets_pick_recovery_controller_and_defaults() {
     assert_eq!(e.path, "flows.download.tcp.hybla_ssthresh_estimate");
     let c = tcp("variant = \"cubic\"");
     assert_eq!((c.recovery, c.sack), (Recovery::Sack, true));
-    assert_eq!(c.controller, Controller::Cubic(CubicCfg { c: 0.4, beta: 0.7, fast_convergence: true, hystart: true, hystart_linux: false }));
+    assert_eq!(c.controller, Controller::Cubic(CubicCfg { c: 0.4, beta: 0.7, fast_convergence: true, hystart: true, hystart_linux: false, linux_window: false }));
     let cl = tcp("variant = \"cubic\", cubic_hystart_style = \"linux\"");
-    assert_eq!(cl.controller, Controller::Cubic(CubicCfg { c: 0.4, beta: 0.7, fast_convergence: true, hystart: true, hystart_linux: true }));
+    assert_eq!(cl.controller, Controller::Cubic(CubicCfg { c: 0.4, beta: 0.7, fast_convergence: true, hystart: true, hystart_linux: true, linux_window: false }));
     let e = with_tcp("variant = \"cubic\", cubic_hystart_style = \"kernel\"").unwrap_err();
     assert_eq!(e.path, "flows.download.tcp.cubic_hystart_style");
+    // under the linux profile, tcp_cubic.c's window and HyStart; either
+    // can be had alone
+    let k = tcp("variant = \"cubic\", profile = \"linux\"");
+    assert_eq!(k.controller, Controller::Cubic(CubicCfg { c: 0.4, beta: 0.7, fast_convergence: true, hystart: true, hystart_linux: true, linux_window: true }));
+    let r = tcp("variant = \"cubic\", profile = \"linux\", cubic_style = \"rfc9438\"");
+    assert_eq!(r.controller, Controller::Cubic(CubicCfg { linux_window: false, ..CubicCfg { c: 0.4, beta: 0.7, fast_convergence: true, hystart: true, hystart_linux: true, linux_window: true } }));
+    let e = with_tcp("variant = \"cubic\", cubic_style = \"bic\"").unwrap_err();
+    assert_eq!(e.path, "flows.download.tcp.cubic_style");
     let b = tcp("variant = \"bbr\"");
     assert_eq!((b.recovery, b.sack), (Recovery::Sack, true));
     assert_eq!(b.controller, Controller::Bbr(BbrCfg { cwnd_gain: 2.0, probe_rtt_interval_ns: 10_000_000_000, probe_rtt_duration_ns: 200_000_000 }));
@@ -79,7 +87,7 @@ fn presets_pick_recovery_controller_and_defaults() {
 fn any_controller_with_any_recovery_by_parts() {
     let t = tcp("variant = \"newreno\", cc = \"cubic\", cubic_hystart = false, cubic_c = 1");
     assert_eq!(t.recovery, Recovery::NewReno);
-    assert_eq!(t.controller, Controller::Cubic(CubicCfg { c: 1.0, beta: 0.7, fast_convergence: true, hystart: false, hystart_linux: false }));
+    assert_eq!(t.controller, Controller::Cubic(CubicCfg { c: 1.0, beta: 0.7, fast_convergence: true, hystart: false, hystart_linux: false, linux_window: false }));
     let t = tcp("variant = \"bbr\", recovery = \"newreno\", sack = false");
     assert_eq!((t.recovery, t.sack), (Recovery::NewReno, false));
     let t = tcp("cc = \"vegas\", recovery = \"sack\", vegas_alpha = 2, vegas_beta = 4, vegas_gamma = 2");

@@ -5,6 +5,12 @@
 //! not counted, ns-2's and satcp's convention), starts when the previous
 //! one has left, takes bits / rate to serialise, and arrives `delay` after
 //! its last bit; an erred packet is dropped at the far end.
+//!
+//! A `Chain` is several such hops in series (an access link before the
+//! bottleneck, each with its own queue). A hop's packets reach the next in
+//! the order it accepted them, so the next hop's admission can be decided
+//! at once, for the instant the packet will reach it (as satcp cuts
+//! through a relay): only the last hop holds packets.
 
 use std::collections::VecDeque;
 
@@ -64,12 +70,19 @@ impl Dir {
 
     /// A packet of `bytes` arrives at `now`: queue it or drop it.
     pub fn offer(&mut self, now: Ns, bytes: Vec<u8>) -> bool {
+        let len = bytes.len();
+        self.enqueue(now, len, bytes)
+    }
+
+    /// [`Dir::offer`] of a packet of `len` bytes (`bytes` may be empty: a
+    /// hop that only keeps the queue's accounting).
+    fn enqueue(&mut self, now: Ns, len: usize, bytes: Vec<u8>) -> bool {
         if self.waiting(now) >= self.cfg.limit {
             self.stats.drops_queue += 1;
             return false;
         }
         let start = now.max(self.busy_until);
-        let tx = (bytes.len() as u128 * 8 * 1_000_000_000).div_ceil(self.cfg.rate_bps as u128) as Ns;
+        let tx = (len as u128 * 8 * 1_000_000_000).div_ceil(self.cfg.rate_bps as u128) as Ns;
         self.busy_until = start + tx;
         let lost = self.cfg.per > 0.0 && self.uniform() < self.cfg.per;
         self.pipe.push_back(InFlight { start, release: self.busy_until + self.cfg.delay_ns, lost, bytes });
@@ -94,6 +107,66 @@ impl Dir {
 
     pub fn next_release(&self) -> Option<Ns> {
         self.pipe.front().map(|p| p.release)
+    }
+
+    /// A packet of `len` bytes reaches this hop at `at` on its way to the
+    /// next: when it will leave it for the next hop, or None if the queue
+    /// dropped it or it is lost (counted). Only the accounting of the
+    /// queue is kept (`at` never goes back: the hop before is FIFO).
+    fn pass(&mut self, at: Ns, len: usize) -> Option<Ns> {
+        while self.pipe.front().is_some_and(|p| p.release <= at) {
+            let p = self.pipe.pop_front().expect("a packet");
+            if p.lost {
+                self.stats.drops_errors += 1;
+            } else {
+                self.stats.delivered += 1;
+            }
+        }
+        if !self.enqueue(at, len, Vec::new()) {
+            return None;
+        }
+        let p = self.pipe.back().expect("just accepted");
+        // a lost packet is sent, and counted when it would have left
+        (!p.lost).then_some(p.release)
+    }
+}
+
+/// Hops in series, the last one holding the packets until they leave.
+pub struct Chain {
+    pub hops: Vec<Dir>,
+}
+
+impl Chain {
+    /// A packet read at `now` enters the first hop.
+    pub fn offer(&mut self, now: Ns, bytes: Vec<u8>) -> bool {
+        let last = self.hops.len() - 1;
+        let mut at = now;
+        for h in &mut self.hops[..last] {
+            match h.pass(at, bytes.len()) {
+                Some(t) => at = t,
+                None => return false,
+            }
+        }
+        self.hops[last].offer(at, bytes)
+    }
+
+    pub fn due(&mut self, now: Ns) -> Option<InFlight> {
+        self.hops.last_mut().expect("a hop").due(now)
+    }
+
+    pub fn next_release(&self) -> Option<Ns> {
+        self.hops.last().expect("a hop").next_release()
+    }
+
+    /// The direction's account: accepted by the first hop, delivered by
+    /// the last, drops of every hop.
+    pub fn stats(&self) -> DirStats {
+        DirStats {
+            accepted: self.hops[0].stats.accepted,
+            delivered: self.hops.last().expect("a hop").stats.delivered,
+            drops_queue: self.hops.iter().map(|h| h.stats.drops_queue).sum(),
+            drops_errors: self.hops.iter().map(|h| h.stats.drops_errors).sum(),
+        }
     }
 }
 
@@ -135,6 +208,27 @@ mod tests {
         assert_eq!(d.stats.drops_queue, 1);
         assert_eq!(d.waiting(1_000_000), 1);
         assert!(d.offer(1_000_000, vec![0; 1000]));
+    }
+
+    /// Two hops: 1000-byte packets at 80 Mb/s (0.1 ms) and 1 ms delay, then
+    /// at 8 Mb/s (1 ms) and 100 ms with a 2-packet queue. Four packets
+    /// offered at once reach the second hop 0.1 ms apart, at 1.1, 1.2, 1.3
+    /// and 1.4 ms; it sends the first at once and queues two, so the
+    /// fourth is dropped there; the first hop's queue never fills.
+    #[test]
+    fn a_chain_offers_each_hop_what_leaves_the_one_before() {
+        let access = Dir::new(DirCfg { rate_bps: 80_000_000, delay_ns: 1_000_000, limit: 100, per: 0.0 }, 1);
+        let mut c = Chain { hops: vec![access, dir(2, 0.0)] };
+        let took: Vec<bool> = (0..4).map(|_| c.offer(0, vec![0; 1000])).collect();
+        assert_eq!(took, [true, true, true, false]);
+        let r: Vec<Ns> = c.hops[1].pipe.iter().map(|p| p.release).collect();
+        assert_eq!(r, [102_100_000, 103_100_000, 104_100_000]);
+        let s = c.stats();
+        assert_eq!((s.accepted, s.drops_queue, c.hops[0].stats.drops_queue, c.hops[1].stats.drops_queue), (4, 1, 0, 1));
+        // the first hop's accounting empties as its packets leave
+        assert!(c.offer(50_000_000, vec![0; 1000]));
+        assert_eq!(c.hops[0].pipe.len(), 1);
+        assert_eq!(c.hops[0].stats.delivered, 4);
     }
 
     /// Errors: the same seed loses the same packets; the loss rate is the

@@ -10,6 +10,11 @@
 //!       delay_ab_ns=250000000 delay_ba_ns=250000000 limit_ab=100
 //!       limit_ba=1000 per_ab=0 per_ba=0 seed=1
 //!
+//! A direction may be several hops in series (`link::Chain`): each key
+//! then lists one value per hop, comma-separated, first hop first
+//! (`rate_ab=100000000,10000000 delay_ab_ns=1000000,300000000
+//! limit_ab=1000,500`); a key with one value gives it to every hop.
+//!
 //! Timing: ppoll with nanosecond timeouts and the thread's timer slack set
 //! to 1 ns, on CLOCK_MONOTONIC, ending each sleep early by how late sleeps
 //! have been ending (`wake::WakeGuard`) and polling without blocking for
@@ -23,7 +28,7 @@ mod wake;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use link::{Dir, DirCfg, Ns};
+use link::{Chain, Dir, DirCfg, Ns};
 use wake::{coarse_timeout, WakeGuard};
 
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -72,17 +77,37 @@ fn main() {
         .filter_map(|a| a.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
         .collect();
     let get = |k: &str, d: &str| args.get(k).cloned().unwrap_or_else(|| d.to_string());
-    let num = |k: &str, d: &str| -> f64 {
-        get(k, d).parse().unwrap_or_else(|_| {
-            eprintln!("error: {k}={}: expected a number", get(k, d));
-            std::process::exit(2)
-        })
+    let nums = |k: &str, d: &str| -> Vec<f64> {
+        get(k, d)
+            .split(',')
+            .map(|v| {
+                v.parse().unwrap_or_else(|_| {
+                    eprintln!("error: {k}={}: expected a number, or one per hop separated by commas", get(k, d));
+                    std::process::exit(2)
+                })
+            })
+            .collect()
     };
-    let cfg = |dir: &str| DirCfg {
-        rate_bps: num(&format!("rate_{dir}"), "10000000") as u64,
-        delay_ns: num(&format!("delay_{dir}_ns"), "0") as u64,
-        limit: num(&format!("limit_{dir}"), "1000") as usize,
-        per: num(&format!("per_{dir}"), "0"),
+    let num = |k: &str, d: &str| nums(k, d)[0];
+    // a direction's hops: as many as its longest list; a single value
+    // serves every hop
+    let chain = |dir: &str, seed: u64| -> Chain {
+        let keys = [format!("rate_{dir}"), format!("delay_{dir}_ns"), format!("limit_{dir}"), format!("per_{dir}")];
+        let defaults = ["10000000", "0", "1000", "0"];
+        let lists: Vec<Vec<f64>> = keys.iter().zip(defaults).map(|(k, d)| nums(k, d)).collect();
+        let n = lists.iter().map(Vec::len).max().unwrap_or(1);
+        if let Some(k) = keys.iter().zip(&lists).find(|(_, l)| l.len() != 1 && l.len() != n).map(|(k, _)| k) {
+            eprintln!("error: {k}: one value, or one per hop ({n})");
+            std::process::exit(2)
+        }
+        let at = |l: &Vec<f64>, i: usize| if l.len() == 1 { l[0] } else { l[i] };
+        let hops = (0..n)
+            .map(|i| {
+                let cfg = DirCfg { rate_bps: at(&lists[0], i) as u64, delay_ns: at(&lists[1], i) as u64, limit: at(&lists[2], i) as usize, per: at(&lists[3], i) };
+                Dir::new(cfg, seed.wrapping_add(i as u64 * 0x51_7CC1_B727_220A))
+            })
+            .collect();
+        Chain { hops }
     };
     let seed = num("seed", "1") as u64;
     let quantum = num("timer_quantum_ns", "0") as u64;
@@ -100,7 +125,7 @@ fn main() {
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
     }
     // ab: read from a, written to b; ba the reverse
-    let mut dirs = [Dir::new(cfg("ab"), seed), Dir::new(cfg("ba"), seed.wrapping_mul(0x9E37_79B9_7F4A_7C15))];
+    let mut dirs = [chain("ab", seed), chain("ba", seed.wrapping_mul(0x9E37_79B9_7F4A_7C15))];
     let fds = [(fa, fb), (fb, fa)];
     let mut late = [Lateness(Vec::new()), Lateness(Vec::new())];
     println!("ready");
@@ -148,13 +173,15 @@ fn main() {
     unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC, &mut res) };
     let res_ns = res.tv_sec as u64 * 1_000_000_000 + res.tv_nsec as u64;
     for (i, name) in ["ab", "ba"].iter().enumerate() {
-        let s = dirs[i].stats;
+        let s = dirs[i].stats();
+        let per_hop: Vec<String> = dirs[i].hops.iter().map(|h| h.stats.drops_queue.to_string()).collect();
         println!(
-            "{{\"dir\": \"{name}\", \"accepted\": {}, \"delivered\": {}, \"drops_queue\": {}, \"drops_errors\": {}, {}, \"clock_res_ns\": {res_ns}, \"wake_guard_us\": {:.1}}}",
+            "{{\"dir\": \"{name}\", \"accepted\": {}, \"delivered\": {}, \"drops_queue\": {}, \"drops_errors\": {}, \"hop_drops_queue\": [{}], {}, \"clock_res_ns\": {res_ns}, \"wake_guard_us\": {:.1}}}",
             s.accepted,
             s.delivered,
             s.drops_queue,
             s.drops_errors,
+            per_hop.join(", "),
             late[i].summary(),
             guard.estimate() as f64 / 1e3
         );

@@ -62,7 +62,7 @@ impl Pair {
 
     /// Connect endpoint 0 to listening endpoint 1; the client's SYN.
     pub(super) fn connect(&mut self) -> Packet {
-        self.eps[1].listen();
+        self.eps[1].listen(self.now);
         let syn = self.act(0, &mut |e, c| e.connect(c));
         let first = syn[0];
         self.exchange(syn, 4);

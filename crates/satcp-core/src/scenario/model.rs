@@ -26,6 +26,21 @@ pub use crate::tcp::cc::westwood::WestwoodCfg;
 pub use crate::tcp::cc::Controller;
 pub use crate::tcp::profile::{CwndValidation, Profile, RecoverRule, RtoEstimator, SackPipe, SsthreshBasis};
 
+/// How a receiver's window opens (`rwnd`, `rwnd_autotune`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RwndGrowth {
+    /// The whole buffer from the start: the RFCs' receiver, ns-2's sinks,
+    /// OPNET's (profiles `rfc`, `ns2`, `ns2-2003`).
+    Fixed,
+    /// As Linux opens it, under a clamp Dynamic Right-Sizing raises once a
+    /// round trip up to `rwnd_bytes` (`tcp_rmem[2]`): profile `linux`, or
+    /// `rwnd = "auto"`.
+    LinuxAutotuned,
+    /// As Linux opens it up to a buffer the application set (`SO_RCVBUF`:
+    /// no Right-Sizing): profile `linux` with `rwnd_autotune = false`.
+    LinuxLocked,
+}
+
 /// A whole run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -431,12 +446,11 @@ pub struct TcpCfg {
     /// Payload bytes per full-size segment.
     pub mss: u32,
     pub initial_window: InitialWindow,
-    /// Receive buffer: the window the receiver advertises, in bytes (with
-    /// `rwnd_autotune`, the most it grows to).
+    /// Receive buffer: the window the receiver advertises, in bytes (when
+    /// the window opens as Linux's does, the most it opens to).
     pub rwnd_bytes: u64,
-    /// Linux-style receive-window autotuning (`rwnd = "auto"`): the window
-    /// starts at 64 KiB and opens as data arrives (see `tcp::receiver`).
-    pub rwnd_autotune: bool,
+    /// How the receive window opens (`tcp/receive_buffer.rs`).
+    pub rwnd_growth: RwndGrowth,
     pub window_scaling: bool,
     /// None = "arbitrarily high" (RFC 5681).
     pub initial_ssthresh_bytes: Option<u64>,
@@ -533,10 +547,14 @@ pub struct TcpCfg {
     /// flight, as Linux counts them without SACK, are below cwnd
     /// (`newreno_within_cwnd`).
     pub newreno_within_cwnd: bool,
-    /// RFC 7323 timestamps (`timestamps`): what the RTT samples may use
-    /// (satcp does not put the option's 12 bytes on the wire; the `linux`
-    /// profile's MSS leaves room for them).
+    /// RFC 7323 timestamps (`timestamps`): their 12 bytes on every segment
+    /// (the `linux` profile's MSS leaves room for them), three SACK blocks
+    /// beside them, RTT samples from retransmissions, and Linux's receiver
+    /// times its window's growth by their echo.
     pub timestamps: bool,
+    /// When delivery-rate samples are application-limited (`app_limited`):
+    /// "on_write" (Linux) or "idle" (the draft).
+    pub app_limited_on_write: bool,
     /// TCP options take their bytes on the wire (`options_on_wire`; ns-2's
     /// agents size every packet packetSize_ + 40 and every ACK 40 bytes).
     pub options_on_wire: bool,

@@ -16,11 +16,13 @@
 //!   dropped (ACK compression would inflate them), as Linux does.
 //! * App-limited: when the sender has nothing to send while its window has
 //!   room, the bubble ends once everything then in flight is delivered (the
-//!   draft's reading). Linux checks only when the application writes
-//!   (`tcp_rate_check_app_limited` in `tcp_sendmsg`), so a bulk sender that
-//!   has written everything is never app-limited there; for BBR without
-//!   SACK on the kernel cross-check's path that decides whether the pipe is
-//!   judged full before ProbeRTT (docs/validation-linux.md).
+//!   draft's reading, `app_limited = "idle"`). Linux checks only when the
+//!   application writes and finds nothing unsent (`tcp_rate_check_app_limited`
+//!   in `tcp_sendmsg`), so a bulk sender that has written everything is
+//!   never app-limited there (`app_limited = "on_write"`, the `linux`
+//!   profile's); for BBR without SACK on the kernel cross-check's path that
+//!   decides whether the pipe is judged full before ProbeRTT
+//!   (docs/validation-linux.md).
 //! * Without SACK, a duplicate ACK counts one segment delivered and the
 //!   cumulative ACK that follows only what the duplicates had not counted
 //!   (at least one segment), as Linux's `tcp_add_reno_sack` and

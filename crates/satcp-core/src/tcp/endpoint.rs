@@ -63,6 +63,7 @@
 
 use super::cc::{AckCtx, Action, DupAck, SendCtx, Verdict};
 use super::limits::Limit;
+use super::receive_buffer::{ts_clock, LinuxWindow};
 use super::receiver::Receiver;
 use super::recovery::Phase;
 use super::sender::{Sender, SSTHRESH_INFINITE};
@@ -70,7 +71,7 @@ use super::seq;
 use crate::net::packet::{
     Kind, Packet, ResearchOption, TcpHeader, FLAG_ACK, FLAG_FIN, FLAG_SYN, MAX_RESEARCH_WORDS, MAX_SACK_BLOCKS,
 };
-use crate::scenario::{CwndValidation, InitialWindow, Recovery, SsthreshBasis, TcpCfg};
+use crate::scenario::{CwndValidation, InitialWindow, Recovery, RwndGrowth, SsthreshBasis, TcpCfg};
 use crate::sim::queue::TimerKind;
 use crate::sim::{Event, EventQueue, Rng, Time, Timer};
 use std::sync::Arc;
@@ -207,6 +208,10 @@ pub struct Endpoint {
     syn_sent_at: Time,
     syn_retx: bool,
     finished: bool,
+    /// RFC 7323: the peer's timestamp to echo (TS.Recent) and the sequence
+    /// number our last ACK carried (Last.ACK.sent).
+    ts_recent: u32,
+    last_ack_sent: u64,
     pub stats: EndpointStats,
 }
 
@@ -235,8 +240,12 @@ impl Endpoint {
             ws_ok: false,
             sack_ok: false,
             snd,
-            rcv: if cfg.rwnd_autotune { Receiver::autotuned(cfg.rwnd_bytes) } else { Receiver::new(cfg.rwnd_bytes) }
-                .taking_buffer_for_ooo(cfg.ooo_takes_buffer),
+            rcv: match cfg.rwnd_growth {
+                RwndGrowth::Fixed => Receiver::new(cfg.rwnd_bytes),
+                RwndGrowth::LinuxAutotuned => Receiver::linux(LinuxWindow::autotuned(cfg.rwnd_bytes, cfg.mss as u64)),
+                RwndGrowth::LinuxLocked => Receiver::linux(LinuxWindow::locked(cfg.rwnd_bytes, cfg.mss as u64)),
+            }
+            .taking_buffer_for_ooo(cfg.ooo_takes_buffer),
             rto_timer: Timer::default(),
             delack: Timer::default(),
             pace_timer: Timer::default(),
@@ -248,6 +257,8 @@ impl Endpoint {
             syn_sent_at: 0,
             syn_retx: false,
             finished: false,
+            ts_recent: 0,
+            last_ack_sent: 0,
             stats: EndpointStats::default(),
             cfg,
         }
@@ -348,18 +359,19 @@ impl Endpoint {
 
     // ----- application interface -------------------------------------------
 
-    pub fn listen(&mut self) {
+    /// Passive open at `now`.
+    pub fn listen(&mut self, now: Time) {
         if self.cfg.handshake {
             self.state = State::Listen;
         } else {
-            self.open_at_once();
+            self.open_at_once(now);
         }
     }
 
     /// Active open: send the SYN.
     pub fn connect(&mut self, ctx: &mut Ctx) {
         if !self.cfg.handshake {
-            self.open_at_once();
+            self.open_at_once(ctx.now);
             return self.send_data(ctx);
         }
         self.state = State::SynSent;
@@ -372,6 +384,11 @@ impl Endpoint {
     /// The application hands `bytes` more to send.
     pub fn write(&mut self, ctx: &mut Ctx, bytes: u64) {
         debug_assert!(!self.snd.fin_queued, "write after close");
+        if self.cfg.app_limited_on_write && self.snd.data_end.saturating_sub(self.snd.nxt) < self.snd.smss() {
+            // Linux's tcp_rate_check_app_limited: a write finds nothing
+            // unsent
+            self.note_app_limited();
+        }
         self.snd.data_end += bytes;
         self.send_data(ctx);
         self.flush_ack(ctx);
@@ -408,7 +425,7 @@ impl Endpoint {
     /// flow's own settings (both ends share them): the peer's ISS, window
     /// scaling and SACK as configured, the peer's window its receive
     /// buffer. No RTT sample until data is acknowledged.
-    fn open_at_once(&mut self) {
+    fn open_at_once(&mut self, now: Time) {
         self.irs = self.cfg.iss;
         self.rcv.nxt = 1;
         self.snd.una = 1;
@@ -420,7 +437,7 @@ impl Endpoint {
             self.ws_ok = true;
         }
         self.sack_ok = self.cfg.sack;
-        self.establish(self.rcv.buffer);
+        self.establish(now, self.rcv.buffer);
     }
 
     // ----- segment output ---------------------------------------------------
@@ -446,14 +463,18 @@ impl Endpoint {
             }
             h.opt_sack_perm = self.cfg.sack;
         }
-        ctx.out.push(self.tcp_packet(h, 0, 0, self.syn_retx));
+        ctx.out.push(self.tcp_packet(ctx.now, h, 0, 0, self.syn_retx));
         let rto = self.snd.rtt.rto();
         self.rto_timer.set(self.rto_deadline(ctx.now + rto), ctx.q, self.rto_event());
     }
 
-    /// A segment of this connection; without `options_on_wire` (ns-2's
+    /// A segment of this connection sent at `now`, with the timestamp
+    /// option if the profile uses it; without `options_on_wire` (ns-2's
     /// agents) its options take no bytes on the wire.
-    fn tcp_packet(&self, h: TcpHeader, payload: u32, start: u64, retx: bool) -> Packet {
+    fn tcp_packet(&self, now: Time, mut h: TcpHeader, payload: u32, start: u64, retx: bool) -> Packet {
+        if self.cfg.timestamps {
+            h.opt_ts = Some((ts_clock(now), self.ts_recent));
+        }
         let mut p = Packet::tcp(self.node, self.peer_node, self.peer, h, payload, start, retx);
         if !self.cfg.options_on_wire {
             p.ip_bytes -= h.options_len();
@@ -479,7 +500,7 @@ impl Endpoint {
         if self.sack_ok && self.rcv.has_ooo() {
             self.fill_sack(&mut h);
         }
-        let pkt = self.tcp_packet(h, len as u32, start, retx);
+        let pkt = self.tcp_packet(ctx.now, h, len as u32, start, retx);
         if len > 0 {
             self.snd.last_data = Some((start, len));
         }
@@ -560,7 +581,7 @@ impl Endpoint {
         if self.sack_ok && self.rcv.has_ooo() {
             self.fill_sack(&mut h);
         }
-        ctx.out.push(self.tcp_packet(h, 0, 0, false));
+        ctx.out.push(self.tcp_packet(ctx.now, h, 0, 0, false));
         self.acked_now();
     }
 
@@ -578,7 +599,7 @@ impl Endpoint {
             return;
         }
         let h = self.ack_header(start, Kind::Dummy);
-        let pkt = self.tcp_packet(h, (end - start) as u32, start, false);
+        let pkt = self.tcp_packet(ctx.now, h, (end - start) as u32, start, false);
         ctx.out.push(pkt.with_kind(Kind::Dummy));
         self.stats.dummy_segments_sent += 1;
     }
@@ -587,7 +608,7 @@ impl Endpoint {
     #[cold]
     fn answer_dummy(&mut self, ctx: &mut Ctx) {
         let h = self.ack_header(self.snd.nxt.max(self.snd.una), Kind::DummyAck);
-        ctx.out.push(self.tcp_packet(h, 0, 0, false).with_kind(Kind::DummyAck));
+        ctx.out.push(self.tcp_packet(ctx.now, h, 0, 0, false).with_kind(Kind::DummyAck));
         self.stats.dummy_acks_sent += 1;
     }
 
@@ -643,8 +664,12 @@ impl Endpoint {
     /// acknowledges everything received, and (`ooo_takes_buffer`) the right
     /// edge it offered is the one later windows may not take back.
     fn acked_now(&mut self) {
+        if self.ack_needed || self.rcv.unacked_segments > 0 {
+            self.rcv.ack_sent();
+        }
         self.ack_needed = false;
         self.rcv.unacked_segments = 0;
+        self.last_ack_sent = self.rcv.nxt;
         self.delack.stop();
         if self.rcv.ooo_takes_buffer {
             // the edge just offered: later windows never take it back
@@ -716,7 +741,9 @@ impl Endpoint {
                 continue;
             }
             if nxt >= s.seq_end() {
-                self.note_app_limited();
+                if !self.cfg.app_limited_on_write {
+                    self.note_app_limited();
+                }
                 break;
             }
             match self.next_len_at(nxt) {
@@ -773,7 +800,8 @@ impl Endpoint {
     }
 
     /// Delivery-rate sampling: the application has nothing more to send
-    /// while the window has room.
+    /// while the window has room (checked when the sender runs dry, or
+    /// with `app_limited_on_write` when the application writes).
     fn note_app_limited(&mut self) {
         let s = &mut self.snd;
         if let Some(r) = &mut s.rate {
@@ -807,6 +835,9 @@ impl Endpoint {
 
     pub fn on_segment(&mut self, ctx: &mut Ctx, pkt: &Packet) {
         let h = &pkt.tcp;
+        if let Some((val, _)) = h.opt_ts {
+            self.note_timestamp(h, val);
+        }
         if let Some(r) = h.research() {
             self.snd.cc.on_research_option(&r, pkt.kind);
         }
@@ -834,9 +865,9 @@ impl Endpoint {
                     self.negotiate(&h);
                     self.snd.una = 1;
                     if !self.syn_retx {
-                        self.snd.rtt.sample(ctx.now - self.syn_sent_at, ctx.now);
+                        self.snd.rtt.sample(ctx.now - self.syn_sent_at, ctx.now, self.snd.una, self.snd.nxt);
                     }
-                    self.establish(h.wnd as u64);
+                    self.establish(ctx.now, h.wnd as u64);
                     self.ack_needed = true;
                     self.send_data(ctx);
                     self.flush_ack(ctx);
@@ -850,9 +881,9 @@ impl Endpoint {
                 } else if h.has(FLAG_ACK) && seq::unwrap(self.iss, 1, h.ack) >= 1 {
                     self.snd.una = 1;
                     if !self.syn_retx {
-                        self.snd.rtt.sample(ctx.now - self.syn_sent_at, ctx.now);
+                        self.snd.rtt.sample(ctx.now - self.syn_sent_at, ctx.now, self.snd.una, self.snd.nxt);
                     }
-                    self.establish((h.wnd as u64) << self.snd_shift);
+                    self.establish(ctx.now, (h.wnd as u64) << self.snd_shift);
                     self.established_segment(ctx, pkt);
                 }
             }
@@ -891,8 +922,10 @@ impl Endpoint {
         self.send_syn(ctx, true);
     }
 
-    fn establish(&mut self, peer_wnd: u64) {
+    fn establish(&mut self, now: Time, peer_wnd: u64) {
         self.state = State::Established;
+        self.rcv.established(now);
+        self.last_ack_sent = self.rcv.nxt;
         self.rto_timer.stop();
         self.snd.peer_wnd = peer_wnd;
         let smss = self.snd.smss();
@@ -906,6 +939,20 @@ impl Endpoint {
             };
             self.snd.cc.initial_cwnd(iw, smss)
         };
+        let s = &mut self.snd;
+        let rtt = s.rtt.min_rtt;
+        s.cc.on_open(&mut s.w, now, rtt);
+    }
+
+    /// RFC 7323 (4.3): a segment's TSval becomes TS.Recent if it is not
+    /// older and the segment starts at or before what our last ACK
+    /// acknowledged (a SYN's always).
+    fn note_timestamp(&mut self, h: &TcpHeader, val: u32) {
+        let newer = val.wrapping_sub(self.ts_recent) as i32 >= 0;
+        let in_order = h.has(FLAG_SYN) || seq::unwrap(self.irs, self.rcv.nxt, h.seq) <= self.last_ack_sent;
+        if (newer && in_order) || h.has(FLAG_SYN) {
+            self.ts_recent = val;
+        }
     }
 
     fn established_segment(&mut self, ctx: &mut Ctx, pkt: &Packet) {
@@ -932,8 +979,15 @@ impl Endpoint {
         }
         let fin = h.has(FLAG_FIN);
         let limit = if self.cfg.accept_beyond_window { u64::MAX } else { self.adv_right_edge() };
+        if pkt.payload > 0 {
+            // Linux's receiver: its round trip from the echo, quick ACKs
+            let ts = h.opt_ts.map(|(_, ecr)| (ts_clock(ctx.now), ecr));
+            self.rcv.data_arrived(ctx.now, pkt.payload as u64, ts, self.snd.rtt.rto());
+        }
         let a = self.rcv.on_segment(start, pkt.payload as u64, fin, limit);
         if a.delivered > 0 {
+            // the application reads at once (Linux's Right-Sizing)
+            self.rcv.app_read(ctx.now);
             ctx.notes.push(Note::Delivered { ep: self.id, total: self.rcv.bytes_delivered });
         }
         if a.fin_now_in_order {
@@ -950,7 +1004,7 @@ impl Endpoint {
             || duplicate
             || fin
             || (a.delivered == 0 && !a.duplicate && !a.out_of_order)
-            || a.window_grew;
+            || self.rcv.quickack();
         if immediate {
             self.ack_needed = true;
         } else {
@@ -1055,7 +1109,7 @@ impl Endpoint {
             self.snd.board.advance(ack);
             let (for_rto, for_cc) = self.snd.rtt_sample_on_ack(ack, ctx.now);
             if let (Some(r), false) = (for_rto, fack_echo_path) {
-                self.snd.rtt.sample(r, ctx.now);
+                self.snd.rtt.sample(r, ctx.now, self.snd.una, self.snd.nxt);
             }
             rtt = for_cc;
             self.snd.rto_streak = 0;
@@ -1068,7 +1122,7 @@ impl Endpoint {
             }
         }
         if let Some(at) = fack_echo {
-            self.snd.rtt.sample(ctx.now - at, ctx.now);
+            self.snd.rtt.sample(ctx.now - at, ctx.now, self.snd.una, self.snd.nxt);
         }
         let mut reo_armed = false;
         if self.snd.rack.is_some() && (ack > old_una || newly_sacked > 0) {

@@ -9,6 +9,7 @@ pub mod endpoint;
 pub mod intervals;
 pub mod limits;
 pub mod profile;
+pub mod receive_buffer;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;

@@ -129,6 +129,8 @@ pub enum RtoEstimator {
     Rfc6298,
     /// ns-2's integer estimator in `tcpTick_` units (`tcp/rtt.rs`).
     Ns2,
+    /// Linux's `tcp_rtt_estimator` (`tcp/rtt.rs`).
+    Linux,
 }
 
 /// How SACK recovery estimates the data in the network (`sack_pipe`).
@@ -187,6 +189,11 @@ pub struct Defaults {
     pub newreno_within_cwnd: bool,
     /// RFC 7323 timestamps on every segment.
     pub timestamps: bool,
+    /// Delivery-rate samples are marked application-limited only when the
+    /// application writes with nothing unsent (Linux's
+    /// `tcp_rate_check_app_limited` in `tcp_sendmsg`), not whenever the
+    /// sender runs out of data (the draft's reading).
+    pub app_limited_on_write: bool,
     /// NewReno's partial ACK deflates the inflated window by what it
     /// acknowledged (RFC 6582); without, the inflation is dropped whole and
     /// cwnd is ssthresh (the ns-2 of 2003, `partial_window_deflation_ 0`).
@@ -298,6 +305,7 @@ pub static RFC: Defaults = Defaults {
     tlp: false,
     newreno_within_cwnd: false,
     timestamps: false,
+    app_limited_on_write: false,
     options_on_wire: true,
     partial_window_deflation: true,
     ooo_takes_buffer: false,
@@ -315,8 +323,8 @@ pub static LINUX: Defaults = Defaults {
     min_rto_ns: 200_000_000,
     max_rto_ns: 120_000_000_000,
     initial_rto_ns: 1_000_000_000,
-    // Linux's RTO is SRTT + max(4 RTTVAR, rto_min): the floor is added, as
-    // RFC 6298's clock granularity G is
+    // Linux's estimator (rules below) keeps RTTVAR at rto_min or more;
+    // G is what rto_estimator = "rfc6298" would add instead
     clock_granularity_ns: 200_000_000,
     rtt_sampling: RttSampling::EveryAck,
     full_ack_cwnd: FullAckCwnd::Ssthresh,
@@ -330,7 +338,7 @@ pub static LINUX: Defaults = Defaults {
     cwnd_validation: CwndValidation::Linux,
     handshake: true,
     fin: true,
-    rules: RFC_RULES,
+    rules: LossRules { rto_estimator: RtoEstimator::Linux, ..RFC_RULES },
     // tcp_recovery = 1 (RACK) since 4.18
     rack: true,
     // PRR since 3.2, tcp_cwnd_reduction
@@ -341,6 +349,7 @@ pub static LINUX: Defaults = Defaults {
     newreno_within_cwnd: true,
     // net.ipv4.tcp_timestamps = 1
     timestamps: true,
+    app_limited_on_write: true,
     options_on_wire: true,
     partial_window_deflation: true,
     // the kernel's window is the buffer's free space (tcp_select_window),
@@ -383,6 +392,7 @@ pub static NS2: Defaults = Defaults {
     tlp: false,
     newreno_within_cwnd: false,
     timestamps: false,
+    app_limited_on_write: false,
     // packetSize_ + tcpip_base_hdr_size_ for every packet, 40-byte ACKs and
     // SYNs: ns-2 counts no option bytes
     options_on_wire: false,

@@ -40,27 +40,17 @@
 //!   SYN does not, and the count never restarts (TRANSAT ACKs "the first ten
 //!   segments" of the connection; a receiver cannot see when a later slow
 //!   start begins).
-//! * Receive-window autotuning (`rwnd = "auto"`, profile `linux`): the
-//!   window starts at 64 KiB and each byte delivered in order opens it by
-//!   two more, up to the configured maximum. This is Linux's
-//!   `tcp_grow_window` (rcv_ssthresh += 2 x advmss per full segment) with a
-//!   buffer that keeps up, i.e. `tcp_rcv_space_adjust` (DRS) is taken to grow
-//!   the buffer at least as fast as the window needs; the maximum stands for
-//!   `tcp_rmem[2]`'s share left for data. The window therefore opens faster
-//!   than any slow start fills it and limits a sender only at the maximum.
-//!   A segment that opens the window is ACKed at once, as `tcp_grow_window`
-//!   sets `icsk_ack.quick` whenever it raises rcv_ssthresh: while its window
-//!   grows, Linux's receiver ACKs every segment (seen in a capture of the
-//!   kernel's receiver, docs/validation-linux.md), and only once the window
-//!   stops at its maximum every second one. CUBIC's HyStart depends on it:
-//!   its ACK train needs ACKs at most 2 ms apart.
+//! * Linux's receive window (profile `linux`, or `rwnd = "auto"`): it opens
+//!   from the initial window as Linux opens it, segment by segment under a
+//!   clamp that Dynamic Right-Sizing raises once a round trip, with a
+//!   quick ACK for every segment that opens it and sixteen at the start
+//!   (`tcp/receive_buffer.rs`). A fixed buffer (the other profiles) offers
+//!   its whole size from the start.
 
 use super::intervals::IntervalSet;
+use super::receive_buffer::LinuxWindow;
 use crate::net::packet::MAX_SACK_BLOCKS;
-
-/// An autotuned window's first value: Linux's initial receive window
-/// (`tcp_rmem[1]` = 128 KiB, half of it for data).
-pub const AUTOTUNE_INITIAL: u64 = 64 << 10;
+use crate::sim::Time;
 
 #[derive(Clone, Debug, Default)]
 pub struct Receiver {
@@ -72,8 +62,8 @@ pub struct Receiver {
     recent: Vec<(u64, u64)>,
     /// Bytes of the advertised window (the receive buffer).
     pub(in crate::tcp) buffer: u64,
-    /// With autotuning, the most `buffer` grows to (0 = fixed buffer).
-    auto_max: u64,
+    /// Linux's window (`buffer` follows it); None: a fixed buffer.
+    linux: Option<LinuxWindow>,
     /// Out-of-order data takes room in the buffer (see the module doc).
     pub(in crate::tcp) ooo_takes_buffer: bool,
     /// With `ooo_takes_buffer`, the furthest right edge a sent segment
@@ -110,7 +100,7 @@ pub struct Arrival {
     pub duplicate_of_last: bool,
     /// It carried the FIN, now in order.
     pub fin_now_in_order: bool,
-    /// An autotuned window opened on it.
+    /// Linux's window opened on it.
     pub window_grew: bool,
 }
 
@@ -119,9 +109,49 @@ impl Receiver {
         Receiver { buffer, ..Default::default() }
     }
 
-    /// An autotuned receive window that opens up to `max` bytes.
-    pub fn autotuned(max: u64) -> Self {
-        Receiver { buffer: AUTOTUNE_INITIAL.min(max), auto_max: max, ..Default::default() }
+    /// Linux's window (`tcp/receive_buffer.rs`) for segments of `mss`
+    /// bytes.
+    pub fn linux(w: LinuxWindow) -> Self {
+        Receiver { buffer: w.window, linux: Some(w), ..Default::default() }
+    }
+
+    /// The connection is established at `now` (Linux's window starts
+    /// measuring what the application reads).
+    pub fn established(&mut self, now: Time) {
+        if let Some(l) = &mut self.linux {
+            l.established(now, self.bytes_delivered);
+        }
+    }
+
+    /// A data segment of `len` bytes arrived at `now`, with the timestamp
+    /// clock reading and the echo it carried (`ts`, if the option is on);
+    /// `rto` is this end's retransmission timeout: Linux's receiver
+    /// samples its round trip and gives quick ACKs at the first data and
+    /// after a silence.
+    pub fn data_arrived(&mut self, now: Time, len: u64, ts: Option<(u32, u32)>, rto: Time) {
+        if let Some(l) = &mut self.linux {
+            l.on_data(now, len, ts, rto);
+        }
+    }
+
+    /// The application has read everything delivered, at `now` (Linux's
+    /// Right-Sizing).
+    pub fn app_read(&mut self, now: Time) {
+        if let Some(l) = &mut self.linux {
+            l.read(now, self.nxt, self.bytes_delivered);
+        }
+    }
+
+    /// Whether the next ACK goes at once (Linux's quick ACKs).
+    pub fn quickack(&self) -> bool {
+        self.linux.as_ref().is_some_and(LinuxWindow::quickack)
+    }
+
+    /// An ACK of new data went out.
+    pub fn ack_sent(&mut self) {
+        if let Some(l) = &mut self.linux {
+            l.ack_sent();
+        }
     }
 
     /// With `ooo_takes_buffer` set as given (see the module doc).
@@ -191,9 +221,10 @@ impl Receiver {
                 a.filled_hole = had_ooo;
                 a.delivered = self.nxt - s;
                 self.bytes_delivered += a.delivered;
-                if self.buffer < self.auto_max {
-                    self.buffer = (self.buffer + 2 * a.delivered).min(self.auto_max);
-                    a.window_grew = true;
+                let held = self.held();
+                if let Some(l) = &mut self.linux {
+                    a.window_grew = l.grow(len, held);
+                    self.buffer = l.window;
                 }
                 self.recent.retain(|&(_, re)| re > self.nxt);
             } else {
@@ -248,25 +279,27 @@ impl Receiver {
 mod tests {
     use super::*;
 
+    /// Linux's window opens on in-order segments only (two segments per
+    /// segment while there is room), never on out-of-order ones; a fixed
+    /// buffer never moves.
     #[test]
-    fn an_autotuned_window_opens_two_bytes_per_byte_delivered_up_to_its_maximum() {
-        let mut r = Receiver::autotuned(100_000);
+    fn linux_s_window_opens_on_in_order_segments() {
+        use super::super::receive_buffer::LinuxWindow;
+        let mut r = Receiver::linux(LinuxWindow::locked(100_000, 1000));
         r.nxt = 1;
-        assert_eq!(r.buffer, 65_536);
+        assert_eq!(r.buffer, 80_896);
         assert!(r.on_segment(1, 1000, false, u64::MAX).window_grew);
-        assert_eq!(r.buffer, 67_536);
-        // out of order: nothing delivered, nothing opened
-        assert!(!r.on_segment(2001, 1000, false, u64::MAX).window_grew);
-        assert_eq!(r.buffer, 67_536);
-        // the hole filled: 2000 bytes delivered
-        r.on_segment(1001, 1000, false, u64::MAX);
-        assert_eq!(r.buffer, 71_536);
-        assert!(r.on_segment(3001, 20_000, false, u64::MAX).window_grew);
-        assert_eq!(r.buffer, 100_000);
-        // at its maximum it opens no further
+        assert_eq!(r.buffer, 82_896);
+        assert!(!r.on_segment(2001, 1000, false, u64::MAX).window_grew, "out of order");
+        assert_eq!(r.buffer, 82_896);
+        // the hole filled: one segment opens it once, not per byte delivered
+        assert!(r.on_segment(1001, 1000, false, u64::MAX).window_grew);
+        assert_eq!(r.buffer, 84_896);
+        for k in 0..20 {
+            r.on_segment(3001 + 1000 * k, 1000, false, u64::MAX);
+        }
+        assert_eq!(r.buffer, 100_000, "at its size it opens no further");
         assert!(!r.on_segment(23_001, 1000, false, u64::MAX).window_grew);
-        assert_eq!(Receiver::autotuned(1000).buffer, 1000);
-        // a fixed buffer never moves
         let mut f = Receiver::new(5000);
         f.nxt = 1;
         assert!(!f.on_segment(1, 1000, false, u64::MAX).window_grew);

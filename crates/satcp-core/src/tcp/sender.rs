@@ -170,6 +170,7 @@ impl Sender {
             rtt: match cfg.rto_estimator {
                 RtoEstimator::Rfc6298 => RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns),
                 RtoEstimator::Ns2 => RttEstimator::ns2(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns),
+                RtoEstimator::Linux => RttEstimator::linux(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns),
             },
             sampling: cfg.rtt_sampling,
             timestamps: cfg.timestamps,

@@ -71,7 +71,7 @@ impl World {
             i += 1;
             let mut ctx = Ctx { now: self.now, q: &mut self.q, out: &mut self.out, notes: &mut self.notes };
             match a {
-                Action::Listen(s) => self.eps[f.endpoint(s).index()].listen(),
+                Action::Listen(s) => self.eps[f.endpoint(s).index()].listen(self.now),
                 Action::Connect(s) => self.eps[f.endpoint(s).index()].connect(&mut ctx),
                 Action::Write(s, n) => self.eps[f.endpoint(s).index()].write(&mut ctx, n),
                 Action::Close(s) => self.eps[f.endpoint(s).index()].close(&mut ctx),

@@ -119,8 +119,20 @@ fn put_options(b: &mut Vec<u8>, t: &TcpHeader) {
     if let Some(shift) = t.opt_wscale {
         b.extend_from_slice(&[NOP, 3, 3, shift]);
     }
-    if t.opt_sack_perm {
-        b.extend_from_slice(&[NOP, NOP, 4, 2]);
+    match (t.opt_sack_perm, t.opt_ts) {
+        // as Linux lays them out: SACK-permitted in the timestamps' NOPs
+        (true, Some((val, ecr))) => {
+            b.extend_from_slice(&[4, 2, 8, 10]);
+            b.extend_from_slice(&val.to_be_bytes());
+            b.extend_from_slice(&ecr.to_be_bytes());
+        }
+        (false, Some((val, ecr))) => {
+            b.extend_from_slice(&[NOP, NOP, 8, 10]);
+            b.extend_from_slice(&val.to_be_bytes());
+            b.extend_from_slice(&ecr.to_be_bytes());
+        }
+        (true, None) => b.extend_from_slice(&[NOP, NOP, 4, 2]),
+        (false, None) => {}
     }
     if let Some(r) = t.research() {
         let at = b.len();
@@ -343,6 +355,28 @@ mod tests {
         b.clear();
         assert_eq!(encode_headers(&mut b, &d, 0, 1), 1514);
         assert_eq!(b.len(), 54);
+    }
+
+    /// Timestamps as Linux lays them out: NOP NOP TS on data and ACKs
+    /// (three SACK blocks fit beside them), SACK-permitted in the NOPs'
+    /// place on a SYN.
+    #[test]
+    fn timestamps_with_sack_blocks_and_on_a_syn() {
+        let mut h = TcpHeader { flags: FLAG_ACK, opt_ts: Some((0x0102_0304, 9)), ..Default::default() };
+        assert_eq!(h.set_sack(&[(1, 2), (3, 4), (5, 6), (7, 8)]), 3, "40 - 12 bytes leave room for three");
+        let p = Packet::tcp(2, 0, 0, h, 0, 0, false);
+        assert_eq!(p.ip_bytes, 40 + 12 + 28);
+        let mut b = Vec::new();
+        assert_eq!(encode_headers(&mut b, &p, 2, 1), 14 + 80);
+        let opts = &b[54..];
+        assert_eq!(&opts[0..4], &[1, 1, 8, 10]);
+        assert_eq!(&opts[4..12], &[1, 2, 3, 4, 0, 0, 0, 9]);
+        assert_eq!(&opts[12..16], &[1, 1, 5, 26]);
+        let s = Packet::tcp(0, 2, 1, TcpHeader { opt_ts: Some((5, 0)), ..syn().tcp }, 0, 0, false);
+        b.clear();
+        // MSS 4 + NOP WS 4 + SACK-permitted TS 12: Linux's 20-byte SYN options
+        assert_eq!(encode_headers(&mut b, &s, 1, 2), 14 + 20 + 40);
+        assert_eq!(&b[54..74], &[2, 4, 0x05, 0xB4, 1, 3, 3, 7, 4, 2, 8, 10, 0, 0, 0, 5, 0, 0, 0, 0]);
     }
 
     #[test]

@@ -103,6 +103,9 @@ pub struct TcpHeader {
     /// Window-scale option shift (SYN only); None = absent.
     pub opt_wscale: Option<u8>,
     pub opt_sack_perm: bool,
+    /// RFC 7323 timestamps (TSval, TSecr) in ticks of the sender's TCP
+    /// clock (1 ms, Linux's `TCP_TS_HZ`); None = the option is absent.
+    pub opt_ts: Option<(u32, u32)>,
     /// SACK blocks and the research option (see [`OptionSpace`]); set them
     /// through [`TcpHeader::set_research`] and [`TcpHeader::set_sack`],
     /// which keep the budget.
@@ -171,7 +174,10 @@ impl TcpHeader {
         if self.opt_wscale.is_some() {
             n += 4; // NOP + 3-byte option
         }
-        if self.opt_sack_perm {
+        if self.opt_ts.is_some() {
+            // NOP NOP + 10-byte option; SACK-permitted takes the NOPs' place
+            n += 12;
+        } else if self.opt_sack_perm {
             n += 4; // NOP NOP + 2-byte option
         }
         n + self.space.research_len as u32

@@ -16,13 +16,13 @@ pub const DEFAULT_MAX_RETRANSMISSIONS: u32 = 15;
 /// The keys every flow's `tcp` table may hold; each registered controller's
 /// own keys follow them (`tcp_keys`).
 const GENERAL_KEYS: &[&str] = &[
-    "profile", "variant", "recovery", "cc", "sack", "mss", "initial_window", "rwnd", "window_scaling", "initial_ssthresh",
+    "profile", "variant", "recovery", "cc", "sack", "mss", "initial_window", "rwnd", "rwnd_autotune", "window_scaling", "initial_ssthresh",
     "delayed_ack", "delayed_ack_timeout", "delayed_ack_segments", "dupthresh", "min_rto", "max_rto", "initial_rto",
     "clock_granularity", "rtt_sampling", "full_ack_cwnd", "abc_limit", "iss", "max_retransmissions",
     "rescue_retransmission", "rearm_rto_on_retransmit", "daass", "daass_segments", "limited_transmit", "max_burst", "frto",
     "fack_overdamping", "fack_rampdown", "partial_ack_timer", "pacing", "accept_beyond_window",
     "cwnd_validation", "handshake", "fin", "ssthresh_basis", "recover_rule", "rto_estimator",
-    "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "exit_opens_cwnd", "delay_duplicate_ack", "fack_style", "rack", "prr", "tlp", "newreno_within_cwnd",
+    "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "exit_opens_cwnd", "delay_duplicate_ack", "fack_style", "rack", "prr", "tlp", "newreno_within_cwnd", "app_limited",
     "timestamps", "options_on_wire", "limited_transmit_style", "partial_window_deflation", "ooo_takes_buffer", "rto_timer",
     "ack_out_of_order",
 ];
@@ -66,9 +66,10 @@ fn recovery_named(name: &str) -> Recovery {
     }
 }
 
-/// Most an autotuned receive window opens to: Linux's default
-/// `tcp_rmem[2]` (6 MiB) less the half it keeps for overhead.
-pub const AUTOTUNE_MAX: u64 = 3 << 20;
+/// Most an autotuned receive window opens to: the window share of Linux's
+/// default `tcp_rmem[2]` (32 MiB since 6.17; `tcp/receive_buffer.rs`).
+pub const AUTOTUNE_MAX: u64 = crate::tcp::receive_buffer::MAX_BUFFER * crate::tcp::receive_buffer::WINDOW_RATIO.0
+    / crate::tcp::receive_buffer::WINDOW_RATIO.1;
 
 /// Largest window with window scaling: 65535 * 2^14 (RFC 7323).
 const MAX_SCALED_WINDOW: u64 = 65535 << 14;
@@ -110,17 +111,37 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         Some(_) => return Err(t.bad("initial_window", "an integer >= 1 (segments) or \"rfc3390\"")),
     };
     let window_scaling = t.bool("window_scaling")?.unwrap_or(true);
-    let (rwnd, rwnd_autotune) = match t.get("rwnd") {
-        Some(Value::String(s)) if s == "auto" => (AUTOTUNE_MAX, true),
+    // a size in the linux profile is what Linux's window opens to (a tuned
+    // host's tcp_rmem[2]); autotuned unless the application set the
+    // buffer (rwnd_autotune = false: SO_RCVBUF)
+    let linux = profile == Profile::Linux;
+    let autotune = t.bool("rwnd_autotune")?;
+    let (rwnd, auto) = match t.get("rwnd") {
+        Some(Value::String(s)) if s == "auto" => {
+            if autotune == Some(false) {
+                return Err(t.bad("rwnd_autotune", "true or left out with rwnd = \"auto\" (autotuning); false goes with a size (a buffer the application set)"));
+            }
+            (AUTOTUNE_MAX, true)
+        }
         Some(_) => match t.size("rwnd") {
-            Ok(Some(b)) => (b, false),
+            Ok(Some(b)) => (b, autotune.unwrap_or(linux)),
             _ => return Err(t.bad("rwnd", format!("\"auto\" (Linux-style autotuning) or {}", units::SIZE_ALLOWED))),
         },
         None => match d.rwnd {
-            RwndDefault::Fixed(b) => (b, false),
-            RwndDefault::Segments(n) => (n * u64::from(mss), false),
-            RwndDefault::Auto => (AUTOTUNE_MAX, true),
+            RwndDefault::Fixed(b) => (b, autotune.unwrap_or(false)),
+            RwndDefault::Segments(n) => (n * u64::from(mss), autotune.unwrap_or(false)),
+            RwndDefault::Auto => {
+                if autotune == Some(false) {
+                    return Err(t.bad("rwnd_autotune", "true or left out unless rwnd gives the buffer's size (false: a buffer the application set)"));
+                }
+                (AUTOTUNE_MAX, true)
+            }
         },
+    };
+    let rwnd_growth = match (auto, linux) {
+        (true, _) => RwndGrowth::LinuxAutotuned,
+        (false, true) => RwndGrowth::LinuxLocked,
+        (false, false) => RwndGrowth::Fixed,
     };
     // without window scaling a default (or autotuned) window stops at the
     // largest unscaled one, as in any stack
@@ -248,8 +269,9 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         Some(_) => RecoverRule::At,
         None => d.rules.recover_rule,
     };
-    let rto_estimator = match t.choice("rto_estimator", &["rfc6298", "ns2"])? {
+    let rto_estimator = match t.choice("rto_estimator", &["rfc6298", "ns2", "linux"])? {
         Some("ns2") => RtoEstimator::Ns2,
+        Some("linux") => RtoEstimator::Linux,
         Some(_) => RtoEstimator::Rfc6298,
         None => d.rules.rto_estimator,
     };
@@ -280,6 +302,10 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     let tlp = t.bool("tlp")?.unwrap_or(d.tlp);
     let newreno_within_cwnd = t.bool("newreno_within_cwnd")?.unwrap_or(d.newreno_within_cwnd);
     let timestamps = t.bool("timestamps")?.unwrap_or(d.timestamps);
+    let app_limited_on_write = match t.choice("app_limited", &["idle", "on_write"])? {
+        Some(v) => v == "on_write",
+        None => d.app_limited_on_write,
+    };
     let lt_resends = match t.choice("limited_transmit_style", &["rfc3042", "ns2"])? {
         Some(v) => v == "ns2",
         None => d.rules.lt_resends,
@@ -301,7 +327,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         mss,
         initial_window,
         rwnd_bytes: rwnd,
-        rwnd_autotune,
+        rwnd_growth,
         window_scaling,
         initial_ssthresh_bytes: initial_ssthresh,
         delayed_ack,
@@ -342,6 +368,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         prr,
         tlp,
         newreno_within_cwnd,
+        app_limited_on_write,
         timestamps,
         options_on_wire,
         lt_resends,

@@ -39,10 +39,11 @@
 //! as a loss and as the end of a round (and clears Startup's full-bandwidth
 //! reference, `bbr_set_state`).
 //!
-//! Loss: BBR does not react to loss by rate reduction. On entering fast
-//! recovery it saves cwnd and applies packet conservation for one round
-//! (cwnd = max(cwnd, inflight + delivered)); on leaving recovery the saved
-//! cwnd is restored. An RTO sets cwnd to 1 SMSS (saving cwnd), grows as
+//! Loss: BBR does not react to loss by rate reduction. Every ACK that
+//! delivers data first takes what it marked lost off cwnd (an ACK of P
+//! segments releases at most 2P). On entering fast recovery it saves cwnd
+//! and applies packet conservation for one round (cwnd = max(cwnd,
+//! inflight + delivered)); on leaving recovery the saved cwnd is restored. An RTO sets cwnd to 1 SMSS (saving cwnd), grows as
 //! above, and restores the saved cwnd when the repair ends.
 //!
 //! Choices:
@@ -62,8 +63,13 @@
 //!   ProbeBW phase checks use it after the ACK, and the 5/4 phase does not
 //!   end on losses.
 //! * The send quantum is one segment (no TSO), so the cwnd quanta are 3 SMSS.
-//! * The controller first runs on the first ACK of data, so the initial
-//!   window leaves unpaced (Linux paces it from the handshake RTT).
+//! * When the connection opens (`on_open`, Linux's `bbr_init`) RTprop is
+//!   the handshake's RTT, timed from then, and the initial window leaves
+//!   paced at the high gain over it. Timing RTprop from the first data
+//!   ACK instead put ProbeRTT half a second later than the kernel's on its
+//!   cross-check path without SACK, late enough for a repair of one hole
+//!   per round trip to age the bandwidth filter out before the timeout
+//!   (docs/validation-linux.md).
 //! * No idle-restart handling, and no pacing margin (Linux paces 1% below
 //!   the rate).
 //! * The policer detection counts bytes where Linux counts packets, and
@@ -185,6 +191,9 @@ pub struct Bbr {
     probe_rtt_round_done: bool,
     prior_cwnd: u64,
     packet_conservation: bool,
+    /// Bytes marked lost up to the last ACK (this ACK's losses are the
+    /// difference).
+    lost_seen: u64,
     /// Repairing after an RTO: restore `prior_cwnd` when it ends.
     rto_repair: bool,
     initial_cwnd: Option<u64>,
@@ -237,6 +246,7 @@ impl Bbr {
             probe_rtt_round_done: false,
             prior_cwnd: 0,
             packet_conservation: false,
+            lost_seen: 0,
             rto_repair: false,
             initial_cwnd: None,
             delivered: 0,
@@ -278,10 +288,23 @@ impl Bbr {
         self.inflight_at(self.btl_bw(), gain, w)
     }
 
+    /// The connection opened (`bbr_init`): RTprop is the handshake's RTT,
+    /// timed from now, and the initial window leaves paced at the high
+    /// gain over it (`bbr_init_pacing_rate_from_rtt`).
+    pub fn on_open(&mut self, w: &mut Window, now: Time, rtt: Option<Time>) {
+        if let Some(r) = rtt.filter(|&r| r > 0) {
+            self.rt_prop = Some(r);
+            self.rt_prop_stamp = now;
+            w.pacing_bps = ((HIGH_GAIN * w.cwnd as f64 * 8e9 / r as f64) as u64).max(1);
+        }
+    }
+
     pub fn on_ack(&mut self, w: &mut Window, a: &AckCtx) {
         self.initial_cwnd.get_or_insert(w.cwnd);
         let newly = a.delivered - self.delivered;
         self.delivered = a.delivered;
+        let losses = a.lost - self.lost_seen;
+        self.lost_seen = a.lost;
         self.last_inflight = a.pipe;
         self.last_delivered_now = newly;
         if self.rto_repair && !a.recovering {
@@ -296,7 +319,7 @@ impl Bbr {
         self.check_drain(w, a);
         self.update_rt_prop(w, a);
         self.set_pacing_rate(w, a);
-        self.set_cwnd(w, a, newly);
+        self.set_cwnd(w, a, newly, losses);
     }
 
     fn update_round_and_bw(&mut self, a: &AckCtx) {
@@ -444,9 +467,12 @@ impl Bbr {
         }
     }
 
-    fn set_cwnd(&mut self, w: &mut Window, a: &AckCtx, newly: u64) {
+    fn set_cwnd(&mut self, w: &mut Window, a: &AckCtx, newly: u64, losses: u64) {
         let floor = MIN_CWND_SEGMENTS * w.smss;
         if newly > 0 {
+            // an ACK of P segments releases at most 2P: what it marked lost
+            // comes off first (`bbr_set_cwnd_to_recover_or_restore`)
+            w.cwnd = w.cwnd.saturating_sub(losses).max(w.smss);
             if self.packet_conservation {
                 w.cwnd = w.cwnd.max(a.pipe + newly);
             } else {
@@ -563,6 +589,8 @@ impl Bbr {
         self.full_bw = 0.0;
         self.round_start = true;
         self.lt.last_lost = ack.lost;
+        // what the timeout marked lost is not an ACK's to take off
+        self.lost_seen = ack.lost;
         // Linux passes a sample with only `losses = 1`
         self.lt_sample(ack, false, true);
         self.save_cwnd(w);
@@ -581,6 +609,10 @@ impl WindowController for Bbr {
 
     fn on_ack(&mut self, w: &mut Window, a: &AckCtx, _acts: &mut Vec<Action>) {
         Bbr::on_ack(self, w, a);
+    }
+
+    fn on_open(&mut self, w: &mut Window, now: Time, rtt: Option<Time>) {
+        Bbr::on_open(self, w, now, rtt);
     }
 
     fn ssthresh_after_loss(&mut self, w: &Window, _flight: u64, _acts: &mut Vec<Action>) -> u64 {

@@ -23,6 +23,11 @@
 //!   once), chosen by `cubic_hystart_style` ("rfc9406" | "linux"; the
 //!   profile's by default: "linux" under `linux`, "rfc9406" elsewhere).
 //!
+//! * With `cubic_style = "linux"` (the `linux` profile's default) the
+//!   window follows Linux's `tcp_cubic.c` instead (`cubic_linux.rs`: the
+//!   curve one minimum RTT ahead, 5% a round trip before the first loss,
+//!   ssthresh from cwnd, whole segments, a timeout forgets everything).
+//!
 //! Choices:
 //! * Windows are bytes (u64) with the fraction of a byte carried between
 //!   ACKs; W_cubic and W_est are computed in f64 bytes (C x SMSS per s^3).
@@ -36,6 +41,7 @@
 //!   differ only when the receiver's window limits the sender).
 
 use super::hystart::{HyStart, Phase};
+use super::cubic_linux::{LinuxCubic, LinuxCubicParams};
 use super::hystart_linux::LinuxHyStart;
 use super::{AckCtx, Action, CcParams, Env, Window, WindowController};
 use crate::scenario::reader::{Res, Tbl};
@@ -45,7 +51,9 @@ use crate::sim::Time;
 /// CUBIC's parameters: C (`cubic_c`, 0.4 segments/s^3), beta (`cubic_beta`,
 /// 0.7), fast convergence and HyStart in the initial slow start
 /// (`cubic_fast_convergence`, `cubic_hystart`, both on; which HyStart,
-/// `cubic_hystart_style`).
+/// `cubic_hystart_style`), and whose window function (`cubic_style`:
+/// "rfc9438" or "linux"; under "linux", C and beta become the module's
+/// `bic_scale` and `beta` in its fixed point).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CubicCfg {
     pub c: f64,
@@ -54,13 +62,19 @@ pub struct CubicCfg {
     pub hystart: bool,
     /// Linux's HyStart instead of HyStart++ (`cubic_hystart_style`).
     pub hystart_linux: bool,
+    /// Linux's window function instead of RFC 9438's (`cubic_style`).
+    pub linux_window: bool,
 }
 
 impl CcParams for CubicCfg {
     const KEYS: &'static [&'static str] =
-        &["cubic_c", "cubic_beta", "cubic_fast_convergence", "cubic_hystart", "cubic_hystart_style"];
+        &["cubic_c", "cubic_beta", "cubic_fast_convergence", "cubic_hystart", "cubic_hystart_style", "cubic_style"];
 
     fn parse(t: &Tbl, profile: Profile) -> Res<Self> {
+        let linux_window = match t.choice("cubic_style", &["rfc9438", "linux"])? {
+            Some(style) => style == "linux",
+            None => profile == Profile::Linux,
+        };
         Ok(CubicCfg {
             c: t.number("cubic_c", |x| x > 0.0 && x <= 100.0, "a number in (0, 100], e.g. 0.4")?.unwrap_or(0.4),
             beta: t.number("cubic_beta", |x| x > 0.0 && x < 1.0, "a number in (0, 1), e.g. 0.7")?.unwrap_or(0.7),
@@ -71,6 +85,7 @@ impl CcParams for CubicCfg {
                 Some(style) => style == "linux",
                 None => profile == Profile::Linux,
             },
+            linux_window,
         })
     }
 }
@@ -83,6 +98,9 @@ pub struct Cubic {
     abc_limit: u32,
     pub hystart: Option<HyStart>,
     pub hystart_linux: Option<LinuxHyStart>,
+    /// Linux's window function (`cubic_style = "linux"`), which then
+    /// replaces everything below but HyStart.
+    pub linux: Option<LinuxCubic>,
     /// W_max in bytes (0 = no congestion event yet).
     pub w_max: f64,
     /// cwnd before the last reduction (bytes).
@@ -108,6 +126,7 @@ impl Cubic {
             abc_limit,
             hystart: hystart.then(HyStart::default),
             hystart_linux: None,
+            linux: None,
             w_max: 0.0,
             cwnd_prior: 0.0,
             k: 0.0,
@@ -129,6 +148,9 @@ impl Cubic {
         if a.srtt.is_some() {
             self.srtt = a.srtt;
         }
+        if let (Some(l), Some(rtt)) = (&mut self.linux, a.rtt) {
+            l.on_rtt(a.now, rtt);
+        }
         if let Some(h) = &mut self.hystart_linux {
             if a.acked > 0 {
                 h.on_ack(w, a);
@@ -139,6 +161,12 @@ impl Cubic {
     pub fn grow(&mut self, w: &mut Window, a: &AckCtx) {
         if a.acked == 0 {
             return;
+        }
+        let hystart_pp = self.hystart.as_ref().is_some_and(|h| h.phase != Phase::Done);
+        if let Some(l) = &mut self.linux {
+            if !(hystart_pp && w.cwnd < w.ssthresh) {
+                return l.grow(w, a);
+            }
         }
         if w.cwnd < w.ssthresh {
             let growth = a.acked.min(self.abc_limit as u64 * w.smss);
@@ -192,6 +220,9 @@ impl Cubic {
         if let Some(h) = &mut self.hystart_linux {
             h.on_loss();
         }
+        if let Some(l) = &mut self.linux {
+            return l.ssthresh(w);
+        }
         ((flight as f64 * self.beta).round() as u64).max(2 * w.smss)
     }
 
@@ -205,6 +236,13 @@ impl Cubic {
         }
         self.epoch_start = None;
         w.cwnd = w.smss;
+        if let Some(l) = &mut self.linux {
+            // `cubictcp_state(TCP_CA_Loss)`: CUBIC and HyStart start over
+            l.reset();
+            if let Some(h) = &mut self.hystart_linux {
+                *h = LinuxHyStart::default();
+            }
+        }
     }
 }
 
@@ -215,6 +253,9 @@ impl WindowController for Cubic {
         let mut c = Cubic::new(p.c, p.beta, p.fast_convergence, p.hystart && !p.hystart_linux, env.abc_limit);
         if p.hystart && p.hystart_linux {
             c.hystart_linux = Some(LinuxHyStart::default());
+        }
+        if p.linux_window {
+            c.linux = Some(LinuxCubic::new(LinuxCubicParams::new(p.c, p.beta, p.fast_convergence)));
         }
         c
     }

@@ -15,19 +15,24 @@
 //!
 //! Both look only while cwnd >= 16 segments (`hystart_low_window`) and in
 //! slow start; a round begins when snd_una passes the snd_nxt of the last
-//! round's start (`bictcp_hystart_reset`). Linux runs the check on every
+//! round's start (`bictcp_hystart_reset`), counted from the first ACK
+//! whatever the window. Linux runs the check on every
 //! ACK with an RTT sample (`cubictcp_acked`), whether or not cwnd may grow
 //! on it; so does this. Only the initial slow start uses it: a loss ends
 //! it for good, as Linux's `found` stays set until the connection restarts.
 //!
 //! The `linux` profile's default. Measured against the kernel
-//! (docs/validation-linux.md; 10 Mb/s, 250 ms one way, a 400-packet queue):
-//! the ACK train ends slow start before any loss, as in the kernel, once the
-//! receiver ACKs every segment while its window opens (`receiver.rs`, as
-//! `tcp_grow_window` does); 7.12 s and no retransmission against the
-//! kernel's 7.15 s and none. The delay signal alone would fire late on such
-//! a path (the first 8 samples of a round are of packets sent at the start
-//! of a burst, which find the queue empty until it stands across rounds).
+//! (docs/validation-linux.md, captures of both ends): on 10 Mb/s, 250 ms
+//! one way, a 400-packet queue, the ACK train ends slow start at cwnd 529,
+//! before any loss, in the kernel and here (7.15 s for 5 MB, no
+//! retransmission); at 300 ms with 500 packets, at 893 (IW 10) and 764
+//! (IW 2) in both. The train exists because Linux's receiver ACKs every
+//! segment while its window opens, and opens it in a step at the start of
+//! each round trip (`tcp/receive_buffer.rs`); a round whose step is too
+//! small for half a round trip of ACKs leaves the train short. The delay
+//! signal alone would fire late on such a path (the first 8 samples of a
+//! round are of packets sent at the start of a burst, which find the queue
+//! empty until it stands across rounds).
 
 use super::{AckCtx, Window};
 use crate::sim::Time;
@@ -81,11 +86,15 @@ impl LinuxHyStart {
         let Some(delay) = a.rtt.filter(|&r| r > 0) else { return };
         let delay_min = self.delay_min.map_or(delay, |m| m.min(delay));
         self.delay_min = Some(delay_min);
-        if w.cwnd >= w.ssthresh || w.cwnd < LOW_WINDOW_SEGMENTS * w.smss {
+        if w.cwnd >= w.ssthresh {
             return;
         }
+        // rounds are counted from the start; the checks wait for 16 segments
         if a.una > self.end_seq {
             self.reset(a.now, a.snd_max);
+        }
+        if w.cwnd < LOW_WINDOW_SEGMENTS * w.smss {
+            return;
         }
         if a.now - self.last_ack <= ACK_DELTA {
             self.last_ack = a.now;

@@ -51,6 +51,7 @@ pub mod aimd;
 pub mod bbr;
 pub mod ceten;
 pub mod cubic;
+pub mod cubic_linux;
 pub mod hybla;
 pub mod hystart;
 pub mod hystart_linux;
@@ -336,6 +337,11 @@ pub(crate) trait WindowController {
     fn initial_cwnd(&mut self, iw: u64, _smss: u64) -> u64 {
         iw
     }
+
+    /// The connection opened at `now` with cwnd already set; `rtt` is the
+    /// handshake's RTT sample, if it gave one (Linux initialises its
+    /// congestion control here, `tcp_init_congestion_control`).
+    fn on_open(&mut self, _w: &mut Window, _now: Time, _rtt: Option<Time>) {}
 }
 
 /// What a controller does beyond its hooks' defaults: yes/no answers that
@@ -577,6 +583,10 @@ impl Cc {
 
     /// cwnd when the connection opens (the configured initial window
     /// `iw`, unless the controller says otherwise).
+    pub fn on_open(&mut self, w: &mut Window, now: Time, rtt: Option<Time>) {
+        dispatch!(self, on_open(w, now, rtt))
+    }
+
     pub fn initial_cwnd(&mut self, iw: u64, smss: u64) -> u64 {
         dispatch!(self, initial_cwnd(iw, smss))
     }

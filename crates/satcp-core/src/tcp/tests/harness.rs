@@ -137,7 +137,7 @@ impl Harness {
 
     /// Endpoint 0 connects and sends `bytes`, then closes.
     pub fn transfer(&mut self, bytes: u64) {
-        self.eps[1].listen();
+        self.eps[1].listen(self.now);
         self.ctx_do(0, &mut |e, c| {
             e.connect(c);
             e.write(c, bytes);
@@ -147,7 +147,7 @@ impl Harness {
 
     /// Endpoint 0 connects and sends `bytes`, and keeps the connection open.
     pub fn transfer_open(&mut self, bytes: u64) {
-        self.eps[1].listen();
+        self.eps[1].listen(self.now);
         self.ctx_do(0, &mut |e, c| {
             e.connect(c);
             e.write(c, bytes);
