@@ -126,12 +126,13 @@ fn the_bare_slow_start_floods_and_linux_style_finishes() {
 }
 
 /// docs/models/hybla.md's two tables, printed as its rows (`cargo test
-/// --test hybla_geo -- --nocapture`). Under `linux` a 64 MiB window open
-/// from the first segment lets slow start's 65,535-segment step send the
-/// whole file at once (more than twice its 20,719 segments of 1448 bytes
-/// go out), where the autotuned window, which opens as a Linux receiver's
-/// does, keeps it to the overflows of congestion avoidance (under a fifth
-/// more).
+/// --test hybla_geo -- --nocapture`). Under `linux` a 64 MiB `rwnd` is
+/// what the receiver's window may open to, as `tcp_rmem`'s maximum is:
+/// the window opens as a Linux receiver's does, so slow start's
+/// 65,535-segment step cannot send the whole file at once (it did, more
+/// than twice the file's 20,719 segments, when the window was open from
+/// the first segment) and the losses are congestion avoidance's overflows
+/// (under a quarter more than the file), as with `rwnd = "auto"`.
 #[test]
 fn the_documented_tables() {
     let rows: [(&str, &[&str]); 7] = [
@@ -159,6 +160,6 @@ fn the_documented_tables() {
             sent.push(f.segments_sent);
         }
         let file = 30_000_000u64.div_ceil(1448);
-        assert!(sent[5] > 2 * file && sent[6] < file + file / 5, "{name}: {sent:?}");
+        assert!(sent[5] < file + file / 4 && sent[6] < file + file / 4, "{name}: {sent:?}");
     }
 }

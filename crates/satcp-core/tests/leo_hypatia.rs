@@ -152,13 +152,17 @@ fn a_path_only_scenario_runs_to_its_stop() {
     assert_eq!(e.path, "flows", "{e}");
 }
 
-/// A flow that finishes early ends the run unless `run.end = "stop"`.
+/// With `[[paths]]` the run traces them to `run.stop` after a flow that
+/// finishes early (the wording; `run.end = "stop"` is the default
+/// then), and ends with the flow under `run.end = "flows"`.
 #[test]
 fn run_end_stop_traces_paths_after_the_flows_are_done() {
     let text = shell() + "[[flows]]\nsrc = \"a\"\ndst = \"b\"\napp = { kind = \"ftp\", size = \"100kB\" }\n";
-    let early = run_text(&text, &[]);
+    let early = run_text(&text, &["run.end=\"flows\""]);
     assert_eq!(early.summary.ended_by, "completed");
     assert!(early.summary.sim_time_s < 2.0, "{}", early.summary.sim_time_s);
+    let by_default = run_text(&text, &[]);
+    assert_eq!((by_default.summary.ended_by.as_str(), by_default.summary.sim_time_s), ("stop", 10.0));
     let full = run_text(&text, &["run.end=\"stop\""]);
     assert_eq!((full.summary.ended_by.as_str(), full.summary.sim_time_s), ("stop", 10.0));
     assert!(full.summary.flows[0].completed);

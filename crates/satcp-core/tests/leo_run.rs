@@ -132,7 +132,9 @@ fn a_station_that_sees_no_satellite_gets_no_route_and_the_run_ends() {
     // 80 degrees north, a 55-degree shell at 1000 km: never in view at 20
     // degrees of elevation
     let text = shell_scenario("shortest-path", "120s", "").replace("lat = 35.0", "lat = 80.0");
-    let out = run_text(&text, &["flows.f.tcp.max_retransmissions=4"]);
+    // (run.end = "flows": the flow's end ends the run, its path traced
+    // until then; by default a path is traced to run.stop)
+    let out = run_text(&text, &["flows.f.tcp.max_retransmissions=4", "run.end=\"flows\""]);
     let g = &out.summary.ground_stations[0];
     assert_eq!(g.steps_without_satellite, out.path_series.time_s.len() as u64);
     assert_eq!(g.links_up, 0);

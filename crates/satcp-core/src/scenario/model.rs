@@ -67,7 +67,9 @@ pub struct RunCfg {
     /// Time-series sampling interval; None = no time series recorded.
     pub sample_interval_ns: Option<u64>,
     /// The run goes on to `stop_ns` after every finite flow is done
-    /// (`run.end = "stop"`: paths traced and links sampled to the end).
+    /// (`run.end = "stop"`: paths traced and links sampled to the end; the
+    /// default when `[[paths]]` are traced and `run.stop` is given,
+    /// `run.end = "flows"` ends it with the flows).
     pub to_stop: bool,
 }
 

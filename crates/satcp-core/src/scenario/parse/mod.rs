@@ -145,7 +145,7 @@ pub fn from_value_in(mut v: Value, base_dir: Option<&Path>) -> Result<Scenario, 
     multihop::expand(&mut v)?;
     let mut root = Tbl::new(String::new(), &v, "a table with [run], [nodes], [[links]] and [[flows]]")?;
     root.only(&["run", "nodes", "links", "flows", "captures", "agents", "constellations", "ground_stations", "paths"])?;
-    let (run, leo_keys) = parse_run(&root)?;
+    let (mut run, leo_keys, end_given) = parse_run(&root)?;
     let moving = root.get("constellations").is_some() || root.get("ground_stations").is_some();
     let mut nodes = parse_nodes(&root, moving)?;
     let stations = constellations::parse_ground_stations(&root, &mut nodes)?;
@@ -163,6 +163,10 @@ pub fn from_value_in(mut v: Value, base_dir: Option<&Path>) -> Result<Scenario, 
     let leo = moving.then(|| {
         Box::new(LeoCfg { step_ns: leo_keys.step_ns.unwrap_or(100_000_000), epoch, shells, stations, paths })
     });
+    // paths are traced to run.stop unless run.end says the flows end it
+    if !end_given && run.stop_ns.is_some() && leo.as_ref().is_some_and(|l| !l.paths.is_empty()) {
+        run.to_stop = true;
+    }
     // a path-only scenario (Hypatia's path analysis): paths traced, no flows
     let path_only = leo.as_ref().is_some_and(|l| !l.paths.is_empty()) && root.get("flows").is_none_or(|f| f.as_array().is_some_and(Vec::is_empty));
     if path_only && run.stop_ns.is_none() {
@@ -324,10 +328,13 @@ pub(crate) fn check_name(t: &Tbl, key: &str, name: &str) -> Res<()> {
 // ---------------------------------------------------------------------------
 // [run]
 
-fn parse_run(root: &Tbl) -> Res<(RunCfg, constellations::LeoRunKeys)> {
+/// `[run]`, and whether it gave `end` (left out, a scenario that traces
+/// `[[paths]]` runs on to its stop: the parser decides once it has read
+/// them).
+fn parse_run(root: &Tbl) -> Res<(RunCfg, constellations::LeoRunKeys, bool)> {
     let Some(mut t) = root.table("run", "a table ([run]) with seed, stop and sample_interval")? else {
         let keys = constellations::LeoRunKeys { step_ns: None, epoch: None };
-        return Ok((RunCfg { seed: 1, stop_ns: None, sample_interval_ns: None, to_stop: false }, keys));
+        return Ok((RunCfg { seed: 1, stop_ns: None, sample_interval_ns: None, to_stop: false }, keys, false));
     };
     t.only(&["seed", "stop", "sample_interval", "topology_step", "epoch", "end"])?;
     let run = RunCfg {
@@ -336,6 +343,7 @@ fn parse_run(root: &Tbl) -> Res<(RunCfg, constellations::LeoRunKeys)> {
         sample_interval_ns: t.duration_pos("sample_interval")?,
         to_stop: t.choice("end", &["flows", "stop"])? == Some("stop"),
     };
+    let end_given = t.get("end").is_some();
     if run.to_stop && run.stop_ns.is_none() {
         return Err(missing("run.stop", "a stop time: run.end = \"stop\" runs on to it after the flows are done"));
     }
@@ -343,7 +351,7 @@ fn parse_run(root: &Tbl) -> Res<(RunCfg, constellations::LeoRunKeys)> {
     if step_ns.is_some_and(|s| s < 1_000_000) {
         return Err(t.bad("topology_step", "a step of at least 1ms (100ms is the usual)"));
     }
-    Ok((run, constellations::LeoRunKeys { step_ns, epoch: constellations::parse_epoch(&t)? }))
+    Ok((run, constellations::LeoRunKeys { step_ns, epoch: constellations::parse_epoch(&t)? }, end_given))
 }
 
 // ---------------------------------------------------------------------------
