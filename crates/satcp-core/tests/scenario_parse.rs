@@ -548,3 +548,14 @@ kind = "monitor"
         .toml();
     assert_eq!(parse_toml(&built, &[]).unwrap(), parse_toml(by_hand, &[]).unwrap());
 }
+
+/// `[[paths]]` trace routes through a constellation; on a fixed network
+/// they are refused, not silently ignored.
+#[test]
+fn paths_without_a_constellation_are_refused() {
+    let text = "[run]\nstop = \"10s\"\n[nodes]\na = {}\nb = {}\n[[links]]\na = \"a\"\nb = \"b\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n\
+                [[flows]]\nsrc = \"a\"\ndst = \"b\"\napp = { kind = \"ftp\", size = \"1MB\" }\n[[paths]]\nsrc = \"a\"\ndst = \"b\"\n";
+    let e = satcp_core::scenario::parse_toml(text, &[]).unwrap_err();
+    assert_eq!(e.path, "paths", "{e}");
+    assert!(e.to_string().contains("constellations"), "{e}");
+}

@@ -160,6 +160,13 @@ pub fn from_value_in(mut v: Value, base_dir: Option<&Path>) -> Result<Scenario, 
     let mut links = if moving && root.get("links").is_none() { Vec::new() } else { parse_links(&root, &nodes, base_dir)? };
     links.extend(isl_links);
     let paths = constellations::parse_paths(&root, &nodes)?;
+    if !moving && !paths.is_empty() {
+        return Err(ScenarioError::new(
+            "paths",
+            "",
+            "[[paths]] trace routes through a constellation: add [[constellations]] and [[ground_stations]] (a fixed network's path does not change)",
+        ));
+    }
     let leo = moving.then(|| {
         Box::new(LeoCfg { step_ns: leo_keys.step_ns.unwrap_or(100_000_000), epoch, shells, stations, paths })
     });
