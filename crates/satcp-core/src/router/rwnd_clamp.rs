@@ -8,8 +8,8 @@
 //!   learnt from the handshake; never raised; rounded up to the scale's
 //!   unit so that one segment still fits).
 //! * `bytes` is at least every flow's MSS (checked with the scenario): a
-//!   window under one segment would stall a sender that sends only full
-//!   segments.
+//!   window under one segment would leave the sender to its window
+//!   probe (`tcp/window_probe.rs`), one cut segment per RTO.
 
 use std::collections::BTreeMap;
 

@@ -698,6 +698,7 @@ impl Endpoint {
         let why = self.limit_now(ctx.now);
         let s = &mut self.snd;
         s.limits.note(ctx.now, why, s.max - s.una, s.una, s.nxt.max(s.max));
+        self.arm_window_probe(ctx, why);
     }
 
     /// What stops the sender now (see `tcp::limits`).
@@ -766,10 +767,16 @@ impl Endpoint {
                         0
                     };
                     let room_rwnd = (s.una + s.send_window()).saturating_sub(nxt);
-                    if len > 0 && ((len > room_cwnd && len > room_lt) || len > room_rwnd) {
+                    let retx = nxt < s.max;
+                    // a resend is held only when it starts at or beyond the
+                    // window's edge, and not by a closed window, where it is
+                    // the probe (Linux's __tcp_retransmit_skb): data sent once
+                    // fitted a window, and a window shrunk below a segment
+                    // (a router agent's rewrite) must not stall the repair
+                    let rwnd_holds = if retx { room_rwnd == 0 && s.send_window() > 0 } else { len > room_rwnd };
+                    if len > 0 && ((len > room_cwnd && len > room_lt) || rwnd_holds) {
                         break;
                     }
-                    let retx = nxt < s.max;
                     if retx && retx_left == 0 {
                         break;
                     }
@@ -1337,7 +1344,7 @@ impl Endpoint {
         let s = &self.snd;
         debug_assert!(s.una <= s.nxt && s.nxt <= s.max, "una {} nxt {} max {}", s.una, s.nxt, s.max);
         if self.state == State::Established {
-            debug_assert!(s.w.cwnd >= s.smss(), "cwnd {} below one segment", s.w.cwnd);
+            debug_assert!(s.w.cwnd >= s.smss(), "cwnd {} below one segment (ssthresh {} una {} max {} phase {:?} smss {})", s.w.cwnd, s.w.ssthresh, s.una, s.max, s.phase, s.smss());
             // (a scenario may start it lower: `initial_ssthresh`)
             let floor = (2 * s.smss()).min(self.cfg.initial_ssthresh_bytes.unwrap_or(u64::MAX));
             debug_assert!(
@@ -1359,6 +1366,10 @@ impl Endpoint {
             }
             TimerKind::Rto => {
                 if self.rto_timer.on_pop(ctx.now, ctx.q, ev) {
+                    // the same slot holds the window probe (`window_probe.rs`)
+                    if self.stalled_by_window(self.limit_now(ctx.now)) {
+                        return self.window_probe(ctx);
+                    }
                     // Linux's one timer slot would hold the probe
                     if self.tlp_due(ctx.now) && self.tlp_fire(ctx) {
                         return;

@@ -16,6 +16,7 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 pub mod seq;
+mod window_probe;
 
 pub use endpoint::{Ctx, Endpoint, EndpointStats, FlowCounters, Note, ReceiveState, State};
 

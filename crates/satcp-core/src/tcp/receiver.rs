@@ -4,7 +4,8 @@
 //!
 //! Choices:
 //! * The application reads in-order data the moment it arrives, so zero
-//!   windows never occur and no persist timer is needed. The right edge is
+//!   windows never occur here (a router agent may still lower the window
+//!   a sender sees below a segment: `tcp/window_probe.rs`). The right edge is
 //!   rcv_nxt + buffer, out-of-order data sitting inside that window; or,
 //!   with `ooo_takes_buffer` (the `linux` profile), out-of-order data takes
 //!   room in the buffer as a kernel's skbs do, so the edge moves to

@@ -23,7 +23,8 @@
 //! the Eifel response, RFC 4015): the outstanding data is deemed not lost,
 //! sending continues with new data, and the window is restored the way
 //! RFC 4015 does it: ssthresh = max(FlightSize, ssthresh) as they were at the
-//! timeout ("pipe_prev"), cwnd = FlightSize + min(bytes acknowledged, IW).
+//! timeout ("pipe_prev"), cwnd = FlightSize + min(bytes acknowledged, IW),
+//! at least one SMSS (in bytes, short segments could make it less).
 //! The sender then slow-starts back to where it was. The RTO keeps its
 //! backed-off value until a valid sample arrives (Karn), which the new
 //! segments give.
@@ -143,7 +144,9 @@ impl Endpoint {
         };
         let s = &mut self.snd;
         s.w.ssthresh = s.frto.pipe_prev;
-        s.w.cwnd = s.flight() + acked.min(iw);
+        // never below a segment: windows here are bytes, and with segments
+        // shorter than the SMSS the sum can be (Linux counts packets)
+        s.w.cwnd = (s.flight() + acked.min(iw)).max(s.smss());
         // nothing outstanding is lost: continue with new data, and let
         // recovery wait for the data outstanding at the timeout
         s.nxt = s.max;
