@@ -1354,6 +1354,34 @@ mod tests {
         }
     }
 
+    /// Drain (8 Mb/s, min_rtt 100 ms: BDP 100 kB): it holds while the
+    /// pipe (150 kB) is above the BDP and
+    /// ends when it is not, into ProbeBW_DOWN (and at once CRUISE, the
+    /// queue being gone). The draft also ends it 3 rounds after it began,
+    /// whatever the pipe: on the 4th round start; Linux waits.
+    #[test]
+    fn drain_ends_at_the_bdp_or_after_three_rounds_in_the_draft() {
+        for source in [Bbr3Source::Linux, Bbr3Source::Draft] {
+            let (mut b, mut w, mut f) = opened(source);
+            b.full_bw_reached = true;
+            b.bw_hi = [8e6, 0.0];
+            f.pipe = 150 * SMSS;
+            f.ack(&mut b, &mut w, MS, SMSS, 8e6, true, RateSample::default());
+            assert_eq!(b.mode, Mode::Drain, "{source:?}");
+            let start = b.round_count;
+            for k in 1..=3 {
+                f.ack(&mut b, &mut w, 100 * MS, SMSS, 8e6, true, RateSample::default());
+                assert_eq!((b.mode, b.round_count), (Mode::Drain, start + k), "{source:?} round {k}");
+            }
+            f.ack(&mut b, &mut w, 100 * MS, SMSS, 8e6, true, RateSample::default());
+            let want = if source == Bbr3Source::Draft { Mode::ProbeBw(Phase::Down) } else { Mode::Drain };
+            assert_eq!(b.mode, want, "{source:?} after 4 rounds");
+            f.pipe = 100 * SMSS;
+            f.ack(&mut b, &mut w, MS, SMSS, 8e6, false, RateSample::default());
+            assert_ne!(b.mode, Mode::Drain, "{source:?}: pipe at the BDP");
+        }
+    }
+
     /// In ProbeBW at 8 Mb/s, min_rtt 100 ms (BDP 100 kB), cwnd 200 kB.
     fn cruising(source: Bbr3Source) -> (Bbr3, Window, Feed) {
         let (mut b, mut w, mut f) = opened(source);
