@@ -72,7 +72,10 @@
 //! * CRUISE: Linux clamps inflight_lo to inflight_hi on entry;
 //! * min_rtt takes the 5-s minimum when it is <= (Linux) or < (draft) it;
 //! * extra_acked window: 5 rounds (Linux) or 10 (draft), 1 in Startup.
-//! Both pace 1% below the rate and probe after 2-3 s or 62-63 rounds.
+//! Both pace 1% below the rate and probe after 2-3 s or 62-63 rounds. The
+//! draft specifies no ECN response (section 3.7: CE must count as
+//! congestion if the connection uses ECN, the response is left to future
+//! work): with `bbr3_ecn = true` both sources run Google's.
 //!
 //! Choices (both variants):
 //! * Bytes where Linux counts packets (the draft's recommendation): loss
@@ -274,7 +277,9 @@ impl Consts {
                 drain_rounds_limit: true,
                 cruise_clamps_lo: false,
                 min_rtt_on_equal: false,
-                ecn_factor: 1.0 / 3.0,
+                // the draft specifies no ECN response (its section 3.7):
+                // Google's, as with "linux"
+                ecn_factor: 85.0 / 256.0,
             },
         }
     }
