@@ -32,8 +32,8 @@
 //! by it; ends on a plateau, on more than 2% loss, or, after a probe that
 //! went too high, as soon as inflight reaches inflight_hi) -> DOWN. The
 //! next probe starts after a random 2-3 s of wall clock or min(63, target
-//! inflight in segments) + {0, 1} rounds, whichever comes first (the
-//! Reno-coexistence bound). ProbeRTT holds cwnd to max(4 SMSS, BDP / 2)
+//! inflight in segments) less a random 0 or 1 rounds, whichever comes
+//! first (the Reno-coexistence bound). ProbeRTT holds cwnd to max(4 SMSS, BDP / 2)
 //! for 200 ms and one round, then returns to CRUISE (or Startup).
 //!
 //! Loss: no packet conservation and no cwnd deduction (both v1's are gone
@@ -94,7 +94,10 @@
 //!   not either), the undo of a spurious recovery (`bbr_undo_cwnd`: satcp
 //!   has no undo), the TLP loss-probe recovery hook, idle restart, PLB, the
 //!   app-limited fast path (an optimisation), delayed-ACK RTT samples being
-//!   kept out of the 5-s filter on expiry (satcp does not flag them).
+//!   kept out of the 5-s filter on expiry (satcp does not flag them), and
+//!   the draft's Startup exit on any loss in recovery for a connection
+//!   without SACK (the controller is not told whether SACK is on; both
+//!   sources use the 6-lossy-ACK rule, as Google's code does).
 //! * The segments a timeout marks lost are reported one by one (Linux's
 //!   `tcp_enter_loss` marks them through `tcp_mark_skb_lost` too);
 //!   retransmissions lost again at a timeout are counted, not reported.
