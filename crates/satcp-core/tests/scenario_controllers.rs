@@ -97,6 +97,16 @@ fn any_controller_with_any_recovery_by_parts() {
     assert_eq!(t.controller, Controller::Hybla(want));
     let t = tcp("variant = \"bbr\", bbr_cwnd_gain = 2.5, bbr_probe_rtt_interval = \"5s\", bbr_probe_rtt_duration = \"100ms\"");
     assert_eq!(t.controller, Controller::Bbr(BbrCfg { cwnd_gain: 2.5, probe_rtt_interval_ns: 5_000_000_000, probe_rtt_duration_ns: 100_000_000 }));
+    // BBRv3 by preset or by cc, Google's v3 constants unless the draft's
+    // are asked for
+    let t = tcp("variant = \"bbr3\"");
+    assert_eq!((t.recovery, t.sack, t.controller), (Recovery::Sack, true, Controller::Bbr3(Bbr3Cfg::of(Bbr3Source::Linux))));
+    let t = tcp("variant = \"newreno\", cc = \"bbr3\", bbr3_variant = \"draft\", bbr3_beta = 0.8, bbr3_ecn = true, bbr3_ecn_max_rtt = \"20ms\"");
+    let want = Bbr3Cfg { beta: 0.8, ecn: true, ecn_max_rtt_ns: 20_000_000, ..Bbr3Cfg::of(Bbr3Source::Draft) };
+    assert_eq!((t.recovery, t.controller), (Recovery::NewReno, Controller::Bbr3(want)));
+    let e = err("variant = \"bbr\", bbr3_beta = 0.7");
+    assert_eq!(e.path, "flows.download.tcp.bbr3_beta");
+    assert!(e.allowed.contains("cc = \"bbr3\""), "{}", e.allowed);
     let t = tcp("variant = \"westwood\", westwood_filter_gain = 0.875");
     assert_eq!(t.controller, Controller::Westwood(WestwoodCfg { filter_gain: 0.875, growth: AimdCfg::default() }));
 }
@@ -141,6 +151,13 @@ fn out_of_range_parameters() {
         ("variant = \"bbr\", bbr_cwnd_gain = 0.5", "bbr_cwnd_gain", "0.5", "[1, 16]"),
         ("variant = \"bbr\", bbr_probe_rtt_interval = \"0s\"", "bbr_probe_rtt_interval", "\"0s\"", "> 0"),
         ("variant = \"bbr\", bbr_probe_rtt_duration = \"20s\"", "bbr_probe_rtt_duration", "\"20s\"", "bbr_probe_rtt_interval"),
+        ("variant = \"bbr3\", bbr3_variant = \"v2\"", "bbr3_variant", "\"v2\"", "\"linux\""),
+        ("variant = \"bbr3\", bbr3_loss_thresh = 0", "bbr3_loss_thresh", "0", "(0, 1)"),
+        ("variant = \"bbr3\", bbr3_beta = 1.5", "bbr3_beta", "1.5", "(0, 1)"),
+        ("variant = \"bbr3\", bbr3_headroom = 1", "bbr3_headroom", "1", "[0, 1)"),
+        ("variant = \"bbr3\", bbr3_ecn = \"yes\"", "bbr3_ecn", "\"yes\"", "boolean"),
+        ("variant = \"bbr3\", bbr3_ecn_max_rtt = \"10ms\"", "bbr3_ecn_max_rtt", "\"10ms\"", "bbr3_ecn = true"),
+        ("variant = \"bbr3\", bbr3_ecn = true, bbr3_ecn_max_rtt = \"0s\"", "bbr3_ecn_max_rtt", "\"0s\"", "> 0"),
     ];
     for &(t, key, value, allowed) in cases {
         let e = err(t);

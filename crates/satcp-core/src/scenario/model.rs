@@ -17,6 +17,7 @@ pub use crate::tcp::cc::adalr::{
 pub use crate::router::AgentKind;
 pub use crate::tcp::cc::aimd::AimdCfg;
 pub use crate::tcp::cc::bbr::BbrCfg;
+pub use crate::tcp::cc::bbr3::{Bbr3Cfg, Bbr3Source};
 pub use crate::tcp::cc::cubic::CubicCfg;
 pub use crate::tcp::cc::hybla::{HyblaCfg, HyblaRtt, HyblaStyle};
 pub use crate::tcp::cc::vegas::VegasCfg;

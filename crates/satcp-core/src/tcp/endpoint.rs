@@ -514,8 +514,9 @@ impl Endpoint {
         }
         if self.snd.rate.is_some() {
             let inflight = self.snd.outstanding_below(self.snd.max);
+            let lost = self.snd.lost;
             if let Some(r) = &mut self.snd.rate {
-                r.on_send(start, end, ctx.now, inflight);
+                r.on_send(start, end, ctx.now, inflight, lost);
             }
         }
         self.stats.segments_sent += 1;
@@ -1139,7 +1140,7 @@ impl Endpoint {
         }
         if self.snd.rate.is_some() && self.sack_ok && self.cfg.recovery == Recovery::Sack {
             let b = self.snd.lost_boundary(self.cfg.dupthresh);
-            self.snd.mark_lost_to(b);
+            self.snd.mark_lost_to(b, ctx.now);
         }
         if self.snd.tlp_high.is_some() {
             let pure_dup = ack == old_una && !carries_data && !window_changed && newly_sacked == 0;
@@ -1281,7 +1282,7 @@ impl Endpoint {
         let min_rtt = s.rtt.min_rtt;
         let una = s.una;
         let (rate, delivered) = match &mut s.rate {
-            Some(r) => (r.on_ack(una, blocks, now, min_rtt, reno_counted), r.delivered),
+            Some(r) => (r.on_ack(una, blocks, now, min_rtt, reno_counted, s.lost), r.delivered),
             None => (None, 0),
         };
         s.ack = AckCtx {
@@ -1302,6 +1303,8 @@ impl Endpoint {
             delivered,
             rate,
             lost: s.lost,
+            delivered_ce: s.rate.as_ref().map_or(0, |r| r.delivered_ce),
+            ece: false,
         };
         let Sender { cc, w, ack, acts, .. } = s;
         cc.on_ack(w, ack, acts);
@@ -1348,7 +1351,7 @@ impl Endpoint {
             // (a scenario may start it lower: `initial_ssthresh`)
             let floor = (2 * s.smss()).min(self.cfg.initial_ssthresh_bytes.unwrap_or(u64::MAX));
             debug_assert!(
-                matches!(s.cc, crate::tcp::cc::Cc::Bbr(_)) || s.w.ssthresh >= floor,
+                matches!(s.cc, crate::tcp::cc::Cc::Bbr(_) | crate::tcp::cc::Cc::Bbr3(_)) || s.w.ssthresh >= floor,
                 "ssthresh {} below two segments",
                 s.w.ssthresh
             );
@@ -1440,7 +1443,7 @@ impl Endpoint {
                     SsthreshBasis::Cwnd => (s.flight_for_ssthresh(), s.rto_streak == 1),
                     SsthreshBasis::Window => (s.flight_for_ssthresh(), true),
                 };
-                s.mark_lost_at_rto();
+                s.mark_lost_at_rto(ctx.now);
                 let last = AckCtx { lost: s.lost, ..s.ack };
                 s.cc.on_rto(&mut s.w, flight, first, &last, &mut s.acts);
                 s.w.ssthresh = s.whole_segments(s.w.ssthresh);

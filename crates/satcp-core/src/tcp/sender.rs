@@ -14,7 +14,7 @@ use super::cc::{AckCtx, Action, Capabilities, Cc, Env, Window};
 use super::recovery::frto::Frto;
 use super::recovery::rack::Rack;
 use super::recovery::{Phase, Scheme};
-use super::delivery_rate::DeliveryRate;
+use super::delivery_rate::{DeliveryRate, LostSegment};
 use super::limits::SendLimits;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
@@ -131,6 +131,9 @@ pub struct Sender {
     pub(in crate::tcp) lost: u64,
     /// Data below this has been counted in `lost`.
     lost_marked_to: u64,
+    /// The segments being told to the controller as lost (a buffer reused
+    /// for the run; only with `Capabilities::sees_losses`).
+    lost_segs: Vec<LostSegment>,
     /// The next retransmission is a fast retransmit that restarts the timer.
     pub(in crate::tcp) rearm_pending: bool,
     /// Without SACK, the segments duplicate ACKs say have left the network
@@ -198,6 +201,7 @@ impl Sender {
             tlp_high: None,
             lost: 0,
             lost_marked_to: 0,
+            lost_segs: Vec::new(),
             rtx_lost_stall: false,
             una_moved_by_sent_at: None,
         }
@@ -410,18 +414,35 @@ impl Sender {
     }
 
     /// Count the unSACKed data below `to` not counted yet as lost.
-    pub fn mark_lost_to(&mut self, to: u64) {
+    pub fn mark_lost_to(&mut self, to: u64, now: Time) {
         let from = self.lost_marked_to.max(self.una);
         if self.rate.is_some() && to > from {
+            if self.caps.sees_losses {
+                self.tell_lost(from, to, now);
+            }
             self.lost += (to - from) - self.board.sacked_in(from, to);
             self.lost_marked_to = to;
         }
     }
 
+    /// The controller hears of each segment in [from, to) being marked
+    /// lost (`WindowController::on_lost`), in sequence order.
+    fn tell_lost(&mut self, from: u64, to: u64, now: Time) {
+        let Some(r) = &self.rate else { return };
+        let mut segs = std::mem::take(&mut self.lost_segs);
+        segs.clear();
+        r.lost_in(from, to, self.lost, &mut segs);
+        let delivered = r.delivered;
+        for l in &segs {
+            self.cc.on_lost(&mut self.w, l, now, delivered);
+        }
+        self.lost_segs = segs;
+    }
+
     /// A timeout marks every unSACKed byte outstanding lost: what was not
     /// counted yet, and retransmissions, which are lost again
     /// (`tcp_enter_loss`, `tcp_mark_skb_lost`).
-    pub fn mark_lost_at_rto(&mut self) {
+    pub fn mark_lost_at_rto(&mut self, now: Time) {
         if self.rate.is_none() {
             return;
         }
@@ -436,7 +457,7 @@ impl Sender {
             }
             start = s.end;
         }
-        self.mark_lost_to(self.max);
+        self.mark_lost_to(self.max, now);
     }
 
     /// The highest outstanding segment, [start, end).

@@ -286,7 +286,7 @@ mod tests {
                 src = if dst == "h1" { "h0" } else { "h1" };
             }
             let dst = if rng.bernoulli(0.1) { "r1" } else { dst };
-            let variant = pick(rng, &["newreno", "sack", "reno", "tahoe", "fack", "vegas", "westwood", "hybla", "cubic", "bbr", "peach"]);
+            let variant = pick(rng, &["newreno", "sack", "reno", "tahoe", "fack", "vegas", "westwood", "hybla", "cubic", "bbr", "bbr3", "peach"]);
             let profile = pick(rng, &["rfc", "linux", "ns2"]);
             let size = if finite && i == 0 { ", size = \"200kB\"" } else { "" };
             t += &format!(

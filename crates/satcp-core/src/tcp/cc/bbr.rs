@@ -122,9 +122,9 @@ impl CcParams for BbrCfg {
 pub const HIGH_GAIN: f64 = 2.885_390_081_777_927;
 const PACING_GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
 const BTLBW_FILTER_ROUNDS: u64 = 10;
-const FULL_BW_GROWTH: f64 = 1.25;
-const FULL_BW_ROUNDS: u32 = 3;
-const MIN_CWND_SEGMENTS: u64 = 4;
+pub(super) const FULL_BW_GROWTH: f64 = 1.25;
+pub(super) const FULL_BW_ROUNDS: u32 = 3;
+pub(super) const MIN_CWND_SEGMENTS: u64 = 4;
 const QUANTA_SEGMENTS: u64 = 3;
 /// Policer detection (`bbr_lt_*` in tcp_bbr.c): an interval lasts at least
 /// this many round trips, at most 4 times as many.
@@ -716,7 +716,7 @@ mod tests {
             if loses {
                 lost += 30_000;
             }
-            let rate = RateSample { delivered: 125_000, interval: 100 * MS, prior_delivered: prior, app_limited: false };
+            let rate = RateSample { delivered: 125_000, interval: 100 * MS, prior_delivered: prior, app_limited: false, ..Default::default() };
             let a = AckCtx { now: k * 100 * MS, delivered, lost, rate: Some(rate), pipe: 50 * smss, ..Default::default() };
             b.on_ack(w, &a);
         };
@@ -762,12 +762,12 @@ mod tests {
             let prior = delivered;
             delivered += d;
             lost += d / 4;
-            let rate = RateSample { delivered: d, interval: 100 * MS, prior_delivered: prior, app_limited: false };
+            let rate = RateSample { delivered: d, interval: 100 * MS, prior_delivered: prior, app_limited: false, ..Default::default() };
             b.on_ack(&mut w, &AckCtx { now: k * 100 * MS, delivered, lost, rate: Some(rate), ..Default::default() });
             assert!(!b.policed(), "ACK {k}");
         }
         assert!((b.lt.bw - 5e6).abs() < 1.0);
-        let rate = RateSample { delivered: 62_500, interval: 100 * MS, prior_delivered: delivered, app_limited: false };
+        let rate = RateSample { delivered: 62_500, interval: 100 * MS, prior_delivered: delivered, app_limited: false, ..Default::default() };
         let a = AckCtx { now: 1200 * MS, delivered: delivered + 62_500, lost: lost + 15_625, rate: Some(rate), ..Default::default() };
         b.on_ack(&mut w, &a);
         assert!(b.policed() && (b.btl_bw() - 5e6).abs() < 1.0);

@@ -27,6 +27,9 @@
 //!   segment sent) may push [`Action`]s (send a low-priority dummy segment,
 //!   wake me at time t) into a buffer the endpoint reuses and carries out
 //!   after the hook;
+//! * losses one by one: `on_lost` (each segment the sender marks lost,
+//!   asked only of a controller whose capabilities say `sees_losses`:
+//!   BBRv3's per-packet loss-rate check, Linux's `skb_marked_lost`);
 //! * the research option (RFC 6994): `research_option` gives the option to
 //!   attach to each segment the endpoint sends after the handshake (data,
 //!   ACKs, dummies and their ACKs), `on_research_option` sees the option of
@@ -49,6 +52,7 @@
 pub mod adalr;
 pub mod aimd;
 pub mod bbr;
+pub mod bbr3;
 pub mod ceten;
 pub mod cubic;
 pub mod cubic_linux;
@@ -67,7 +71,7 @@ use crate::scenario::reader::{Res, Tbl};
 use crate::tcp::profile::Profile;
 use crate::scenario::Recovery;
 use crate::sim::{Rng, Time};
-use crate::tcp::delivery_rate::RateSample;
+use crate::tcp::delivery_rate::{LostSegment, RateSample};
 
 /// Largest cwnd a controller grows to (bytes): far above any receive window
 /// (at most 65535 x 2^14), so it never limits a sender, and low enough that
@@ -133,6 +137,13 @@ pub struct AckCtx {
     pub rate: Option<RateSample>,
     /// Bytes marked lost so far (delivery-rate sampling only; `Sender::lost`).
     pub lost: u64,
+    /// CE-marked bytes delivered so far (delivery-rate sampling only;
+    /// Linux's `tp->delivered_ce`). The ECN input BBRv3 reads: 0 until TCP
+    /// ECN feeds `DeliveryRate::on_ce_delivered`.
+    pub delivered_ce: u64,
+    /// This ACK carried ECE (the ECN input BBRv3 reads; false until TCP ECN
+    /// sets it).
+    pub ece: bool,
 }
 
 /// What a controller asks the endpoint to do beyond setting its window,
@@ -314,6 +325,12 @@ pub(crate) trait WindowController {
     /// only of a controller whose capabilities say `sees_sends`).
     fn on_data_sent(&mut self, _w: &mut Window, _s: &SendCtx, _acts: &mut Vec<Action>) {}
 
+    /// The sender has just marked this segment lost (asked only of a
+    /// controller whose capabilities say `sees_losses`) at `now`;
+    /// `delivered` is the delivery-rate sampler's count before the ACK
+    /// being processed.
+    fn on_lost(&mut self, _w: &mut Window, _l: &LostSegment, _now: Time, _delivered: u64) {}
+
     /// The research option to attach to a segment of this kind about to be
     /// sent (`Data`, `Ack`, `Dummy`, `DummyAck`), if any; asked only of a
     /// controller whose capabilities say `research_option`.
@@ -363,6 +380,9 @@ pub struct Capabilities {
     pub reads_pipe: bool,
     /// It hears of every data segment sent (`on_data_sent`).
     pub sees_sends: bool,
+    /// It hears of every segment marked lost (`on_lost`; needs
+    /// `rate_samples`).
+    pub sees_losses: bool,
     /// It attaches research options (`research_option`).
     pub research_option: bool,
     /// Each duplicate ACK in Reno or NewReno fast recovery inflates cwnd by
@@ -382,6 +402,7 @@ impl Capabilities {
         rate_samples: false,
         reads_pipe: false,
         sees_sends: false,
+        sees_losses: false,
         research_option: false,
         recovery_inflation: true,
         rto_backoff_at_fast_retransmit: false,
@@ -551,6 +572,9 @@ registry! { $
     "cubic" => Cubic(cubic::Cubic, cubic::CubicCfg), presets [Preset::new("cubic", Recovery::Sack)];
     /// BBR v1 (with SACK, as deployed in Linux).
     "bbr" => Bbr(bbr::Bbr, bbr::BbrCfg), presets [Preset::new("bbr", Recovery::Sack)];
+    /// BBRv3 (Google's tcp_bbr v3, draft-ietf-ccwg-bbr; with SACK, as
+    /// deployed in Linux).
+    "bbr3" => Bbr3(bbr3::Bbr3, bbr3::Bbr3Cfg), presets [Preset::new("bbr3", Recovery::Sack)];
     /// TCP-ADaLR (Omueti 2007) on SACK or NewReno recovery, with the
     /// thesis' IW of 2 SMSS and a receiver that keeps data beyond its window.
     "adalr" => Adalr(adalr::Adalr, adalr::AdalrCfg), presets [
@@ -672,6 +696,11 @@ impl Cc {
     /// A data segment has just been sent.
     pub fn on_data_sent(&mut self, w: &mut Window, s: &SendCtx, acts: &mut Vec<Action>) {
         dispatch!(self, on_data_sent(w, s, acts))
+    }
+
+    /// The sender has just marked this segment lost.
+    pub fn on_lost(&mut self, w: &mut Window, l: &LostSegment, now: Time, delivered: u64) {
+        dispatch!(self, on_lost(w, l, now, delivered))
     }
 
     /// The research option for a segment of this kind about to be sent.

@@ -81,7 +81,7 @@ impl Endpoint {
         self.snd.head_rtx_owed = true;
         // tcp_newreno_mark_lost: the new head is lost
         let head_end = self.snd.una + self.snd.smss();
-        self.snd.mark_lost_to(head_end.min(self.snd.max));
+        self.snd.mark_lost_to(head_end.min(self.snd.max), ctx.now);
         self.newreno_pay_owed(ctx);
         restart
     }
@@ -123,7 +123,7 @@ impl Endpoint {
             }
             self.stats.fast_recoveries += 1;
             let head_end = self.snd.una + smss;
-            self.snd.mark_lost_to(head_end.min(self.snd.max));
+            self.snd.mark_lost_to(head_end.min(self.snd.max), ctx.now);
             self.retransmit_head(ctx);
             let s = &mut self.snd;
             let inflation = if s.caps.recovery_inflation { self.cfg.dupthresh as u64 * smss } else { 0 };

@@ -72,7 +72,12 @@ app = { kind = "ftp", size = 1 }"#,
 
 impl Harness {
     pub fn new(cfg: &TcpCfg, rate_bps: u64, delay_ns: u64) -> Self {
-        let dir = LinkDirCfg { rate_bps, delay_ns, queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
+        Harness::with_queue(cfg, rate_bps, delay_ns, QueueLimit::Unlimited)
+    }
+
+    /// As `new`, with drop-tail queues of this limit at both links' heads.
+    pub fn with_queue(cfg: &TcpCfg, rate_bps: u64, delay_ns: u64, limit: QueueLimit) -> Self {
+        let dir = LinkDirCfg { rate_bps, delay_ns, queue: QueueCfg::DropTail { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
         Harness {
             now: 0,
             q: EventQueue::new(),
