@@ -41,7 +41,7 @@ use crate::leo::frames::{light_ns, Vec3};
 use crate::leo::positions::ShellGeometry;
 use crate::leo::visibility::{isl_possible, Station, Visibility};
 use crate::net::LinkDir;
-use crate::scenario::{Attach, GslDevice, HandoverLoss, LeoCfg, LinkCfg, OrbitsCfg, QueueCfg, ReassignPick};
+use crate::scenario::{Attach, GslDevice, HandoverLoss, LeoCfg, LinkCfg, OrbitsCfg, QueueCfg, ReassignPick, StationCfg};
 use crate::sim::{secs, Event, Rng, Time, NS_PER_S};
 use crate::stats::output::{PathSeries, PathSummary, StationSummary};
 use std::collections::HashMap;
@@ -79,7 +79,12 @@ struct Trace {
 pub(super) struct LeoRun {
     cfg: LeoCfg,
     shells: Vec<ShellGeometry>,
+    /// Each station where it is at this step and at the next, and its
+    /// heading at this step (`leo/motion.rs`; a fixed station's never
+    /// change).
     stations: Vec<Station>,
+    stations_next: Vec<Station>,
+    headings: Vec<f64>,
     /// Positions at the current step and the next, per shell.
     now_pos: Vec<Vec<Vec3>>,
     next_pos: Vec<Vec<Vec3>>,
@@ -117,7 +122,7 @@ impl LeoRun {
             .iter()
             .map(|s| ShellGeometry::new(&s.orbits, cfg.epoch).expect("checked when the scenario was read"))
             .collect();
-        let stations = cfg.stations.iter().map(|s| Station::new(s.lat_deg, s.lon_deg, s.alt_km)).collect();
+        let (stations, headings): (Vec<Station>, Vec<f64>) = cfg.stations.iter().map(|s| station_at(s, 0)).unzip();
         let station_of = |node: usize| cfg.stations.iter().position(|s| s.node == node);
         let mut peers = vec![Vec::new(); cfg.stations.len()];
         let pairs = scn.flows.iter().map(|f| (f.src, f.dst)).chain(cfg.paths.iter().copied());
@@ -135,7 +140,9 @@ impl LeoRun {
             now_pos: shells.iter().map(|g| vec![Vec3::new(0.0, 0.0, 0.0); g.len()]).collect(),
             next_pos: shells.iter().map(|g| g.positions(0.0)).collect(),
             shells,
+            stations_next: stations.clone(),
             stations,
+            headings,
             t_next: 0,
             gsls: Vec::new(),
             gsl_of: HashMap::new(),
@@ -178,6 +185,12 @@ impl LeoRun {
         for s in &self.cfg.shells {
             if s.attach == Attach::Reassign15s {
                 next = next.min(next_epoch(t, s.reassign_offset_ns));
+            }
+        }
+        // an obstruction window starts and ends on a step of its own
+        for st in &self.cfg.stations {
+            if let Some(e) = st.obstructions.next_edge(t) {
+                next = next.min(e);
             }
         }
         next
@@ -253,6 +266,13 @@ impl World {
             g.positions_into(t1s, &mut leo.next_pos[h]);
         }
         leo.t_next = t1;
+        // moving stations where they are now and at the next step
+        for (s, sc) in leo.cfg.stations.iter().enumerate() {
+            if !sc.motion.is_fixed() {
+                (leo.stations[s], leo.headings[s]) = station_at(sc, t);
+                leo.stations_next[s] = station_at(sc, t1).0;
+            }
+        }
         self.step_isls(&mut leo, t, t1);
         self.step_gsls(&mut leo, t, t1);
         self.routes_dirty = true;
@@ -304,7 +324,10 @@ impl World {
         let mut wanted: Vec<u32> = Vec::new();
         for s in 0..leo.stations.len() {
             let st = leo.stations[s];
-            let node = leo.cfg.stations[s].node as u32;
+            let (sc, heading) = (&leo.cfg.stations[s], leo.headings[s]);
+            // a window of the obstruction schedule hides every satellite
+            let hidden = sc.obstructions.hidden_at(t);
+            let node = sc.node as u32;
             let mut sees_any = false;
             for h in 0..n_shells {
                 let sh = &leo.cfg.shells[h];
@@ -314,10 +337,10 @@ impl World {
                 let unit = st.pos.scale(1.0 / st.pos.norm());
                 for (k, &p) in now.iter().enumerate() {
                     // outside the coverage cone (with its margin): not in view
-                    if cone.is_some_and(|c| p.dot(unit) < c * p.norm()) {
+                    if hidden || cone.is_some_and(|c| p.dot(unit) < c * p.norm()) {
                         continue;
                     }
-                    if st.sees(sh.visibility, p) {
+                    if usable(sc, &st, heading, sh.visibility, p) {
                         in_view.push((k as u32, st.pos.dist(p)));
                     }
                 }
@@ -346,7 +369,7 @@ impl World {
                         let g = &leo.shells[h];
                         in_view
                             .iter()
-                            .map(|&(k, _)| (visible_until(g, &st, k as usize, t, sh.visibility), k))
+                            .map(|&(k, _)| (visible_until(g, sc, &st, k as usize, t, sh.visibility), k))
                             .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
                             .map(|x| x.1)
                     }),
@@ -416,7 +439,7 @@ impl World {
                     }
                     let p0 = leo.now_pos[h][sat as usize];
                     let p1 = leo.next_pos[h][sat as usize];
-                    let (d0, d1) = (light_ns(st.pos.dist(p0)), light_ns(st.pos.dist(p1)));
+                    let (d0, d1) = (light_ns(st.pos.dist(p0)), light_ns(leo.stations_next[s].pos.dist(p1)));
                     self.dirs[ab.index()].set_ramp(t, d0, t1, d1);
                     self.dirs[ba.index()].set_ramp(t, d0, t1, d1);
                 }
@@ -531,11 +554,37 @@ impl World {
     }
 }
 
-/// When satellite `k` of `g`, in view of `st` at `t`, leaves it under
-/// `rule` (ns; searched 1 s at a time over at most an hour, then bisected
-/// to 1 ms).
-fn visible_until(g: &ShellGeometry, st: &Station, k: usize, t: Time, rule: Visibility) -> Time {
-    let seen = |at: Time| st.sees(rule, g.position(k, secs(at)));
+/// Station `sc` at run time `t`: where it is, and its heading.
+fn station_at(sc: &StationCfg, t: Time) -> (Station, f64) {
+    let p = sc.motion.at(t);
+    (Station::new(p.lat_deg, p.lon_deg, p.alt_km), p.heading_deg)
+}
+
+/// Whether station `sc`, at `st` heading `heading`, may use a satellite at
+/// `p` under `rule`: in view by the rule and not behind its mask (windows
+/// are the caller's).
+fn usable(sc: &StationCfg, st: &Station, heading: f64, rule: Visibility, p: Vec3) -> bool {
+    if !st.sees(rule, p) {
+        return false;
+    }
+    if sc.obstructions.mask.is_empty() {
+        return true;
+    }
+    let (az, el) = st.azimuth_elevation_deg(p);
+    !sc.obstructions.blocks(az, el, heading)
+}
+
+/// When satellite `k` of `g`, in view of station `sc` (at `st` now) at
+/// `t`, leaves it under `rule`, its mask and its windows (ns; searched 1 s
+/// at a time over at most an hour, then bisected to 1 ms).
+fn visible_until(g: &ShellGeometry, sc: &StationCfg, st: &Station, k: usize, t: Time, rule: Visibility) -> Time {
+    let seen = |at: Time| {
+        if sc.obstructions.hidden_at(at) {
+            return false;
+        }
+        let (here, heading) = if sc.motion.is_fixed() { (*st, 0.0) } else { station_at(sc, at) };
+        usable(sc, &here, heading, rule, g.position(k, secs(at)))
+    };
     let mut lo = t;
     let mut hi = t;
     for _ in 0..3600 {
