@@ -715,3 +715,154 @@ app = { kind = "ftp", size = "1MB" }
         assert!(is_epoch(22 * S, 50 * S));
     }
 }
+
+/// The issue's check: a moving station with an obstruction mask loses
+/// exactly the satellites the mask covers. The station's place, the
+/// satellites' azimuths and elevations and the mask's sectors are computed
+/// here by other formulas than the engine's (the destination-point formula
+/// on the sphere of n-vectors, the WGS84 closed form, the ECEF -> ENU
+/// rotation matrix).
+#[cfg(test)]
+mod mask_tests {
+    use super::*;
+    use crate::leo::walker::{WalkerKind, WalkerShell};
+
+    const SHELL: WalkerShell = WalkerShell { kind: WalkerKind::Delta, planes: 12, per_plane: 12, altitude_km: 1000.0, inclination_deg: 55.0, phasing: 1 };
+    const FROM: (f64, f64) = (30.0, -20.0);
+    const TO: (f64, f64) = (50.0, 40.0);
+    const SPEED_KM_S: f64 = 2.0; // fast, so the heading turns over the run
+    const MASK: [((f64, f64), (f64, f64)); 2] = [((300.0, 60.0), (0.0, 50.0)), ((150.0, 200.0), (30.0, 90.0))];
+
+    fn scenario(mask: &str) -> String {
+        format!(
+            r#"
+[run]
+stop = "900s"
+[[constellations]]
+name = "s"
+walker = {{ kind = "delta", planes = 12, per_plane = 12, altitude = "1000km", inclination = 55.0, phasing = 1 }}
+isl = {{ rate = "100Mbps" }}
+gsl = {{ rate = "20Mbps", min_elevation = 10 }}
+[[ground_stations]]
+name = "plane"
+route = {{ from = [{}, {}], to = [{}, {}], speed = "{}m/s", depart = "30s" }}
+{mask}
+[[ground_stations]]
+name = "b"
+lat = 40.0
+lon = 10.0
+[[flows]]
+src = "plane"
+dst = "b"
+app = {{ kind = "ftp", size = "1MB" }}
+"#,
+            FROM.0,
+            FROM.1,
+            TO.0,
+            TO.1,
+            SPEED_KM_S * 1000.0
+        )
+    }
+
+    /// The station at `t` s and its heading, by the spherical
+    /// destination-point formula along the initial course.
+    fn place(t: f64) -> (f64, f64, f64) {
+        let (p1, l1, p2, l2) = (FROM.0.to_radians(), FROM.1.to_radians(), TO.0.to_radians(), TO.1.to_radians());
+        let bearing = |pa: f64, la: f64, pb: f64, lb: f64| {
+            let dl = lb - la;
+            (dl.sin() * pb.cos()).atan2(pa.cos() * pb.sin() - pa.sin() * pb.cos() * dl.cos())
+        };
+        let total = (p1.sin() * p2.sin() + p1.cos() * p2.cos() * (l2 - l1).cos()).acos();
+        let delta = ((t - 30.0).max(0.0) * SPEED_KM_S / 6371.0).min(total);
+        let th = bearing(p1, l1, p2, l2);
+        let p = (p1.sin() * delta.cos() + p1.cos() * delta.sin() * th.cos()).asin();
+        let l = l1 + (th.sin() * delta.sin() * p1.cos()).atan2(delta.cos() - p1.sin() * p.sin());
+        let heading = if delta < total { bearing(p, l, p2, l2) } else { bearing(p2, l2, p1, l1) + std::f64::consts::PI };
+        (p, l, heading.to_degrees().rem_euclid(360.0))
+    }
+
+    /// Azimuth and elevation (degrees) of ECEF point `sat` from geodetic
+    /// (lat, lon) radians at height 0.
+    fn az_el(lat: f64, lon: f64, sat: Vec3) -> (f64, f64) {
+        let (a, f) = (6378.137, 1.0 / 298.257_223_563);
+        let e2 = f * (2.0 - f);
+        let n = a / (1.0 - e2 * lat.sin() * lat.sin()).sqrt();
+        let (x, y, z) = (n * lat.cos() * lon.cos(), n * lat.cos() * lon.sin(), n * (1.0 - e2) * lat.sin());
+        let (dx, dy, dz) = (sat.x - x, sat.y - y, sat.z - z);
+        let e = -lon.sin() * dx + lon.cos() * dy;
+        let nn = -lat.sin() * lon.cos() * dx - lat.sin() * lon.sin() * dy + lat.cos() * dz;
+        let u = lat.cos() * lon.cos() * dx + lat.cos() * lon.sin() * dy + lat.sin() * dz;
+        (e.atan2(nn).to_degrees().rem_euclid(360.0), u.atan2((e * e + nn * nn).sqrt()).to_degrees())
+    }
+
+    /// Inside a sector, and how far (degrees) from its nearest edge.
+    fn in_mask(az: f64, el: f64) -> (bool, f64) {
+        let mut inside = false;
+        let mut margin = f64::INFINITY;
+        for &((a0, a1), (e0, e1)) in &MASK {
+            let width = (a1 - a0).rem_euclid(360.0);
+            let from_a0 = (az - a0).rem_euclid(360.0);
+            let in_az = from_a0 <= width;
+            inside |= in_az && el >= e0 && el <= e1;
+            let edge_az = |a: f64| {
+                let d = (az - a).rem_euclid(360.0);
+                d.min(360.0 - d)
+            };
+            margin = margin.min(edge_az(a0)).min(edge_az(a1)).min((el - e0).abs()).min((el - e1).abs());
+        }
+        (inside, margin)
+    }
+
+    /// The satellites station 0 links to at each step over the whole run
+    /// (under "shortest-path": every satellite it may use).
+    fn in_view_per_step(text: &str) -> Vec<Vec<u32>> {
+        let scn = crate::scenario::parse_toml(text, &[]).unwrap();
+        let mut w = World::build(&scn);
+        let mut out = Vec::new();
+        for step in 0..9000u64 {
+            if step > 0 {
+                w.now = step * 100_000_000;
+                w.topology_step();
+            }
+            let leo = w.leo.as_ref().unwrap();
+            let mut sats: Vec<u32> = leo.attach[0].up.iter().map(|&gi| leo.gsls[gi as usize].sat).collect();
+            sats.sort_unstable();
+            out.push(sats);
+        }
+        out
+    }
+
+    #[test]
+    fn a_moving_station_loses_exactly_the_satellites_its_mask_covers() {
+        let sectors = "mask = [{ azimuth = [300, 60], elevation = [0, 50] }, { azimuth = [150, 200], elevation = [30, 90] }]";
+        let clear = in_view_per_step(&scenario(""));
+        for reference in ["north", "heading"] {
+            let masked = in_view_per_step(&scenario(&format!("{sectors}\nmask_azimuth = \"{reference}\"")));
+            let (mut lost, mut near_edge, mut steps_losing) = (0, 0, 0);
+            for (step, (c, m)) in clear.iter().zip(&masked).enumerate() {
+                let t = step as f64 * 0.1;
+                let (lat, lon, heading) = place(t);
+                // without the mask: exactly the satellites at 10 degrees
+                // or more, from the station computed here
+                let want_clear: Vec<u32> = (0..144).filter(|&k| az_el(lat, lon, SHELL.ecef(k, t)).1 >= 10.0).collect();
+                let mut want = Vec::new();
+                for &k in &want_clear {
+                    let (az, el) = az_el(lat, lon, SHELL.ecef(k, t));
+                    let az = if reference == "heading" { (az - heading).rem_euclid(360.0) } else { az };
+                    let (inside, margin) = in_mask(az, el);
+                    near_edge += (margin < 1e-6) as u32;
+                    if !inside {
+                        want.push(k);
+                    }
+                }
+                assert_eq!(c, &want_clear, "{reference}: at {t} s without the mask");
+                assert_eq!(m, &want, "{reference}: at {t} s with the mask");
+                lost += c.len() - m.len();
+                steps_losing += (c.len() > m.len()) as u32;
+            }
+            assert_eq!(near_edge, 0, "no satellite within 1e-6 degrees of an edge (the comparison would be moot)");
+            // the mask matters: it hides satellites at a good share of steps
+            assert!(steps_losing > 1000 && lost > 1000, "{reference}: {steps_losing} steps, {lost} satellite-steps");
+        }
+    }
+}
