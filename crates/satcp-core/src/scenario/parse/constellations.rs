@@ -33,6 +33,15 @@
 //! * Constellation links take drop-tail or RED queues and per, ber or
 //!   Gilbert-Elliott errors: the disciplines whose packets a handover can
 //!   lose as they come off the wire.
+//! * A station is fixed (`lat`, `lon`), follows a `track` file or a
+//!   great-circle `route` (exactly one); a track's lines are `t, lat, lon`
+//!   or `t, lat, lon, alt` with `t` in seconds (or a duration with unit),
+//!   never decreasing, and `alt` in metres (GPS logs write metres; a
+//!   3-field line takes the station's `alt`); longitudes in [-180, 360] as
+//!   the station's `lon`; a route's `speed` in km/h, m/s or kn (a plain
+//!   number is m/s), `depart` 0 by default. `mask_azimuth` "north"
+//!   (`"heading"` refused on a fixed station); mask sectors need both
+//!   `azimuth` and `elevation` (`leo/motion.rs`, `leo/obstruction.rs`).
 
 use super::links::{parse_errors, parse_queue};
 use super::*;
