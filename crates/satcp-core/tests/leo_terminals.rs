@@ -309,3 +309,100 @@ fn bad_track_files_name_the_file_the_line_and_the_value() {
     let e = parse_toml_in(&text.replacen("track = \"t.csv\"\n", "track = \"t.csv\"\nlat = 3\n", 1), &[], Some(&dir)).unwrap_err();
     assert_eq!(e.path, "ground_stations.0.lat");
 }
+
+// ---------------------------------------------------------------------------
+// Random moving stations with masks and windows: every byte delivered at
+// most once and in order across the outages they make.
+
+use proptest::prelude::*;
+
+#[derive(Debug, Clone)]
+struct Moving {
+    attach: &'static str,
+    handover: &'static str,
+    step_ms: u32,
+    /// from, to, speed (m/s), depart (s)
+    route: ((f64, f64), (f64, f64), u32, u32),
+    /// azimuth from, to; elevation low, and high - low
+    mask: Vec<(u32, u32, i32, i32)>,
+    heading: bool,
+    window: Option<(u32, u32)>,
+    flows: Vec<(bool, u32, &'static str)>,
+    seed: u64,
+}
+
+fn moving() -> impl Strategy<Value = Moving> {
+    (
+        prop_oneof![Just("shortest-path"), Just("nearest"), Just("longest-visible"), Just("reassign-15s")],
+        prop_oneof![Just("lost"), Just("delivered")],
+        prop_oneof![Just(50u32), Just(100), Just(300)],
+        ((-40.0f64..40.0, -30.0f64..30.0), (-40.0f64..40.0, 30.5f64..60.0), 10u32..3000, 0u32..20),
+        prop::collection::vec((0u32..360, 0u32..360, -10i32..40, 5i32..50), 0..3),
+        any::<bool>(),
+        prop::option::of((0u32..6, 1u32..5)),
+        prop::collection::vec((any::<bool>(), 200u32..8000, prop_oneof![Just("newreno"), Just("sack"), Just("cubic"), Just("bbr")]), 1..3),
+        0u64..1000,
+    )
+        .prop_map(|(attach, handover, step_ms, route, mask, heading, window, flows, seed)| Moving {
+            attach,
+            handover,
+            step_ms,
+            route,
+            mask: mask.into_iter().filter(|m| m.0 != m.1).collect(),
+            heading,
+            window,
+            flows,
+            seed,
+        })
+}
+
+fn moving_toml(c: &Moving) -> String {
+    let ((a0, a1), (b0, b1), speed, depart) = c.route;
+    let mut t = format!(
+        "[run]\nseed = {}\nstop = \"120s\"\ntopology_step = \"{}ms\"\n[[constellations]]\nname = \"c\"\nwalker = {{ kind = \"delta\", planes = 12, per_plane = 12, altitude = \"1000km\", inclination = 55.0, phasing = 1 }}\nisl = {{ rate = \"50Mbps\", queue = {{ packets = 30 }} }}\ngsl = {{ rate = \"10Mbps\", min_elevation = 10, handover = \"{}\" }}\nattach = \"{}\"\n",
+        c.seed, c.step_ms, c.handover, c.attach
+    );
+    t += &format!("[[ground_stations]]\nname = \"m\"\nroute = {{ from = [{a0}, {a1}], to = [{b0}, {b1}], speed = \"{speed}m/s\", depart = \"{depart}s\" }}\n");
+    if !c.mask.is_empty() {
+        let sectors: Vec<String> = c.mask.iter().map(|m| format!("{{ azimuth = [{}, {}], elevation = [{}, {}] }}", m.0, m.1, m.2, m.2 + m.3)).collect();
+        t += &format!("mask = [{}]\nmask_azimuth = \"{}\"\n", sectors.join(", "), if c.heading { "heading" } else { "north" });
+    }
+    if let Some((from, len)) = c.window {
+        t += &format!("obstructions = [{{ from = \"{from}.25s\", to = \"{}.25s\" }}]\n", from + len);
+    }
+    t += "[[ground_stations]]\nname = \"f\"\nlat = 10.0\nlon = 30.0\n";
+    for (i, (up, kb, v)) in c.flows.iter().enumerate() {
+        let (s, d) = if *up { ("m", "f") } else { ("f", "m") };
+        t += &format!(
+            "[[flows]]\nname = \"x{i}\"\nsrc = \"{s}\"\ndst = \"{d}\"\ntcp = {{ variant = \"{v}\", max_retransmissions = 0 }}\napp = {{ kind = \"ftp\", size = \"{kb}kB\" }}\n"
+        );
+    }
+    t
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, .. ProptestConfig::default() })]
+
+    #[test]
+    fn every_byte_arrives_once_in_order_across_obstructions(c in moving()) {
+        let text = moving_toml(&c);
+        let out = run_text(&text, &[]);
+        for (f, spec) in out.summary.flows.iter().zip(&c.flows) {
+            let size = spec.1 as u64 * 1000;
+            prop_assert_eq!(f.integrity_errors, 0, "{}", text);
+            prop_assert!(f.bytes_delivered <= size, "{}", text);
+            if f.completed {
+                prop_assert_eq!(f.bytes_delivered, size, "{}", text);
+            }
+        }
+        // a window of n steps is n steps without a satellite at least
+        if let Some((_, len)) = c.window {
+            let g = &out.summary.ground_stations[0];
+            let steps = (len as u64 * 1000).div_ceil(c.step_ms as u64);
+            prop_assert!(out.summary.sim_time_s < 121.0);
+            if out.summary.sim_time_s > (c.window.unwrap().0 + len) as f64 + 0.25 {
+                prop_assert!(g.steps_without_satellite >= steps, "{:?} {}", g, text);
+            }
+        }
+    }
+}

@@ -175,7 +175,7 @@ impl Motion {
                 let gone = if t <= depart { 0.0 } else { speed_km_s * (t - depart) as f64 * 1e-9 };
                 let f = if total > 0.0 { (gone / total).min(1.0) } else { 0.0 };
                 let (lat_deg, lon_deg, heading_deg) = along(from, to, f);
-                Pose { lat_deg, lon_deg, alt_km, heading_deg: if moves(from, to) { heading_deg } else { 0.0 } }
+                Pose { lat_deg, lon_deg, alt_km, heading_deg }
             }
         }
     }

@@ -53,7 +53,7 @@ pub enum MaskAzimuth {
 pub struct Obstructions {
     pub mask: Vec<Sector>,
     pub mask_azimuth: MaskAzimuth,
-    /// Windows [from, to) of run time (ns), sorted, not overlapping.
+    /// Windows [from, to) of run time (ns), as given (they may overlap).
     pub windows: Vec<(Time, Time)>,
 }
 
