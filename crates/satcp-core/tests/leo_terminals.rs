@@ -137,7 +137,7 @@ fn cbr(window: bool) -> RunOutput {
 #[test]
 fn an_obstruction_window_drops_what_is_sent_in_it() {
     let (clear, hidden) = (cbr(false), cbr(true));
-    let udp = |o: &RunOutput| o.summary.flows[0].udp.clone().unwrap();
+    let udp = |o: &RunOutput| o.summary.flows[0].udp.unwrap();
     let (c, h) = (udp(&clear), udp(&hidden));
     assert_eq!(c.packets_sent, h.packets_sent);
     // the clear run has a path throughout the window

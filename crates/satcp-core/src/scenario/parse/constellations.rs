@@ -222,8 +222,8 @@ fn parse_track(t: &Tbl, alt: f64, base_dir: Option<&Path>) -> Res<Motion> {
 
 /// `[lat, lon]` of a route.
 fn route_point(r: &Tbl, key: &str) -> Res<(f64, f64)> {
-    let allowed = format!("a point [lat, lon] in degrees, lat in [-90, 90], lon in [-180, 360]");
-    let v = r.get(key).ok_or_else(|| missing(&r.at(key), &allowed))?;
+    let allowed = "a point [lat, lon] in degrees, lat in [-90, 90], lon in [-180, 360]";
+    let v = r.get(key).ok_or_else(|| missing(&r.at(key), allowed))?;
     let num = |x: &Value| match x {
         Value::Float(f) => Some(*f),
         Value::Integer(i) => Some(*i as f64),
