@@ -1,14 +1,19 @@
 //! Constellations in the run: the topology step (`Event::Topology`).
 //!
 //! At t = 0 and then every `run.topology_step` (and at the reassignment
-//! epochs of a "reassign-15s" shell), for each shell:
+//! epochs of a "reassign-15s" shell and the edges of a station's
+//! obstruction windows), for each shell:
 //! * the satellites' positions at this step and the next are computed (the
 //!   closed form or SGP4, `leo/positions.rs`);
 //! * each inter-satellite link is up while its ends are in range and the
 //!   beam passes above the grazing altitude; its delay ramps from the
 //!   distance / c at this step to that at the next (`net/link/schedule.rs`);
+//! * moving stations are placed where they are at this step and the next
+//!   (`leo/motion.rs`);
 //! * each ground station's satellites in view (elevation at least the
-//!   minimum, or distance at most the range) are found, and the
+//!   minimum, or distance at most the range; not behind the station's
+//!   obstruction mask, and none during one of its obstruction windows,
+//!   `leo/obstruction.rs`) are found, and the
 //!   attachment policy picks those it links to; a link to a satellite not
 //!   linked before is made then (an ordinary link direction pair,
 //!   appended; under `gsl.device = "shared"` its directions join the
