@@ -149,3 +149,21 @@ def test_a_path_only_scenario_needs_a_stop(tmp_path, capsys):
     assert cli.main(["run", str(f)]) == cli.EXIT_SCENARIO
     err = capsys.readouterr().err
     assert "run.stop" in err and "[[paths]]" in err
+
+
+def test_a_moving_station_s_track_is_read_beside_its_scenario(tmp_path):
+    """The ship example from Python: its track file is found relative to
+    the scenario, its bridge window leaves no path for 3 s; a scenario
+    copied elsewhere without its track is refused naming the file."""
+    ship = ROOT / "scenarios" / "leo" / "ship-dish-mask.toml"
+    res = satcp.run(ship, set=["run.stop=\"35s\""])
+    s = res.path_series
+    under = s[(s["t_s"] >= 29.0 - 1e-9) & (s["t_s"] < 32.0 - 1e-9)]
+    assert len(under) == 30 and (under["path"] == "").all() and under["rtt_s"].isna().all() and (under["hops"] == 0).all()
+    assert s[s["t_s"] >= 32.0 - 1e-9]["rtt_s"].notna().all()
+    g = {x["name"]: x for x in res.ground_stations}["ship"]
+    assert g["steps_without_satellite"] == 30
+    moved = tmp_path / "ship.toml"
+    moved.write_text(ship.read_text())
+    with pytest.raises(Exception, match="ground_stations.1.track.*ship-great-belt.csv"):
+        satcp.run(moved)

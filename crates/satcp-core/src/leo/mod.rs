@@ -12,11 +12,17 @@
 //! * `isl`: +Grid inter-satellite link layouts.
 //! * `tle`: satellites from TLE sets, SGP4 (the `sgp4` crate), TEME to ECEF.
 //! * `positions`: a shell's satellites at any second of a run.
+//! * `motion`: where a ground station is at any instant: fixed, a track of
+//!   fixes or a great-circle route, and its heading.
+//! * `obstruction`: obstruction masks (azimuth/elevation sectors) and
+//!   schedules (windows when a station sees nothing).
 //!
 //! The frames, the orbit model and every choice: `docs/models/constellations.md`.
 
 pub mod frames;
 pub mod isl;
+pub mod motion;
+pub mod obstruction;
 pub mod positions;
 pub mod tle;
 pub mod visibility;

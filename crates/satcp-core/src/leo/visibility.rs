@@ -17,8 +17,14 @@
 //!   at least `min_grazing_km` above the mean Earth sphere (the
 //!   atmosphere's refraction and absorption rule out a beam through it);
 //!   and the two must be within `max_range_km`.
+//! * Azimuth and elevation (for obstruction masks, `leo/obstruction.rs`):
+//!   the station-to-satellite vector in the station's local east-north-up
+//!   frame (geodetic: up the WGS84 normal, north towards the pole along
+//!   the meridian, east along the parallel); azimuth clockwise from true
+//!   north in [0, 360), elevation as above.
 
 use super::frames::{geodetic_to_ecef, up, Vec3, EARTH_RADIUS};
+use super::motion::{east_north, wrap_360};
 
 /// Which satellites a ground station may use.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,16 +46,26 @@ impl Visibility {
     }
 }
 
-/// A ground station: where it is, in ECEF, and its local up.
+/// A ground station: where it is, in ECEF, and its local frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Station {
     pub pos: Vec3,
     pub up: Vec3,
+    pub east: Vec3,
+    pub north: Vec3,
 }
 
 impl Station {
     pub fn new(lat_deg: f64, lon_deg: f64, alt_km: f64) -> Self {
-        Station { pos: geodetic_to_ecef(lat_deg, lon_deg, alt_km), up: up(lat_deg, lon_deg) }
+        let (east, north) = east_north(lat_deg, lon_deg);
+        Station { pos: geodetic_to_ecef(lat_deg, lon_deg, alt_km), up: up(lat_deg, lon_deg), east, north }
+    }
+
+    /// Azimuth (degrees clockwise from true north, in [0, 360)) and
+    /// elevation (degrees) of a point given in ECEF.
+    pub fn azimuth_elevation_deg(&self, sat: Vec3) -> (f64, f64) {
+        let d = sat.sub(self.pos);
+        (wrap_360(d.dot(self.east).atan2(d.dot(self.north)).to_degrees()), self.elevation_deg(sat))
     }
 
     /// Elevation (degrees) of a point given in ECEF.
@@ -116,6 +132,45 @@ mod tests {
         assert!(st.elevation_deg(st.pos.sub(st.up.scale(100.0))) < -89.0);
     }
 
+    /// Azimuth and elevation by hand, and against the textbook ECEF -> ENU
+    /// rotation matrix written out here.
+    #[test]
+    fn azimuth_and_elevation_by_hand() {
+        // on the equator at 0 E: up is +x, east +y, north +z
+        let st = Station::new(0.0, 0.0, 0.0);
+        let at = |dx: f64, dy: f64, dz: f64| st.azimuth_elevation_deg(st.pos.sub(Vec3::new(-dx, -dy, -dz)));
+        let close = |(a, e): (f64, f64), (wa, we): (f64, f64)| (a - wa).abs() < 1e-9 && (e - we).abs() < 1e-9;
+        // 500 km up and 500 km east: 45 degrees up, due east
+        assert!(close(at(500.0, 500.0, 0.0), (90.0, 45.0)), "{:?}", at(500.0, 500.0, 0.0));
+        // up and north: azimuth 0; up and south: 180; up and west: 270
+        assert!(close(at(500.0, 0.0, 500.0), (0.0, 45.0)));
+        assert!(close(at(500.0, 0.0, -500.0), (180.0, 45.0)));
+        assert!(close(at(500.0, -500.0, 0.0), (270.0, 45.0)));
+        // north-east at 30 degrees: up = tan 30 x the horizontal distance
+        let h = 1000.0 * 30f64.to_radians().tan();
+        assert!(close(at(h, 1000.0 / 2f64.sqrt(), 1000.0 / 2f64.sqrt()), (45.0, 30.0)));
+        // just west of north wraps to just under 360
+        let (a, _) = at(500.0, -1e-3, 500.0);
+        assert!(a > 359.99 && a < 360.0, "{a}");
+        // anywhere: the ENU rotation matrix
+        // [-sin lon, cos lon, 0; -sin lat cos lon, -sin lat sin lon, cos lat;
+        //  cos lat cos lon, cos lat sin lon, sin lat]
+        for &(lat, lon, alt) in &[(48.8566f64, 2.3522f64, 0.035), (-33.9, 151.2, 0.0), (71.0, -156.8, 0.0), (0.5, 179.9, 10.0)] {
+            let st = Station::new(lat, lon, alt);
+            let (la, lo) = (lat.to_radians(), lon.to_radians());
+            for sat in [Vec3::new(6000.0, 2000.0, 3000.0), Vec3::new(-4000.0, -1000.0, -5500.0), Vec3::new(1000.0, 6800.0, 100.0)] {
+                let d = sat.sub(st.pos);
+                let e = -lo.sin() * d.x + lo.cos() * d.y;
+                let n = -la.sin() * lo.cos() * d.x - la.sin() * lo.sin() * d.y + la.cos() * d.z;
+                let u = la.cos() * lo.cos() * d.x + la.cos() * lo.sin() * d.y + la.sin() * d.z;
+                let want_az = e.atan2(n).to_degrees().rem_euclid(360.0);
+                let want_el = u.atan2((e * e + n * n).sqrt()).to_degrees();
+                let (az, el) = st.azimuth_elevation_deg(sat);
+                assert!((az - want_az).abs() < 1e-9 && (el - want_el).abs() < 1e-9, "{lat} {lon}: {az} {el} against {want_az} {want_el}");
+            }
+        }
+    }
+
     #[test]
     fn the_coverage_cone_matches_the_elevation() {
         // on a spherical Earth: a satellite at 550 km over a point at the
@@ -126,7 +181,7 @@ mod tests {
         assert!((lambda - 8.46).abs() < 0.01, "{lambda}");
         let r = EARTH_RADIUS + 550.0;
         let sat = Vec3::new(r * lambda.to_radians().cos(), r * lambda.to_radians().sin(), 0.0);
-        let station = Station { pos: Vec3::new(EARTH_RADIUS, 0.0, 0.0), up: Vec3::new(1.0, 0.0, 0.0) };
+        let station = Station { pos: Vec3::new(EARTH_RADIUS, 0.0, 0.0), ..Station::new(0.0, 0.0, 0.0) };
         assert!((station.elevation_deg(sat) - 25.0).abs() < 1e-9);
     }
 
@@ -141,7 +196,7 @@ mod tests {
         assert!((lambda - 9.372).abs() < 0.001, "{lambda}");
         let r = EARTH_RADIUS + 630.0;
         let sat = Vec3::new(r * lambda.to_radians().cos(), r * lambda.to_radians().sin(), 0.0);
-        let station = Station { pos: Vec3::new(EARTH_RADIUS, 0.0, 0.0), up: Vec3::new(1.0, 0.0, 0.0) };
+        let station = Station { pos: Vec3::new(EARTH_RADIUS, 0.0, 0.0), ..Station::new(0.0, 0.0, 0.0) };
         assert!((station.pos.dist(sat) - 1260.0).abs() < 1e-9);
         assert!(station.sees(rule, sat.scale(1.0 - 1e-9)) && !station.sees(rule, sat.scale(1.0 + 1e-6)));
         // a range past the far side of the shell: every satellite

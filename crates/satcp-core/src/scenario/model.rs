@@ -853,9 +853,10 @@ pub enum HandoverLoss {
 #[derive(Clone, Debug, PartialEq)]
 pub struct StationCfg {
     pub node: usize,
-    pub lat_deg: f64,
-    pub lon_deg: f64,
-    pub alt_km: f64,
+    /// Where it is: `lat`, `lon` and `alt`, a `track` file or a `route`.
+    pub motion: crate::leo::motion::Motion,
+    /// `mask`, `mask_azimuth` and `obstructions`.
+    pub obstructions: crate::leo::obstruction::Obstructions,
     /// Traffic between other nodes may pass through it.
     pub relay: bool,
 }

@@ -1,14 +1,19 @@
 //! Constellations in the run: the topology step (`Event::Topology`).
 //!
 //! At t = 0 and then every `run.topology_step` (and at the reassignment
-//! epochs of a "reassign-15s" shell), for each shell:
+//! epochs of a "reassign-15s" shell and the edges of a station's
+//! obstruction windows), for each shell:
 //! * the satellites' positions at this step and the next are computed (the
 //!   closed form or SGP4, `leo/positions.rs`);
 //! * each inter-satellite link is up while its ends are in range and the
 //!   beam passes above the grazing altitude; its delay ramps from the
 //!   distance / c at this step to that at the next (`net/link/schedule.rs`);
+//! * moving stations are placed where they are at this step and the next
+//!   (`leo/motion.rs`);
 //! * each ground station's satellites in view (elevation at least the
-//!   minimum, or distance at most the range) are found, and the
+//!   minimum, or distance at most the range; not behind the station's
+//!   obstruction mask, and none during one of its obstruction windows,
+//!   `leo/obstruction.rs`) are found, and the
 //!   attachment policy picks those it links to; a link to a satellite not
 //!   linked before is made then (an ordinary link direction pair,
 //!   appended; under `gsl.device = "shared"` its directions join the
@@ -41,7 +46,7 @@ use crate::leo::frames::{light_ns, Vec3};
 use crate::leo::positions::ShellGeometry;
 use crate::leo::visibility::{isl_possible, Station, Visibility};
 use crate::net::LinkDir;
-use crate::scenario::{Attach, GslDevice, HandoverLoss, LeoCfg, LinkCfg, OrbitsCfg, QueueCfg, ReassignPick};
+use crate::scenario::{Attach, GslDevice, HandoverLoss, LeoCfg, LinkCfg, OrbitsCfg, QueueCfg, ReassignPick, StationCfg};
 use crate::sim::{secs, Event, Rng, Time, NS_PER_S};
 use crate::stats::output::{PathSeries, PathSummary, StationSummary};
 use std::collections::HashMap;
@@ -79,7 +84,12 @@ struct Trace {
 pub(super) struct LeoRun {
     cfg: LeoCfg,
     shells: Vec<ShellGeometry>,
+    /// Each station where it is at this step and at the next, and its
+    /// heading at this step (`leo/motion.rs`; a fixed station's never
+    /// change).
     stations: Vec<Station>,
+    stations_next: Vec<Station>,
+    headings: Vec<f64>,
     /// Positions at the current step and the next, per shell.
     now_pos: Vec<Vec<Vec3>>,
     next_pos: Vec<Vec<Vec3>>,
@@ -117,7 +127,7 @@ impl LeoRun {
             .iter()
             .map(|s| ShellGeometry::new(&s.orbits, cfg.epoch).expect("checked when the scenario was read"))
             .collect();
-        let stations = cfg.stations.iter().map(|s| Station::new(s.lat_deg, s.lon_deg, s.alt_km)).collect();
+        let (stations, headings): (Vec<Station>, Vec<f64>) = cfg.stations.iter().map(|s| station_at(s, 0)).unzip();
         let station_of = |node: usize| cfg.stations.iter().position(|s| s.node == node);
         let mut peers = vec![Vec::new(); cfg.stations.len()];
         let pairs = scn.flows.iter().map(|f| (f.src, f.dst)).chain(cfg.paths.iter().copied());
@@ -135,7 +145,9 @@ impl LeoRun {
             now_pos: shells.iter().map(|g| vec![Vec3::new(0.0, 0.0, 0.0); g.len()]).collect(),
             next_pos: shells.iter().map(|g| g.positions(0.0)).collect(),
             shells,
+            stations_next: stations.clone(),
             stations,
+            headings,
             t_next: 0,
             gsls: Vec::new(),
             gsl_of: HashMap::new(),
@@ -178,6 +190,12 @@ impl LeoRun {
         for s in &self.cfg.shells {
             if s.attach == Attach::Reassign15s {
                 next = next.min(next_epoch(t, s.reassign_offset_ns));
+            }
+        }
+        // an obstruction window starts and ends on a step of its own
+        for st in &self.cfg.stations {
+            if let Some(e) = st.obstructions.next_edge(t) {
+                next = next.min(e);
             }
         }
         next
@@ -253,6 +271,13 @@ impl World {
             g.positions_into(t1s, &mut leo.next_pos[h]);
         }
         leo.t_next = t1;
+        // moving stations where they are now and at the next step
+        for (s, sc) in leo.cfg.stations.iter().enumerate() {
+            if !sc.motion.is_fixed() {
+                (leo.stations[s], leo.headings[s]) = station_at(sc, t);
+                leo.stations_next[s] = station_at(sc, t1).0;
+            }
+        }
         self.step_isls(&mut leo, t, t1);
         self.step_gsls(&mut leo, t, t1);
         self.routes_dirty = true;
@@ -304,7 +329,10 @@ impl World {
         let mut wanted: Vec<u32> = Vec::new();
         for s in 0..leo.stations.len() {
             let st = leo.stations[s];
-            let node = leo.cfg.stations[s].node as u32;
+            let (sc, heading) = (&leo.cfg.stations[s], leo.headings[s]);
+            // a window of the obstruction schedule hides every satellite
+            let hidden = sc.obstructions.hidden_at(t);
+            let node = sc.node as u32;
             let mut sees_any = false;
             for h in 0..n_shells {
                 let sh = &leo.cfg.shells[h];
@@ -314,10 +342,10 @@ impl World {
                 let unit = st.pos.scale(1.0 / st.pos.norm());
                 for (k, &p) in now.iter().enumerate() {
                     // outside the coverage cone (with its margin): not in view
-                    if cone.is_some_and(|c| p.dot(unit) < c * p.norm()) {
+                    if hidden || cone.is_some_and(|c| p.dot(unit) < c * p.norm()) {
                         continue;
                     }
-                    if st.sees(sh.visibility, p) {
+                    if usable(sc, &st, heading, sh.visibility, p) {
                         in_view.push((k as u32, st.pos.dist(p)));
                     }
                 }
@@ -346,7 +374,7 @@ impl World {
                         let g = &leo.shells[h];
                         in_view
                             .iter()
-                            .map(|&(k, _)| (visible_until(g, &st, k as usize, t, sh.visibility), k))
+                            .map(|&(k, _)| (visible_until(g, sc, &st, k as usize, t, sh.visibility), k))
                             .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
                             .map(|x| x.1)
                     }),
@@ -416,7 +444,7 @@ impl World {
                     }
                     let p0 = leo.now_pos[h][sat as usize];
                     let p1 = leo.next_pos[h][sat as usize];
-                    let (d0, d1) = (light_ns(st.pos.dist(p0)), light_ns(st.pos.dist(p1)));
+                    let (d0, d1) = (light_ns(st.pos.dist(p0)), light_ns(leo.stations_next[s].pos.dist(p1)));
                     self.dirs[ab.index()].set_ramp(t, d0, t1, d1);
                     self.dirs[ba.index()].set_ramp(t, d0, t1, d1);
                 }
@@ -531,11 +559,37 @@ impl World {
     }
 }
 
-/// When satellite `k` of `g`, in view of `st` at `t`, leaves it under
-/// `rule` (ns; searched 1 s at a time over at most an hour, then bisected
-/// to 1 ms).
-fn visible_until(g: &ShellGeometry, st: &Station, k: usize, t: Time, rule: Visibility) -> Time {
-    let seen = |at: Time| st.sees(rule, g.position(k, secs(at)));
+/// Station `sc` at run time `t`: where it is, and its heading.
+fn station_at(sc: &StationCfg, t: Time) -> (Station, f64) {
+    let p = sc.motion.at(t);
+    (Station::new(p.lat_deg, p.lon_deg, p.alt_km), p.heading_deg)
+}
+
+/// Whether station `sc`, at `st` heading `heading`, may use a satellite at
+/// `p` under `rule`: in view by the rule and not behind its mask (windows
+/// are the caller's).
+fn usable(sc: &StationCfg, st: &Station, heading: f64, rule: Visibility, p: Vec3) -> bool {
+    if !st.sees(rule, p) {
+        return false;
+    }
+    if sc.obstructions.mask.is_empty() {
+        return true;
+    }
+    let (az, el) = st.azimuth_elevation_deg(p);
+    !sc.obstructions.blocks(az, el, heading)
+}
+
+/// When satellite `k` of `g`, in view of station `sc` (at `st` now) at
+/// `t`, leaves it under `rule`, its mask and its windows (ns; searched 1 s
+/// at a time over at most an hour, then bisected to 1 ms).
+fn visible_until(g: &ShellGeometry, sc: &StationCfg, st: &Station, k: usize, t: Time, rule: Visibility) -> Time {
+    let seen = |at: Time| {
+        if sc.obstructions.hidden_at(at) {
+            return false;
+        }
+        let (here, heading) = if sc.motion.is_fixed() { (*st, 0.0) } else { station_at(sc, at) };
+        usable(sc, &here, heading, rule, g.position(k, secs(at)))
+    };
     let mut lo = t;
     let mut hi = t;
     for _ in 0..3600 {
@@ -664,5 +718,156 @@ app = { kind = "ftp", size = "1MB" }
         // t = 0 is 50 s past the minute: the next epoch is 57 s, 7 s later
         assert_eq!(next_epoch(0, 50 * S), 7 * S);
         assert!(is_epoch(22 * S, 50 * S));
+    }
+}
+
+/// The issue's check: a moving station with an obstruction mask loses
+/// exactly the satellites the mask covers. The station's place, the
+/// satellites' azimuths and elevations and the mask's sectors are computed
+/// here by other formulas than the engine's (the destination-point formula
+/// on the sphere of n-vectors, the WGS84 closed form, the ECEF -> ENU
+/// rotation matrix).
+#[cfg(test)]
+mod mask_tests {
+    use super::*;
+    use crate::leo::walker::{WalkerKind, WalkerShell};
+
+    const SHELL: WalkerShell = WalkerShell { kind: WalkerKind::Delta, planes: 12, per_plane: 12, altitude_km: 1000.0, inclination_deg: 55.0, phasing: 1 };
+    const FROM: (f64, f64) = (30.0, -20.0);
+    const TO: (f64, f64) = (50.0, 40.0);
+    const SPEED_KM_S: f64 = 2.0; // fast, so the heading turns over the run
+    const MASK: [((f64, f64), (f64, f64)); 2] = [((300.0, 60.0), (0.0, 50.0)), ((150.0, 200.0), (30.0, 90.0))];
+
+    fn scenario(mask: &str) -> String {
+        format!(
+            r#"
+[run]
+stop = "900s"
+[[constellations]]
+name = "s"
+walker = {{ kind = "delta", planes = 12, per_plane = 12, altitude = "1000km", inclination = 55.0, phasing = 1 }}
+isl = {{ rate = "100Mbps" }}
+gsl = {{ rate = "20Mbps", min_elevation = 10 }}
+[[ground_stations]]
+name = "plane"
+route = {{ from = [{}, {}], to = [{}, {}], speed = "{}m/s", depart = "30s" }}
+{mask}
+[[ground_stations]]
+name = "b"
+lat = 40.0
+lon = 10.0
+[[flows]]
+src = "plane"
+dst = "b"
+app = {{ kind = "ftp", size = "1MB" }}
+"#,
+            FROM.0,
+            FROM.1,
+            TO.0,
+            TO.1,
+            SPEED_KM_S * 1000.0
+        )
+    }
+
+    /// The station at `t` s and its heading, by the spherical
+    /// destination-point formula along the initial course.
+    fn place(t: f64) -> (f64, f64, f64) {
+        let (p1, l1, p2, l2) = (FROM.0.to_radians(), FROM.1.to_radians(), TO.0.to_radians(), TO.1.to_radians());
+        let bearing = |pa: f64, la: f64, pb: f64, lb: f64| {
+            let dl = lb - la;
+            (dl.sin() * pb.cos()).atan2(pa.cos() * pb.sin() - pa.sin() * pb.cos() * dl.cos())
+        };
+        let total = (p1.sin() * p2.sin() + p1.cos() * p2.cos() * (l2 - l1).cos()).acos();
+        let delta = ((t - 30.0).max(0.0) * SPEED_KM_S / 6371.0).min(total);
+        let th = bearing(p1, l1, p2, l2);
+        let p = (p1.sin() * delta.cos() + p1.cos() * delta.sin() * th.cos()).asin();
+        let l = l1 + (th.sin() * delta.sin() * p1.cos()).atan2(delta.cos() - p1.sin() * p.sin());
+        let heading = if delta < total { bearing(p, l, p2, l2) } else { bearing(p2, l2, p1, l1) + std::f64::consts::PI };
+        (p, l, heading.to_degrees().rem_euclid(360.0))
+    }
+
+    /// Azimuth and elevation (degrees) of ECEF point `sat` from geodetic
+    /// (lat, lon) radians at height 0.
+    fn az_el(lat: f64, lon: f64, sat: Vec3) -> (f64, f64) {
+        let (a, f) = (6378.137, 1.0 / 298.257_223_563);
+        let e2 = f * (2.0 - f);
+        let n = a / (1.0 - e2 * lat.sin() * lat.sin()).sqrt();
+        let (x, y, z) = (n * lat.cos() * lon.cos(), n * lat.cos() * lon.sin(), n * (1.0 - e2) * lat.sin());
+        let (dx, dy, dz) = (sat.x - x, sat.y - y, sat.z - z);
+        let e = -lon.sin() * dx + lon.cos() * dy;
+        let nn = -lat.sin() * lon.cos() * dx - lat.sin() * lon.sin() * dy + lat.cos() * dz;
+        let u = lat.cos() * lon.cos() * dx + lat.cos() * lon.sin() * dy + lat.sin() * dz;
+        (e.atan2(nn).to_degrees().rem_euclid(360.0), u.atan2((e * e + nn * nn).sqrt()).to_degrees())
+    }
+
+    /// Inside a sector, and how far (degrees) from its nearest edge.
+    fn in_mask(az: f64, el: f64) -> (bool, f64) {
+        let mut inside = false;
+        let mut margin = f64::INFINITY;
+        for &((a0, a1), (e0, e1)) in &MASK {
+            let width = (a1 - a0).rem_euclid(360.0);
+            let from_a0 = (az - a0).rem_euclid(360.0);
+            let in_az = from_a0 <= width;
+            inside |= in_az && el >= e0 && el <= e1;
+            let edge_az = |a: f64| {
+                let d = (az - a).rem_euclid(360.0);
+                d.min(360.0 - d)
+            };
+            margin = margin.min(edge_az(a0)).min(edge_az(a1)).min((el - e0).abs()).min((el - e1).abs());
+        }
+        (inside, margin)
+    }
+
+    /// The satellites station 0 links to at each step over the whole run
+    /// (under "shortest-path": every satellite it may use).
+    fn in_view_per_step(text: &str) -> Vec<Vec<u32>> {
+        let scn = crate::scenario::parse_toml(text, &[]).unwrap();
+        let mut w = World::build(&scn);
+        let mut out = Vec::new();
+        for step in 0..9000u64 {
+            if step > 0 {
+                w.now = step * 100_000_000;
+                w.topology_step();
+            }
+            let leo = w.leo.as_ref().unwrap();
+            let mut sats: Vec<u32> = leo.attach[0].up.iter().map(|&gi| leo.gsls[gi as usize].sat).collect();
+            sats.sort_unstable();
+            out.push(sats);
+        }
+        out
+    }
+
+    #[test]
+    fn a_moving_station_loses_exactly_the_satellites_its_mask_covers() {
+        let sectors = "mask = [{ azimuth = [300, 60], elevation = [0, 50] }, { azimuth = [150, 200], elevation = [30, 90] }]";
+        let clear = in_view_per_step(&scenario(""));
+        for reference in ["north", "heading"] {
+            let masked = in_view_per_step(&scenario(&format!("{sectors}\nmask_azimuth = \"{reference}\"")));
+            let (mut lost, mut near_edge, mut steps_losing) = (0, 0, 0);
+            for (step, (c, m)) in clear.iter().zip(&masked).enumerate() {
+                let t = step as f64 * 0.1;
+                let (lat, lon, heading) = place(t);
+                // without the mask: exactly the satellites at 10 degrees
+                // or more, from the station computed here
+                let want_clear: Vec<u32> = (0..144).filter(|&k| az_el(lat, lon, SHELL.ecef(k, t)).1 >= 10.0).collect();
+                let mut want = Vec::new();
+                for &k in &want_clear {
+                    let (az, el) = az_el(lat, lon, SHELL.ecef(k, t));
+                    let az = if reference == "heading" { (az - heading).rem_euclid(360.0) } else { az };
+                    let (inside, margin) = in_mask(az, el);
+                    near_edge += (margin < 1e-6) as u32;
+                    if !inside {
+                        want.push(k);
+                    }
+                }
+                assert_eq!(c, &want_clear, "{reference}: at {t} s without the mask");
+                assert_eq!(m, &want, "{reference}: at {t} s with the mask");
+                lost += c.len() - m.len();
+                steps_losing += (c.len() > m.len()) as u32;
+            }
+            assert_eq!(near_edge, 0, "no satellite within 1e-6 degrees of an edge (the comparison would be moot)");
+            // the mask matters: it hides satellites at a good share of steps
+            assert!(steps_losing > 1000 && lost > 1000, "{reference}: {steps_losing} steps, {lost} satellite-steps");
+        }
     }
 }

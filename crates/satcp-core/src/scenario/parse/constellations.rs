@@ -33,12 +33,23 @@
 //! * Constellation links take drop-tail or RED queues and per, ber or
 //!   Gilbert-Elliott errors: the disciplines whose packets a handover can
 //!   lose as they come off the wire.
+//! * A station is fixed (`lat`, `lon`), follows a `track` file or a
+//!   great-circle `route` (exactly one); a track's lines are `t, lat, lon`
+//!   or `t, lat, lon, alt` with `t` in seconds (or a duration with unit),
+//!   never decreasing, and `alt` in metres (GPS logs write metres; a
+//!   3-field line takes the station's `alt`); longitudes in [-180, 360] as
+//!   the station's `lon`; a route's `speed` in km/h, m/s or kn (a plain
+//!   number is m/s), `depart` 0 by default. `mask_azimuth` "north"
+//!   (`"heading"` refused on a fixed station); mask sectors need both
+//!   `azimuth` and `elevation` (`leo/motion.rs`, `leo/obstruction.rs`).
 
 use super::links::{parse_errors, parse_queue};
 use super::*;
 use crate::leo::frames::light_ns;
 use crate::leo::tle::parse_three_line_sets;
 use crate::leo::walker::{WalkerKind, WalkerShell};
+use crate::leo::motion::{distance_km as great_circle_km, leg_ok, Fix, Motion};
+use crate::leo::obstruction::{MaskAzimuth, Obstructions, Sector};
 use crate::leo::{isl::plus_grid, positions::ShellGeometry};
 use sgp4::chrono::NaiveDateTime;
 
@@ -102,32 +113,227 @@ fn taken(nodes: &[NodeCfg], name: &str) -> bool {
     nodes.iter().any(|n| n.name == name)
 }
 
-/// `[[ground_stations]]`: appended to `nodes`.
-pub(super) fn parse_ground_stations(root: &Tbl, nodes: &mut Vec<NodeCfg>) -> Res<Vec<StationCfg>> {
+const STATION_KEYS: &[&str] = &["name", "lat", "lon", "alt", "relay", "track", "route", "mask", "mask_azimuth", "obstructions"];
+const LAT_ALLOWED: &str = "a geodetic latitude in degrees in [-90, 90]";
+const LON_ALLOWED: &str = "a longitude in degrees in [-180, 360], east positive";
+const ROUTE_EXPECTED: &str = "an inline table { from = [lat, lon], to = [lat, lon], speed = \"900km/h\", depart = \"0s\" }";
+const SPEED_ALLOWED: &str = "a speed > 0 with unit km/h, m/s or kn (plain numbers are m/s), e.g. \"900km/h\"";
+const MASK_EXPECTED: &str = "an array of sectors [{ azimuth = [30, 90], elevation = [0, 40] }, ...] (degrees; azimuth clockwise from from to to, wrapping through 360 when from > to)";
+const WINDOWS_EXPECTED: &str = "an array of windows [{ from = \"20s\", to = \"23s\" }, ...]";
+
+/// `[[ground_stations]]`: appended to `nodes`; track files are read from
+/// `base_dir`.
+pub(super) fn parse_ground_stations(root: &Tbl, nodes: &mut Vec<NodeCfg>, base_dir: Option<&Path>) -> Res<Vec<StationCfg>> {
     let Some(v) = root.get("ground_stations") else { return Ok(Vec::new()) };
     let what = "an array of ground-station tables ([[ground_stations]] with name, lat, lon)";
     let Value::Array(arr) = v else { return Err(type_error("ground_stations", v, what)) };
     let mut out = Vec::with_capacity(arr.len());
     for (i, sv) in arr.iter().enumerate() {
         let mut t = Tbl::new(format!("ground_stations.{}", i), sv, what)?;
-        t.only(&["name", "lat", "lon", "alt", "relay"])?;
+        t.only(STATION_KEYS)?;
         let name = t.require("name", t.str("name")?, "a node name for the station, e.g. \"paris\"")?;
         check_name(&t, "name", name)?;
         if taken(nodes, name) {
             return Err(t.bad("name", "a name no other node (or station) has"));
         }
-        let lat = t.number("lat", |x| (-90.0..=90.0).contains(&x), "a geodetic latitude in degrees in [-90, 90]")?;
-        let lat = t.require("lat", lat, "a geodetic latitude in degrees in [-90, 90]")?;
-        let lon = t.number("lon", |x| (-180.0..=360.0).contains(&x), "a longitude in degrees in [-180, 360], east positive")?;
-        let lon = t.require("lon", lon, "a longitude in degrees in [-180, 360], east positive")?;
         let alt = distance_km(&t, "alt")?.unwrap_or(0.0);
         if alt > 100.0 {
             return Err(t.bad("alt", "a height above the WGS84 ellipsoid of at most 100 km"));
         }
-        out.push(StationCfg { node: nodes.len(), lat_deg: lat, lon_deg: lon, alt_km: alt, relay: t.bool("relay")?.unwrap_or(false) });
+        let motion = parse_motion(&t, alt, base_dir)?;
+        let obstructions = parse_obstructions(&t, &motion)?;
+        out.push(StationCfg { node: nodes.len(), motion, obstructions, relay: t.bool("relay")?.unwrap_or(false) });
         nodes.push(NodeCfg { name: name.to_string() });
     }
     Ok(out)
+}
+
+/// `lat` and `lon`, a `track` file or a `route`: exactly one.
+fn parse_motion(t: &Tbl, alt: f64, base_dir: Option<&Path>) -> Res<Motion> {
+    let moving: Vec<&str> = ["track", "route"].into_iter().filter(|k| t.get(k).is_some()).collect();
+    if moving.len() > 1 {
+        return Err(t.bad("route", "no route with track: one of lat and lon, track or route"));
+    }
+    if let Some(&key) = moving.first() {
+        if let Some(k) = ["lat", "lon"].into_iter().find(|k| t.get(k).is_some()) {
+            return Err(t.bad(k, format!("no {k} with {key} (the {key} gives the position)")));
+        }
+        return if key == "track" { parse_track(t, alt, base_dir) } else { parse_route(t, alt) };
+    }
+    let lat = t.number("lat", |x| (-90.0..=90.0).contains(&x), LAT_ALLOWED)?;
+    let lat = t.require("lat", lat, "a geodetic latitude in degrees in [-90, 90] (or a track or route)")?;
+    let lon = t.number("lon", |x| (-180.0..=360.0).contains(&x), LON_ALLOWED)?;
+    let lon = t.require("lon", lon, "a longitude in degrees in [-180, 360], east positive (or a track or route)")?;
+    Ok(Motion::Fixed { lat_deg: lat, lon_deg: lon, alt_km: alt })
+}
+
+/// `track = "file.csv"`: lines `t, lat, lon[, alt]` (t in seconds or a
+/// duration with unit, alt in metres); '#' comments, blank lines and a
+/// first line of column names skipped.
+fn parse_track(t: &Tbl, alt: f64, base_dir: Option<&Path>) -> Res<Motion> {
+    let file = t.str("track")?.ok_or_else(|| t.bad("track", "a path to a CSV file of lines t, lat, lon[, alt]"))?;
+    let path = base_dir.map_or_else(|| Path::new(file).to_path_buf(), |b| b.join(file));
+    let text = std::fs::read_to_string(&path).map_err(|e| t.bad("track", format!("a readable CSV file of lines t, lat, lon[, alt] ({}: {})", path.display(), e)))?;
+    let at = |line: usize, what: String| t.bad("track", format!("{}, line {}: {}", path.display(), line, what));
+    let mut fixes: Vec<Fix> = Vec::new();
+    let mut first = true;
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        if std::mem::take(&mut first) && fields[0].starts_with(|c: char| c.is_ascii_alphabetic()) {
+            continue; // column names
+        }
+        if !(3..=4).contains(&fields.len()) {
+            return Err(at(n + 1, format!("{line:?}: 3 or 4 comma-separated fields, t, lat, lon[, alt]")));
+        }
+        let number = |k: usize, name: &str, ok: &dyn Fn(f64) -> bool, allowed: &str| -> Res<f64> {
+            match fields[k].parse::<f64>() {
+                Ok(x) if x.is_finite() && ok(x) => Ok(x),
+                _ => Err(at(n + 1, format!("{name} {:?}: {allowed}", fields[k]))),
+            }
+        };
+        let ft = crate::scenario::units::parse_duration(fields[0])
+            .map_err(|_| at(n + 1, format!("t {:?}: a time >= 0 in seconds (or a duration with unit, e.g. \"250ms\")", fields[0])))?;
+        let lat = number(1, "lat", &|x| (-90.0..=90.0).contains(&x), LAT_ALLOWED)?;
+        let lon = number(2, "lon", &|x| (-180.0..=360.0).contains(&x), LON_ALLOWED)?;
+        let alt_km = if fields.len() == 4 {
+            number(3, "alt", &|x| (0.0..=100_000.0).contains(&x), "a height above the WGS84 ellipsoid in metres in [0, 100000]")? / 1000.0
+        } else {
+            alt
+        };
+        if let Some(prev) = fixes.last() {
+            if ft < prev.t {
+                return Err(at(n + 1, format!("t {:?}: a time at or after the previous fix's ({} s): times must not decrease", fields[0], crate::sim::secs(prev.t))));
+            }
+            if !leg_ok((prev.lat_deg, prev.lon_deg), (lat, lon)) {
+                return Err(at(n + 1, format!("lat, lon {lat}, {lon}: a point not antipodal to the previous fix (no single great circle joins them)")));
+            }
+        }
+        fixes.push(Fix { t: ft, lat_deg: lat, lon_deg: lon, alt_km });
+    }
+    if fixes.is_empty() {
+        return Err(t.bad("track", format!("{}: at least one fix (a line t, lat, lon[, alt])", path.display())));
+    }
+    Ok(Motion::Track(fixes))
+}
+
+/// `[lat, lon]` of a route.
+fn route_point(r: &Tbl, key: &str) -> Res<(f64, f64)> {
+    let allowed = "a point [lat, lon] in degrees, lat in [-90, 90], lon in [-180, 360]";
+    let v = r.get(key).ok_or_else(|| missing(&r.at(key), allowed))?;
+    let num = |x: &Value| match x {
+        Value::Float(f) => Some(*f),
+        Value::Integer(i) => Some(*i as f64),
+        _ => None,
+    };
+    match v.as_array().map(|a| a.as_slice()) {
+        Some([a, b]) => match (num(a), num(b)) {
+            (Some(lat), Some(lon)) if (-90.0..=90.0).contains(&lat) && (-180.0..=360.0).contains(&lon) => Ok((lat, lon)),
+            _ => Err(r.bad(key, allowed)),
+        },
+        _ => Err(r.bad(key, allowed)),
+    }
+}
+
+/// A speed in km/s: "900km/h", "250m/s", "20kn", or a plain number of m/s.
+fn speed_km_s(r: &Tbl, key: &str) -> Res<Option<f64>> {
+    let m_s = match r.get(key) {
+        None => return Ok(None),
+        Some(Value::Integer(i)) => *i as f64,
+        Some(Value::Float(x)) => *x,
+        Some(Value::String(s)) => {
+            let s = s.trim();
+            let (num, scale) = if let Some(n) = s.strip_suffix("km/h") {
+                (n, 1.0 / 3.6)
+            } else if let Some(n) = s.strip_suffix("m/s") {
+                (n, 1.0)
+            } else if let Some(n) = s.strip_suffix("kn") {
+                (n, 1852.0 / 3600.0)
+            } else {
+                return Err(r.bad(key, SPEED_ALLOWED));
+            };
+            num.trim().parse::<f64>().map_err(|_| r.bad(key, SPEED_ALLOWED))? * scale
+        }
+        Some(v) => return Err(type_error(&r.at(key), v, SPEED_ALLOWED)),
+    };
+    if m_s.is_finite() && m_s > 0.0 {
+        Ok(Some(m_s / 1000.0))
+    } else {
+        Err(r.bad(key, SPEED_ALLOWED))
+    }
+}
+
+/// `route = { from, to, speed, depart }`.
+fn parse_route(t: &Tbl, alt: f64) -> Res<Motion> {
+    let mut r = t.table("route", ROUTE_EXPECTED)?.expect("present");
+    r.only(&["from", "to", "speed", "depart"])?;
+    let from = route_point(&r, "from")?;
+    let to = route_point(&r, "to")?;
+    if great_circle_km(from, to) < 1e-3 {
+        return Err(r.bad("to", "a point at least 1 m from `from` (a station that does not move takes lat and lon)"));
+    }
+    if !leg_ok(from, to) {
+        return Err(r.bad("to", "a point not antipodal to `from` (no single great circle joins them)"));
+    }
+    let speed_km_s = r.require("speed", speed_km_s(&r, "speed")?, SPEED_ALLOWED)?;
+    let depart = r.duration("depart")?.unwrap_or(0);
+    Ok(Motion::Route { from, to, alt_km: alt, speed_km_s, depart })
+}
+
+/// Two numbers `[lo, hi]` in `range`, `lo <= hi` unless `wraps`.
+fn pair_in(s: &Tbl, key: &str, range: (f64, f64), wraps: bool, allowed: &str) -> Res<(f64, f64)> {
+    let v = s.get(key).ok_or_else(|| missing(&s.at(key), allowed))?;
+    let num = |x: &Value| match x {
+        Value::Float(f) => Some(*f),
+        Value::Integer(i) => Some(*i as f64),
+        _ => None,
+    };
+    let ok = |x: f64| x >= range.0 && x <= range.1;
+    match v.as_array().map(|a| a.as_slice()) {
+        Some([a, b]) => match (num(a), num(b)) {
+            (Some(a), Some(b)) if ok(a) && ok(b) && (if wraps { a != b } else { a <= b }) => Ok((a, b)),
+            _ => Err(s.bad(key, allowed)),
+        },
+        _ => Err(s.bad(key, allowed)),
+    }
+}
+
+/// `mask`, `mask_azimuth` and `obstructions`.
+fn parse_obstructions(t: &Tbl, motion: &Motion) -> Res<Obstructions> {
+    let mut o = Obstructions::default();
+    if let Some(v) = t.get("mask") {
+        let Value::Array(arr) = v else { return Err(type_error(&t.at("mask"), v, MASK_EXPECTED)) };
+        for (j, sv) in arr.iter().enumerate() {
+            let mut s = Tbl::new(format!("{}.{}", t.at("mask"), j), sv, MASK_EXPECTED)?;
+            s.only(&["azimuth", "elevation"])?;
+            let azimuth = pair_in(&s, "azimuth", (0.0, 360.0), true, "[from, to]: two different azimuths in degrees in [0, 360], clockwise from true north (or the heading) from `from` to `to`, wrapping through 360 when from > to ([0, 360]: all round)")?;
+            let elevation = pair_in(&s, "elevation", (-90.0, 90.0), false, "[low, high]: elevations in degrees in [-90, 90], low <= high")?;
+            o.mask.push(Sector { azimuth, elevation });
+        }
+    }
+    if t.choice("mask_azimuth", &["north", "heading"])? == Some("heading") {
+        if motion.is_fixed() {
+            return Err(t.bad("mask_azimuth", "\"north\": a station with lat and lon has no heading (heading goes with track or route)"));
+        }
+        o.mask_azimuth = MaskAzimuth::Heading;
+    }
+    if let Some(v) = t.get("obstructions") {
+        let Value::Array(arr) = v else { return Err(type_error(&t.at("obstructions"), v, WINDOWS_EXPECTED)) };
+        for (j, wv) in arr.iter().enumerate() {
+            let mut w = Tbl::new(format!("{}.{}", t.at("obstructions"), j), wv, WINDOWS_EXPECTED)?;
+            w.only(&["from", "to"])?;
+            let from = w.require("from", w.duration("from")?, "the run time the sky is lost at, e.g. \"20s\"")?;
+            let to = w.require("to", w.duration("to")?, "the run time the sky comes back at, e.g. \"23s\"")?;
+            if to <= from {
+                return Err(w.bad("to", "a time after `from`"));
+            }
+            o.windows.push((from, to));
+        }
+    }
+    Ok(o)
 }
 
 /// `walker = {...}`.

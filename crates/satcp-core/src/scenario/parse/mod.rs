@@ -148,7 +148,7 @@ pub fn from_value_in(mut v: Value, base_dir: Option<&Path>) -> Result<Scenario, 
     let (mut run, leo_keys, end_given) = parse_run(&root)?;
     let moving = root.get("constellations").is_some() || root.get("ground_stations").is_some();
     let mut nodes = parse_nodes(&root, moving)?;
-    let stations = constellations::parse_ground_stations(&root, &mut nodes)?;
+    let stations = constellations::parse_ground_stations(&root, &mut nodes, base_dir)?;
     let n_links = match root.get("links") {
         Some(Value::Array(a)) => a.len(),
         _ => 0,
