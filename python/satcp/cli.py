@@ -1,5 +1,5 @@
 """The ``satcp`` command line: ``satcp run``, ``validate``, ``demo``, ``sweep``, ``results``, ``report``,
-``reproduce``."""
+``reproduce``, ``trace import``."""
 
 from __future__ import annotations
 
@@ -741,6 +741,9 @@ def build_parser() -> argparse.ArgumentParser:
     h.set_defaults(func=cmd_report)
 
     _reproduce_parser(sub)
+    from .traces.command import add_parser as _trace_parser
+
+    _trace_parser(sub)
     return p
 
 
