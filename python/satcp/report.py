@@ -24,7 +24,8 @@ the percentage improvement of each level of the grouping factor over a
 baseline; an ANOVA table per metric; Jain / max-min fairness per cell
 when runs have several flows; what limited each flow (shares of time
 limited by cwnd, the receive window, the application and pacing); goodput,
-cwnd and sequence traces of chosen runs; and the table of failed runs.
+cwnd and sequence traces of chosen runs (with a measured series, their
+goodput and RTT per second beside it); and the table of failed runs.
 """
 
 from __future__ import annotations
@@ -365,7 +366,7 @@ def _rerun(scenario_json: str, interval_s: float):
 
 def _traces_section(ok: pd.DataFrame, runs: pd.DataFrame | None, factors: list[str], x: str | None,
                     group: str | None, trace_runs: Sequence[str] | None, max_traces: int,
-                    sample_interval: float | None) -> str:
+                    sample_interval: float | None, measured: tuple[pd.DataFrame, str] | None = None) -> str:
     plt = pyplot()
     head = "<h2>Time series of chosen runs</h2>"
     if runs is None or "scenario_json" not in runs.columns:
@@ -419,7 +420,14 @@ def _traces_section(ok: pd.DataFrame, runs: pd.DataFrame | None, factors: list[s
     cap = (f"Per chosen run (re-run with a {sample_interval * 1e3:g} ms sample interval): goodput over a sliding "
            f"{window:g} s window, congestion window, and highest sequence sent (solid) vs bytes delivered (dashed)")
     table = pd.DataFrame({"run key": keys, "cell": labels})
-    return head + _figure(fig, cap) + _table(table)
+    out = head + _figure(fig, cap) + _table(table)
+    if measured is not None:
+        from . import report_measured as rm
+
+        df, label = measured
+        bw = rm.bin_width(df)
+        out += rm.section([rm.simulated_per_bin(s, bw) for s in series], labels, df, label, _figure, _table)
+    return out
 
 
 def _failed_section(flows: pd.DataFrame, runs: pd.DataFrame | None) -> str:
@@ -482,6 +490,7 @@ def write_report(
     max_traces: int = 4,
     sample_interval: float | None = None,
     title: str = "satcp report",
+    measured: tuple[pd.DataFrame, str] | None = None,
 ) -> Path:
     """Write ``out_dir/index.html`` and return its path.
 
@@ -495,7 +504,10 @@ def write_report(
     ``trace_runs``: run keys to re-run with time series (default: one per
     level of ``group`` at the middle level of ``x``, at most
     ``max_traces``); ``sample_interval`` in seconds (default: the longest
-    chosen run's simulated time / 400).
+    chosen run's simulated time / 400). ``measured``: (a measured series
+    as ``satcp.traces.measured.read`` returns it, its label): the chosen
+    runs' goodput and RTT per second drawn beside it
+    (``satcp.report_measured``).
     """
     stats._check_level(level)
     flows = flows.reset_index(drop=True)
@@ -525,7 +537,8 @@ def write_report(
         body.append(_anova_section(ok, metrics, factors, flow_col))
         body.append(_fairness_section(ok, factors, flow_col, level))
         body.append(_limits_section(ok, factors, flow_col))
-        body.append(_traces_section(ok, runs, factors, x, group, trace_runs, max_traces, sample_interval))
+        body.append(_traces_section(ok, runs, factors, x, group, trace_runs, max_traces, sample_interval,
+                                    measured))
     body.append(_failed_section(flows, runs))
     page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"

@@ -410,3 +410,77 @@ def test_live_iperf3_and_ping_import(tmp_path):
     m = ping.read(pg.stdout, "live")
     assert len(m.probes.rtt_ms) == 3 and np.isfinite(m.probes.rtt_ms).all()
     assert 0.15 <= m.probes.interval_s <= 0.3
+
+
+# --------------------------------------------------------------------------
+# satcp report: measured beside simulated
+
+
+def test_simulated_per_bin_hand_worked():
+    import pandas as pd
+
+    from satcp.report_measured import simulated_per_bin, summary
+
+    t = [0, 0.5, 1, 1.5, 2]
+    series = pd.DataFrame({
+        "time_s": t + t, "flow": [0] * 5 + [1] * 5,
+        "delivered_bytes": [0, 500, 1000, 2000, 3000] + [500] * 5,
+        "srtt_s": [0.1, 0.1, 0.2, 0.2, math.nan] + [math.nan] * 5})
+    sim = simulated_per_bin(series, 1.0)
+    assert sim["t_s"].tolist() == [0, 1]
+    assert sim["goodput_bps"].tolist() == [8000.0, 16000.0]  # flow 1 delivered nothing more
+    assert sim["rtt_ms"].tolist() == [100.0, 200.0]
+    meas = pd.DataFrame({"t_s": [0.0, 1.0, 2.0], "goodput_bps": [10000.0, 14000.0, 1e9],
+                         "rtt_ms": [90.0, math.nan, 1.0], "loss": [0, 0, 0]})
+    s = summary(sim, meas)  # over the bins both cover: 0 and 1
+    assert s == {"goodput_measured_bps": 12000.0, "goodput_simulated_bps": 12000.0,
+                 "rtt_measured_ms": 90.0, "rtt_simulated_ms": 150.0}
+
+
+def test_report_of_a_run_directory_beside_a_measured_series(tmp_path):
+    from conftest import GEO
+
+    run_dir = tmp_path / "run"
+    r = run_cli("run", GEO, "--out", run_dir, "--set", "run.stop=12s")
+    assert r.returncode == 0, r.stderr
+    r = run_cli("trace", "import", DATA / "starlink_history_wrapped.json", "--out", tmp_path / "m")
+    assert r.returncode == 0, r.stderr
+    r = run_cli("report", run_dir, "--out", tmp_path / "rep", "--measured", tmp_path / "m" / "measured.csv")
+    assert r.returncode == 0, r.stderr
+    page = (tmp_path / "rep" / "index.html").read_text()
+    assert "<h2>Measured and simulated</h2>" in page and "data:image/png;base64," in page
+    # the measured means of the six dish seconds: 28 Mb/s, RTT (30+32+45+28+50)/5
+    assert "<td>2.8e+07</td>" in page and "<td>37</td>" in page
+    bad = tmp_path / "bad.csv"
+    bad.write_text("t_s,goodput_bps,rtt_ms,loss\n0,x,1,0\n")
+    r = run_cli("report", run_dir, "--out", tmp_path / "rep2", "--measured", bad)
+    assert r.returncode == 2 and f"{bad}: line 2, goodput_bps: expected a number or nothing, found 'x'" in r.stderr
+    r = run_cli("report", tmp_path / "m", "--out", tmp_path / "rep3")
+    assert r.returncode == 2 and "no series.csv or series.parquet" in r.stderr
+
+
+def test_store_report_draws_the_chosen_runs_beside_the_measurement(tmp_path):
+    import pandas as pd
+
+    import satcp
+    from conftest import base_scenario
+    from satcp.report import write_report
+
+    d = base_scenario()
+    res = satcp.run(d)
+    flows = pd.DataFrame([{"key": "k1", "status": "ok", "flow": f["name"], "goodput_bps": f["goodput_bps"],
+                           "completion_s": f.get("completion_s")} for f in res.summary["flows"]])
+    runs = pd.DataFrame([{"key": "k1", "status": "ok", "scenario_json": json.dumps(d),
+                          "sim_time_s": res.sim_time_s}])
+    meas = measured.read(_write_measured(tmp_path))
+    path = write_report(flows, runs, tmp_path / "rep", factors=[], measured=(meas, "dish.csv"))
+    page = path.read_text()
+    assert "<h2>Measured and simulated</h2>" in page and "dish.csv" in page
+    assert page.count("data:image/png;base64,") >= 2  # the traces figure and the measured one
+
+
+def _write_measured(tmp_path: Path) -> Path:
+    df, _ = measured.series([starlink_dish.read(_read("starlink_history_wrapped.json"), "d")])
+    p = tmp_path / "measured.csv"
+    measured.write(p, df)
+    return p
