@@ -12,6 +12,7 @@ import math
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -135,6 +136,14 @@ def test_ping_O_losses_late_reply_errors_duplicates_and_trailing_losses():
     assert held.tolist() == [False, True, False, False, True, False, True, True]
     # lost probes per 1 s: probes (0, 0.5), (1, 1.5), (2, 2.5), (3, 3.5)
     assert loss_probabilities(m, 1.0).tolist() == [0.5, 0.0, 0.5, 1.0]
+
+
+def test_ping_ipv6_and_named_hosts():
+    text = ("PING ::1(::1) 56 data bytes\n64 bytes from ::1: icmp_seq=1 ttl=64 time=0.030 ms\n"
+            "64 bytes from localhost (::1): icmp_seq=2 ttl=64 time=0.040 ms\n"
+            "64 bytes from fe80::1%eth0: icmp_seq=3 ttl=64 time=1.25 ms\n")
+    assert detect(text, "v6") == "ping"
+    assert ping.read(text, "v6").probes.rtt_ms.tolist() == [0.03, 0.04, 1.25]
 
 
 def test_ping_sequence_wrap_and_leading_loss_held_from_the_first_reply():
@@ -320,6 +329,16 @@ def test_errors_name_file_field_and_expectation():
         starlink_dish.read(csv, "b.csv")
     with pytest.raises(TraceInputError, match=r"^x: line 1: format not recognised"):
         detect("hello world\n", "x")
+
+
+def test_parser_constants_match_the_modules_and_stay_light():
+    from satcp.traces import command, writers
+
+    assert command.OPPORTUNITY_BYTES == writers.MAHIMAHI_OPPORTUNITY_BYTES
+    assert set(command.DIRECTIONS) == set(starlink_dish.DIRECTIONS)
+    r = subprocess.run([sys.executable, "-c", "import sys, satcp.cli; satcp.cli.build_parser(); "
+                        "print('numpy' in sys.modules, 'pandas' in sys.modules)"], capture_output=True, text=True)
+    assert r.stdout.strip() == "False False", r.stdout + r.stderr
 
 
 def test_detect_each_fixture():

@@ -24,19 +24,21 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from ..messages import error
-from . import iperf3, measured, ping, starlink_dish
-from .measurement import Measurement, TraceInputError
-from .writers import (MAHIMAHI_OPPORTUNITY_BYTES, Written, loss_probabilities, loss_samples, one_way_delays,
-                      opportunities, rate_lines, scenario_snippet, write_capacity, write_values)
+
+# The importers (NumPy, pandas) are imported when the command runs, so that
+# building satcp's parser (every command, `satcp --help`) does not load them.
 
 FORMATS = ("iperf3", "ping", "starlink")
+DIRECTIONS = ("down", "up")  # starlink_dish.DIRECTIONS
+OPPORTUNITY_BYTES = 1504  # writers.MAHIMAHI_OPPORTUNITY_BYTES
 EXIT_INPUT = 2
 
 
 def detect(text: str, source: str) -> str:
+    from . import iperf3, ping, starlink_dish
+    from .measurement import TraceInputError
+
     for name, mod in (("iperf3", iperf3), ("starlink", starlink_dish), ("ping", ping)):
         if mod.looks_like(text):
             return name
@@ -46,7 +48,11 @@ def detect(text: str, source: str) -> str:
                                             "(or name it with --format)")
 
 
-def load(path: str, fmt: str | None, args: argparse.Namespace) -> Measurement:
+def load(path: str, fmt: str | None, args: argparse.Namespace):
+    """The measurement in ``path`` (``-``: standard input)."""
+    from . import iperf3, ping, starlink_dish
+    from .measurement import TraceInputError
+
     source = "<stdin>" if path == "-" else path
     if path == "-":
         text = sys.stdin.read()
@@ -108,7 +114,8 @@ def add_parser(sub) -> None:
                     "that gives its quantity. See docs/traces.md.")
     i.add_argument("inputs", nargs="+", metavar="INPUT", help="measurement file, or - for standard input")
     i.add_argument("--out", metavar="DIR", required=True, help="directory for the files written")
-    i.add_argument("--format", choices=FORMATS, help="input format (default: recognised from the content)")
+    i.add_argument("--format", choices=FORMATS,
+                   help="format of every INPUT (default: recognised from each one's content)")
     i.add_argument("--bin", type=_positive(float), default=1.0, metavar="SECONDS",
                    help="bin of the measured series (default 1)")
     i.add_argument("--delay-split", type=_fraction, default=0.5, metavar="FRACTION",
@@ -117,11 +124,11 @@ def add_parser(sub) -> None:
                    help="ping's -i (default: from -D timestamps, else 1 s as ping's default)")
     i.add_argument("--loss-interval", type=_positive(float), metavar="SECONDS",
                    help="interval of loss.txt (default: 1 s, or the measurement's interval if longer)")
-    i.add_argument("--bytes-per-opportunity", type=_positive(float), default=MAHIMAHI_OPPORTUNITY_BYTES,
+    i.add_argument("--bytes-per-opportunity", type=_positive(float), default=OPPORTUNITY_BYTES,
                    metavar="BYTES", help="measured bytes one Mahimahi opportunity stands for (default 1504: "
                                          "measured bytes as link bytes; 1448 to carry the measured TCP goodput)")
     i.add_argument("--rate-csv", action="store_true", help="also write rate.csv (t_seconds,rate per interval)")
-    i.add_argument("--direction", choices=sorted(starlink_dish.DIRECTIONS), default="down",
+    i.add_argument("--direction", choices=DIRECTIONS, default="down",
                    help="Starlink: which throughput array is the volume (default down)")
     i.add_argument("--last", type=_positive(int), metavar="SAMPLES",
                    help="Starlink: only the newest SAMPLES seconds of the history")
@@ -132,6 +139,13 @@ def add_parser(sub) -> None:
 
 
 def cmd_trace_import(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from . import measured
+    from .measurement import TraceInputError
+    from .writers import (Written, loss_probabilities, loss_samples, one_way_delays, opportunities, rate_lines,
+                          scenario_snippet, write_capacity, write_values)
+
     if sum(p == "-" for p in args.inputs) > 1:
         error("standard input (-) can be read once")
         return EXIT_INPUT

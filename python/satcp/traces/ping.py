@@ -43,7 +43,7 @@ import numpy as np
 from .measurement import Measurement, Probes, TraceInputError
 
 _TS = r"(?:\[(?P<ts>\d+(?:\.\d+)?)\]\s*)?"
-_REPLY = re.compile(_TS + r"\d+ bytes from (?P<addr>[^:]+(?::[^:]+)*?): icmp_seq=(?P<seq>\d+)(?P<rest>.*)$")
+_REPLY = re.compile(_TS + r"\d+ bytes from (?P<addr>.+?): icmp_seq=(?P<seq>\d+)(?P<rest>.*)$")
 _TIME = re.compile(r"\btime[=<](?P<rtt>\d+(?:\.\d+)?) ms\b")
 _NO_ANSWER = re.compile(_TS + r"no answer yet for icmp_seq=(?P<seq>\d+)\s*$")
 _ICMP_ERROR = re.compile(_TS + r"From \S+.*?icmp_seq=(?P<seq>\d+)")
@@ -55,7 +55,7 @@ SEQ_WRAP = 1 << 16
 
 def looks_like(text: str) -> bool:
     head = text[:8192]
-    return bool(re.search(r"^PING \S+ \(", head, re.M) or re.search(r"bytes from .*icmp_seq=", head)
+    return bool(re.search(r"^PING \S+? ?\(", head, re.M) or re.search(r"bytes from .*icmp_seq=", head)
                 or re.search(r"no answer yet for icmp_seq=", head))
 
 
