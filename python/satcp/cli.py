@@ -605,10 +605,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         error(str(e))
         return EXIT_SCENARIO
     if Path(args.store).is_dir():
-        from .report_measured import write_run_page
+        from .report import write_run_report
 
         try:
-            path = write_run_page(args.store, args.out, meas, args.title or f"satcp run: {Path(args.store).name}")
+            path = write_run_report(args.store, args.out, meas, args.title or f"satcp run: {Path(args.store).name}")
         except ValueError as e:
             error(str(e))
             return EXIT_SCENARIO

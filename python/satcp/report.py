@@ -45,7 +45,7 @@ from . import engine, stats
 from .plotting import png_bytes, pyplot
 from .tables import is_missing
 
-__all__ = ["write_report", "DEFAULT_METRICS"]
+__all__ = ["write_report", "write_run_report", "DEFAULT_METRICS"]
 
 #: Goodput in the traces is averaged over this many sample intervals.
 GOODPUT_WINDOW_SAMPLES = 20
@@ -543,6 +543,41 @@ def write_report(
     page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
             + "\n".join(b for b in body if b) + "\n</body></html>\n")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "index.html"
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def write_run_report(run_dir: str | Path, out_dir: str | Path, measured: tuple[pd.DataFrame, str] | None,
+                     title: str) -> Path:
+    """``satcp report RUN_DIR``: one run written by ``satcp run --out``, its
+    flows table and, with a measured series, goodput and RTT per bin beside
+    it; ``out_dir/index.html``."""
+    from .report_measured import bin_width, read_run_series, section, simulated_per_bin
+
+    run_dir = Path(run_dir)
+    series = read_run_series(run_dir)
+    body = [f"<h1>{html.escape(title)}</h1>",
+            f'<p class="note">Run written by satcp run --out {html.escape(str(run_dir))}.</p>']
+    for name in ("flows.parquet", "flows.csv"):
+        p = run_dir / name
+        if p.is_file():
+            flows = pd.read_parquet(p) if name.endswith(".parquet") else pd.read_csv(p)
+            cols = [c for c in ("name", "completion_s", "goodput_bps", "throughput_bps", "retransmissions",
+                                "timeouts") if c in flows.columns]
+            body.append("<h2>Flows</h2>" + _table(flows[cols]))
+            break
+    bw = bin_width(measured[0]) if measured is not None else 1.0
+    sim = simulated_per_bin(series, bw)
+    if measured is not None:
+        body.append(section([sim], ["simulated run"], measured[0], measured[1], _figure, _table))
+    else:
+        body.append("<h2>Goodput and RTT per second</h2>" + _table(sim))
+    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
+            + "\n".join(body) + "\n</body></html>\n")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "index.html"

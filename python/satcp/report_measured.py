@@ -7,7 +7,8 @@ second of a simulated run beside a measured series (``satcp trace import``'s
 ``satcp report STORE --out DIR --measured measured.csv`` adds a section
 with the chosen runs (the ones the time-series section re-runs) beside the
 measurement; ``satcp report RUN_DIR --out DIR --measured measured.csv``
-draws one run written by ``satcp run --out RUN_DIR`` beside it.
+draws one run written by ``satcp run --out RUN_DIR`` beside it
+(``satcp.report.write_run_report``).
 
 From the simulated run's flow series (``time_s``, ``flow``,
 ``delivered_bytes``, ``srtt_s``), per bin of the measured series' width:
@@ -144,37 +145,3 @@ def read_run_series(run_dir: Path) -> pd.DataFrame:
             return df
     raise ValueError(f"{run_dir}: no series.csv or series.parquet; expected a directory written by satcp run --out")
 
-
-def write_run_page(run_dir: str | Path, out_dir: str | Path, measured: tuple[pd.DataFrame, str] | None,
-                   title: str) -> Path:
-    """``satcp report RUN_DIR``: one run written by ``satcp run --out``, its
-    flows table and, with a measured series, goodput and RTT per bin beside
-    it; ``out_dir/index.html``."""
-    from .report import _CSS, _figure, _table
-
-    run_dir = Path(run_dir)
-    series = read_run_series(run_dir)
-    body = [f"<h1>{html.escape(title)}</h1>",
-            f'<p class="note">Run written by satcp run --out {html.escape(str(run_dir))}.</p>']
-    for name in ("flows.parquet", "flows.csv"):
-        p = run_dir / name
-        if p.is_file():
-            flows = pd.read_parquet(p) if name.endswith(".parquet") else pd.read_csv(p)
-            cols = [c for c in ("name", "completion_s", "goodput_bps", "throughput_bps", "retransmissions",
-                                "timeouts") if c in flows.columns]
-            body.append("<h2>Flows</h2>" + _table(flows[cols]))
-            break
-    bw = bin_width(measured[0]) if measured is not None else 1.0
-    sim = simulated_per_bin(series, bw)
-    if measured is not None:
-        body.append(section([sim], ["simulated run"], measured[0], measured[1], _figure, _table))
-    else:
-        body.append("<h2>Goodput and RTT per second</h2>" + _table(sim))
-    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
-            + "\n".join(body) + "\n</body></html>\n")
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "index.html"
-    path.write_text(page, encoding="utf-8")
-    return path
