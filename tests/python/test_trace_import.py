@@ -496,6 +496,13 @@ def test_store_report_draws_the_chosen_runs_beside_the_measurement(tmp_path):
     page = path.read_text()
     assert "<h2>Measured and simulated</h2>" in page and "dish.csv" in page
     assert page.count("data:image/png;base64,") >= 2  # the traces figure and the measured one
+    # and it renders: every image decodes, every table has rows, no error
+    from test_report import render
+
+    res, _ = render(path, tmp_path)
+    assert len(res["images"]) == page.count("<img ") >= 2
+    assert all(im["complete"] and im["w"] > 100 for im in res["images"]), res["images"]
+    assert all(rows > 0 for rows in res["tables"]) and res["errors"] == []
 
 
 def _write_measured(tmp_path: Path) -> Path:
