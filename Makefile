@@ -82,8 +82,9 @@ test-rust: build
 	python3 scripts/check_doc_examples.py
 
 # System tools the Python tests drive: headless Chromium (report rendering),
-# tshark (pcap decoding) and ns-2 2.35 (the ns-2 cross-check). Installed once, non-interactively (Debian).
-SYS_TEST_TOOLS := chromium:chromium tshark:tshark ns:ns2
+# tshark (pcap decoding), ns-2 2.35 (the ns-2 cross-check), iperf3 and ping (satcp trace import
+# run live). Installed once, non-interactively (Debian).
+SYS_TEST_TOOLS := chromium:chromium tshark:tshark ns:ns2 iperf3:iperf3 ping:iputils-ping
 test-sysdeps:
 	@missing=""; for t in $(SYS_TEST_TOOLS); do command -v $${t%%:*} >/dev/null || missing="$$missing $${t##*:}"; done; \
 	if [ -n "$$missing" ]; then \

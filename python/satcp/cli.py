@@ -1,5 +1,5 @@
 """The ``satcp`` command line: ``satcp run``, ``validate``, ``demo``, ``sweep``, ``results``, ``report``,
-``reproduce``."""
+``reproduce``, ``trace import``."""
 
 from __future__ import annotations
 
@@ -585,9 +585,35 @@ def _level(v: str) -> float:
     return x
 
 
+def _measured_arg(path: str | None):
+    """(measured series, label) from --measured, or None; raises
+    TraceInputError naming the file, line and field."""
+    if path is None:
+        return None
+    from .traces import measured
+
+    return measured.read(path), Path(path).name
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from .report import DEFAULT_METRICS as REPORT_METRICS, write_report
+    from .traces.measurement import TraceInputError
 
+    try:
+        meas = _measured_arg(args.measured)
+    except TraceInputError as e:
+        error(str(e))
+        return EXIT_SCENARIO
+    if Path(args.store).is_dir():
+        from .report import write_run_report
+
+        try:
+            path = write_run_report(args.store, args.out, meas, args.title or f"satcp run: {Path(args.store).name}")
+        except ValueError as e:
+            error(str(e))
+            return EXIT_SCENARIO
+        print(path)
+        return 0
     store = _open_store(args.store)
     if store is None:
         return EXIT_SCENARIO
@@ -602,7 +628,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         path = write_report(flows, runs, args.out, factors=factors,
                             metrics=args.metric or REPORT_METRICS, x=args.x, group=args.group,
                             baseline=args.baseline, level=args.level,
-                            title=args.title or f"satcp report: {Path(args.store).name}")
+                            title=args.title or f"satcp report: {Path(args.store).name}", measured=meas)
     except (KeyError, ValueError) as e:
         error(str(e.args[0]))
         return EXIT_SCENARIO
@@ -725,11 +751,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="confidence level of the *_ci half-widths in the cells table (default 0.95)")
     q.set_defaults(func=cmd_results)
 
-    h = sub.add_parser("report", help="write a self-contained HTML report of a results store",
+    h = sub.add_parser("report", help="write a self-contained HTML report of a results store or of one run",
                        description="Per-cell statistics with t intervals, figures of each metric against "
                                    "a numeric factor, improvement over a baseline, ANOVA, fairness, "
-                                   "re-run traces of chosen runs and the failed runs, in DIR/index.html.")
-    h.add_argument("store", metavar="STORE", help="results store (DuckDB file)")
+                                   "re-run traces of chosen runs and the failed runs, in DIR/index.html. "
+                                   "With --measured, goodput and RTT per second of the chosen runs beside a "
+                                   "measured series. STORE may also be a directory written by satcp run --out: "
+                                   "then the page shows that run (beside --measured).")
+    h.add_argument("store", metavar="STORE", help="results store (DuckDB file), or a satcp run --out directory")
+    h.add_argument("--measured", metavar="CSV",
+                   help="measured series (t_s,goodput_bps,rtt_ms,loss; satcp trace import's measured.csv) "
+                        "drawn beside the simulated goodput and RTT per second (docs/traces.md)")
     h.add_argument("--out", metavar="DIR", required=True, help="output directory")
     h.add_argument("--sweep", metavar="LABEL", help="only this sweep's runs")
     h.add_argument("--metric", action="append", metavar="FIELD", help="flow metric to analyse (repeatable)")
@@ -741,6 +773,9 @@ def build_parser() -> argparse.ArgumentParser:
     h.set_defaults(func=cmd_report)
 
     _reproduce_parser(sub)
+    from .traces.command import add_parser as _trace_parser
+
+    _trace_parser(sub)
     return p
 
 

@@ -24,7 +24,8 @@ the percentage improvement of each level of the grouping factor over a
 baseline; an ANOVA table per metric; Jain / max-min fairness per cell
 when runs have several flows; what limited each flow (shares of time
 limited by cwnd, the receive window, the application and pacing); goodput,
-cwnd and sequence traces of chosen runs; and the table of failed runs.
+cwnd and sequence traces of chosen runs (with a measured series, their
+goodput and RTT per second beside it); and the table of failed runs.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from . import engine, stats
 from .plotting import png_bytes, pyplot
 from .tables import is_missing
 
-__all__ = ["write_report", "DEFAULT_METRICS"]
+__all__ = ["write_report", "write_run_report", "DEFAULT_METRICS"]
 
 #: Goodput in the traces is averaged over this many sample intervals.
 GOODPUT_WINDOW_SAMPLES = 20
@@ -365,7 +366,7 @@ def _rerun(scenario_json: str, interval_s: float):
 
 def _traces_section(ok: pd.DataFrame, runs: pd.DataFrame | None, factors: list[str], x: str | None,
                     group: str | None, trace_runs: Sequence[str] | None, max_traces: int,
-                    sample_interval: float | None) -> str:
+                    sample_interval: float | None, measured: tuple[pd.DataFrame, str] | None = None) -> str:
     plt = pyplot()
     head = "<h2>Time series of chosen runs</h2>"
     if runs is None or "scenario_json" not in runs.columns:
@@ -419,7 +420,14 @@ def _traces_section(ok: pd.DataFrame, runs: pd.DataFrame | None, factors: list[s
     cap = (f"Per chosen run (re-run with a {sample_interval * 1e3:g} ms sample interval): goodput over a sliding "
            f"{window:g} s window, congestion window, and highest sequence sent (solid) vs bytes delivered (dashed)")
     table = pd.DataFrame({"run key": keys, "cell": labels})
-    return head + _figure(fig, cap) + _table(table)
+    out = head + _figure(fig, cap) + _table(table)
+    if measured is not None:
+        from . import report_measured as rm
+
+        df, label = measured
+        bw = rm.bin_width(df)
+        out += rm.section([rm.simulated_per_bin(s, bw) for s in series], labels, df, label, _figure, _table)
+    return out
 
 
 def _failed_section(flows: pd.DataFrame, runs: pd.DataFrame | None) -> str:
@@ -482,6 +490,7 @@ def write_report(
     max_traces: int = 4,
     sample_interval: float | None = None,
     title: str = "satcp report",
+    measured: tuple[pd.DataFrame, str] | None = None,
 ) -> Path:
     """Write ``out_dir/index.html`` and return its path.
 
@@ -495,7 +504,10 @@ def write_report(
     ``trace_runs``: run keys to re-run with time series (default: one per
     level of ``group`` at the middle level of ``x``, at most
     ``max_traces``); ``sample_interval`` in seconds (default: the longest
-    chosen run's simulated time / 400).
+    chosen run's simulated time / 400). ``measured``: (a measured series
+    as ``satcp.traces.measured.read`` returns it, its label): the chosen
+    runs' goodput and RTT per second drawn beside it
+    (``satcp.report_measured``).
     """
     stats._check_level(level)
     flows = flows.reset_index(drop=True)
@@ -525,11 +537,47 @@ def write_report(
         body.append(_anova_section(ok, metrics, factors, flow_col))
         body.append(_fairness_section(ok, factors, flow_col, level))
         body.append(_limits_section(ok, factors, flow_col))
-        body.append(_traces_section(ok, runs, factors, x, group, trace_runs, max_traces, sample_interval))
+        body.append(_traces_section(ok, runs, factors, x, group, trace_runs, max_traces, sample_interval,
+                                    measured))
     body.append(_failed_section(flows, runs))
     page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
             + "\n".join(b for b in body if b) + "\n</body></html>\n")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "index.html"
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def write_run_report(run_dir: str | Path, out_dir: str | Path, measured: tuple[pd.DataFrame, str] | None,
+                     title: str) -> Path:
+    """``satcp report RUN_DIR``: one run written by ``satcp run --out``, its
+    flows table and, with a measured series, goodput and RTT per bin beside
+    it; ``out_dir/index.html``."""
+    from .report_measured import bin_width, read_run_series, section, simulated_per_bin
+
+    run_dir = Path(run_dir)
+    series = read_run_series(run_dir)
+    body = [f"<h1>{html.escape(title)}</h1>",
+            f'<p class="note">Run written by satcp run --out {html.escape(str(run_dir))}.</p>']
+    for name in ("flows.parquet", "flows.csv"):
+        p = run_dir / name
+        if p.is_file():
+            flows = pd.read_parquet(p) if name.endswith(".parquet") else pd.read_csv(p)
+            cols = [c for c in ("name", "completion_s", "goodput_bps", "throughput_bps", "retransmissions",
+                                "timeouts") if c in flows.columns]
+            body.append("<h2>Flows</h2>" + _table(flows[cols]))
+            break
+    bw = bin_width(measured[0]) if measured is not None else 1.0
+    sim = simulated_per_bin(series, bw)
+    if measured is not None:
+        body.append(section([sim], ["simulated run"], measured[0], measured[1], _figure, _table))
+    else:
+        body.append("<h2>Goodput and RTT per second</h2>" + _table(sim))
+    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
+            + "\n".join(body) + "\n</body></html>\n")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "index.html"
