@@ -71,8 +71,10 @@ mod fifo;
 mod held;
 pub mod protocol;
 pub mod schedule;
+pub mod service;
 mod shared;
 mod summary;
+pub mod trace_files;
 
 
 use std::cmp::Reverse;
@@ -82,6 +84,7 @@ use arq::selective_repeat::ArqParams;
 use arq::ArqLink;
 use fifo::{Discipline, Fifo};
 use held::Holding;
+use service::{Opportunities, Service};
 use shared::Member;
 pub use held::Sending;
 pub use protocol::{link_event, LinkCtx, LinkEvent, LinkOut};
@@ -89,7 +92,7 @@ pub use shared::Devices;
 use schedule::DirSchedule;
 use crate::net::errors::{sub_stream, ErrorModel};
 use crate::net::queue::red::{Red, RedParams, RedVerdict};
-use crate::scenario::{ArqCfg, LinkDirCfg, LossPlacement, QueueCfg, QueueLimit, ReorderCfg};
+use crate::scenario::{ArqCfg, CapacityTrace, LinkDirCfg, LossPlacement, QueueCfg, QueueLimit, ReorderCfg};
 use crate::sim::{Rng, Time, NS_PER_S};
 
 
@@ -115,6 +118,11 @@ pub struct LinkDir {
     pub overhead_bytes: u32,
     tx: Tx,
     schedule: DirSchedule,
+    /// When a packet the transmitter takes leaves it (`service.rs`): the
+    /// schedule's rate, or a trace of delivery opportunities.
+    service: Service,
+    /// Capacity or delay come from a trace (the series read them there).
+    traced: bool,
     errors: ErrorModel,
     reorder: Option<(ReorderCfg, Rng)>,
     /// The error model sits at the link's head (`loss_placement = "head"`).
@@ -256,7 +264,14 @@ impl LinkDir {
 
     /// A direction whose rate, delay and state follow `schedule` (its values
     /// at time 0 are `cfg`'s).
-    pub fn with_schedule(from: u32, to: u32, cfg: &LinkDirCfg, schedule: DirSchedule, rng: Rng) -> Self {
+    pub fn with_schedule(from: u32, to: u32, cfg: &LinkDirCfg, mut schedule: DirSchedule, rng: Rng) -> Self {
+        let mut service = Service::Rate;
+        if let Some(t) = &cfg.traces {
+            schedule.apply_traces(t);
+            if let Some(CapacityTrace::Opportunities { ms, .. }) = &t.capacity {
+                service = Service::Opportunities(Box::new(Opportunities::new(ms)));
+            }
+        }
         let fifo = |discipline| Tx::Fifo(Fifo::new(discipline));
         let tx = match cfg.queue {
             QueueCfg::DropTail { limit } => fifo(Discipline::DropTail(limit)),
@@ -276,6 +291,8 @@ impl LinkDir {
             overhead_bytes: cfg.overhead_bytes,
             tx,
             schedule,
+            service,
+            traced: cfg.traces.is_some(),
             reorder: cfg.reorder.map(|r| (r, sub_stream(&rng, 3))),
             loss_at_head: cfg.loss_placement == LossPlacement::Head,
             errors: ErrorModel::new(cfg.errors.clone(), rng),
@@ -585,7 +602,7 @@ mod tests {
     use crate::scenario::{DelayOrder, ErrorCfg};
 
     fn dir(rate: u64, delay: u64, limit: QueueLimit) -> LinkDir {
-        let cfg = LinkDirCfg { rate_bps: rate, delay_ns: delay, queue: QueueCfg::DropTail { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
+        let cfg = LinkDirCfg { rate_bps: rate, delay_ns: delay, queue: QueueCfg::DropTail { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default(), traces: None };
         LinkDir::new(0, 1, &cfg, Rng::new(1, 1))
     }
 
@@ -704,7 +721,7 @@ mod tests {
             byte_mode: false,
             target_delay_ns: 5_000_000,
         };
-        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 0, queue: QueueCfg::Red(red), errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
+        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 0, queue: QueueCfg::Red(red), errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default(), traces: None };
         LinkDir::new(0, 1, &cfg, Rng::new(1, 1))
     }
 
@@ -754,7 +771,7 @@ mod tests {
     fn reordered_packets_leave_the_fifo_but_keep_their_slot_on_the_wire() {
         // probability 1: every packet is held back 50 ms; serialisation is
         // unchanged (10 ms each), so the transmitter stays FIFO.
-        let mut cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 1_000_000, queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
+        let mut cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 1_000_000, queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default(), traces: None };
         cfg.reorder = Some(ReorderCfg { probability: 1.0, extra_delay_ns: 50_000_000 });
         let mut l = LinkDir::new(0, 1, &cfg, Rng::new(1, 1));
         assert_eq!(l.enqueue(0, 10), Enqueued::ArrivesLate(61_000_000));
@@ -791,7 +808,7 @@ mod tests {
             burst_delay_ns: 100_000_000,
             burst_delay_order: DelayOrder::InOrder,
         };
-        let mut cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 0, queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited }, errors: ErrorCfg::DsnBurst(dsn), overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
+        let mut cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 0, queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited }, errors: ErrorCfg::DsnBurst(dsn), overhead_bytes: 0, reorder: None, loss_placement: Default::default(), traces: None };
         let s = 1_000_000_000;
         let mut l = LinkDir::new(0, 1, &cfg, Rng::new(1, 1));
         assert_eq!(l.enqueue(s, 10), Enqueued::Arrives(s + 110_000_000));
@@ -836,6 +853,7 @@ mod tests {
             overhead_bytes: 0,
             reorder: None,
             loss_placement: LossPlacement::Link,
+            traces: None,
         };
         let mut l = LinkDir::new(0, 1, &cfg, Rng::new(1, 1));
         let fates: Vec<_> = (0..3).map(|_| l.enqueue(990 * MS, 10)).collect();
@@ -864,7 +882,7 @@ mod tests {
 
     /// 8 kb/s, 10-byte packets: 10 ms each; 5 ms propagation.
     fn changing(limit: QueueLimit, changes: &[(Time, crate::scenario::DirChange, Option<bool>)]) -> LinkDir {
-        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 5_000_000, queue: QueueCfg::DropTail { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
+        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 5_000_000, queue: QueueCfg::DropTail { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default(), traces: None };
         LinkDir::with_schedule(0, 1, &cfg, DirSchedule::new(8_000, 5_000_000, changes), Rng::new(1, 1))
     }
 
@@ -912,6 +930,7 @@ mod tests {
             overhead_bytes: 0,
             reorder: Some(ReorderCfg { probability: 1.0, extra_delay_ns: 50 * MS }),
             loss_placement: LossPlacement::Link,
+            traces: None,
         };
         let sched = DirSchedule::new(8_000, 5_000_000, &[(40 * MS, none, Some(false)), (41 * MS, none, Some(true))]);
         let mut l = LinkDir::with_schedule(0, 1, &cfg, sched, Rng::new(1, 1));

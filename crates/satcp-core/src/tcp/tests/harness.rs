@@ -72,7 +72,7 @@ app = { kind = "ftp", size = 1 }"#,
 
 impl Harness {
     pub fn new(cfg: &TcpCfg, rate_bps: u64, delay_ns: u64) -> Self {
-        let dir = LinkDirCfg { rate_bps, delay_ns, queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
+        let dir = LinkDirCfg { rate_bps, delay_ns, queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default(), traces: None };
         Harness {
             now: 0,
             q: EventQueue::new(),
