@@ -75,6 +75,8 @@ pub mod service;
 mod shared;
 mod summary;
 pub mod trace_files;
+#[cfg(test)]
+mod traced_tests;
 
 
 use std::cmp::Reverse;
