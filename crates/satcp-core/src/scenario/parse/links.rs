@@ -591,6 +591,10 @@ fn parse_traces(t: &Tbl, base_dir: Option<&Path>) -> Res<Traced> {
                 ))
             }
         };
+        out.traces[d] = capacity.map(|c| Box::new(DirTraces { capacity: Some(c), delay: None }));
+    }
+    // the delays after both rates (a scenario missing both names the rate)
+    for d in 0..2 {
         if let (Some(_), Some(_)) = (&delay[d].0, &delay_trace[d].0) {
             return Err(t.bad(&written_key(t, &delay_trace[d].1), format!("either {} or {} for a direction, not both (a delay series replaces the delay)", written_key(t, &delay[d].1), written_key(t, &delay_trace[d].1))));
         }
@@ -604,8 +608,8 @@ fn parse_traces(t: &Tbl, base_dir: Option<&Path>) -> Res<Traced> {
                 ))
             }
         };
-        if capacity.is_some() || delay_trace[d].0.is_some() {
-            out.traces[d] = Some(Box::new(DirTraces { capacity, delay: delay_trace[d].0.clone() }));
+        if let Some(series) = &delay_trace[d].0 {
+            out.traces[d].get_or_insert_with(|| Box::new(DirTraces { capacity: None, delay: None })).delay = Some(series.clone());
         }
         out.loss[d] = loss[d].0.clone().map(|l| (l, written_key(t, &loss[d].1)));
     }
