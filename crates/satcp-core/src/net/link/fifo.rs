@@ -76,8 +76,9 @@ impl LinkDir {
         // a trace of delivery opportunities plans the packet's service
         // (`service.rs`); a rate starts it when the transmitter is free
         let plan = match &self.service {
-            Service::Opportunities(o) if !FIXED => Some(o.plan(now, ip_bytes + self.overhead_bytes)),
-            _ => None,
+            _ if FIXED => None,
+            Service::Opportunities(o) => Some(o.plan(now, ip_bytes + self.overhead_bytes)),
+            Service::Rate => None,
         };
         let start = match plan {
             Some(p) => p.start,
