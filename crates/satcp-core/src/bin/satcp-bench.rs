@@ -264,12 +264,12 @@ fn main() {
         }
         return;
     }
-    let (fixed, traced) = trace_cost(&benches[0].toml, &benches[1].toml, repeat);
+    let ((fixed, fixed_wall, fixed_pkts), (traced, traced_wall, traced_pkts)) = trace_cost(&benches[0].toml, &benches[1].toml, repeat);
     if json {
         rows.push(format!("{{\"scenario\":\"trace-cost\",\"fixed_ns_per_packet\":{fixed},\"traced_ns_per_packet\":{traced}}}"));
     } else {
         println!("trace-driven link cost (geo-10-flows against its twin on a capacity trace and a delay series):");
-        println!("  fixed-rate link {fixed:.0} ns per IP packet over the hop; trace-driven {traced:.0} ns: x{:.2}", traced / fixed);
+        println!("  fixed-rate link {fixed:.0} ns per IP packet over the hop ({fixed_pkts} packets, {fixed_wall:.3} s); trace-driven {traced:.0} ns ({traced_pkts} packets, {traced_wall:.3} s): x{:.2}", traced / fixed);
     }
     let (plain, arq) = arq_cost(repeat);
     if json {
@@ -284,7 +284,7 @@ fn main() {
 /// Wall time per IP packet carried over geo-10-flows' GEO hop (both
 /// directions), on fixed values and on traces (best of `repeat`): the whole
 /// run's time, so what the traces add to a packet's path.
-fn trace_cost(fixed: &str, traced: &str, repeat: usize) -> (f64, f64) {
+fn trace_cost(fixed: &str, traced: &str, repeat: usize) -> ((f64, f64, u64), (f64, f64, u64)) {
     let per_packet = |toml: &str| {
         let scn = parse_toml(toml, &[]).expect("benchmark scenario is valid");
         let mut best = f64::INFINITY;
@@ -295,7 +295,7 @@ fn trace_cost(fixed: &str, traced: &str, repeat: usize) -> (f64, f64) {
             best = best.min(t0.elapsed().as_secs_f64());
             packets = out.summary.links[2..4].iter().map(|l| l.packets_tx).sum::<u64>();
         }
-        best * 1e9 / packets as f64
+        (best * 1e9 / packets as f64, best, packets)
     };
     (per_packet(fixed), per_packet(traced))
 }

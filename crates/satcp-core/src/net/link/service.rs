@@ -87,7 +87,7 @@ pub(in crate::net::link) enum Service {
 /// A packet's service on the opportunities, planned but not yet committed
 /// (a queue may still refuse it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(in crate::net::link) struct Plan {
+pub struct Plan {
     /// The instants of the opportunities carrying its first and last byte.
     pub start: Time,
     pub end: Time,
@@ -143,7 +143,7 @@ impl Opportunities {
     /// When a packet of `bytes` (IP and framing) offered at `now` leaves,
     /// behind every packet given opportunities before it.
     #[inline]
-    pub(in crate::net::link) fn plan(&self, now: Time, bytes: u32) -> Plan {
+    pub fn plan(&self, now: Time, bytes: u32) -> Plan {
         let cap = OPPORTUNITY_BYTES;
         let (first, left) = if self.left > 0 && self.time(self.next - 1) >= now {
             (self.next - 1, self.left)
@@ -162,7 +162,7 @@ impl Opportunities {
 
     /// The packet planned is taken.
     #[inline]
-    pub(in crate::net::link) fn commit(&mut self, p: &Plan, bytes: u32) {
+    pub fn commit(&mut self, p: &Plan, bytes: u32) {
         self.next = p.next;
         self.left = p.left;
         self.used_bytes += bytes as u64;
@@ -170,7 +170,7 @@ impl Opportunities {
 
     /// The link goes down at `now`: what it held is lost, and the
     /// opportunities from `now` on are free for what comes after.
-    pub(in crate::net::link) fn go_down(&mut self, now: Time) {
+    pub fn go_down(&mut self, now: Time) {
         self.next = self.first_from(now);
         self.left = 0;
     }
