@@ -183,3 +183,42 @@ fn bad_trace_files_and_keys_are_refused_with_their_line() {
     // down and up changes are allowed on a traced link
     load(&d, &udp_over("capacity_trace = \"bw.txt\"\ndelay = \"1ms\"\nchanges = [{ at = \"1s\", down = true }]", "1Mbps", "1s")).unwrap();
 }
+
+/// A relay between a fixed link and a trace-driven one (capacity, an
+/// in-order delay series, a loss series, both directions) is cut through
+/// (`world/cut_through.rs`): fewer events, the same results; with a delay
+/// series that lets packets overtake it is not cut.
+#[test]
+fn a_relay_onto_a_trace_driven_link_is_cut_through_with_the_same_results() {
+    let d = dir("relay");
+    std::fs::write(d.join("bw.txt"), "1\n2\n2\n3\n5\n5\n6\n").unwrap();
+    std::fs::write(d.join("delay.txt"), "20\n25\n18\n30\n").unwrap();
+    std::fs::write(d.join("loss.txt"), "0.001\n0.01\n").unwrap();
+    for order in ["in_order", "overtake"] {
+        for app in ["{ kind = \"ftp\", size = \"3MB\" }", "{ kind = \"ftp\" }"] {
+            let text = format!(
+                "[run]\nstop = \"20s\"\n[nodes]\ns = {{}}\ng = {{}}\nc = {{}}\n\
+                 [[links]]\na = \"s\"\nb = \"g\"\nrate = \"100Mbps\"\ndelay = \"2ms\"\n\
+                 [[links]]\na = \"g\"\nb = \"c\"\ncapacity_trace = \"bw.txt\"\n\
+                 delay_trace = {{ file = \"delay.txt\", interval = \"10ms\", order = \"{order}\" }}\n\
+                 loss_trace = {{ file = \"loss.txt\", interval = \"1s\" }}\nqueue = {{ kind = \"droptail\", packets = 30 }}\n\
+                 [[flows]]\nsrc = \"s\"\ndst = \"c\"\ntcp = {{ variant = \"cubic\", profile = \"linux\" }}\napp = {app}\n\
+                 [[flows]]\nsrc = \"c\"\ndst = \"s\"\napp = {{ kind = \"cbr\", rate = \"200kbps\", packet_size = 500 }}\n"
+            );
+            let scn = load(&d, &text).unwrap();
+            let strip = |j: String| -> (String, u64) {
+                let v: Vec<&str> = j.split(',').filter(|f| !f.starts_with("\"wall_s\"") && !f.starts_with("\"events\"")).collect();
+                let events = j.split("\"events\":").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
+                (v.join(","), events)
+            };
+            let (cut, ev_cut) = strip(satcp_core::try_run(&scn).unwrap().summary_json());
+            let (hop, ev_hop) = strip(satcp_core::try_run_every_hop(&scn).unwrap().summary_json());
+            assert_eq!(cut, hop, "{order} {app}");
+            if order == "in_order" {
+                assert!(ev_cut < ev_hop, "{order} {app}: {ev_cut} events, {ev_hop} without the cut");
+            } else {
+                assert_eq!(ev_cut, ev_hop, "{order} {app}: no cut onto a link whose packets may overtake");
+            }
+        }
+    }
+}

@@ -164,6 +164,8 @@ pub struct LinkDir {
 pub struct SummaryMark {
     stats: LinkStats,
     busy_until: Time,
+    /// A trace of delivery opportunities: how far it was used.
+    service: Option<service::Cursor>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -449,20 +451,29 @@ impl LinkDir {
         }
     }
 
-    /// A FIFO with a fixed rate and delay whose packets reach the far end
+    /// A FIFO with a fixed rate and delay (or values from traces that let
+    /// no packet overtake another) whose packets reach the far end
     /// in the order it accepted them, never held back (no reordering, no
     /// overtaking burst delay) and never delivered corrupted to an agent:
     /// what the world's cut-through of relay nodes needs of both
     /// directions it joins (`world/cut_through.rs`).
     pub fn in_order_fifo(&self) -> bool {
-        !self.offered_by_protocol() && self.schedule.is_fixed() && self.reorder.is_none() && !self.errors.may_overtake() && !self.deliver_corrupted
+        // (trace-driven values are functions of time known before the run:
+        // an offer made ahead of time meets them as it would have, unless a
+        // falling delay may let packets overtake)
+        let known = self.schedule.is_fixed() || (self.schedule.only_traces() && !self.schedule.delay_overtakes());
+        !self.offered_by_protocol() && known && self.reorder.is_none() && !self.errors.may_overtake() && !self.deliver_corrupted
     }
 
     /// What a run's summary reads of this FIFO direction: its counters and
     /// the end of its last committed transmission (`utilization`).
     #[inline]
     pub fn summary_mark(&self) -> SummaryMark {
-        SummaryMark { stats: self.stats, busy_until: self.busy_until() }
+        let service = match &self.service {
+            Service::Opportunities(o) => Some(o.cursor()),
+            Service::Rate => None,
+        };
+        SummaryMark { stats: self.stats, busy_until: self.busy_until(), service }
     }
 
     /// Put back what the summary reads as it was at `m`: for a run that
@@ -473,6 +484,9 @@ impl LinkDir {
     /// packets: no event runs after this.
     pub fn rewind_summary(&mut self, m: &SummaryMark) {
         self.stats = m.stats;
+        if let (Service::Opportunities(o), Some(c)) = (&mut self.service, m.service) {
+            o.set_cursor(c);
+        }
         if let Tx::Fifo(f) = &mut self.tx {
             f.busy_until = m.busy_until;
             // the offers after the mark start at or after its busy_until

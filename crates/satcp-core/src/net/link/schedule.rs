@@ -101,6 +101,9 @@ pub struct DirSchedule {
     const_rate: Option<u64>,
     /// A delay per interval from a trace, replacing `delay` (None otherwise).
     series: Option<DelaySeries>,
+    /// Changes from the scenario's `changes` or a moving link's steps
+    /// (not only traces) change it during the run.
+    scheduled: bool,
 }
 
 /// A delay per fixed interval, repeated (`delay_trace`).
@@ -173,6 +176,7 @@ impl DirSchedule {
             ramp: None,
             const_rate: Some(rate_bps),
             series: None,
+            scheduled: false,
         }
     }
 
@@ -208,6 +212,13 @@ impl DirSchedule {
         }
     }
 
+    /// Nothing but traces changes it: its values are functions of time
+    /// known before the run, and it never goes down.
+    #[inline]
+    pub fn only_traces(&self) -> bool {
+        !self.scheduled
+    }
+
     /// A delay series lets later packets overtake earlier ones.
     #[inline]
     pub fn delay_overtakes(&self) -> bool {
@@ -219,6 +230,7 @@ impl DirSchedule {
     pub fn moving(rate_bps: u64, delay_ns: u64) -> Self {
         let mut s = DirSchedule::fixed(rate_bps, delay_ns);
         s.fixed = false;
+        s.scheduled = true;
         s.ramp = Some(Ramp { t0: 0, d0: delay_ns, t1: 1, d1: delay_ns });
         s
     }
@@ -268,6 +280,7 @@ impl DirSchedule {
             s.down.push((since, Time::MAX));
         }
         s.fixed = changes.is_empty();
+        s.scheduled = !changes.is_empty();
         if s.rate.0.len() > 1 {
             s.const_rate = None;
         }

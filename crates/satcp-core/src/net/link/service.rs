@@ -95,6 +95,14 @@ pub struct Plan {
     left: u32,
 }
 
+/// See [`Opportunities::cursor`].
+#[derive(Clone, Copy, Debug)]
+pub(in crate::net::link) struct Cursor {
+    next: u64,
+    left: u32,
+    used_bytes: u64,
+}
+
 /// A repeating trace of delivery opportunities and how far it is used.
 #[derive(Clone, Debug)]
 pub struct Opportunities {
@@ -173,6 +181,16 @@ impl Opportunities {
     pub fn go_down(&mut self, now: Time) {
         self.next = self.first_from(now);
         self.left = 0;
+    }
+
+    /// How far the trace is used (for a summary put back as it was,
+    /// `LinkDir::rewind_summary`).
+    pub(in crate::net::link) fn cursor(&self) -> Cursor {
+        Cursor { next: self.next, left: self.left, used_bytes: self.used_bytes }
+    }
+
+    pub(in crate::net::link) fn set_cursor(&mut self, c: Cursor) {
+        (self.next, self.left, self.used_bytes) = (c.next, c.left, c.used_bytes);
     }
 
     /// Opportunities at instants in [0, end].
