@@ -152,6 +152,13 @@ pub struct LinkDir {
     /// arrival may be scheduled only once an arming instant has come
     /// ([`LinkDir::push_unarmed`]), in order.
     unarmed: VecDeque<u64>,
+    /// Packets offered ahead of time that will overtake others (a falling
+    /// delay series): (arrival, pool index), each to be held back
+    /// ([`LinkDir::push_late`]) only at its arming instant
+    /// ([`LinkDir::push_unarmed_late`]), in order.
+    unarmed_late: VecDeque<(Time, u32)>,
+    /// The kind of each pending arming, in order: true for `unarmed_late`.
+    arming_late: VecDeque<bool>,
     /// The first `doomed` packets of `in_flight` were on the link when it
     /// went down (a moving link's outage, decided as the run goes): they
     /// are discarded as they come off it.
@@ -309,6 +316,8 @@ impl LinkDir {
             in_flight: VecDeque::new(),
             popped: 0,
             unarmed: VecDeque::new(),
+            unarmed_late: VecDeque::new(),
+            arming_late: VecDeque::new(),
             doomed: 0,
             stats: LinkStats::default(),
         }
@@ -353,7 +362,7 @@ impl LinkDir {
             Tx::Holding(h) => h.pool_packets(),
             _ => 0,
         };
-        self.in_flight.len() + self.late.len() + held
+        self.in_flight.len() + self.late.len() + self.unarmed_late.len() + held
     }
 
     /// The direction is in an outage at `t` (scheduled, or a moving
@@ -459,9 +468,23 @@ impl LinkDir {
     /// directions it joins (`world/cut_through.rs`).
     pub fn in_order_fifo(&self) -> bool {
         // (trace-driven values are functions of time known before the run:
-        // an offer made ahead of time meets them as it would have, unless a
-        // falling delay may let packets overtake)
-        let known = self.schedule.is_fixed() || (self.schedule.only_traces() && !self.schedule.delay_overtakes());
+        // an offer made ahead of time meets them as it would have)
+        self.fifo_of_known_values() && !self.schedule.delay_overtakes()
+    }
+
+    /// What the cut-through of relays needs of the direction it offers
+    /// packets to ahead of time: [`LinkDir::in_order_fifo`], except that a
+    /// falling delay series may let packets overtake there (such a packet
+    /// is held back from the instant it would have been offered,
+    /// [`LinkDir::push_unarmed_late`]). The direction it takes them from
+    /// may not let them overtake: its packets must reach the relay in the
+    /// order it sent them.
+    pub fn cut_through_target(&self) -> bool {
+        self.fifo_of_known_values()
+    }
+
+    fn fifo_of_known_values(&self) -> bool {
+        let known = self.schedule.is_fixed() || self.schedule.only_traces();
         !self.offered_by_protocol() && known && self.reorder.is_none() && !self.errors.may_overtake() && !self.deliver_corrupted
     }
 
@@ -504,6 +527,7 @@ impl LinkDir {
     pub fn push_unarmed(&mut self, at: Time, pkt: u32) {
         debug_assert!(self.in_flight.back().is_none_or(|&(t, _)| t <= at), "FIFO arrivals");
         self.unarmed.push_back(self.popped + self.in_flight.len() as u64);
+        self.arming_late.push_back(false);
         self.in_flight.push_back((at, pkt));
     }
 
@@ -512,9 +536,33 @@ impl LinkDir {
     /// otherwise it is scheduled when the packet before it arrives, as any
     /// other.
     pub fn arm(&mut self) -> Option<(Time, u32)> {
+        debug_assert_eq!(self.arming_late.front(), Some(&false), "a packet for the in-order wire to arm");
+        self.arming_late.pop_front();
         let i = self.unarmed.pop_front().expect("a packet to arm");
         debug_assert!(i >= self.popped, "an unarmed packet arrived");
         (i == self.popped).then(|| *self.in_flight.front().expect("on the wire"))
+    }
+
+    /// Packet `pkt`, offered ahead of time, will arrive at `at` before
+    /// packets sent earlier: it is held back ([`LinkDir::push_late`]) only
+    /// when [`LinkDir::arm_late`] is called for it, by an event the caller
+    /// schedules for the instant it would have been offered (so that its
+    /// arrival event takes its place among the events of that instant then).
+    pub fn push_unarmed_late(&mut self, at: Time, pkt: u32) {
+        self.unarmed_late.push_back((at, pkt));
+        self.arming_late.push_back(true);
+    }
+
+    /// The next arming of this direction is of a packet that overtakes
+    /// ([`LinkDir::push_unarmed_late`]): its arrival, to be scheduled now.
+    pub fn arm_late(&mut self) -> Option<Time> {
+        if self.arming_late.front() != Some(&true) {
+            return None;
+        }
+        self.arming_late.pop_front();
+        let (at, pkt) = self.unarmed_late.pop_front().expect("a late packet to arm");
+        self.push_late(at, pkt);
+        Some(at)
     }
 
     /// No packet is on the wire (in order or held back).
