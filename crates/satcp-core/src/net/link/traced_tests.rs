@@ -224,3 +224,23 @@ fn an_outage_frees_the_opportunities_of_the_lost_packets() {
     l.on_change(26 * MS);
     assert_eq!(l.enqueue(26 * MS, 1500), Enqueued::Arrives(35 * MS), "the 30 ms opportunity is free again");
 }
+
+/// The link series' rate on a trace: what the opportunities of the last
+/// 100 ms carried (ten of 1,504 bytes in (0, 100 ms]: 1.2032 Mb/s; in
+/// (5, 105 ms] ten too; at 50 ms the five of the 50 ms since the start);
+/// a rate series' rate in force.
+#[test]
+fn the_series_rate_of_a_trace_driven_direction() {
+    let mut l = trace_dir(UNLIMITED);
+    assert_eq!(l.sample(100 * MS).rate_bps, 1_203_200);
+    assert_eq!(l.sample(105 * MS).rate_bps, 1_203_200);
+    assert_eq!(l.sample(50 * MS).rate_bps, 1_203_200);
+    assert_eq!(l.sample(55 * MS).rate_bps, 5 * 1504 * 8 * 1000 / 55);
+    let rates = Some(CapacityTrace::Rates { file: "hand-made".into(), steps: [(0, 1_000_000), (MS, 2_000_000)].into() });
+    let c = cfg(UNLIMITED, 1_000_000, 0, DirTraces { capacity: rates, delay: None }, 0);
+    let mut l = LinkDir::new(0, 1, &c, Rng::new(1, 1));
+    assert_eq!((l.sample(MS - 1).rate_bps, l.sample(MS).rate_bps), (1_000_000, 2_000_000));
+    // and its service: 125 bytes take 1 ms at 1 Mb/s, then 0.5 ms at 2 Mb/s
+    assert_eq!(l.enqueue(0, 125), Enqueued::Arrives(MS));
+    assert_eq!(l.enqueue(0, 125), Enqueued::Arrives(MS + MS / 2));
+}
