@@ -180,6 +180,13 @@ fn bad_trace_files_and_keys_are_refused_with_their_line() {
     assert!(e.contains("links.0.changes.0") && e.contains("capacity_trace or rate_trace"), "{e}");
     let e = err("capacity_trace = \"bw.txt\"\ndelay = \"1ms\"\narq = {}");
     assert!(e.contains("links.0.arq") && e.contains("without traces"), "{e}");
+    // without interval, t,delay pairs: the first delay is the link's
+    std::fs::write(d.join("pairs.csv"), "t,delay\n0,31.5\n2,down\n2.2,24\n").unwrap();
+    let scn = load(&d, &udp_over("rate = \"1Mbps\"\ndelay_trace = { file = \"pairs.csv\" }", "1Mbps", "1s")).unwrap();
+    assert_eq!(scn.links[0].dirs[1].delay_ns, 31_500_000);
+    std::fs::write(d.join("pairs_bad.csv"), "0,31.5\n2,down\n1,24\n").unwrap();
+    let e = err("rate = \"1Mbps\"\ndelay_trace = { file = \"pairs_bad.csv\" }");
+    assert!(e.contains("pairs_bad.csv, line 3: t 1 is not allowed: times increase"), "{e}");
     // down and up changes are allowed on a traced link
     load(&d, &udp_over("capacity_trace = \"bw.txt\"\ndelay = \"1ms\"\nchanges = [{ at = \"1s\", down = true }]", "1Mbps", "1s")).unwrap();
 }

@@ -172,11 +172,15 @@ pub enum CapacityTrace {
 }
 
 /// `delay_trace = { file, interval, order }`: a one-way delay per interval,
-/// repeated; None marks an interval the path is down.
+/// repeated; or, without `interval`, `t,delay` pairs (the last holding).
+/// None marks an interval the path is down.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DelayTraceCfg {
     pub file: String,
+    /// The interval of a series of one value per interval (0 for pairs).
     pub interval_ns: u64,
+    /// Pairs: the instant (ns) each value of `delays_ns` applies from.
+    pub from_ns: Option<std::sync::Arc<[u64]>>,
     pub delays_ns: std::sync::Arc<[Option<u64>]>,
     /// Whether a packet may arrive before one sent earlier when the delay
     /// falls (LeoReplayer's, "overtake") or waits behind it ("in_order").

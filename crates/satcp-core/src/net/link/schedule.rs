@@ -33,7 +33,8 @@
 //! * a delay series (one value per fixed interval, repeated with the period
 //!   of its length, LeoReplayer's `DelayQueue::read_packet`:
 //!   `(now - base) / interval % size`) replaces the delay, looked up in
-//!   O(1). Source: SpaceNetLab/LeoCC `leoreplayer/replayer/src/frontend/
+//!   O(1) (or `t,delay` pairs, the last value holding, looked up by binary
+//!   search: the other form). Source: SpaceNetLab/LeoCC `leoreplayer/replayer/src/frontend/
 //!   delay_queue.cc`. Choices, each LeoReplayer's where it has one:
 //!   - when the delay is read: LeoReplayer reads it as a packet enters its
 //!     delay queue; here that is when its last bit leaves the transmitter
@@ -106,10 +107,13 @@ pub struct DirSchedule {
     scheduled: bool,
 }
 
-/// A delay per fixed interval, repeated (`delay_trace`).
+/// A delay per fixed interval, repeated, or from given instants, the last
+/// holding (`delay_trace`).
 #[derive(Clone, Debug, PartialEq)]
 struct DelaySeries {
     interval: u64,
+    /// Pairs: the instant each value applies from (the first 0).
+    from: Option<Arc<[u64]>>,
     /// ns per interval; a `down` interval holds the delay before it (or
     /// the first delay), so that `delay_at` always has a value for routing.
     delays: Arc<[u64]>,
@@ -121,7 +125,10 @@ struct DelaySeries {
 impl DelaySeries {
     #[inline]
     fn index(&self, t: Time) -> usize {
-        ((t / self.interval) % self.delays.len() as u64) as usize
+        match &self.from {
+            None => ((t / self.interval) % self.delays.len() as u64) as usize,
+            Some(from) => from.partition_point(|&f| f <= t) - 1,
+        }
     }
 }
 
@@ -197,7 +204,13 @@ impl DirSchedule {
                 last
             });
             let down = d.delays_ns.iter().any(Option::is_none).then(|| d.delays_ns.iter().map(Option::is_none).collect());
-            self.series = Some(DelaySeries { interval: d.interval_ns, delays: delays.collect(), down, overtake: d.order == DelayOrder::Overtake });
+            self.series = Some(DelaySeries {
+                interval: d.interval_ns,
+                from: d.from_ns.clone(),
+                delays: delays.collect(),
+                down,
+                overtake: d.order == DelayOrder::Overtake,
+            });
         }
         self.fixed = false;
     }

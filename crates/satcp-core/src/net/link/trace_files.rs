@@ -23,6 +23,10 @@
 //!   integers) or the word `down`: the path is out over that interval (see
 //!   `net/link/service.rs`, "loss that follows the trace's outages"). A
 //!   loss value is a probability in [0, 1].
+//! * **Delay pairs** (`delay_trace` without `interval`): lines `t,delay`,
+//!   `t` in seconds, the first 0, increasing; `delay` in milliseconds or
+//!   `down`, in force from `t` to the next line (the last holds); an
+//!   optional first line `t,delay` is a header.
 //! * **A rate series** (`rate_trace`, satcp's own): lines `t,rate`, `t` in
 //!   seconds (a plain number), `rate` written as the `rate` key is (`"12Mbps"`,
 //!   a plain number is bits per second); the first `t` is 0, the times
@@ -60,17 +64,7 @@ pub fn parse_opportunities(text: &str) -> Result<Vec<u64>, String> {
 pub fn parse_delays(text: &str) -> Result<Vec<Option<u64>>, String> {
     let mut out = Vec::new();
     for (n, line) in value_lines(text) {
-        if line == "down" {
-            out.push(None);
-            continue;
-        }
-        let ms: f64 = line.parse().ok().filter(|v: &f64| v.is_finite()).ok_or_else(|| {
-            format!("line {n}: {line:?} is not allowed: a one-way delay in milliseconds >= 0, or down (an outage)")
-        })?;
-        if ms < 0.0 {
-            return Err(format!("line {n}: {line} is not allowed: a delay is >= 0 ms"));
-        }
-        out.push(Some((ms * 1e6).round() as u64));
+        out.push(delay_value(n, line)?);
     }
     if out.is_empty() {
         return Err("no delays: the file needs at least one line (a delay in milliseconds per interval)".into());
@@ -79,6 +73,66 @@ pub fn parse_delays(text: &str) -> Result<Vec<Option<u64>>, String> {
         return Err("every line says down: at least one interval needs a delay".into());
     }
     Ok(out)
+}
+
+/// One delay on line `n`: ns, or None for `down`.
+fn delay_value(n: usize, v: &str) -> Result<Option<u64>, String> {
+    if v == "down" {
+        return Ok(None);
+    }
+    let ms: f64 = v
+        .parse()
+        .ok()
+        .filter(|x: &f64| x.is_finite())
+        .ok_or_else(|| format!("line {n}: {v:?} is not allowed: a one-way delay in milliseconds >= 0, or down (an outage)"))?;
+    if ms < 0.0 {
+        return Err(format!("line {n}: {v} is not allowed: a delay is >= 0 ms"));
+    }
+    Ok(Some((ms * 1e6).round() as u64))
+}
+
+/// A delay series of `t,delay` pairs: (from ns, delay ns or None for
+/// `down`), the first from 0, times increasing.
+pub fn parse_delay_pairs(text: &str) -> Result<Vec<(u64, Option<u64>)>, String> {
+    let mut out: Vec<(u64, Option<u64>)> = Vec::new();
+    let mut first = true;
+    for (n, line) in value_lines(text) {
+        let cols: Vec<&str> = line.split(',').map(str::trim).collect();
+        if first && cols.len() == 2 && cols[0].starts_with('t') && cols[0].parse::<f64>().is_err() {
+            first = false;
+            continue;
+        }
+        first = false;
+        let [t, delay] = cols[..] else {
+            return Err(format!("line {n}: {line:?} is not allowed: two columns t,delay (t in seconds, delay in milliseconds or down)"));
+        };
+        let at = seconds(n, t)?;
+        let delay = delay_value(n, delay)?;
+        match out.last() {
+            None if at != 0 => return Err(format!("line {n}: t {t} is not allowed: the first time is 0 (the delay from the start)")),
+            Some(&(prev, _)) if at <= prev => {
+                return Err(format!("line {n}: t {t} is not allowed: times increase (the line before says {} s)", prev as f64 / 1e9))
+            }
+            _ => {}
+        }
+        out.push((at, delay));
+    }
+    if out.is_empty() {
+        return Err("no delays: the file needs at least one line t,delay".into());
+    }
+    if out.iter().all(|(_, d)| d.is_none()) {
+        return Err("every line says down: at least one needs a delay".into());
+    }
+    Ok(out)
+}
+
+/// A time in seconds >= 0 on line `n`, in ns.
+fn seconds(n: usize, t: &str) -> Result<u64, String> {
+    t.parse()
+        .ok()
+        .filter(|s: &f64| s.is_finite() && *s >= 0.0)
+        .map(|s| (s * 1e9).round() as u64)
+        .ok_or_else(|| format!("line {n}: t {t:?} is not allowed: a time in seconds >= 0"))
 }
 
 /// A loss series: a probability per interval.
@@ -112,12 +166,7 @@ pub fn parse_rates(text: &str) -> Result<Vec<(u64, u64)>, String> {
         let [t, rate] = cols[..] else {
             return Err(format!("line {n}: {line:?} is not allowed: two columns t,rate (t in seconds, rate as the rate key, e.g. 0.5,12Mbps)"));
         };
-        let secs: f64 = t
-            .parse()
-            .ok()
-            .filter(|s: &f64| s.is_finite() && *s >= 0.0)
-            .ok_or_else(|| format!("line {n}: t {t:?} is not allowed: a time in seconds >= 0"))?;
-        let at = (secs * 1e9).round() as u64;
+        let at = seconds(n, t)?;
         let bps = crate::scenario::units::parse_rate(rate)
             .map_err(|e| format!("line {n}: rate {rate:?} is not allowed: {} ({e})", crate::scenario::units::RATE_ALLOWED))?;
         match out.last() {
@@ -161,6 +210,10 @@ mod tests {
         let e = parse_probabilities("0.1\n1.5\n").unwrap_err();
         assert!(e.starts_with("line 2: \"1.5\" is not allowed: a loss probability in [0, 1]"), "{e}");
         assert_eq!(parse_rates("t,rate\n0,10Mbps\n1.5,2000\n"), Ok(vec![(0, 10_000_000), (1_500_000_000, 2000)]));
+        assert_eq!(parse_delay_pairs("t,delay\n0,24\n12.5,down\n13,30.5\n"), Ok(vec![(0, Some(24_000_000)), (12_500_000_000, None), (13_000_000_000, Some(30_500_000))]));
+        let e = parse_delay_pairs("0,24\n1,-3\n").unwrap_err();
+        assert!(e.starts_with("line 2: -3 is not allowed"), "{e}");
+        assert!(parse_delay_pairs("0,24\n1,20\n1,30\n").unwrap_err().starts_with("line 3: t 1"));
         assert!(parse_rates("1,10Mbps\n").unwrap_err().contains("the first time is 0"));
         assert!(parse_rates("0,1Mbps\n0,2Mbps\n").unwrap_err().starts_with("line 2: t 0"));
         assert!(parse_rates("0,0Mbps\n").unwrap_err().starts_with("line 1: rate \"0Mbps\""));

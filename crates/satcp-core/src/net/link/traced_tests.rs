@@ -143,7 +143,7 @@ fn the_holding_transmitter_takes_the_same_opportunities() {
 /// one leaving a nanosecond before takes the interval before's.
 fn delay_dir(order: DelayOrder, delays: &[Option<u64>]) -> LinkDir {
     // 8 Gb/s: a 1-byte packet takes 1 ns
-    let d = DelayTraceCfg { file: "hand-made".into(), interval_ns: 10 * MS, delays_ns: delays.into(), order };
+    let d = DelayTraceCfg { file: "hand-made".into(), interval_ns: 10 * MS, from_ns: None, delays_ns: delays.into(), order };
     let c = cfg(UNLIMITED, 8_000_000_000, 24 * MS, DirTraces { capacity: None, delay: Some(d) }, 0);
     LinkDir::new(0, 1, &c, Rng::new(1, 1))
 }
@@ -243,4 +243,23 @@ fn the_series_rate_of_a_trace_driven_direction() {
     // and its service: 125 bytes take 1 ms at 1 Mb/s, then 0.5 ms at 2 Mb/s
     assert_eq!(l.enqueue(0, 125), Enqueued::Arrives(MS));
     assert_eq!(l.enqueue(0, 125), Enqueued::Arrives(MS + MS / 2));
+}
+
+/// `t,delay` pairs: 24 ms from 0, 18 ms from 12.5 ms, down from 20 ms, 30
+/// ms from 30 ms and on for good (no repetition).
+#[test]
+fn delay_pairs_apply_from_their_instants_and_the_last_holds() {
+    let d = DelayTraceCfg {
+        file: "hand-made".into(),
+        interval_ns: 0,
+        from_ns: Some([0, 12_500_000, 20 * MS, 30 * MS].into()),
+        delays_ns: [Some(24 * MS), Some(18 * MS), None, Some(30 * MS)].into(),
+        order: DelayOrder::InOrder,
+    };
+    let c = cfg(UNLIMITED, 8_000_000_000, 24 * MS, DirTraces { capacity: None, delay: Some(d) }, 0);
+    let l = LinkDir::new(0, 1, &c, Rng::new(1, 1));
+    let at = [0, 12_500_000 - 1, 12_500_000, 20 * MS - 1, 30 * MS, 1_000_000 * MS].map(|t| l.delay_at(t));
+    assert_eq!(at, [24 * MS, 24 * MS, 18 * MS, 18 * MS, 30 * MS, 30 * MS]);
+    let mut l = l;
+    assert_eq!(l.enqueue(25 * MS, 1), Enqueued::Down { sent: true });
 }

@@ -14,7 +14,8 @@
 //! `net/link/trace_files.rs`), each key also in `_ab` / `_ba` forms:
 //! `capacity_trace = "bw.txt"` (Mahimahi delivery opportunities) or
 //! `rate_trace = "rate.csv"` (`t,rate` lines) in place of `rate`;
-//! `delay_trace = { file, interval, order }` in place of `delay`;
+//! `delay_trace = { file, interval, order }` (or without `interval`, a
+//! file of `t,delay` pairs) in place of `delay`;
 //! `loss_trace = { file, interval }` in place of `errors`. A direction given
 //! both a value and the trace that replaces it is refused, as is a change
 //! of a value a trace gives, and `arq` on a traced link. Paths are relative
@@ -519,8 +520,9 @@ fn read_trace<T>(t: &Tbl, key: &str, file: &str, base_dir: Option<&Path>, what: 
 
 const OPPORTUNITIES_FILE: &str = "a path to a Mahimahi trace: one whole millisecond per line, non-decreasing, each an opportunity for 1504 bytes";
 const RATES_FILE: &str = "a path to a CSV file of t,rate lines (t in seconds from 0, increasing; rate as the rate key, e.g. 12Mbps)";
-const DELAY_TRACE_EXPECTED: &str = "an inline table { file = \"delay.txt\", interval = \"10ms\" } (a one-way delay in ms per line, or down), with order = \"overtake\" (default) or \"in_order\"";
+const DELAY_TRACE_EXPECTED: &str = "an inline table { file = \"delay.txt\", interval = \"10ms\" } (a one-way delay in ms per line, or down) or { file = \"delay.csv\" } (t,delay pairs), with order = \"overtake\" (default) or \"in_order\"";
 const DELAYS_FILE: &str = "a path to a file of one-way delays, one per interval: milliseconds >= 0, or down";
+const DELAY_PAIRS_FILE: &str = "a path to a CSV file of t,delay lines (no interval given): t in seconds from 0, increasing; delay in milliseconds >= 0, or down";
 const LOSS_TRACE_EXPECTED: &str = "an inline table { file = \"loss.txt\", interval = \"1s\" } (a loss probability in [0, 1] per line)";
 const PROBABILITIES_FILE: &str = "a path to a file of loss probabilities in [0, 1], one per interval";
 
@@ -540,13 +542,18 @@ fn parse_delay_trace(link: &Tbl, key: &str, base_dir: Option<&Path>) -> Res<Opti
     let Some(mut t) = link.table(key, DELAY_TRACE_EXPECTED)? else { return Ok(None) };
     t.only(&["file", "interval", "order"])?;
     let file = t.require("file", t.str("file")?, DELAYS_FILE)?;
-    let interval_ns = t.require("interval", t.duration_pos("interval")?, &positive(units::DURATION_ALLOWED))?;
     let order = match t.choice("order", &["overtake", "in_order"])? {
         Some("in_order") => DelayOrder::InOrder,
         _ => DelayOrder::Overtake,
     };
+    let Some(interval_ns) = t.duration_pos("interval")? else {
+        // no interval: t,delay pairs
+        let pairs = read_trace(&t, "file", file, base_dir, DELAY_PAIRS_FILE, crate::net::link::trace_files::parse_delay_pairs)?;
+        let from_ns = Some(pairs.iter().map(|p| p.0).collect());
+        return Ok(Some(DelayTraceCfg { file: file.to_string(), interval_ns: 0, from_ns, delays_ns: pairs.iter().map(|p| p.1).collect(), order }));
+    };
     let delays = read_trace(&t, "file", file, base_dir, DELAYS_FILE, crate::net::link::trace_files::parse_delays)?;
-    Ok(Some(DelayTraceCfg { file: file.to_string(), interval_ns, delays_ns: delays.into(), order }))
+    Ok(Some(DelayTraceCfg { file: file.to_string(), interval_ns, from_ns: None, delays_ns: delays.into(), order }))
 }
 
 fn parse_loss_trace(link: &Tbl, key: &str, base_dir: Option<&Path>) -> Res<Option<LossTraceCfg>> {
