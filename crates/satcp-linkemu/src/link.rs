@@ -11,8 +11,16 @@
 //! the order it accepted them, so the next hop's admission can be decided
 //! at once, for the instant the packet will reach it (as satcp cuts
 //! through a relay): only the last hop holds packets.
+//!
+//! A hop may replay traces instead of its rate and delay, and a loss series
+//! besides its PER (`traces.rs`): its capacity then comes from Mahimahi
+//! delivery opportunities, its delay from a series (a packet may then
+//! overtake one sent before it: the pipe is kept in release order), as in
+//! a satcp run.
 
 use std::collections::VecDeque;
+
+use crate::traces::HopTraces;
 
 /// Nanoseconds on CLOCK_MONOTONIC.
 pub type Ns = u64;
@@ -25,10 +33,15 @@ pub struct DirCfg {
     pub per: f64,
 }
 
+impl Default for DirCfg {
+    fn default() -> Self {
+        DirCfg { rate_bps: 10_000_000, delay_ns: 0, limit: 1000, per: 0.0 }
+    }
+}
+
 /// A packet on its way: when it leaves the far end, and whether it is lost.
 #[derive(Debug)]
 pub struct InFlight {
-    pub start: Ns,
     pub release: Ns,
     pub lost: bool,
     pub bytes: Vec<u8>,
@@ -44,7 +57,12 @@ pub struct DirStats {
 
 pub struct Dir {
     cfg: DirCfg,
+    traces: Option<Box<HopTraces>>,
     busy_until: Ns,
+    /// Transmission starts of the packets accepted, in order (the queue's
+    /// accounting; the pipe is in release order).
+    starts: VecDeque<Ns>,
+    /// Packets in release order (ties in the order accepted).
     pub pipe: VecDeque<InFlight>,
     rng: u64,
     pub stats: DirStats,
@@ -52,12 +70,22 @@ pub struct Dir {
 
 impl Dir {
     pub fn new(cfg: DirCfg, seed: u64) -> Self {
-        Dir { cfg, busy_until: 0, pipe: VecDeque::new(), rng: seed.max(1), stats: DirStats::default() }
+        Dir { cfg, traces: None, busy_until: 0, starts: VecDeque::new(), pipe: VecDeque::new(), rng: seed.max(1), stats: DirStats::default() }
+    }
+
+    /// The same, replaying `traces`.
+    pub fn with_traces(cfg: DirCfg, seed: u64, traces: HopTraces) -> Self {
+        Dir { traces: Some(Box::new(traces)), ..Dir::new(cfg, seed) }
+    }
+
+    /// Its configuration (rate, delay, limit, PER).
+    pub fn cfg(&self) -> DirCfg {
+        self.cfg
     }
 
     /// Packets accepted whose transmission has not started at `now`.
     pub fn waiting(&self, now: Ns) -> usize {
-        self.pipe.iter().rev().take_while(|p| p.start > now).count()
+        self.starts.iter().rev().take_while(|&&s| s > now).count()
     }
 
     fn uniform(&mut self) -> f64 {
@@ -77,17 +105,55 @@ impl Dir {
     /// [`Dir::offer`] of a packet of `len` bytes (`bytes` may be empty: a
     /// hop that only keeps the queue's accounting).
     fn enqueue(&mut self, now: Ns, len: usize, bytes: Vec<u8>) -> bool {
+        self.enqueue_at(now, len, bytes).is_some()
+    }
+
+    /// [`Dir::enqueue`], returning the packet's release and whether it is
+    /// lost if it was accepted.
+    fn enqueue_at(&mut self, now: Ns, len: usize, bytes: Vec<u8>) -> Option<(Ns, bool)> {
         if self.waiting(now) >= self.cfg.limit {
             self.stats.drops_queue += 1;
-            return false;
+            return None;
         }
-        let start = now.max(self.busy_until);
-        let tx = (len as u128 * 8 * 1_000_000_000).div_ceil(self.cfg.rate_bps as u128) as Ns;
-        self.busy_until = start + tx;
-        let lost = self.cfg.per > 0.0 && self.uniform() < self.cfg.per;
-        self.pipe.push_back(InFlight { start, release: self.busy_until + self.cfg.delay_ns, lost, bytes });
+        let (start, end) = match self.traces.as_mut().and_then(|t| t.serve(now, len)) {
+            Some(se) => se,
+            None => {
+                let start = now.max(self.busy_until);
+                (start, start + (len as u128 * 8 * 1_000_000_000).div_ceil(self.cfg.rate_bps as u128) as Ns)
+            }
+        };
+        self.busy_until = end;
+        let mut lost = self.cfg.per > 0.0 && self.uniform() < self.cfg.per;
+        let p = self.traces.as_deref().map_or(0.0, |t| t.loss(start));
+        lost |= p >= 1.0 || (p > 0.0 && self.uniform() < p);
+        let (delay, overtake) = match self.traces.as_deref() {
+            Some(t) => {
+                match t.delay(end) {
+                    Some(Some(d)) => (d, t.overtake),
+                    // the series says the path is down: lost
+                    Some(None) => {
+                        lost = true;
+                        (self.cfg.delay_ns, t.overtake)
+                    }
+                    None => (self.cfg.delay_ns, false),
+                }
+            }
+            None => (self.cfg.delay_ns, false),
+        };
+        let mut release = end + delay;
+        while self.starts.front().is_some_and(|&s| s <= now) {
+            self.starts.pop_front();
+        }
+        self.starts.push_back(start);
+        if overtake {
+            let at = self.pipe.partition_point(|p| p.release <= release);
+            self.pipe.insert(at, InFlight { release, lost, bytes });
+        } else {
+            release = release.max(self.pipe.back().map_or(0, |p| p.release));
+            self.pipe.push_back(InFlight { release, lost, bytes });
+        }
         self.stats.accepted += 1;
-        true
+        Some((release, lost))
     }
 
     /// The next packet due at or before `now`, if any (lost ones are
@@ -122,12 +188,9 @@ impl Dir {
                 self.stats.delivered += 1;
             }
         }
-        if !self.enqueue(at, len, Vec::new()) {
-            return None;
-        }
-        let p = self.pipe.back().expect("just accepted");
+        let (release, lost) = self.enqueue_at(at, len, Vec::new())?;
         // a lost packet is sent, and counted when it would have left
-        (!p.lost).then_some(p.release)
+        (!lost).then_some(release)
     }
 }
 
@@ -229,6 +292,65 @@ mod tests {
         assert!(c.offer(50_000_000, vec![0; 1000]));
         assert_eq!(c.hops[0].pipe.len(), 1);
         assert_eq!(c.hops[0].stats.delivered, 4);
+    }
+
+    use crate::traces::{HopTraces, Series};
+    use satcp_core::net::link::service::Opportunities;
+
+    const MS: Ns = 1_000_000;
+
+    /// A hop on the trace 10, 20, 30 ms (repeating), 5 ms of delay: the
+    /// departures satcp gives (`satcp-core`'s `traced_tests.rs`), trace
+    /// time 0 being `base`.
+    #[test]
+    fn a_capacity_trace_gives_satcp_s_departures() {
+        let base = 1_000 * MS;
+        let traces = HopTraces { base, capacity: Some(Opportunities::new(&[10, 20, 30])), delay: None, overtake: false, loss: None };
+        let mut d = Dir::with_traces(DirCfg { rate_bps: 1, delay_ns: 5 * MS, limit: 100, per: 0.0 }, 1, traces);
+        for _ in 0..4 {
+            assert!(d.offer(base, vec![0; 1500]));
+        }
+        // 40-byte packets share the opportunity at 50 ms (44 bytes each with the TUN header)
+        for _ in 0..3 {
+            assert!(d.offer(base, vec![0; 40]));
+        }
+        let r: Vec<Ns> = d.pipe.iter().map(|p| (p.release - base) / MS).collect();
+        assert_eq!(r, [15, 25, 35, 45, 55, 55, 55]);
+        assert_eq!(d.waiting(base + 10 * MS + 1), 6);
+    }
+
+    /// A delay series of 10-ms intervals, 24 then 18 ms: with overtake a
+    /// packet leaving after the fall is released first; in order it waits.
+    /// A down interval loses the packet; a loss series of 1 loses all.
+    #[test]
+    fn delay_and_loss_series_as_satcp_applies_them() {
+        let series = |overtake, loss: Option<Series<f64>>| HopTraces {
+            base: 0,
+            capacity: None,
+            delay: Some(Series { interval_ns: 10 * MS, values: vec![Some(24 * MS), Some(18 * MS), None] }),
+            overtake,
+            loss,
+        };
+        // 8 Gb/s: a 1-byte packet takes 1 ns
+        let cfg = DirCfg { rate_bps: 8_000_000_000, delay_ns: 0, limit: 100, per: 0.0 };
+        let mut d = Dir::with_traces(cfg, 1, series(true, None));
+        assert!(d.offer(10 * MS - 2, vec![1]));
+        assert!(d.offer(10 * MS - 1, vec![2]));
+        let r: Vec<(Ns, u8)> = d.pipe.iter().map(|p| (p.release, p.bytes[0])).collect();
+        assert_eq!(r, [(28 * MS, 2), (34 * MS - 1, 1)]);
+        assert_eq!(d.due(40 * MS).map(|p| p.bytes[0]), Some(2), "released in order of release");
+        let mut d = Dir::with_traces(cfg, 1, series(false, None));
+        d.offer(10 * MS - 2, vec![1]);
+        d.offer(10 * MS - 1, vec![2]);
+        assert_eq!(d.pipe.iter().map(|p| p.release).collect::<Vec<_>>(), [34 * MS - 1, 34 * MS - 1]);
+        // down: the third interval (and 50 ms: repeated)
+        d.offer(25 * MS, vec![3]);
+        d.offer(55 * MS, vec![4]);
+        assert!(d.pipe.iter().skip(2).all(|p| p.lost));
+        let all = Series { interval_ns: 10 * MS, values: vec![1.0] };
+        let mut d = Dir::with_traces(cfg, 1, series(true, Some(all)));
+        d.offer(0, vec![1]);
+        assert!(d.pipe[0].lost);
     }
 
     /// Errors: the same seed loses the same packets; the loss rate is the

@@ -15,6 +15,16 @@
 //! (`rate_ab=100000000,10000000 delay_ab_ns=1000000,300000000
 //! limit_ab=1000,500`); a key with one value gives it to every hop.
 //!
+//! Traces (`traces.rs`, the files and rules of satcp's `capacity_trace`,
+//! `delay_trace` and `loss_trace`): `capacity_ab=bw.txt` (Mahimahi
+//! delivery opportunities, in place of the rate), `delay_trace_ab=d.txt`
+//! with `delay_interval_ab_ns=10000000` and `delay_order_ab=overtake` (the
+//! default) or `in_order`, `loss_trace_ab=l.txt` with
+//! `loss_interval_ab_ns=1000000000`; one value, or one per hop (`-` for
+//! none). Trace time 0 is when the emulator prints `ready`. A falling delay
+//! lets packets overtake on the direction's last hop only (a hop before it
+//! passes packets on in order).
+//!
 //! Timing: ppoll with nanosecond timeouts and the thread's timer slack set
 //! to 1 ns, on CLOCK_MONOTONIC, ending each sleep early by how late sleeps
 //! have been ending (`wake::WakeGuard`) and polling without blocking for
@@ -23,6 +33,7 @@
 //! the clock's resolution and the guard's last estimate.
 
 mod link;
+mod traces;
 mod wake;
 
 use std::collections::HashMap;
@@ -109,6 +120,52 @@ fn main() {
             .collect();
         Chain { hops }
     };
+    // trace keys: one path (or -) for every hop, or one per hop
+    let paths = |k: &str, n: usize| -> Vec<Option<String>> {
+        let v: Vec<Option<String>> = get(k, "-").split(',').map(|p| (p != "-" && !p.is_empty()).then(|| p.to_string())).collect();
+        match v.len() {
+            1 => vec![v[0].clone(); n],
+            m if m == n => v,
+            _ => {
+                eprintln!("error: {k}: one value, or one per hop ({n})");
+                std::process::exit(2)
+            }
+        }
+    };
+    let fail = |e: String| -> ! {
+        eprintln!("error: {e}");
+        std::process::exit(2)
+    };
+    let base = now();
+    let traced = |chain: &mut Chain, dir: &str, seed: u64| {
+        let n = chain.hops.len();
+        let (caps, delays, losses) = (paths(&format!("capacity_{dir}"), n), paths(&format!("delay_trace_{dir}"), n), paths(&format!("loss_trace_{dir}"), n));
+        let delay_interval = nums(&format!("delay_interval_{dir}_ns"), "10000000");
+        let loss_interval = nums(&format!("loss_interval_{dir}_ns"), "1000000000");
+        let order = get(&format!("delay_order_{dir}"), "overtake");
+        if order != "overtake" && order != "in_order" {
+            fail(format!("delay_order_{dir}={order}: overtake or in_order"));
+        }
+        for i in 0..n {
+            if caps[i].is_none() && delays[i].is_none() && losses[i].is_none() {
+                continue;
+            }
+            let at = |l: &Vec<f64>| if l.len() == 1 { l[0] } else { l.get(i).copied().unwrap_or(l[0]) } as u64;
+            let (di, li) = (at(&delay_interval), at(&loss_interval));
+            if di == 0 || li == 0 {
+                fail(format!("delay_interval_{dir}_ns and loss_interval_{dir}_ns: > 0"));
+            }
+            let t = traces::HopTraces {
+                base,
+                capacity: caps[i].as_deref().map(|p| traces::capacity(p).unwrap_or_else(|e| fail(e))),
+                delay: delays[i].as_deref().map(|p| traces::delays(p, di).unwrap_or_else(|e| fail(e))),
+                overtake: order == "overtake" && i == n - 1,
+                loss: losses[i].as_deref().map(|p| traces::losses(p, li).unwrap_or_else(|e| fail(e))),
+            };
+            let old = std::mem::replace(&mut chain.hops[i], Dir::new(Default::default(), 0));
+            chain.hops[i] = Dir::with_traces(old.cfg(), seed.wrapping_add(i as u64 * 0x51_7CC1_B727_220A), t);
+        }
+    };
     let seed = num("seed", "1") as u64;
     let quantum = num("timer_quantum_ns", "0") as u64;
     let (name_a, name_b) = (get("a", "satcpA"), get("b", "satcpB"));
@@ -126,6 +183,8 @@ fn main() {
     }
     // ab: read from a, written to b; ba the reverse
     let mut dirs = [chain("ab", seed), chain("ba", seed.wrapping_mul(0x9E37_79B9_7F4A_7C15))];
+    traced(&mut dirs[0], "ab", seed);
+    traced(&mut dirs[1], "ba", seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let fds = [(fa, fb), (fb, fa)];
     let mut late = [Lateness(Vec::new()), Lateness(Vec::new())];
     println!("ready");

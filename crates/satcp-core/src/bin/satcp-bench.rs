@@ -5,7 +5,9 @@
 //! This is a benchmark, not a test: it asserts nothing about speed.
 //! `satcp-bench --print-scenario NAME` prints a scenario's TOML, the one
 //! source the ns-3 side-by-side (bench/ns3) runs satcp-run on. Last, the
-//! link-layer ARQ's cost per frame against a plain link.
+//! link-layer ARQ's cost per frame against a plain link, and a
+//! trace-driven link's cost per packet against a fixed-rate one
+//! (`geo-10-flows-traced`, the twin of `geo-10-flows`).
 //! `satcp-bench --only NAME` runs one scenario (and not the ARQ cost) and
 //! prints the process's peak resident memory after it (VmHWM): `make
 //! bench` runs the XFWA OC3 scenario so, alone in its process, and the
@@ -49,6 +51,27 @@ errors_ab = { ber = 1e-8 }
 "#,
     );
     s + &bulk_flows(10, ("server", "client"), |_| "sack", "1MiB", 100)
+}
+
+/// geo-10-flows with the GEO link's forward direction driven by traces,
+/// its trace-driven twin: a Mahimahi trace of 5 opportunities every 6 ms
+/// (10.03 Mb/s, for 10 Mb/s) and a delay series of 10-ms intervals, 250 ms
+/// for 15 s then 252 ms for 15 s, repeated (a reconfiguration every 15 s;
+/// packets overtake at each fall). The files are written to a temporary
+/// directory and named by absolute path (`--print-scenario` shows them).
+fn geo_10_flows_traced() -> String {
+    let dir = std::env::temp_dir().join(format!("satcp-bench-traces-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory for the trace files");
+    let (bw, delay) = (dir.join("bw.txt"), dir.join("delay.txt"));
+    std::fs::write(&bw, "# synthetic: 5 opportunities in 6 ms\n1\n2\n3\n4\n6\n").expect("the capacity trace written");
+    let delays: String = (0..3000).map(|i| if i < 1500 { "250\n" } else { "252\n" }).collect();
+    std::fs::write(&delay, delays).expect("the delay trace written");
+    let path = |p: &std::path::Path| format!("{:?}", p.display().to_string());
+    let twin = geo_10_flows()
+        .replace("rate_ab = \"10Mbps\"\n", &format!("capacity_trace_ab = {}\n", path(&bw)))
+        .replace("delay = \"250ms\"\n", &format!("delay_ba = \"250ms\"\ndelay_trace_ab = {{ file = {}, interval = \"10ms\" }}\n", path(&delay)));
+    assert!(twin.contains("capacity_trace_ab") && twin.contains("delay_trace_ab"), "the GEO link takes the traces");
+    twin
 }
 
 fn geo_50_flows_100mbps() -> String {
@@ -146,6 +169,7 @@ fn peak_rss_kb() -> Option<u64> {
 fn main() {
     let benches = [
         Bench { name: "geo-10-flows", what: "10 SACK flows, 10/2 Mb/s GEO bent pipe, 100-packet buffer, BER 1e-8, 1000 s", toml: geo_10_flows(), heavy: false },
+        Bench { name: "geo-10-flows-traced", what: "geo-10-flows with its 10 Mb/s direction on a Mahimahi trace and a delay series (the trace-driven twin)", toml: geo_10_flows_traced(), heavy: false },
         Bench { name: "geo-50-flows-100mbps", what: "50 NewReno/SACK flows on a 100 Mb/s GEO link, 1000-packet buffer, 300 s", toml: geo_50_flows_100mbps(), heavy: false },
         Bench { name: "xfwa-oc3-512", what: "XFWA, 512 NewReno flows over a 3-satellite OC3 chain, one-BDP buffer, 20 s", toml: xfwa_oc3(), heavy: false },
         Bench { name: "starlink-1000-flows-10s", what: "Starlink shell (1584 satellites, +Grid), 100 ground stations, 1000 CUBIC flows, 10 Mb/s links, 10 s", toml: starlink_shell("10s"), heavy: true },
@@ -240,6 +264,17 @@ fn main() {
         }
         return;
     }
+    let in_order = benches[1].toml.replace("interval = \"10ms\" }", "interval = \"10ms\", order = \"in_order\" }");
+    let ((fixed, fixed_wall, fixed_pkts), (traced, traced_wall, traced_pkts), (ordered, ordered_wall, ordered_pkts)) =
+        trace_cost(&benches[0].toml, &benches[1].toml, &in_order, repeat);
+    if json {
+        rows.push(format!("{{\"scenario\":\"trace-cost\",\"fixed_ns_per_packet\":{fixed},\"traced_ns_per_packet\":{traced},\"traced_in_order_ns_per_packet\":{ordered}}}"));
+    } else {
+        println!("trace-driven link cost (geo-10-flows against its twin on a capacity trace and a delay series):");
+        println!("  fixed-rate link {fixed:.0} ns per IP packet over the hop ({fixed_pkts} packets, {fixed_wall:.3} s)");
+        println!("  trace-driven, packets may overtake {traced:.0} ns ({traced_pkts} packets, {traced_wall:.3} s): x{:.2}", traced / fixed);
+        println!("  trace-driven, delay in order {ordered:.0} ns ({ordered_pkts} packets, {ordered_wall:.3} s): x{:.2}", ordered / fixed);
+    }
     let (plain, arq) = arq_cost(repeat);
     if json {
         rows.push(format!("{{\"scenario\":\"arq-cost\",\"plain_ns_per_packet\":{plain},\"arq_ns_per_frame\":{arq}}}"));
@@ -248,6 +283,26 @@ fn main() {
         println!("link-layer ARQ cost (geo-10-flows with arq = {{}} on the GEO link, both directions):");
         println!("  plain link {plain:.0} ns per IP packet over the hop; ARQ {arq:.0} ns per frame (link ACKs, timers and resequencing included): x{:.2}", arq / plain);
     }
+}
+
+/// Wall time per IP packet carried over geo-10-flows' GEO hop (both
+/// directions), on fixed values and on traces (best of `repeat`): the whole
+/// run's time, so what the traces add to a packet's path.
+fn trace_cost(fixed: &str, traced: &str, in_order: &str, repeat: usize) -> ((f64, f64, u64), (f64, f64, u64), (f64, f64, u64)) {
+    let per_packet = |toml: &str| {
+        let scn = parse_toml(toml, &[]).expect("benchmark scenario is valid");
+        let mut best = f64::INFINITY;
+        let mut packets = 0;
+        for _ in 0..repeat {
+            let t0 = Instant::now();
+            let out = satcp_core::run(&scn);
+            best = best.min(t0.elapsed().as_secs_f64());
+            packets = out.summary.links[2..4].iter().map(|l| l.packets_tx).sum::<u64>();
+        }
+        (best * 1e9 / packets as f64, best, packets)
+    };
+    assert_ne!(traced, in_order, "the in-order twin");
+    (per_packet(fixed), per_packet(traced), per_packet(in_order))
 }
 
 /// Wall time per IP packet carried over geo-10-flows' GEO hop, without and

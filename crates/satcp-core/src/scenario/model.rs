@@ -146,6 +146,55 @@ pub struct LinkDirCfg {
     pub reorder: Option<ReorderCfg>,
     /// Where the error model sits (`loss_placement`).
     pub loss_placement: LossPlacement,
+    /// Capacity or delay read from trace files (`capacity_trace`,
+    /// `rate_trace`, `delay_trace`); None for a link of fixed values.
+    pub traces: Option<Box<DirTraces>>,
+}
+
+/// A link direction's trace-driven capacity and delay
+/// (`net/link/service.rs`, `net/link/schedule.rs`). `LinkDirCfg::rate_bps`
+/// and `delay_ns` then hold the trace's mean rate and its first delay (what
+/// routing, RED's automatic settings and the summary read).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DirTraces {
+    pub capacity: Option<CapacityTrace>,
+    pub delay: Option<DelayTraceCfg>,
+}
+
+/// Where a trace-driven direction's capacity comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CapacityTrace {
+    /// Mahimahi delivery opportunities (`capacity_trace`): their instants in
+    /// ms within one period (the last), repeated.
+    Opportunities { file: String, ms: std::sync::Arc<[u64]> },
+    /// A rate series (`rate_trace`): (from ns, bps), the first from 0; the
+    /// last rate holds after its time.
+    Rates { file: String, steps: std::sync::Arc<[(u64, u64)]> },
+}
+
+/// `delay_trace = { file, interval, order }`: a one-way delay per interval,
+/// repeated; or, without `interval`, `t,delay` pairs (the last holding).
+/// None marks an interval the path is down.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DelayTraceCfg {
+    pub file: String,
+    /// The interval of a series of one value per interval (0 for pairs).
+    pub interval_ns: u64,
+    /// Pairs: the instant (ns) each value of `delays_ns` applies from.
+    pub from_ns: Option<std::sync::Arc<[u64]>>,
+    pub delays_ns: std::sync::Arc<[Option<u64>]>,
+    /// Whether a packet may arrive before one sent earlier when the delay
+    /// falls (LeoReplayer's, "overtake") or waits behind it ("in_order").
+    pub order: DelayOrder,
+}
+
+/// `loss_trace = { file, interval }`: a loss probability per interval,
+/// repeated (`net/errors/loss_series.rs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LossTraceCfg {
+    pub file: String,
+    pub interval_ns: u64,
+    pub probabilities: std::sync::Arc<[f64]>,
 }
 
 /// Where a link direction's error model acts.
@@ -276,6 +325,9 @@ pub enum ErrorCfg {
     GilbertElliott(GilbertElliottCfg),
     /// Error intervals read from a file (`net/errors/trace.rs`).
     Trace(ErrorTraceCfg),
+    /// A loss probability per interval read from a file (`loss_trace`,
+    /// `net/errors/loss_series.rs`).
+    LossSeries(LossTraceCfg),
 }
 
 /// The instant at which a time-driven error model looks at the channel.

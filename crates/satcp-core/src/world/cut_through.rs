@@ -16,11 +16,16 @@
 //!   routed by a table that never changes, the outgoing direction is fed by
 //!   that one incoming direction alone, and nothing looks at its queue
 //!   between now and the arrival instant;
-//! * both directions are in-order FIFOs with a fixed rate and delay
-//!   (`LinkDir::in_order_fifo`): the offers reach the outgoing direction in
+//! * both directions are in-order FIFOs with a fixed rate and delay, or
+//!   values from traces (functions of time known before the run)
+//!   (`LinkDir::in_order_fifo`, `LinkDir::cut_through_target`): the
+//!   offers reach the outgoing direction in
 //!   the order and at the instants they would have, so its queue, drops,
 //!   statistics and error model (its own random stream, judged at the
-//!   times it would be) see the same sequence;
+//!   times it would be) see the same sequence (a packet that a falling
+//!   delay series lets overtake others there is held back by an `Arm`
+//!   event at the instant it would have been offered, which schedules its
+//!   arrival then, as the relay's arrival event would have);
 //! * no packet is on the wire of the incoming direction (an earlier packet
 //!   still to arrive there must be offered first);
 //! * the arrival instant is before the run's stop time.
@@ -121,7 +126,7 @@ impl World {
             // what arrives over the reverse of one leaves on the other
             let rev = |d: u32| DirId(d).reverse().0;
             for (inbound, outbound) in [(rev(x), y), (rev(y), x)] {
-                if self.dirs[inbound as usize].in_order_fifo() && self.dirs[outbound as usize].in_order_fifo() {
+                if self.dirs[inbound as usize].in_order_fifo() && self.dirs[outbound as usize].cut_through_target() {
                     self.cut_to[inbound as usize] = outbound;
                 }
             }
@@ -169,6 +174,14 @@ impl World {
                     dir.push_unarmed(t, id);
                     self.q.push(at, Event::Arm { dir: e });
                 }
+            }
+            Enqueued::ArrivesLate(t) => {
+                // it overtakes packets sent before it (a falling delay
+                // series): held back from the instant it would have been
+                // offered, by an event scheduled now for `at`
+                let id = self.pkts.insert(*p);
+                dir.push_unarmed_late(t, id);
+                self.q.push(at, Event::Arm { dir: e });
             }
             _ => {
                 if p.kind == Kind::Udp {

@@ -53,7 +53,9 @@ impl World {
             }
             match ev {
                 Event::Arm { dir } => {
-                    if let Some((at, id)) = self.dirs[dir as usize].arm() {
+                    if let Some(at) = self.dirs[dir as usize].arm_late() {
+                        self.q.push(at, Event::ArriveLate { dir });
+                    } else if let Some((at, id)) = self.dirs[dir as usize].arm() {
                         self.schedule_arrival(at, dir, id);
                     }
                 }

@@ -9,16 +9,19 @@
 //!
 //! This file also dispatches to the channel-state models, each in its own
 //! file: the TRANSAT/DSN bursts (`dsn_burst.rs`), Gilbert-Elliott
-//! (`gilbert_elliott.rs`) and error-interval traces (`trace.rs`).
+//! (`gilbert_elliott.rs`), error-interval traces (`trace.rs`) and a loss
+//! probability per interval (`loss_series.rs`).
 
 pub mod dsn_burst;
 pub mod gilbert_elliott;
+pub mod loss_series;
 pub mod trace;
 
 
 use crate::net::link::arq::fec::FecCfg;
 use dsn_burst::DsnBurst;
 use gilbert_elliott::GilbertElliott;
+use loss_series::LossSeries;
 use trace::ErrorTrace;
 use crate::scenario::{DelayOrder, ErrorCfg, ErrorClock};
 use crate::sim::{Rng, Time};
@@ -45,6 +48,7 @@ enum Channel {
     Dsn(DsnBurst),
     Ge(GilbertElliott),
     Trace(ErrorTrace),
+    Series(LossSeries),
 }
 
 pub struct ErrorModel {
@@ -83,6 +87,7 @@ impl ErrorModel {
             ErrorCfg::DsnBurst(c) => Channel::Dsn(DsnBurst::new(*c, sub_stream(&rng, 1), rng.clone())),
             ErrorCfg::GilbertElliott(c) => Channel::Ge(GilbertElliott::new(*c, sub_stream(&rng, 1), rng.clone())),
             ErrorCfg::Trace(c) => Channel::Trace(ErrorTrace::new(c.intervals.clone(), rng.clone())),
+            ErrorCfg::LossSeries(c) => Channel::Series(LossSeries::new(c.interval_ns, c.probabilities.clone(), rng.clone())),
             _ => Channel::None,
         };
         let lossless = matches!(cfg, ErrorCfg::None | ErrorCfg::Per(0.0) | ErrorCfg::Ber { ber: 0.0, .. });
@@ -115,6 +120,7 @@ impl ErrorModel {
                 }
                 lost
             }
+            (Channel::Series(m), _) => m.judge(tx_start),
             _ => unreachable!("channel built from this cfg"),
         };
         if lost {
@@ -153,7 +159,7 @@ impl ErrorModel {
                 let bits = fixed_bits.map(f64::from).unwrap_or(8.0 * ip_bytes as f64);
                 -(self.ln_keep_bit * bits).exp_m1()
             }
-            ErrorCfg::DsnBurst(_) | ErrorCfg::GilbertElliott(_) | ErrorCfg::Trace(_) => {
+            ErrorCfg::DsnBurst(_) | ErrorCfg::GilbertElliott(_) | ErrorCfg::Trace(_) | ErrorCfg::LossSeries(_) => {
                 unreachable!("channel-state models have no fixed PER")
             }
         }

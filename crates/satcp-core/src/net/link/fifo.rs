@@ -7,8 +7,11 @@
 //! when the transmission starts, the delay when it ends and an outage before
 //! arrival are looked up at acceptance. `launch` decides a sent packet's
 //! fate on the wire for every transmitter (the holding one calls it when a
-//! transmission ends).
+//! transmission ends). On a trace of delivery opportunities the service
+//! model plans the departure instead of the rate (`service.rs`), on the
+//! same out-of-line path.
 
+use super::service::Service;
 use super::{serialisation_ns, Enqueued, LinkDir, Tx};
 use crate::net::errors::Fate;
 use crate::net::queue::red::Red;
@@ -70,9 +73,19 @@ impl LinkDir {
         };
         let Tx::Fifo(f) = &mut self.tx else { unreachable!("the world offers other transmitters packets with accept()") };
         f.advance(now);
-        let start = f.busy_until.max(now);
+        // a trace of delivery opportunities plans the packet's service
+        // (`service.rs`); a rate starts it when the transmitter is free
+        let plan = match &self.service {
+            _ if FIXED => None,
+            Service::Opportunities(o) => Some(o.plan(now, ip_bytes + self.overhead_bytes)),
+            Service::Rate => None,
+        };
+        let start = match plan {
+            Some(p) => p.start,
+            None => f.busy_until.max(now),
+        };
         if let Discipline::Red(red) = &mut f.discipline {
-            let idle_since = (start == now).then_some(f.busy_until);
+            let idle_since = (f.busy_until <= now).then_some(f.busy_until);
             match self.stats.count_drop(red.on_arrival(now, f.waiting.len(), idle_since, ip_bytes)) {
                 None => {}
                 Some(false) => return Enqueued::DroppedQueue,
@@ -94,6 +107,13 @@ impl LinkDir {
             f.wait(start, ip_bytes);
             self.stats.max_queue_packets = self.stats.max_queue_packets.max(f.waiting.len() as u64);
             self.stats.queue_wait_ns = self.stats.queue_wait_ns.saturating_add(start - now);
+        }
+        if let (Some(p), Service::Opportunities(o)) = (plan, &mut self.service) {
+            o.commit(&p, ip_bytes + self.overhead_bytes);
+            f.busy_until = p.end;
+            self.last_start = start;
+            self.count_tx(start, p.end, ip_bytes);
+            return self.launch::<FIXED>(now, start, p.end, ip_bytes, pre);
         }
         let tx = if FIXED {
             let rate = self.rate_bps;
@@ -167,6 +187,11 @@ impl LinkDir {
                 self.stats.drops_down += 1;
                 return Enqueued::Down { sent: start < d };
             }
+            // leaving while a delay series says the path is down: lost
+            if self.schedule.series_down_at(end) {
+                self.stats.drops_down += 1;
+                return Enqueued::Down { sent: true };
+            }
         }
         if fate == Fate::Lost {
             self.stats.drops_errors += 1;
@@ -182,6 +207,12 @@ impl LinkDir {
             self.stats.burst_delayed += 1;
         }
         if overtaken {
+            self.stats.reordered += 1;
+            return Enqueued::ArrivesLate(at);
+        }
+        // a falling delay series lets it overtake packets sent before it
+        // (`schedule.rs`); it leaves the in-order wire
+        if !FIXED && at < self.last_arrival && self.schedule.delay_overtakes() {
             self.stats.reordered += 1;
             return Enqueued::ArrivesLate(at);
         }
@@ -233,7 +264,9 @@ impl Fifo {
     /// the module's queue semantics).
     #[inline]
     pub(super) fn advance(&mut self, now: Time) {
-        if self.busy_until <= now {
+        // (a packet on delivery opportunities may start at the instant it
+        // ends, `busy_until`: at that instant it still waits)
+        if self.busy_until < now || (self.busy_until == now && self.waiting.back().is_none_or(|&(s, _)| s < now)) {
             // idle: every packet waiting started before `busy_until`, so
             // all have left (and the ring's memory, cold on a link of a
             // large network, is not read)

@@ -3,11 +3,15 @@
 //! (`TX_DONE`), one more event per packet than the FIFO. Used only where a
 //! discipline must reorder or drop packets after accepting them: the
 //! priority queue that pushes dummy segments out (`queue/priority.rs`) and
-//! the class queue (`queue/classes.rs`). A link protocol behind
+//! the class queue (`queue/classes.rs`). When a packet starts, the service
+//! model (`service.rs`) gives its end: the rate in force, or the delivery
+//! opportunities of a trace (its first byte may then wait for the next
+//! one). A link protocol behind
 //! `link/protocol.rs`: the world offers it packets, hands it its events and
 //! its outages, and reads back what it dropped, lost or started.
 
 use super::protocol::{LinkCtx, LinkEvent};
+use super::service::Service;
 use super::{serialisation_ns, Enqueued, LinkDir, Offered, Tx};
 use crate::net::packet::Kind;
 use crate::net::queue::classes::ClassQueue;
@@ -191,7 +195,10 @@ impl LinkDir {
         if let Some(s) = h.sending.take() {
             ctx.out.lost.push(ctx.pkts.remove(s.id));
             h.stale.push(s.end);
-            self.stats.busy_ns -= s.end - now;
+            self.stats.busy_ns -= s.end - s.start.max(now);
+        }
+        if let Service::Opportunities(o) = &mut self.service {
+            o.go_down(now);
         }
         let mut held = Vec::new();
         h.queue.drain_into(&mut held);
@@ -248,17 +255,25 @@ impl LinkDir {
     /// If the transmitter is idle and a packet waits, start sending it at
     /// `now` and return it.
     fn start_next(&mut self, now: Time) -> Option<Sending> {
-        let rate = self.schedule.rate_at(now);
         let overhead = self.overhead_bytes;
         let Tx::Holding(h) = &mut self.tx else { return None };
         if h.sending.is_some() {
             return None;
         }
         let next = h.queue.pop()?;
-        let end = now + serialisation_ns(next.bytes, overhead, rate);
-        let s = Sending { id: next.id, bytes: next.bytes, start: now, end };
+        // the service model: the rate now, or the delivery opportunities
+        // from now (the packet waited in the queue until this instant)
+        let (start, end) = match &mut self.service {
+            Service::Rate => (now, now + serialisation_ns(next.bytes, overhead, self.schedule.rate_at(now))),
+            Service::Opportunities(o) => {
+                let p = o.plan(now, next.bytes + overhead);
+                o.commit(&p, next.bytes + overhead);
+                (p.start, p.end)
+            }
+        };
+        let s = Sending { id: next.id, bytes: next.bytes, start, end };
         h.sending = Some(s);
-        self.count_tx(now, end, next.bytes);
+        self.count_tx(start, end, next.bytes);
         Some(s)
     }
 
@@ -291,7 +306,7 @@ mod tests {
 
     /// 8 kb/s (a 30-byte packet takes 30 ms), 5 ms delay, a priority queue.
     fn priority_dir(limit: QueueLimit, changes: &[(Time, DirChange, Option<bool>)]) -> LinkDir {
-        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 5_000_000, queue: QueueCfg::Priority { limit, low_drop: Default::default() }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
+        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 5_000_000, queue: QueueCfg::Priority { limit, low_drop: Default::default() }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default(), traces: None };
         LinkDir::with_schedule(0, 1, &cfg, DirSchedule::new(8_000, 5_000_000, changes), Rng::new(1, 1))
     }
 

@@ -71,8 +71,12 @@ mod fifo;
 mod held;
 pub mod protocol;
 pub mod schedule;
+pub mod service;
 mod shared;
 mod summary;
+pub mod trace_files;
+#[cfg(test)]
+mod traced_tests;
 
 
 use std::cmp::Reverse;
@@ -82,6 +86,7 @@ use arq::selective_repeat::ArqParams;
 use arq::ArqLink;
 use fifo::{Discipline, Fifo};
 use held::Holding;
+use service::{Opportunities, Service};
 use shared::Member;
 pub use held::Sending;
 pub use protocol::{link_event, LinkCtx, LinkEvent, LinkOut};
@@ -89,7 +94,7 @@ pub use shared::Devices;
 use schedule::DirSchedule;
 use crate::net::errors::{sub_stream, ErrorModel};
 use crate::net::queue::red::{Red, RedParams, RedVerdict};
-use crate::scenario::{ArqCfg, LinkDirCfg, LossPlacement, QueueCfg, QueueLimit, ReorderCfg};
+use crate::scenario::{ArqCfg, CapacityTrace, LinkDirCfg, LossPlacement, QueueCfg, QueueLimit, ReorderCfg};
 use crate::sim::{Rng, Time, NS_PER_S};
 
 
@@ -115,6 +120,11 @@ pub struct LinkDir {
     pub overhead_bytes: u32,
     tx: Tx,
     schedule: DirSchedule,
+    /// When a packet the transmitter takes leaves it (`service.rs`): the
+    /// schedule's rate, or a trace of delivery opportunities.
+    service: Service,
+    /// Capacity or delay come from a trace (the series read them there).
+    traced: bool,
     errors: ErrorModel,
     reorder: Option<(ReorderCfg, Rng)>,
     /// The error model sits at the link's head (`loss_placement = "head"`).
@@ -142,6 +152,13 @@ pub struct LinkDir {
     /// arrival may be scheduled only once an arming instant has come
     /// ([`LinkDir::push_unarmed`]), in order.
     unarmed: VecDeque<u64>,
+    /// Packets offered ahead of time that will overtake others (a falling
+    /// delay series): (arrival, pool index), each to be held back
+    /// ([`LinkDir::push_late`]) only at its arming instant
+    /// ([`LinkDir::push_unarmed_late`]), in order.
+    unarmed_late: VecDeque<(Time, u32)>,
+    /// The kind of each pending arming, in order: true for `unarmed_late`.
+    arming_late: VecDeque<bool>,
     /// The first `doomed` packets of `in_flight` were on the link when it
     /// went down (a moving link's outage, decided as the run goes): they
     /// are discarded as they come off it.
@@ -154,6 +171,8 @@ pub struct LinkDir {
 pub struct SummaryMark {
     stats: LinkStats,
     busy_until: Time,
+    /// A trace of delivery opportunities: how far it was used.
+    service: Option<service::Cursor>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -256,7 +275,14 @@ impl LinkDir {
 
     /// A direction whose rate, delay and state follow `schedule` (its values
     /// at time 0 are `cfg`'s).
-    pub fn with_schedule(from: u32, to: u32, cfg: &LinkDirCfg, schedule: DirSchedule, rng: Rng) -> Self {
+    pub fn with_schedule(from: u32, to: u32, cfg: &LinkDirCfg, mut schedule: DirSchedule, rng: Rng) -> Self {
+        let mut service = Service::Rate;
+        if let Some(t) = &cfg.traces {
+            schedule.apply_traces(t);
+            if let Some(CapacityTrace::Opportunities { ms, .. }) = &t.capacity {
+                service = Service::Opportunities(Box::new(Opportunities::new(ms)));
+            }
+        }
         let fifo = |discipline| Tx::Fifo(Fifo::new(discipline));
         let tx = match cfg.queue {
             QueueCfg::DropTail { limit } => fifo(Discipline::DropTail(limit)),
@@ -276,6 +302,8 @@ impl LinkDir {
             overhead_bytes: cfg.overhead_bytes,
             tx,
             schedule,
+            service,
+            traced: cfg.traces.is_some(),
             reorder: cfg.reorder.map(|r| (r, sub_stream(&rng, 3))),
             loss_at_head: cfg.loss_placement == LossPlacement::Head,
             errors: ErrorModel::new(cfg.errors.clone(), rng),
@@ -288,6 +316,8 @@ impl LinkDir {
             in_flight: VecDeque::new(),
             popped: 0,
             unarmed: VecDeque::new(),
+            unarmed_late: VecDeque::new(),
+            arming_late: VecDeque::new(),
             doomed: 0,
             stats: LinkStats::default(),
         }
@@ -332,7 +362,7 @@ impl LinkDir {
             Tx::Holding(h) => h.pool_packets(),
             _ => 0,
         };
-        self.in_flight.len() + self.late.len() + held
+        self.in_flight.len() + self.late.len() + self.unarmed_late.len() + held
     }
 
     /// The direction is in an outage at `t` (scheduled, or a moving
@@ -430,20 +460,43 @@ impl LinkDir {
         }
     }
 
-    /// A FIFO with a fixed rate and delay whose packets reach the far end
+    /// A FIFO with a fixed rate and delay (or values from traces that let
+    /// no packet overtake another) whose packets reach the far end
     /// in the order it accepted them, never held back (no reordering, no
     /// overtaking burst delay) and never delivered corrupted to an agent:
     /// what the world's cut-through of relay nodes needs of both
     /// directions it joins (`world/cut_through.rs`).
     pub fn in_order_fifo(&self) -> bool {
-        !self.offered_by_protocol() && self.schedule.is_fixed() && self.reorder.is_none() && !self.errors.may_overtake() && !self.deliver_corrupted
+        // (trace-driven values are functions of time known before the run:
+        // an offer made ahead of time meets them as it would have)
+        self.fifo_of_known_values() && !self.schedule.delay_overtakes()
+    }
+
+    /// What the cut-through of relays needs of the direction it offers
+    /// packets to ahead of time: [`LinkDir::in_order_fifo`], except that a
+    /// falling delay series may let packets overtake there (such a packet
+    /// is held back from the instant it would have been offered,
+    /// [`LinkDir::push_unarmed_late`]). The direction it takes them from
+    /// may not let them overtake: its packets must reach the relay in the
+    /// order it sent them.
+    pub fn cut_through_target(&self) -> bool {
+        self.fifo_of_known_values()
+    }
+
+    fn fifo_of_known_values(&self) -> bool {
+        let known = self.schedule.is_fixed() || self.schedule.only_traces();
+        !self.offered_by_protocol() && known && self.reorder.is_none() && !self.errors.may_overtake() && !self.deliver_corrupted
     }
 
     /// What a run's summary reads of this FIFO direction: its counters and
     /// the end of its last committed transmission (`utilization`).
     #[inline]
     pub fn summary_mark(&self) -> SummaryMark {
-        SummaryMark { stats: self.stats, busy_until: self.busy_until() }
+        let service = match &self.service {
+            Service::Opportunities(o) => Some(o.cursor()),
+            Service::Rate => None,
+        };
+        SummaryMark { stats: self.stats, busy_until: self.busy_until(), service }
     }
 
     /// Put back what the summary reads as it was at `m`: for a run that
@@ -454,6 +507,9 @@ impl LinkDir {
     /// packets: no event runs after this.
     pub fn rewind_summary(&mut self, m: &SummaryMark) {
         self.stats = m.stats;
+        if let (Service::Opportunities(o), Some(c)) = (&mut self.service, m.service) {
+            o.set_cursor(c);
+        }
         if let Tx::Fifo(f) = &mut self.tx {
             f.busy_until = m.busy_until;
             // the offers after the mark start at or after its busy_until
@@ -471,6 +527,7 @@ impl LinkDir {
     pub fn push_unarmed(&mut self, at: Time, pkt: u32) {
         debug_assert!(self.in_flight.back().is_none_or(|&(t, _)| t <= at), "FIFO arrivals");
         self.unarmed.push_back(self.popped + self.in_flight.len() as u64);
+        self.arming_late.push_back(false);
         self.in_flight.push_back((at, pkt));
     }
 
@@ -479,9 +536,33 @@ impl LinkDir {
     /// otherwise it is scheduled when the packet before it arrives, as any
     /// other.
     pub fn arm(&mut self) -> Option<(Time, u32)> {
+        debug_assert_eq!(self.arming_late.front(), Some(&false), "a packet for the in-order wire to arm");
+        self.arming_late.pop_front();
         let i = self.unarmed.pop_front().expect("a packet to arm");
         debug_assert!(i >= self.popped, "an unarmed packet arrived");
         (i == self.popped).then(|| *self.in_flight.front().expect("on the wire"))
+    }
+
+    /// Packet `pkt`, offered ahead of time, will arrive at `at` before
+    /// packets sent earlier: it is held back ([`LinkDir::push_late`]) only
+    /// when [`LinkDir::arm_late`] is called for it, by an event the caller
+    /// schedules for the instant it would have been offered (so that its
+    /// arrival event takes its place among the events of that instant then).
+    pub fn push_unarmed_late(&mut self, at: Time, pkt: u32) {
+        self.unarmed_late.push_back((at, pkt));
+        self.arming_late.push_back(true);
+    }
+
+    /// The next arming of this direction is of a packet that overtakes
+    /// ([`LinkDir::push_unarmed_late`]): its arrival, to be scheduled now.
+    pub fn arm_late(&mut self) -> Option<Time> {
+        if self.arming_late.front() != Some(&true) {
+            return None;
+        }
+        self.arming_late.pop_front();
+        let (at, pkt) = self.unarmed_late.pop_front().expect("a late packet to arm");
+        self.push_late(at, pkt);
+        Some(at)
     }
 
     /// No packet is on the wire (in order or held back).
@@ -585,7 +666,7 @@ mod tests {
     use crate::scenario::{DelayOrder, ErrorCfg};
 
     fn dir(rate: u64, delay: u64, limit: QueueLimit) -> LinkDir {
-        let cfg = LinkDirCfg { rate_bps: rate, delay_ns: delay, queue: QueueCfg::DropTail { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
+        let cfg = LinkDirCfg { rate_bps: rate, delay_ns: delay, queue: QueueCfg::DropTail { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default(), traces: None };
         LinkDir::new(0, 1, &cfg, Rng::new(1, 1))
     }
 
@@ -704,7 +785,7 @@ mod tests {
             byte_mode: false,
             target_delay_ns: 5_000_000,
         };
-        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 0, queue: QueueCfg::Red(red), errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
+        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 0, queue: QueueCfg::Red(red), errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default(), traces: None };
         LinkDir::new(0, 1, &cfg, Rng::new(1, 1))
     }
 
@@ -754,7 +835,7 @@ mod tests {
     fn reordered_packets_leave_the_fifo_but_keep_their_slot_on_the_wire() {
         // probability 1: every packet is held back 50 ms; serialisation is
         // unchanged (10 ms each), so the transmitter stays FIFO.
-        let mut cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 1_000_000, queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
+        let mut cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 1_000_000, queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default(), traces: None };
         cfg.reorder = Some(ReorderCfg { probability: 1.0, extra_delay_ns: 50_000_000 });
         let mut l = LinkDir::new(0, 1, &cfg, Rng::new(1, 1));
         assert_eq!(l.enqueue(0, 10), Enqueued::ArrivesLate(61_000_000));
@@ -791,7 +872,7 @@ mod tests {
             burst_delay_ns: 100_000_000,
             burst_delay_order: DelayOrder::InOrder,
         };
-        let mut cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 0, queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited }, errors: ErrorCfg::DsnBurst(dsn), overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
+        let mut cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 0, queue: QueueCfg::DropTail { limit: QueueLimit::Unlimited }, errors: ErrorCfg::DsnBurst(dsn), overhead_bytes: 0, reorder: None, loss_placement: Default::default(), traces: None };
         let s = 1_000_000_000;
         let mut l = LinkDir::new(0, 1, &cfg, Rng::new(1, 1));
         assert_eq!(l.enqueue(s, 10), Enqueued::Arrives(s + 110_000_000));
@@ -836,6 +917,7 @@ mod tests {
             overhead_bytes: 0,
             reorder: None,
             loss_placement: LossPlacement::Link,
+            traces: None,
         };
         let mut l = LinkDir::new(0, 1, &cfg, Rng::new(1, 1));
         let fates: Vec<_> = (0..3).map(|_| l.enqueue(990 * MS, 10)).collect();
@@ -864,7 +946,7 @@ mod tests {
 
     /// 8 kb/s, 10-byte packets: 10 ms each; 5 ms propagation.
     fn changing(limit: QueueLimit, changes: &[(Time, crate::scenario::DirChange, Option<bool>)]) -> LinkDir {
-        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 5_000_000, queue: QueueCfg::DropTail { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
+        let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 5_000_000, queue: QueueCfg::DropTail { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default(), traces: None };
         LinkDir::with_schedule(0, 1, &cfg, DirSchedule::new(8_000, 5_000_000, changes), Rng::new(1, 1))
     }
 
@@ -912,6 +994,7 @@ mod tests {
             overhead_bytes: 0,
             reorder: Some(ReorderCfg { probability: 1.0, extra_delay_ns: 50 * MS }),
             loss_placement: LossPlacement::Link,
+            traces: None,
         };
         let sched = DirSchedule::new(8_000, 5_000_000, &[(40 * MS, none, Some(false)), (41 * MS, none, Some(true))]);
         let mut l = LinkDir::with_schedule(0, 1, &cfg, sched, Rng::new(1, 1));

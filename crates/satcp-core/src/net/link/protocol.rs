@@ -107,8 +107,13 @@ impl LinkDir {
                 f.waiting.clear();
                 f.waiting_bytes = 0;
                 if f.busy_until > now {
-                    self.stats.busy_ns -= f.busy_until - now;
+                    // (on delivery opportunities a packet's time is only
+                    // from its first byte's opportunity: at most this)
+                    self.stats.busy_ns = self.stats.busy_ns.saturating_sub(f.busy_until - now);
                     f.busy_until = now;
+                }
+                if let super::service::Service::Opportunities(o) = &mut self.service {
+                    o.go_down(now);
                 }
             }
             Tx::Holding(_) => self.held_go_down(ctx),

@@ -24,6 +24,37 @@
 //!   in flight), and refused while the link is down. An arrival exactly at
 //!   the instant the link goes down still arrives.
 //!
+//! Trace-driven values (`rate_trace`, `delay_trace`; [`DirSchedule::apply_traces`])
+//! are kept here too, known before the run as the changes are:
+//! * a rate series replaces the rate's steps (the rate when a transmission
+//!   starts applies to the whole packet, as for `changes`); its last rate
+//!   holds after its last time (a series does not repeat: written out as
+//!   `changes` would be);
+//! * a delay series (one value per fixed interval, repeated with the period
+//!   of its length, LeoReplayer's `DelayQueue::read_packet`:
+//!   `(now - base) / interval % size`) replaces the delay, looked up in
+//!   O(1) (or `t,delay` pairs, the last value holding, looked up by binary
+//!   search: the other form). Source: SpaceNetLab/LeoCC `leoreplayer/replayer/src/frontend/
+//!   delay_queue.cc`. Choices, each LeoReplayer's where it has one:
+//!   - when the delay is read: LeoReplayer reads it as a packet enters its
+//!     delay queue; here that is when its last bit leaves the transmitter
+//!     (the rule above; on LeoReplayer's uplink, where the delay shell is
+//!     outside the link shell, the same instant);
+//!   - a falling delay lets later packets overtake earlier ones
+//!     (`order = "overtake"`, the default): LeoReplayer releases packets
+//!     from a priority queue keyed by their due time, so a packet sent after
+//!     a drop arrives before one sent just before it. `order = "in_order"`
+//!     keeps the FIFO's rule instead: a packet waits behind the one sent
+//!     before it;
+//!   - packets due at the same instant: LeoReplayer's `std::priority_queue`
+//!     leaves their order unspecified; here they arrive in the order they
+//!     were sent;
+//!   - a `down` interval: a packet whose last bit leaves in it is lost
+//!     (`drops_down`), the loss that follows a measured outage (a ping
+//!     trace has no delay there). Packets already on the wire when it
+//!     begins still arrive, as under LeoReplayer, which reads a packet's
+//!     delay once.
+//!
 //! Links between moving ends (a constellation's, `leo/topology.rs`) are
 //! the exception: what they do is decided as the run goes, one topology
 //! step at a time. Their delay is a ramp between the distances at the
@@ -36,7 +67,9 @@
 //! [`DirSchedule::come_up`]); the link then loses what it had accepted
 //! (`LinkDir::go_down_now`), as it cannot know at acceptance.
 
-use crate::scenario::DirChange;
+use std::sync::Arc;
+
+use crate::scenario::{CapacityTrace, DelayOrder, DirChange, DirTraces};
 use crate::sim::Time;
 
 /// Piecewise-constant values: `(from, value)` in increasing `from`, the
@@ -67,6 +100,36 @@ pub struct DirSchedule {
     /// The rate when it never changes: read without `rate`'s heap buffer,
     /// cold on the thousands of directions of a constellation.
     const_rate: Option<u64>,
+    /// A delay per interval from a trace, replacing `delay` (None otherwise).
+    series: Option<DelaySeries>,
+    /// Changes from the scenario's `changes` or a moving link's steps
+    /// (not only traces) change it during the run.
+    scheduled: bool,
+}
+
+/// A delay per fixed interval, repeated, or from given instants, the last
+/// holding (`delay_trace`).
+#[derive(Clone, Debug, PartialEq)]
+struct DelaySeries {
+    interval: u64,
+    /// Pairs: the instant each value applies from (the first 0).
+    from: Option<Arc<[u64]>>,
+    /// ns per interval; a `down` interval holds the delay before it (or
+    /// the first delay), so that `delay_at` always has a value for routing.
+    delays: Arc<[u64]>,
+    /// The intervals marked `down`; None when there are none.
+    down: Option<Arc<[bool]>>,
+    overtake: bool,
+}
+
+impl DelaySeries {
+    #[inline]
+    fn index(&self, t: Time) -> usize {
+        match &self.from {
+            None => ((t / self.interval) % self.delays.len() as u64) as usize,
+            Some(from) => from.partition_point(|&f| f <= t) - 1,
+        }
+    }
 }
 
 /// A delay linear in time: `d0` at `t0`, `d1` at `t1` (ns), extrapolated
@@ -119,7 +182,60 @@ impl DirSchedule {
             fixed: true,
             ramp: None,
             const_rate: Some(rate_bps),
+            series: None,
+            scheduled: false,
         }
+    }
+
+    /// Take a direction's trace-driven values: a rate series replaces the
+    /// rate's steps, a delay series the delay (the parser refuses `changes`
+    /// of a value a trace gives). Opportunity traces are the service
+    /// model's (`service.rs`), not the schedule's.
+    pub fn apply_traces(&mut self, t: &DirTraces) {
+        if let Some(CapacityTrace::Rates { steps, .. }) = &t.capacity {
+            self.rate = Steps(steps.to_vec());
+            self.const_rate = (steps.len() == 1).then(|| steps[0].1);
+        }
+        if let Some(d) = &t.delay {
+            let first = d.delays_ns.iter().flatten().next().copied().expect("a delay series with a delay");
+            let mut last = first;
+            let delays = d.delays_ns.iter().map(|v| {
+                last = v.unwrap_or(last);
+                last
+            });
+            let down = d.delays_ns.iter().any(Option::is_none).then(|| d.delays_ns.iter().map(Option::is_none).collect());
+            self.series = Some(DelaySeries {
+                interval: d.interval_ns,
+                from: d.from_ns.clone(),
+                delays: delays.collect(),
+                down,
+                overtake: d.order == DelayOrder::Overtake,
+            });
+        }
+        self.fixed = false;
+    }
+
+    /// A delay series marks the path down at `t` (a packet whose last bit
+    /// leaves then is lost).
+    #[inline]
+    pub fn series_down_at(&self, t: Time) -> bool {
+        match &self.series {
+            Some(DelaySeries { down: Some(down), .. }) => down[self.series.as_ref().unwrap().index(t)],
+            _ => false,
+        }
+    }
+
+    /// Nothing but traces changes it: its values are functions of time
+    /// known before the run, and it never goes down.
+    #[inline]
+    pub fn only_traces(&self) -> bool {
+        !self.scheduled
+    }
+
+    /// A delay series lets later packets overtake earlier ones.
+    #[inline]
+    pub fn delay_overtakes(&self) -> bool {
+        self.series.as_ref().is_some_and(|s| s.overtake)
     }
 
     /// A direction between moving ends: a fixed rate, a delay set step by
@@ -127,6 +243,7 @@ impl DirSchedule {
     pub fn moving(rate_bps: u64, delay_ns: u64) -> Self {
         let mut s = DirSchedule::fixed(rate_bps, delay_ns);
         s.fixed = false;
+        s.scheduled = true;
         s.ramp = Some(Ramp { t0: 0, d0: delay_ns, t1: 1, d1: delay_ns });
         s
     }
@@ -176,6 +293,7 @@ impl DirSchedule {
             s.down.push((since, Time::MAX));
         }
         s.fixed = changes.is_empty();
+        s.scheduled = !changes.is_empty();
         if s.rate.0.len() > 1 {
             s.const_rate = None;
         }
@@ -201,9 +319,10 @@ impl DirSchedule {
 
     #[inline]
     pub fn delay_at(&self, t: Time) -> u64 {
-        match &self.ramp {
-            Some(r) => r.at(t),
-            None => self.delay.at(t),
+        match (&self.ramp, &self.series) {
+            (Some(r), _) => r.at(t),
+            (None, Some(s)) => s.delays[s.index(t)],
+            (None, None) => self.delay.at(t),
         }
     }
 

@@ -149,7 +149,7 @@ mod tests {
         let k = w.devices.add([QueueLimit::Packets(limit)]);
         let dirs = [5, 7]
             .map(|ms| {
-                let cfg = LinkDirCfg { rate_bps: 24_000, delay_ns: ms * MS, queue: QueueCfg::DropTail { limit: QueueLimit::Packets(100) }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
+                let cfg = LinkDirCfg { rate_bps: 24_000, delay_ns: ms * MS, queue: QueueCfg::DropTail { limit: QueueLimit::Packets(100) }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default(), traces: None };
                 let mut d = LinkDir::moving(0, 1, &cfg, Rng::new(1, ms));
                 d.set_ramp(0, ms * MS, 1_000 * MS, ms * MS);
                 d.join_device(k);

@@ -2,6 +2,7 @@
 //! utilisation, and the ARQ's account where the link has one. The world
 //! gives the names (`DirLabel`); the direction gives everything it counted.
 
+use super::service::{Service, OPPORTUNITY_BYTES};
 use super::{LinkDir, Tx};
 use crate::stats::output::{ArqSummary, DirLabel, Drops, LinkSummary};
 use crate::sim::{secs, Time};
@@ -55,16 +56,26 @@ impl LinkDir {
     /// Bits the direction could carry in [0, end]: its rate schedule
     /// integrated over the time it was up.
     pub fn capacity_bits(&self, end: Time) -> f64 {
+        if let Service::Opportunities(o) = &self.service {
+            return o.bits_between(0, end) as f64;
+        }
         if self.schedule.is_fixed() {
             return self.rate_bps as f64 * secs(end);
         }
         self.schedule.capacity_bits(end)
     }
 
-    /// Fraction of [0, end] the transmitter was busy.
+    /// Fraction of [0, end] the transmitter was busy; on a trace of
+    /// delivery opportunities, the fraction of their bytes given to packets
+    /// (counted when the transmitter takes them, so a queue left at the end
+    /// counts: at most 1).
     pub fn utilization(&self, end: Time) -> f64 {
         if end == 0 {
             return 0.0;
+        }
+        if let Service::Opportunities(o) = &self.service {
+            let offered = o.count_until(end) as f64 * OPPORTUNITY_BYTES as f64;
+            return if offered == 0.0 { 0.0 } else { (o.used_bytes as f64 / offered).min(1.0) };
         }
         // committed transmission time after the end: the FIFO's runs back
         // to back to its busy_until; a shared device's member's packets
@@ -102,13 +113,32 @@ impl LinkDir {
     }
 }
 
+impl LinkDir {
+    /// The capacity of a trace-driven direction at `now`: a series' rate,
+    /// or what the opportunities of the last 100 ms carried.
+    fn traced_rate(&self, now: Time) -> u64 {
+        match &self.service {
+            Service::Opportunities(o) => {
+                const WINDOW: Time = 100_000_000;
+                let from = now.saturating_sub(WINDOW);
+                if now == from {
+                    return 0;
+                }
+                (o.bits_between(from, now) as u128 * crate::sim::NS_PER_S as u128 / (now - from) as u128) as u64
+            }
+            Service::Rate => self.schedule.rate_at(now),
+        }
+    }
+}
+
 /// One row of a direction's time series.
 #[derive(Clone, Copy, Debug)]
 pub struct DirSample {
     /// Packets and IP bytes waiting (not in transmission).
     pub queue_packets: usize,
     pub queue_bytes: u64,
-    /// The rate in force (0 while the direction is down).
+    /// The rate in force (0 while the direction is down); on a trace of
+    /// delivery opportunities, the rate they gave over the last 100 ms.
     pub rate_bps: u64,
     /// IP bytes accepted for transmission so far.
     pub bytes_tx: u64,
@@ -122,7 +152,13 @@ impl LinkDir {
         DirSample {
             queue_packets: self.queue_packets(now),
             queue_bytes: self.queue_bytes(now),
-            rate_bps: if self.up { self.rate_bps } else { 0 },
+            rate_bps: if !self.up {
+                0
+            } else if self.traced {
+                self.traced_rate(now)
+            } else {
+                self.rate_bps
+            },
             bytes_tx: self.stats.bytes_tx,
             red_avg_packets: self.red_avg(),
         }

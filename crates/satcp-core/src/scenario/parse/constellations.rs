@@ -406,7 +406,7 @@ fn link_dir(t: &Tbl, rate_key: &str) -> Res<LinkDirCfg> {
     if matches!(errors, ErrorCfg::DsnBurst(_) | ErrorCfg::Trace(_)) {
         return Err(t.bad("errors", "{ per = x }, { ber = x } or { model = \"gilbert_elliott\", ... } on a constellation's links"));
     }
-    Ok(LinkDirCfg { rate_bps: rate, delay_ns: 0, queue, errors, overhead_bytes: 0, reorder: None, loss_placement: LossPlacement::Link })
+    Ok(LinkDirCfg { rate_bps: rate, delay_ns: 0, queue, errors, overhead_bytes: 0, reorder: None, loss_placement: LossPlacement::Link, traces: None })
 }
 
 struct Isl {
@@ -421,7 +421,7 @@ fn parse_isl(t: &Tbl, needed: bool) -> Res<Isl> {
         if needed {
             return Err(missing(&t.at("isl"), what));
         }
-        return Ok(Isl { dir: LinkDirCfg { rate_bps: 1, delay_ns: 0, queue: QueueCfg::DropTail { limit: QueueLimit::Packets(100) }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: LossPlacement::Link }, max_range_km: f64::INFINITY, min_grazing_km: 0.0 });
+        return Ok(Isl { dir: LinkDirCfg { rate_bps: 1, delay_ns: 0, queue: QueueCfg::DropTail { limit: QueueLimit::Packets(100) }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: LossPlacement::Link, traces: None }, max_range_km: f64::INFINITY, min_grazing_km: 0.0 });
     };
     i.only(&["rate", "queue", "errors", "max_range", "min_grazing"])?;
     let dir = link_dir(&i, "rate")?;

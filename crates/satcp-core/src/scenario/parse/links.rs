@@ -8,12 +8,26 @@
 //! same spellings as the link's own keys). Going down or up applies to both
 //! directions. Two changes at the same instant are refused (write them as
 //! one).
+//!
+//! Trace-driven directions (`net/link/service.rs`, `net/link/schedule.rs`,
+//! `net/errors/loss_series.rs`; the file formats in
+//! `net/link/trace_files.rs`), each key also in `_ab` / `_ba` forms:
+//! `capacity_trace = "bw.txt"` (Mahimahi delivery opportunities) or
+//! `rate_trace = "rate.csv"` (`t,rate` lines) in place of `rate`;
+//! `delay_trace = { file, interval, order }` (or without `interval`, a
+//! file of `t,delay` pairs) in place of `delay`;
+//! `loss_trace = { file, interval }` in place of `errors`. A direction given
+//! both a value and the trace that replaces it is refused, as is a change
+//! of a value a trace gives, and `arq` on a traced link. Paths are relative
+//! to the scenario file's directory.
 
 use super::*;
 const LINK_KEYS: &[&str] = &[
     "name", "a", "b", "rate", "rate_ab", "rate_ba", "delay", "delay_ab", "delay_ba", "queue", "queue_ab",
     "queue_ba", "errors", "errors_ab", "errors_ba", "overhead", "overhead_ab", "overhead_ba", "reorder",
     "reorder_ab", "reorder_ba", "changes", "arq", "loss_placement", "loss_placement_ab", "loss_placement_ba",
+    "capacity_trace", "capacity_trace_ab", "capacity_trace_ba", "rate_trace", "rate_trace_ab", "rate_trace_ba",
+    "delay_trace", "delay_trace_ab", "delay_trace_ba", "loss_trace", "loss_trace_ab", "loss_trace_ba",
 ];
 
 const CHANGE_KEYS: &[&str] = &["at", "down", "rate", "rate_ab", "rate_ba", "delay", "delay_ab", "delay_ba"];
@@ -40,22 +54,6 @@ fn per_direction<T: Clone>(
     Ok([ab, ba])
 }
 
-/// Like [`per_direction`], but every direction must end up with a value.
-fn per_direction_required<T: Copy>(
-    t: &Tbl,
-    base: &str,
-    expected: &str,
-    read: impl Fn(&Tbl, &str) -> Res<Option<T>>,
-) -> Res<[T; 2]> {
-    let [ab, ba] = per_direction(t, base, read)?;
-    let need = |(v, key): (Option<T>, String)| {
-        v.ok_or_else(|| {
-            missing(&t.at(&key), &format!("{} (set {} for both directions or {} for this one)", expected, base, key))
-        })
-    };
-    Ok([need(ab)?, need(ba)?])
-}
-
 pub(super) fn parse_links(root: &Tbl, nodes: &[NodeCfg], base_dir: Option<&Path>) -> Res<Vec<LinkCfg>> {
     let arr = array(root, "links", "an array of at least one link table ([[links]])")?;
     let mut links = Vec::new();
@@ -75,10 +73,20 @@ pub(super) fn parse_links(root: &Tbl, nodes: &[NodeCfg], base_dir: Option<&Path>
         if a == b {
             return Err(t.bad("b", format!("a node other than a (\"{}\"): a link joins two different nodes", nodes[a].name)));
         }
-        let rate = per_direction_required(&t, "rate", units::RATE_ALLOWED, |t, k| t.rate(k))?;
-        let delay = per_direction_required(&t, "delay", units::DURATION_ALLOWED, |t, k| t.duration(k))?;
+        let traced = parse_traces(&t, base_dir)?;
+        let rate = traced.rate;
+        let delay = traced.delay;
         let queue = per_direction(&t, "queue", parse_queue)?;
-        let errors = per_direction(&t, "errors", |t, k| parse_errors(t, k, base_dir))?;
+        let mut errors = per_direction(&t, "errors", |t, k| parse_errors(t, k, base_dir))?;
+        for (d, loss) in traced.loss.into_iter().enumerate() {
+            if let Some((cfg, key)) = loss {
+                if errors[d].0.is_some() {
+                    let written = written_key(&t, &errors[d].1);
+                    return Err(t.bad(&key, format!("either {written} or {key} for a direction, not both (loss_trace is this direction's error model)")));
+                }
+                errors[d].0 = Some(ErrorCfg::LossSeries(cfg));
+            }
+        }
         let overhead = per_direction(&t, "overhead", |t, k| t.u32_in(k, 0, u32::MAX))?;
         let reorder = per_direction(&t, "reorder", parse_reorder)?;
         let loss_placement = per_direction(&t, "loss_placement", |t, k| {
@@ -94,9 +102,13 @@ pub(super) fn parse_links(root: &Tbl, nodes: &[NodeCfg], base_dir: Option<&Path>
             delay_ns: delay[d],
             queue: queue[d].0.unwrap_or(QueueCfg::DropTail { limit: QueueLimit::Unlimited }),
             errors: errors[d].0.clone().unwrap_or(ErrorCfg::None),
-            overhead_bytes: overhead[d].0.unwrap_or(0),
+            overhead_bytes: overhead[d].0.unwrap_or(match traced.traces[d].as_ref().and_then(|t| t.capacity.as_ref()) {
+                Some(CapacityTrace::Opportunities { .. }) => crate::net::link::service::TUN_HEADER_BYTES,
+                _ => 0,
+            }),
             reorder: reorder[d].0,
             loss_placement: loss_placement[d].0.unwrap_or_default(),
+            traces: traced.traces[d].clone(),
         };
         for (d, (q, key)) in queue.iter().enumerate() {
             if let Some(QueueCfg::Red(r)) = q {
@@ -105,6 +117,7 @@ pub(super) fn parse_links(root: &Tbl, nodes: &[NodeCfg], base_dir: Option<&Path>
         }
         let changes = parse_changes(&t)?;
         let dirs = [dir(0), dir(1)];
+        check_changes_against_traces(&t, &changes, &dirs)?;
         let arq = parse_arq(&t, &dirs)?;
         links.push(LinkCfg { a, b, dirs, changes, arq });
     }
@@ -394,6 +407,9 @@ fn parse_arq(link: &Tbl, dirs: &[LinkDirCfg; 2]) -> Res<Option<ArqCfg>> {
     t.only(ARQ_KEYS)?;
     for (d, key) in [(0, "ab"), (1, "ba")] {
         let c = &dirs[d];
+        if c.traces.is_some() || matches!(c.errors, ErrorCfg::LossSeries(_)) {
+            return Err(link.bad("arq", format!("a link without traces on its {key} direction: the ARQ's air times are computed from a fixed rate and delay")));
+        }
         if c.queue.holds_packets() {
             return Err(link.bad("arq", format!("a link whose queue_{key} is drop-tail or RED: the ARQ serves its IP queue in order (the priority and class queues are not combined with it)")));
         }
@@ -468,3 +484,165 @@ fn parse_reorder(link: &Tbl, key: &str) -> Res<Option<ReorderCfg>> {
     }))
 }
 
+
+/// What the trace keys of a link give each direction.
+struct Traced {
+    /// The rate (a trace's mean rate, or its first) and the delay (a
+    /// series' first) each direction's configuration holds.
+    rate: [u64; 2],
+    delay: [u64; 2],
+    traces: [Option<Box<DirTraces>>; 2],
+    /// The loss series and the key it was read from.
+    loss: [Option<(LossTraceCfg, String)>; 2],
+}
+
+/// The key a value of a direction was written with: `key` (`rate_ab`) or
+/// its plain form (`rate`).
+fn written_key(t: &Tbl, key: &str) -> String {
+    if t.map.contains_key(key) {
+        key.to_string()
+    } else {
+        key.trim_end_matches("_ab").trim_end_matches("_ba").to_string()
+    }
+}
+
+/// The text of a trace file named by `file` under `key` (relative to the
+/// scenario's directory), checked with `parse`; errors name the file.
+fn read_trace<T>(t: &Tbl, key: &str, file: &str, base_dir: Option<&Path>, what: &str, parse: impl Fn(&str) -> Result<T, String>) -> Res<T> {
+    let path = Path::new(file);
+    let full = match base_dir {
+        Some(b) if path.is_relative() => b.join(path),
+        _ => path.to_path_buf(),
+    };
+    let text = std::fs::read_to_string(&full).map_err(|e| t.bad(key, format!("{what} (cannot read {}: {e})", full.display())))?;
+    parse(&text).map_err(|e| t.bad(key, format!("{what}; in {}, {e}", full.display())))
+}
+
+const OPPORTUNITIES_FILE: &str = "a path to a Mahimahi trace: one whole millisecond per line, non-decreasing, each an opportunity for 1504 bytes";
+const RATES_FILE: &str = "a path to a CSV file of t,rate lines (t in seconds from 0, increasing; rate as the rate key, e.g. 12Mbps)";
+const DELAY_TRACE_EXPECTED: &str = "an inline table { file = \"delay.txt\", interval = \"10ms\" } (a one-way delay in ms per line, or down) or { file = \"delay.csv\" } (t,delay pairs), with order = \"overtake\" (default) or \"in_order\"";
+const DELAYS_FILE: &str = "a path to a file of one-way delays, one per interval: milliseconds >= 0, or down";
+const DELAY_PAIRS_FILE: &str = "a path to a CSV file of t,delay lines (no interval given): t in seconds from 0, increasing; delay in milliseconds >= 0, or down";
+const LOSS_TRACE_EXPECTED: &str = "an inline table { file = \"loss.txt\", interval = \"1s\" } (a loss probability in [0, 1] per line)";
+const PROBABILITIES_FILE: &str = "a path to a file of loss probabilities in [0, 1], one per interval";
+
+fn parse_capacity_trace(t: &Tbl, key: &str, base_dir: Option<&Path>) -> Res<Option<CapacityTrace>> {
+    let Some(file) = t.str(key)? else { return Ok(None) };
+    let ms = read_trace(t, key, file, base_dir, OPPORTUNITIES_FILE, crate::net::link::trace_files::parse_opportunities)?;
+    Ok(Some(CapacityTrace::Opportunities { file: file.to_string(), ms: ms.into() }))
+}
+
+fn parse_rate_trace(t: &Tbl, key: &str, base_dir: Option<&Path>) -> Res<Option<CapacityTrace>> {
+    let Some(file) = t.str(key)? else { return Ok(None) };
+    let steps = read_trace(t, key, file, base_dir, RATES_FILE, crate::net::link::trace_files::parse_rates)?;
+    Ok(Some(CapacityTrace::Rates { file: file.to_string(), steps: steps.into() }))
+}
+
+fn parse_delay_trace(link: &Tbl, key: &str, base_dir: Option<&Path>) -> Res<Option<DelayTraceCfg>> {
+    let Some(mut t) = link.table(key, DELAY_TRACE_EXPECTED)? else { return Ok(None) };
+    t.only(&["file", "interval", "order"])?;
+    let file = t.require("file", t.str("file")?, DELAYS_FILE)?;
+    let order = match t.choice("order", &["overtake", "in_order"])? {
+        Some("in_order") => DelayOrder::InOrder,
+        _ => DelayOrder::Overtake,
+    };
+    let Some(interval_ns) = t.duration_pos("interval")? else {
+        // no interval: t,delay pairs
+        let pairs = read_trace(&t, "file", file, base_dir, DELAY_PAIRS_FILE, crate::net::link::trace_files::parse_delay_pairs)?;
+        let from_ns = Some(pairs.iter().map(|p| p.0).collect());
+        return Ok(Some(DelayTraceCfg { file: file.to_string(), interval_ns: 0, from_ns, delays_ns: pairs.iter().map(|p| p.1).collect(), order }));
+    };
+    let delays = read_trace(&t, "file", file, base_dir, DELAYS_FILE, crate::net::link::trace_files::parse_delays)?;
+    Ok(Some(DelayTraceCfg { file: file.to_string(), interval_ns, from_ns: None, delays_ns: delays.into(), order }))
+}
+
+fn parse_loss_trace(link: &Tbl, key: &str, base_dir: Option<&Path>) -> Res<Option<LossTraceCfg>> {
+    let Some(mut t) = link.table(key, LOSS_TRACE_EXPECTED)? else { return Ok(None) };
+    t.only(&["file", "interval"])?;
+    let file = t.require("file", t.str("file")?, PROBABILITIES_FILE)?;
+    let interval_ns = t.require("interval", t.duration_pos("interval")?, &positive(units::DURATION_ALLOWED))?;
+    let probabilities = read_trace(&t, "file", file, base_dir, PROBABILITIES_FILE, crate::net::link::trace_files::parse_probabilities)?;
+    Ok(Some(LossTraceCfg { file: file.to_string(), interval_ns, probabilities: probabilities.into() }))
+}
+
+/// Each direction's rate or capacity trace, delay or delay series, and
+/// loss series: exactly one of `rate`, `capacity_trace`, `rate_trace`, and
+/// one of `delay`, `delay_trace`.
+fn parse_traces(t: &Tbl, base_dir: Option<&Path>) -> Res<Traced> {
+    let rate = per_direction(t, "rate", |t, k| t.rate(k))?;
+    let opportunities = per_direction(t, "capacity_trace", |t, k| parse_capacity_trace(t, k, base_dir))?;
+    let rates = per_direction(t, "rate_trace", |t, k| parse_rate_trace(t, k, base_dir))?;
+    let delay = per_direction(t, "delay", |t, k| t.duration(k))?;
+    let delay_trace = per_direction(t, "delay_trace", |t, k| parse_delay_trace(t, k, base_dir))?;
+    let loss = per_direction(t, "loss_trace", |t, k| parse_loss_trace(t, k, base_dir))?;
+    let mut out = Traced { rate: [0; 2], delay: [0; 2], traces: [None, None], loss: [None, None] };
+    for d in 0..2 {
+        let given: Vec<&String> =
+            [(rate[d].0.is_some(), &rate[d].1), (opportunities[d].0.is_some(), &opportunities[d].1), (rates[d].0.is_some(), &rates[d].1)]
+                .into_iter()
+                .filter_map(|(set, k)| set.then_some(k))
+                .collect();
+        if given.len() > 1 {
+            let keys: Vec<String> = given.iter().map(|k| written_key(t, k)).collect();
+            return Err(t.bad(&keys[1], format!("one of rate, capacity_trace, rate_trace for a direction, not both {} and {} (a trace replaces the rate)", keys[0], keys[1])));
+        }
+        let capacity = opportunities[d].0.clone().or_else(|| rates[d].0.clone());
+        out.rate[d] = match (&rate[d].0, &capacity) {
+            (Some(r), _) => *r,
+            (None, Some(CapacityTrace::Opportunities { ms, .. })) => crate::net::link::service::Opportunities::mean_rate_bps(ms),
+            (None, Some(CapacityTrace::Rates { steps, .. })) => steps[0].1,
+            (None, None) => {
+                return Err(missing(
+                    &t.at(&rate[d].1),
+                    &format!("{} (set rate for both directions or {} for this one), or capacity_trace / rate_trace", units::RATE_ALLOWED, rate[d].1),
+                ))
+            }
+        };
+        out.traces[d] = capacity.map(|c| Box::new(DirTraces { capacity: Some(c), delay: None }));
+    }
+    // the delays after both rates (a scenario missing both names the rate)
+    for d in 0..2 {
+        if let (Some(_), Some(_)) = (&delay[d].0, &delay_trace[d].0) {
+            return Err(t.bad(&written_key(t, &delay_trace[d].1), format!("either {} or {} for a direction, not both (a delay series replaces the delay)", written_key(t, &delay[d].1), written_key(t, &delay_trace[d].1))));
+        }
+        out.delay[d] = match (&delay[d].0, &delay_trace[d].0) {
+            (Some(v), _) => *v,
+            (None, Some(s)) => s.delays_ns.iter().flatten().next().copied().expect("checked: a series with a delay"),
+            (None, None) => {
+                return Err(missing(
+                    &t.at(&delay[d].1),
+                    &format!("{} (set delay for both directions or {} for this one), or delay_trace", units::DURATION_ALLOWED, delay[d].1),
+                ))
+            }
+        };
+        if let Some(series) = &delay_trace[d].0 {
+            out.traces[d].get_or_insert_with(|| Box::new(DirTraces { capacity: None, delay: None })).delay = Some(series.clone());
+        }
+        out.loss[d] = loss[d].0.clone().map(|l| (l, written_key(t, &loss[d].1)));
+    }
+    Ok(out)
+}
+
+/// A change may not set a value a trace gives.
+fn check_changes_against_traces(link: &Tbl, changes: &[LinkChange], dirs: &[LinkDirCfg; 2]) -> Res<()> {
+    for (i, ch) in changes.iter().enumerate() {
+        for (d, side) in [(0, "ab"), (1, "ba")] {
+            let Some(tr) = &dirs[d].traces else { continue };
+            let clash = if tr.capacity.is_some() && ch.dirs[d].rate_bps.is_some() {
+                Some(("rate", "capacity_trace or rate_trace"))
+            } else if tr.delay.is_some() && ch.dirs[d].delay_ns.is_some() {
+                Some(("delay", "delay_trace"))
+            } else {
+                None
+            };
+            if let Some((what, trace)) = clash {
+                return Err(ScenarioError::new(
+                    format!("{}.{}", link.at("changes"), i),
+                    format!("a change of the {side} direction's {what}"),
+                    format!("changes that leave the {what} of a direction with a {trace} alone (the trace gives it; down / up changes are allowed)"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

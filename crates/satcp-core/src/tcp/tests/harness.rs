@@ -77,7 +77,7 @@ impl Harness {
 
     /// As `new`, with drop-tail queues of this limit at both links' heads.
     pub fn with_queue(cfg: &TcpCfg, rate_bps: u64, delay_ns: u64, limit: QueueLimit) -> Self {
-        let dir = LinkDirCfg { rate_bps, delay_ns, queue: QueueCfg::DropTail { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default() };
+        let dir = LinkDirCfg { rate_bps, delay_ns, queue: QueueCfg::DropTail { limit }, errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default(), traces: None };
         Harness {
             now: 0,
             q: EventQueue::new(),
