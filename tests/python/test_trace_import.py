@@ -19,6 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import satcp
+
 from satcp.traces import iperf3, measured, ping, starlink_dish
 from satcp.traces.command import detect
 from satcp.traces.measurement import Probes, TraceInputError, Volume
@@ -246,7 +248,10 @@ def test_capacity_round_trip_mean_rate_within_one_opportunity(tmp_path, name):
 
 
 def test_rate_lines_and_bins():
-    assert rate_lines(_vol((0, 1, 1_250_000), (1, 3, 0))) == ["0.000000,10000000bps", "1.000000,0bps"]
+    assert rate_lines(_vol((0, 1, 1_250_000), (1, 3, 1))) == ["0.000000,10000000bps", "1.000000,4bps"]
+    # the engine's rate_trace takes rates above 0: an empty interval is refused, named
+    with pytest.raises(ValueError, match="interval from 1 s.*carried 0 bytes"):
+        rate_lines(_vol((0, 1, 1_250_000), (1, 3, 0)))
     assert bin_means(0.5, np.array([1, 0, math.nan, 1, 0, 0]), 1.0).tolist() == [0.5, 1.0, 0.0]
     with pytest.raises(ValueError, match="shorter than the measurement"):
         bin_means(1.0, np.array([0.0]), 0.5)
@@ -510,3 +515,46 @@ def _write_measured(tmp_path: Path) -> Path:
     p = tmp_path / "measured.csv"
     measured.write(p, df)
     return p
+
+
+def test_the_engine_runs_on_what_the_importer_writes(tmp_path):
+    """The importer's files and snippet, as printed, load and run in the
+    engine: a flow over the measured capacity, delay and loss."""
+    out = tmp_path / "t"
+    r = run_cli("trace", "import", DATA / "iperf3_tcp_server.json", DATA / "ping_O_losses.txt",
+                "--out", out, "--relative-to", out)
+    assert r.returncode == 0, r.stderr
+    keys = "\n".join(line for line in r.stdout.splitlines() if "_trace" in line)
+    assert keys.count("_trace") == 3, r.stdout
+    scenario = out / "run.toml"
+    scenario.write_text(f"""
+[run]
+seed = 1
+stop = "20s"
+[nodes]
+server = {{}}
+client = {{}}
+[[links]]
+a = "server"
+b = "client"
+{keys}
+queue = {{ kind = "droptail", packets = 100 }}
+[[flows]]
+name = "probe"
+src = "server"
+dst = "client"
+app = {{ kind = "cbr", rate = "1Mbps", packet_size = 1000, start = "0s", stop = "4s" }}
+""")
+    res = satcp.run(str(scenario))
+    # ping's losses (0.5 in the first second, all in the fourth) are applied
+    assert res.links["drops_errors"].sum() > 0
+    # a rate series with an empty interval is refused by the importer, naming it
+    empty = tmp_path / "empty.json"
+    text = _read("iperf3_tcp_server.json")
+    doc = json.loads(text)
+    doc["intervals"][1]["sum"]["bytes"] = 0
+    for s in doc["intervals"][1]["streams"]:
+        s["bytes"] = 0
+    empty.write_text(json.dumps(doc))
+    r = run_cli("trace", "import", empty, "--out", tmp_path / "e", "--rate-csv")
+    assert r.returncode == 2 and "carried 0 bytes" in r.stderr, r.stderr

@@ -175,7 +175,7 @@ def cmd_trace_import(args: argparse.Namespace) -> int:
                           f"{vol.volume.total_bytes:.0f} bytes (difference {carried - vol.volume.total_bytes:+.0f})")
             if args.rate_csv:
                 w.rate = out / "rate.csv"
-                w.rate.write_text("\n".join(rate_lines(vol.volume)) + "\n", encoding="ascii")
+                w.rate.write_text("\n".join(rate_lines(vol.volume, vol.source)) + "\n", encoding="ascii")
                 report.append(f"wrote {w.rate}: {len(vol.volume.bytes)} rates")
 
         rtt = next((m for m in inputs if m.probes is not None and np.isfinite(m.probes.rtt_ms).any()), None)

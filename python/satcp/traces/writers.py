@@ -123,10 +123,22 @@ def read_capacity(path: Path) -> np.ndarray:
     return np.array(out, dtype=np.int64)
 
 
-def rate_lines(volume: Volume) -> list[str]:
-    """``t_seconds,rate`` lines: each interval's mean rate from its start."""
+def rate_lines(volume: Volume, source: str = "the measurement") -> list[str]:
+    """``t_seconds,rate`` lines: each interval's mean rate from its start.
+
+    ``rate_trace`` takes rates above 0 (a rate is in force while a packet is
+    serialised); an interval that carried nothing is refused, naming it:
+    the capacity trace (``bw.txt``, no opportunities there) is the form that
+    says the link carried nothing."""
     dur = volume.end_s - volume.start_s
-    return [f"{t:.6f},{round(b * 8 / d)}bps" for t, b, d in zip(volume.start_s, volume.bytes, dur)]
+    lines = []
+    for t, b, d in zip(volume.start_s, volume.bytes, dur):
+        if b <= 0:
+            raise TraceInputError(source, f"interval from {t:g} s", "carried 0 bytes: a rate series (--rate-csv) "
+                                  "needs rates above 0; leave --rate-csv out and use the capacity trace bw.txt, "
+                                  "which has no opportunities over such an interval")
+        lines.append(f"{t:.6f},{max(1, round(b * 8 / d))}bps")
+    return lines
 
 
 # --------------------------------------------------------------------------
