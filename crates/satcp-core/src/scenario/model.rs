@@ -179,13 +179,20 @@ pub enum QueueCfg {
     /// XFWA paper's classes (section III-D). Served by the transmitter that
     /// holds packets.
     Classes { tcp: QueueLimit, other: QueueLimit, tcp_share: f64 },
+    /// Drop-front: an arrival to a full queue drops the oldest waiting
+    /// packet (`net/queue/drop_front.rs`). Served by the transmitter that
+    /// holds packets.
+    DropFront { limit: QueueLimit },
+    /// CoDel (RFC 8289), deciding at dequeue (`net/queue/codel.rs`).
+    /// Served by the transmitter that holds packets.
+    CoDel { limit: QueueLimit, target_ns: u64, interval_ns: u64 },
 }
 
 impl QueueCfg {
     /// The queue's hard limit (the TCP class's for `Classes`).
     pub fn limit(&self) -> QueueLimit {
         match self {
-            QueueCfg::DropTail { limit } | QueueCfg::Priority { limit, .. } => *limit,
+            QueueCfg::DropTail { limit } | QueueCfg::Priority { limit, .. } | QueueCfg::DropFront { limit } | QueueCfg::CoDel { limit, .. } => *limit,
             QueueCfg::Classes { tcp, .. } => *tcp,
             QueueCfg::Red(r) => r.limit_packets.map_or(QueueLimit::Unlimited, QueueLimit::Packets),
         }
@@ -199,9 +206,10 @@ impl QueueCfg {
         }
     }
 
-    /// The transmitter holds the packets (priority and class queues).
+    /// The transmitter holds the packets (priority, class, drop-front and
+    /// CoDel queues).
     pub fn holds_packets(&self) -> bool {
-        matches!(self, QueueCfg::Priority { .. } | QueueCfg::Classes { .. })
+        matches!(self, QueueCfg::Priority { .. } | QueueCfg::Classes { .. } | QueueCfg::DropFront { .. } | QueueCfg::CoDel { .. })
     }
 }
 
