@@ -93,3 +93,27 @@ fn queue_keys_are_checked() {
         "Linux sch_codel's defaults"
     );
 }
+
+#[test]
+fn fq_codel_keeps_a_ping_flow_whole_beside_bulk_tcp() {
+    let mut text = bulk(r#"{ kind = "fq_codel" }"#, "30s");
+    text.push_str(
+        r#"
+[[flows]]
+name = "ping"
+src = "server"
+dst = "client"
+app = { kind = "cbr", rate = "80kbps", packet_size = 100 }
+"#,
+    );
+    let out = run(&text);
+    let l = &out.summary.links[2];
+    let (tcp, ping) = (&out.summary.flows[0], &out.summary.flows[1]);
+    let udp = ping.udp.as_ref().unwrap();
+    eprintln!("fq_codel: {:?} {:?} util {:.3}; tcp goodput {:.0}; ping {:?}", l.drops, l.queue, l.utilization, tcp.goodput_bps, udp);
+    assert!(l.drops.codel > 0, "CoDel acts on the bulk flow");
+    assert_eq!(udp.packets_lost, 0, "the sparse flow loses nothing");
+    assert!(udp.packets_received >= 2990);
+    assert!(tcp.goodput_bps > 8.5e6, "the bulk flow keeps the link");
+    assert!(l.queue.as_ref().unwrap().sojourn_p99_s.unwrap() < 0.015);
+}

@@ -186,6 +186,10 @@ pub enum QueueCfg {
     /// CoDel (RFC 8289), deciding at dequeue (`net/queue/codel.rs`).
     /// Served by the transmitter that holds packets.
     CoDel { limit: QueueLimit, target_ns: u64, interval_ns: u64 },
+    /// FQ-CoDel (RFC 8290): per-flow CoDel queues served by DRR
+    /// (`net/queue/fq_codel.rs`). Served by the transmitter that holds
+    /// packets.
+    FqCoDel { limit_packets: u32, flows: u32, quantum: u32, target_ns: u64, interval_ns: u64 },
 }
 
 impl QueueCfg {
@@ -195,6 +199,7 @@ impl QueueCfg {
             QueueCfg::DropTail { limit } | QueueCfg::Priority { limit, .. } | QueueCfg::DropFront { limit } | QueueCfg::CoDel { limit, .. } => *limit,
             QueueCfg::Classes { tcp, .. } => *tcp,
             QueueCfg::Red(r) => r.limit_packets.map_or(QueueLimit::Unlimited, QueueLimit::Packets),
+            QueueCfg::FqCoDel { limit_packets, .. } => QueueLimit::Packets(*limit_packets),
         }
     }
 
@@ -209,7 +214,7 @@ impl QueueCfg {
     /// The transmitter holds the packets (priority, class, drop-front and
     /// CoDel queues).
     pub fn holds_packets(&self) -> bool {
-        matches!(self, QueueCfg::Priority { .. } | QueueCfg::Classes { .. } | QueueCfg::DropFront { .. } | QueueCfg::CoDel { .. })
+        matches!(self, QueueCfg::Priority { .. } | QueueCfg::Classes { .. } | QueueCfg::DropFront { .. } | QueueCfg::CoDel { .. } | QueueCfg::FqCoDel { .. })
     }
 }
 

@@ -11,10 +11,10 @@
 
 use super::protocol::{LinkCtx, LinkEvent};
 use super::{serialisation_ns, Enqueued, LinkDir, Offered, Tx};
-use crate::net::packet::Kind;
 use crate::net::queue::classes::ClassQueue;
 use crate::net::queue::codel::{CoDelParams, CoDelQueue};
 use crate::net::queue::drop_front::DropFrontQueue;
+use crate::net::queue::fq_codel::{FqCoDelParams, FqCoDelQueue};
 use crate::net::queue::sojourn::Sojourns;
 use crate::net::queue::priority::{Admit, Held, PriorityQueue};
 use crate::net::Packet;
@@ -41,6 +41,7 @@ enum HeldQueue {
     Classes(ClassQueue),
     DropFront(DropFrontQueue),
     CoDel(CoDelQueue),
+    FqCoDel(FqCoDelQueue),
 }
 
 impl HeldQueue {
@@ -50,6 +51,7 @@ impl HeldQueue {
             HeldQueue::Classes(q) => q.len(),
             HeldQueue::DropFront(q) => q.len(),
             HeldQueue::CoDel(q) => q.len(),
+            HeldQueue::FqCoDel(q) => q.len(),
         }
     }
 
@@ -63,26 +65,37 @@ impl HeldQueue {
             HeldQueue::Classes(q) => q.bytes(),
             HeldQueue::DropFront(q) => q.bytes(),
             HeldQueue::CoDel(q) => q.bytes(),
+            HeldQueue::FqCoDel(q) => q.bytes(),
         }
     }
 
-    fn push(&mut self, h: Held, kind: Kind, now: Time) {
+    /// Queue `h` (packet `p`) without a limit check: the transmitter is
+    /// idle and takes it at once (FQ-CoDel's limit is far from an empty
+    /// queue's, so its enqueue is the same).
+    fn push(&mut self, h: Held, p: &Packet, now: Time, dropped: &mut Vec<Held>) {
+        let kind = p.kind;
         match self {
             HeldQueue::Priority(q) => q.push(h, kind.low_priority()),
             HeldQueue::Classes(q) => q.push(h, kind.is_tcp()),
             HeldQueue::DropFront(q) => q.push(h, now),
             HeldQueue::CoDel(q) => q.push(h, now),
+            HeldQueue::FqCoDel(q) => q.enqueue(h, p, now, dropped),
         }
     }
 
     /// Offer `h` at `now`; packets accepted earlier and dropped for it
     /// (pushed out, dropped at the head) are appended to `pushed_out`.
-    fn offer(&mut self, h: Held, kind: Kind, now: Time, pushed_out: &mut Vec<Held>) -> Admit {
+    fn offer(&mut self, h: Held, p: &Packet, now: Time, pushed_out: &mut Vec<Held>) -> Admit {
+        let kind = p.kind;
         match self {
             HeldQueue::Priority(q) => q.offer(h, kind.low_priority(), pushed_out),
             HeldQueue::Classes(q) => q.offer(h, kind.is_tcp()),
             HeldQueue::DropFront(q) => q.offer(h, now, pushed_out),
             HeldQueue::CoDel(q) => q.offer(h, now),
+            HeldQueue::FqCoDel(q) => {
+                q.enqueue(h, p, now, pushed_out);
+                Admit::Accepted
+            }
         }
     }
 
@@ -94,6 +107,7 @@ impl HeldQueue {
             HeldQueue::Classes(q) => q.pop(),
             HeldQueue::DropFront(q) => q.pop(now),
             HeldQueue::CoDel(q) => q.pop(now, dropped),
+            HeldQueue::FqCoDel(q) => q.dequeue(now, dropped),
         }
     }
 
@@ -104,6 +118,7 @@ impl HeldQueue {
             HeldQueue::Priority(_) | HeldQueue::Classes(_) => None,
             HeldQueue::DropFront(q) => Some(&q.sojourns),
             HeldQueue::CoDel(q) => Some(&q.sojourns),
+            HeldQueue::FqCoDel(q) => Some(&q.sojourns),
         }
     }
 
@@ -113,6 +128,7 @@ impl HeldQueue {
             HeldQueue::Classes(q) => q.drain_into(out),
             HeldQueue::DropFront(q) => q.drain_into(out),
             HeldQueue::CoDel(q) => q.drain_into(out),
+            HeldQueue::FqCoDel(q) => q.drain_into(out),
         }
     }
 }
@@ -157,6 +173,11 @@ impl Holding {
     /// CoDel, deciding at dequeue (`queue/codel.rs`).
     pub(super) fn codel(limit: QueueLimit, p: CoDelParams) -> Self {
         Self::with(HeldQueue::CoDel(CoDelQueue::new(limit, p)))
+    }
+
+    /// FQ-CoDel (`queue/fq_codel.rs`).
+    pub(super) fn fq_codel(p: FqCoDelParams) -> Self {
+        Self::with(HeldQueue::FqCoDel(FqCoDelQueue::new(p)))
     }
 
     /// The sojourn times of the packets sent, where the queue measures them.
@@ -291,16 +312,17 @@ impl LinkDir {
         let held = Held { id, bytes: p.ip_bytes };
         if h.sending.is_none() && h.queue.is_empty() {
             // an idle transmitter takes it at once: never dropped by the queue
-            h.queue.push(held, p.kind, now);
+            h.queue.push(held, p, now, &mut h.pushed_out);
             return Offered::Queued;
         }
-        match h.queue.offer(held, p.kind, now, &mut h.pushed_out) {
+        match h.queue.offer(held, p, now, &mut h.pushed_out) {
             Admit::Accepted => {
                 let dropped = h.pushed_out.len() as u64;
-                if matches!(h.queue, HeldQueue::DropFront(_)) {
-                    self.stats.drops_head += dropped;
-                } else {
-                    self.stats.drops_pushed_out += dropped;
+                match h.queue {
+                    HeldQueue::DropFront(_) => self.stats.drops_head += dropped,
+                    // the fattest flow's packets dropped for room: overflow
+                    HeldQueue::FqCoDel(_) => self.stats.drops_queue += dropped,
+                    _ => self.stats.drops_pushed_out += dropped,
                 }
                 self.stats.max_queue_packets = self.stats.max_queue_packets.max(h.queue.len() as u64);
                 Offered::Queued
@@ -351,6 +373,7 @@ impl LinkDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::Kind;
     use crate::net::link::protocol::{link_event, LinkOut};
     use crate::net::link::schedule::DirSchedule;
     use crate::net::PacketPool;

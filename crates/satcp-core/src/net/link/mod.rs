@@ -89,6 +89,7 @@ pub use shared::Devices;
 use schedule::DirSchedule;
 use crate::net::errors::{sub_stream, ErrorModel};
 use crate::net::queue::codel::CoDelParams;
+use crate::net::queue::fq_codel::FqCoDelParams;
 use crate::net::queue::red::{Red, RedParams, RedVerdict};
 use crate::scenario::{ArqCfg, LinkDirCfg, LossPlacement, QueueCfg, QueueLimit, ReorderCfg};
 use crate::sim::{Rng, Time, NS_PER_S};
@@ -273,6 +274,12 @@ impl LinkDir {
             QueueCfg::Classes { tcp, other, tcp_share } => Tx::Holding(Box::new(Holding::classes(tcp, other, tcp_share))),
             QueueCfg::DropFront { limit } => Tx::Holding(Box::new(Holding::drop_front(limit))),
             QueueCfg::CoDel { limit, target_ns, interval_ns } => Tx::Holding(Box::new(Holding::codel(limit, CoDelParams { target_ns, interval_ns }))),
+            QueueCfg::FqCoDel { limit_packets, flows, quantum, target_ns, interval_ns } => Tx::Holding(Box::new(Holding::fq_codel(FqCoDelParams {
+                limit_packets,
+                flows,
+                quantum,
+                codel: CoDelParams { target_ns, interval_ns },
+            }))),
         };
         LinkDir {
             from,

@@ -65,6 +65,15 @@ pub struct Dequeued {
 }
 
 impl CoDelState {
+    /// Raise `count` by `n` (FQ-CoDel's overflow drops, as Linux does).
+    pub fn add_count(&mut self, n: u32) {
+        self.count += n;
+    }
+
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
     fn control_law(t: Time, count: u32, p: &CoDelParams) -> Time {
         t + (p.interval_ns as f64 / (count as f64).sqrt()) as u64
     }
