@@ -117,3 +117,18 @@ app = { kind = "cbr", rate = "80kbps", packet_size = 100 }
     assert!(tcp.goodput_bps > 8.5e6, "the bulk flow keeps the link");
     assert!(l.queue.as_ref().unwrap().sojourn_p99_s.unwrap() < 0.015);
 }
+
+#[test]
+fn an_outage_empties_each_holding_queue_and_the_transfer_still_completes() {
+    for q in [r#"{ kind = "dropfront", packets = 50 }"#, r#"{ kind = "codel" }"#, r#"{ kind = "fq_codel" }"#] {
+        let text = bulk(q, "60s")
+            .replace(r#"app = { kind = "ftp" }"#, r#"app = { kind = "ftp", size = "8MB" }"#)
+            .replace("queue_ab = ", "changes = [{ at = \"2s\", down = true }, { at = \"3s\", down = false }]\nqueue_ab = ");
+        let out = run(&text);
+        let (l, f) = (&out.summary.links[2], &out.summary.flows[0]);
+        assert!(l.drops.down > 0, "{q}: the outage took what was queued: {:?}", l.drops);
+        assert!(f.completed && f.integrity_errors == 0 && f.bytes_delivered == 8_000_000, "{q}");
+        let s = l.queue.as_ref().unwrap();
+        assert_eq!(s.dequeued, l.packets_tx, "{q}");
+    }
+}
