@@ -183,7 +183,7 @@ def summary_text(summary: dict[str, Any]) -> str:
     # Queue and error drops always; any other cause (RED, an outage, a
     # priority queue's push-outs) only when some link had such drops.
     causes = ["queue", "errors"] + [
-        c for c in ("red_early", "red_forced", "down", "pushed_out")
+        c for c in ("red_early", "red_forced", "down", "pushed_out", "head", "codel")
         if any((l.get("drops") or {}).get(c, 0) for l in summary["links"])
     ]
     link_headers = ["from->to", "utilization %"] + [f"drops {c.replace('_', ' ')}" for c in causes]

@@ -53,7 +53,10 @@ class Result:
         On a link with a link-layer ARQ, its account of each direction's
         frames as ``arq_<key>`` columns (``arq_retransmissions``,
         ``arq_residual_loss``, ``arq_mean_extra_delay_s``, ...; NaN on
-        links without one).
+        links without one). On a drop-front, CoDel or FQ-CoDel queue,
+        ``queue_dequeued`` and ``queue_sojourn_p50_s`` / ``_p95_s`` /
+        ``_p99_s`` (NaN elsewhere); those queues' drops add
+        ``drops_head`` and ``drops_codel``.
     nodes : DataFrame
         One row per node: ``name``, ``drops_no_route`` (packets dropped for
         want of a route) and any other per-node field of ``summary["nodes"]``;
@@ -134,12 +137,15 @@ class Result:
             causes.update(dict.fromkeys(link.get("drops") or {}))
         rows = []
         for link in links:
-            row = {k: v for k, v in link.items() if k not in ("drops", "arq")}
+            row = {k: v for k, v in link.items() if k not in ("drops", "arq", "queue")}
             drops = link.get("drops") or {}
             row.update({f"drops_{c}": drops.get(c, 0) for c in causes})
             # a link-layer ARQ's account, as arq_<key> columns (NaN on the
             # directions of links without one)
             row.update({f"arq_{k}": v for k, v in (link.get("arq") or {}).items()})
+            # a drop-front / CoDel / FQ-CoDel queue's account, as queue_<key>
+            # columns (absent when no link has one)
+            row.update({f"queue_{k}": v for k, v in (link.get("queue") or {}).items()})
             rows.append(row)
         return pd.DataFrame(rows)
 

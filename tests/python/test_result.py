@@ -36,6 +36,15 @@ def test_new_drop_causes_become_columns():
     assert "drops" not in links.columns
 
 
+def test_a_queue_account_becomes_queue_columns():
+    codel = link("a", "b", queue=0, errors=0, red_early=0, red_forced=0, codel=31)
+    codel["queue"] = {"dequeued": 100, "sojourn_p50_s": 0.002, "sojourn_p95_s": 0.006, "sojourn_p99_s": 0.008}
+    links = result(flows=[], links=[codel, link("b", "a", queue=0, errors=0)]).links
+    assert links["drops_codel"].tolist() == [31, 0]
+    assert links["queue_sojourn_p99_s"].iloc[0] == 0.008 and links["queue_sojourn_p99_s"].isna().iloc[1]
+    assert "queue" not in links.columns
+
+
 def test_nodes():
     empty = result(flows=[], links=[]).nodes
     assert empty.empty and list(empty.columns) == ["name", "drops_no_route"]

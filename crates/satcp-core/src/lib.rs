@@ -19,6 +19,8 @@ pub mod tcp;
 pub mod world;
 
 #[cfg(test)]
+mod queue_tests;
+#[cfg(test)]
 mod seams_tests;
 
 pub use scenario::{Scenario, ScenarioError};

@@ -229,15 +229,27 @@ pub enum QueueCfg {
     /// XFWA paper's classes (section III-D). Served by the transmitter that
     /// holds packets.
     Classes { tcp: QueueLimit, other: QueueLimit, tcp_share: f64 },
+    /// Drop-front: an arrival to a full queue drops the oldest waiting
+    /// packet (`net/queue/drop_front.rs`). Served by the transmitter that
+    /// holds packets.
+    DropFront { limit: QueueLimit },
+    /// CoDel (RFC 8289), deciding at dequeue (`net/queue/codel.rs`).
+    /// Served by the transmitter that holds packets.
+    CoDel { limit: QueueLimit, target_ns: u64, interval_ns: u64 },
+    /// FQ-CoDel (RFC 8290): per-flow CoDel queues served by DRR
+    /// (`net/queue/fq_codel.rs`). Served by the transmitter that holds
+    /// packets.
+    FqCoDel { limit_packets: u32, flows: u32, quantum: u32, target_ns: u64, interval_ns: u64 },
 }
 
 impl QueueCfg {
     /// The queue's hard limit (the TCP class's for `Classes`).
     pub fn limit(&self) -> QueueLimit {
         match self {
-            QueueCfg::DropTail { limit } | QueueCfg::Priority { limit, .. } => *limit,
+            QueueCfg::DropTail { limit } | QueueCfg::Priority { limit, .. } | QueueCfg::DropFront { limit } | QueueCfg::CoDel { limit, .. } => *limit,
             QueueCfg::Classes { tcp, .. } => *tcp,
             QueueCfg::Red(r) => r.limit_packets.map_or(QueueLimit::Unlimited, QueueLimit::Packets),
+            QueueCfg::FqCoDel { limit_packets, .. } => QueueLimit::Packets(*limit_packets),
         }
     }
 
@@ -249,9 +261,10 @@ impl QueueCfg {
         }
     }
 
-    /// The transmitter holds the packets (priority and class queues).
+    /// The transmitter holds the packets (priority, class, drop-front and
+    /// CoDel queues).
     pub fn holds_packets(&self) -> bool {
-        matches!(self, QueueCfg::Priority { .. } | QueueCfg::Classes { .. })
+        matches!(self, QueueCfg::Priority { .. } | QueueCfg::Classes { .. } | QueueCfg::DropFront { .. } | QueueCfg::CoDel { .. } | QueueCfg::FqCoDel { .. })
     }
 }
 

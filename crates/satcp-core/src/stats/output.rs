@@ -196,6 +196,28 @@ pub struct Drops {
     pub down: u64,
     /// Pushed out of a priority queue by a higher-priority arrival.
     pub pushed_out: u64,
+    /// Drop-front: waiting packets dropped at the head for an arrival
+    /// (absent when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub head: u64,
+    /// Dropped by CoDel's control law at dequeue (absent when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub codel: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
+}
+
+/// What a queue that measures its packets' sojourn times (drop-front,
+/// CoDel) reports: enqueue to the start of transmission, packets sent only;
+/// percentiles to within 3.2% (`net/queue/sojourn.rs`), None with no packet.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct QueueSummary {
+    pub dequeued: u64,
+    pub sojourn_p50_s: Option<f64>,
+    pub sojourn_p95_s: Option<f64>,
+    pub sojourn_p99_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -247,6 +269,10 @@ pub struct LinkSummary {
     /// included; the byte counters count IP bytes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub arq: Option<ArqSummary>,
+    /// The queue's own account, for disciplines that keep one (drop-front,
+    /// CoDel); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueSummary>,
 }
 
 /// What names a link direction in a summary: what the world knows of it

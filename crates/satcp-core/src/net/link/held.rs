@@ -2,19 +2,24 @@
 //! pool indices and the transmitter schedules its own end of transmission
 //! (`TX_DONE`), one more event per packet than the FIFO. Used only where a
 //! discipline must reorder or drop packets after accepting them: the
-//! priority queue that pushes dummy segments out (`queue/priority.rs`) and
-//! the class queue (`queue/classes.rs`). When a packet starts, the service
-//! model (`service.rs`) gives its end: the rate in force, or the delivery
-//! opportunities of a trace (its first byte may then wait for the next
-//! one). A link protocol behind
+//! priority queue that pushes dummy segments out (`queue/priority.rs`),
+//! the class queue (`queue/classes.rs`), drop-front (`queue/drop_front.rs`,
+//! which drops the oldest waiting packet for an arrival) and CoDel and
+//! FQ-CoDel (`queue/codel.rs`, `queue/fq_codel.rs`, which drop at dequeue).
+//! When a packet starts, the service model (`service.rs`) gives its end:
+//! the rate in force, or the delivery opportunities of a trace (its first
+//! byte may then wait for the next one). A link protocol behind
 //! `link/protocol.rs`: the world offers it packets, hands it its events and
 //! its outages, and reads back what it dropped, lost or started.
 
 use super::protocol::{LinkCtx, LinkEvent};
 use super::service::Service;
 use super::{serialisation_ns, Enqueued, LinkDir, Offered, Tx};
-use crate::net::packet::Kind;
 use crate::net::queue::classes::ClassQueue;
+use crate::net::queue::codel::{CoDelParams, CoDelQueue};
+use crate::net::queue::drop_front::DropFrontQueue;
+use crate::net::queue::fq_codel::{FqCoDelParams, FqCoDelQueue};
+use crate::net::queue::sojourn::Sojourns;
 use crate::net::queue::priority::{Admit, Held, PriorityQueue};
 use crate::net::Packet;
 use crate::scenario::{LowDrop, QueueLimit};
@@ -33,11 +38,14 @@ pub struct Sending {
     pub end: Time,
 }
 
-/// The holding transmitter's queue: strict priority with push-out, or the
-/// TCP / other classes with shares.
+/// The holding transmitter's queue: strict priority with push-out, the
+/// TCP / other classes with shares, drop-front or CoDel.
 enum HeldQueue {
     Priority(PriorityQueue),
     Classes(ClassQueue),
+    DropFront(DropFrontQueue),
+    CoDel(CoDelQueue),
+    FqCoDel(FqCoDelQueue),
 }
 
 impl HeldQueue {
@@ -45,6 +53,9 @@ impl HeldQueue {
         match self {
             HeldQueue::Priority(q) => q.len(),
             HeldQueue::Classes(q) => q.len(),
+            HeldQueue::DropFront(q) => q.len(),
+            HeldQueue::CoDel(q) => q.len(),
+            HeldQueue::FqCoDel(q) => q.len(),
         }
     }
 
@@ -56,27 +67,62 @@ impl HeldQueue {
         match self {
             HeldQueue::Priority(q) => q.bytes(),
             HeldQueue::Classes(q) => q.bytes(),
+            HeldQueue::DropFront(q) => q.bytes(),
+            HeldQueue::CoDel(q) => q.bytes(),
+            HeldQueue::FqCoDel(q) => q.bytes(),
         }
     }
 
-    fn push(&mut self, h: Held, kind: Kind) {
+    /// Queue `h` (packet `p`) without a limit check: the transmitter is
+    /// idle and takes it at once (FQ-CoDel's limit is far from an empty
+    /// queue's, so its enqueue is the same).
+    fn push(&mut self, h: Held, p: &Packet, now: Time, dropped: &mut Vec<Held>) {
+        let kind = p.kind;
         match self {
             HeldQueue::Priority(q) => q.push(h, kind.low_priority()),
             HeldQueue::Classes(q) => q.push(h, kind.is_tcp()),
+            HeldQueue::DropFront(q) => q.push(h, now),
+            HeldQueue::CoDel(q) => q.push(h, now),
+            HeldQueue::FqCoDel(q) => q.enqueue(h, p, now, dropped),
         }
     }
 
-    fn offer(&mut self, h: Held, kind: Kind, pushed_out: &mut Vec<Held>) -> Admit {
+    /// Offer `h` at `now`; packets accepted earlier and dropped for it
+    /// (pushed out, dropped at the head) are appended to `pushed_out`.
+    fn offer(&mut self, h: Held, p: &Packet, now: Time, pushed_out: &mut Vec<Held>) -> Admit {
+        let kind = p.kind;
         match self {
             HeldQueue::Priority(q) => q.offer(h, kind.low_priority(), pushed_out),
             HeldQueue::Classes(q) => q.offer(h, kind.is_tcp()),
+            HeldQueue::DropFront(q) => q.offer(h, now, pushed_out),
+            HeldQueue::CoDel(q) => q.offer(h, now),
+            HeldQueue::FqCoDel(q) => {
+                q.enqueue(h, p, now, pushed_out);
+                Admit::Accepted
+            }
         }
     }
 
-    fn pop(&mut self) -> Option<Held> {
+    /// The next packet to send at `now`; packets the discipline drops on
+    /// the way (CoDel) are appended to `dropped`.
+    fn pop(&mut self, now: Time, dropped: &mut Vec<Held>) -> Option<Held> {
         match self {
             HeldQueue::Priority(q) => q.pop(),
             HeldQueue::Classes(q) => q.pop(),
+            HeldQueue::DropFront(q) => q.pop(now),
+            HeldQueue::CoDel(q) => q.pop(now, dropped),
+            HeldQueue::FqCoDel(q) => q.dequeue(now, dropped),
+        }
+    }
+
+    /// The sojourn times of the packets sent, for the disciplines that
+    /// measure them.
+    fn sojourns(&self) -> Option<&Sojourns> {
+        match self {
+            HeldQueue::Priority(_) | HeldQueue::Classes(_) => None,
+            HeldQueue::DropFront(q) => Some(&q.sojourns),
+            HeldQueue::CoDel(q) => Some(&q.sojourns),
+            HeldQueue::FqCoDel(q) => Some(&q.sojourns),
         }
     }
 
@@ -84,6 +130,9 @@ impl HeldQueue {
         match self {
             HeldQueue::Priority(q) => q.drain_into(out),
             HeldQueue::Classes(q) => q.drain_into(out),
+            HeldQueue::DropFront(q) => q.drain_into(out),
+            HeldQueue::CoDel(q) => q.drain_into(out),
+            HeldQueue::FqCoDel(q) => q.drain_into(out),
         }
     }
 }
@@ -96,7 +145,9 @@ pub(in crate::net::link) struct Holding {
     /// still in the event queue: they are ignored when they pop (they always
     /// pop before a live event at the same instant, being older).
     stale: Vec<Time>,
-    /// Packets pushed out by the last [`LinkDir::held_offer`].
+    /// Packets accepted earlier and dropped by the last
+    /// [`LinkDir::held_offer`] (pushed out, dropped at the head) or by the
+    /// last dequeue (CoDel), not yet handed back.
     pushed_out: Vec<Held>,
 }
 
@@ -117,6 +168,27 @@ impl Holding {
         Self::with(HeldQueue::Classes(ClassQueue::new(tcp, other, tcp_share)))
     }
 
+    /// Drop-front: the oldest waiting packet makes room for an arrival
+    /// (`queue/drop_front.rs`).
+    pub(super) fn drop_front(limit: QueueLimit) -> Self {
+        Self::with(HeldQueue::DropFront(DropFrontQueue::new(limit)))
+    }
+
+    /// CoDel, deciding at dequeue (`queue/codel.rs`).
+    pub(super) fn codel(limit: QueueLimit, p: CoDelParams) -> Self {
+        Self::with(HeldQueue::CoDel(CoDelQueue::new(limit, p)))
+    }
+
+    /// FQ-CoDel (`queue/fq_codel.rs`).
+    pub(super) fn fq_codel(p: FqCoDelParams) -> Self {
+        Self::with(HeldQueue::FqCoDel(FqCoDelQueue::new(p)))
+    }
+
+    /// The sojourn times of the packets sent, where the queue measures them.
+    pub(super) fn sojourns(&self) -> Option<&Sojourns> {
+        self.queue.sojourns()
+    }
+
     /// Packets of the pool it holds (queued, being sent, pushed out and not
     /// yet handed back).
     pub(super) fn pool_packets(&self) -> usize {
@@ -132,7 +204,7 @@ impl Holding {
     pub(super) fn tcp_queue_len(&self) -> usize {
         match &self.queue {
             HeldQueue::Classes(q) => q.tcp_len(),
-            HeldQueue::Priority(q) => q.len(),
+            q => q.len(),
         }
     }
 
@@ -155,11 +227,7 @@ impl LinkDir {
         let id = ctx.pkts.insert(p);
         match self.held_offer(ctx.now, id, &p) {
             Offered::Queued => {
-                let Tx::Holding(h) = &mut self.tx else { unreachable!() };
-                self.stats.low_priority_dropped += h.pushed_out.len() as u64;
-                for v in h.pushed_out.drain(..) {
-                    ctx.out.queue_drops.push((d, ctx.pkts.remove(v.id)));
-                }
+                self.hand_back_dropped(d, ctx);
                 self.held_kick(d, ctx);
             }
             Offered::DroppedQueue => {
@@ -206,11 +274,26 @@ impl LinkDir {
         self.stats.drops_down += (ctx.out.lost.len() - before) as u64;
     }
 
+    /// The packets the queue dropped after accepting them go to the
+    /// world's queue drops.
+    fn hand_back_dropped(&mut self, d: u32, ctx: &mut LinkCtx) {
+        let Tx::Holding(h) = &mut self.tx else { unreachable!() };
+        for v in h.pushed_out.drain(..) {
+            let p = ctx.pkts.remove(v.id);
+            if p.kind.low_priority() {
+                self.stats.low_priority_dropped += 1;
+            }
+            ctx.out.queue_drops.push((d, p));
+        }
+    }
+
     /// Start the next transmission if the transmitter is idle and a packet
     /// waits (a capture records it now: a queued packet may still be pushed
     /// out, so acceptance is not transmission).
     fn held_kick(&mut self, d: u32, ctx: &mut LinkCtx) {
-        if let Some(s) = self.start_next(ctx.now) {
+        let started = self.start_next(ctx.now);
+        self.hand_back_dropped(d, ctx);
+        if let Some(s) = started {
             let p = ctx.pkts.get(s.id);
             if p.kind.low_priority() {
                 self.stats.low_priority_tx += 1;
@@ -236,12 +319,18 @@ impl LinkDir {
         let held = Held { id, bytes: p.ip_bytes };
         if h.sending.is_none() && h.queue.is_empty() {
             // an idle transmitter takes it at once: never dropped by the queue
-            h.queue.push(held, p.kind);
+            h.queue.push(held, p, now, &mut h.pushed_out);
             return Offered::Queued;
         }
-        match h.queue.offer(held, p.kind, &mut h.pushed_out) {
+        match h.queue.offer(held, p, now, &mut h.pushed_out) {
             Admit::Accepted => {
-                self.stats.drops_pushed_out += h.pushed_out.len() as u64;
+                let dropped = h.pushed_out.len() as u64;
+                match h.queue {
+                    HeldQueue::DropFront(_) => self.stats.drops_head += dropped,
+                    // the fattest flow's packets dropped for room: overflow
+                    HeldQueue::FqCoDel(_) => self.stats.drops_queue += dropped,
+                    _ => self.stats.drops_pushed_out += dropped,
+                }
                 self.stats.max_queue_packets = self.stats.max_queue_packets.max(h.queue.len() as u64);
                 Offered::Queued
             }
@@ -260,7 +349,10 @@ impl LinkDir {
         if h.sending.is_some() {
             return None;
         }
-        let next = h.queue.pop()?;
+        let before = h.pushed_out.len();
+        let next = h.queue.pop(now, &mut h.pushed_out);
+        self.stats.drops_codel += (h.pushed_out.len() - before) as u64;
+        let next = next?;
         // the service model: the rate now, or the delivery opportunities
         // from now (the packet waited in the queue until this instant)
         let (start, end) = match &mut self.service {
@@ -296,6 +388,7 @@ impl LinkDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::Kind;
     use crate::net::link::protocol::{link_event, LinkOut};
     use crate::net::link::schedule::DirSchedule;
     use crate::net::PacketPool;

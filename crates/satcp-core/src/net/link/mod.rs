@@ -93,6 +93,8 @@ pub use protocol::{link_event, LinkCtx, LinkEvent, LinkOut};
 pub use shared::Devices;
 use schedule::DirSchedule;
 use crate::net::errors::{sub_stream, ErrorModel};
+use crate::net::queue::codel::CoDelParams;
+use crate::net::queue::fq_codel::FqCoDelParams;
 use crate::net::queue::red::{Red, RedParams, RedVerdict};
 use crate::scenario::{ArqCfg, CapacityTrace, LinkDirCfg, LossPlacement, QueueCfg, QueueLimit, ReorderCfg};
 use crate::sim::{Rng, Time, NS_PER_S};
@@ -199,6 +201,10 @@ pub struct LinkStats {
     /// Accepted, then pushed out of a priority queue by a higher-priority
     /// packet.
     pub drops_pushed_out: u64,
+    /// Drop-front: waiting packets dropped at the head for an arrival.
+    pub drops_head: u64,
+    /// Dropped by CoDel's control law at dequeue.
+    pub drops_codel: u64,
     pub max_queue_packets: u64,
     /// The FIFO's packets' waiting times summed (ns): by Little's law the
     /// time integral of the number waiting.
@@ -292,6 +298,14 @@ impl LinkDir {
             )))),
             QueueCfg::Priority { limit, low_drop } => Tx::Holding(Box::new(Holding::priority(limit, low_drop))),
             QueueCfg::Classes { tcp, other, tcp_share } => Tx::Holding(Box::new(Holding::classes(tcp, other, tcp_share))),
+            QueueCfg::DropFront { limit } => Tx::Holding(Box::new(Holding::drop_front(limit))),
+            QueueCfg::CoDel { limit, target_ns, interval_ns } => Tx::Holding(Box::new(Holding::codel(limit, CoDelParams { target_ns, interval_ns }))),
+            QueueCfg::FqCoDel { limit_packets, flows, quantum, target_ns, interval_ns } => Tx::Holding(Box::new(Holding::fq_codel(FqCoDelParams {
+                limit_packets,
+                flows,
+                quantum,
+                codel: CoDelParams { target_ns, interval_ns },
+            }))),
         };
         LinkDir {
             from,

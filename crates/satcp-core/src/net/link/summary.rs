@@ -4,7 +4,7 @@
 
 use super::service::{Service, OPPORTUNITY_BYTES};
 use super::{LinkDir, Tx};
-use crate::stats::output::{ArqSummary, DirLabel, Drops, LinkSummary};
+use crate::stats::output::{ArqSummary, DirLabel, Drops, LinkSummary, QueueSummary};
 use crate::sim::{secs, Time};
 
 impl LinkDir {
@@ -35,6 +35,8 @@ impl LinkDir {
                 red_forced: s.drops_red_forced,
                 down: s.drops_down,
                 pushed_out: s.drops_pushed_out,
+                head: s.drops_head,
+                codel: s.drops_codel,
             },
             low_priority_tx: s.low_priority_tx,
             low_priority_dropped: s.low_priority_dropped,
@@ -43,14 +45,23 @@ impl LinkDir {
             max_queue_packets: s.max_queue_packets,
             mean_queue_packets: (!self.holds_packets() && end > 0).then(|| s.queue_wait_ns as f64 / end as f64),
             arq: self.arq_summary(back),
+            queue: self.queue_summary(),
         }
+    }
+
+    /// The sojourn account of a queue that keeps one.
+    fn queue_summary(&self) -> Option<QueueSummary> {
+        let Tx::Holding(h) = &self.tx else { return None };
+        let s = h.sojourns()?;
+        let p = |q| s.percentile(q).map(secs);
+        Some(QueueSummary { dequeued: s.count(), sojourn_p50_s: p(0.5), sojourn_p95_s: p(0.95), sojourn_p99_s: p(0.99) })
     }
 
     /// Whether the direction carried or dropped anything (a constellation's
     /// summary lists only those of its thousands of links).
     pub fn was_used(&self) -> bool {
         let s = &self.stats;
-        s.packets_tx > 0 || s.drops_queue + s.drops_down + s.drops_errors > 0
+        s.packets_tx > 0 || s.drops_queue + s.drops_down + s.drops_errors + s.drops_head + s.drops_codel > 0
     }
 
     /// Bits the direction could carry in [0, end]: its rate schedule

@@ -155,7 +155,7 @@ fn parse_changes(link: &Tbl) -> Res<Vec<LinkChange>> {
 }
 
 const QUEUE_EXPECTED: &str =
-    "an inline table: { kind = \"droptail\", packets = N } or { kind = \"droptail\", bytes = \"64KB\" } or { kind = \"droptail\" } (unlimited) or { kind = \"red\", packets = N, ... } or { kind = \"priority\", packets = N } (dummy segments last and dropped first) or { kind = \"classes\", packets = N, other_packets = M, tcp_share = 0.8 } (TCP and other traffic in their own buffers with shares of the link)";
+    "an inline table: { kind = \"droptail\", packets = N } or { kind = \"droptail\", bytes = \"64KB\" } or { kind = \"droptail\" } (unlimited) or { kind = \"red\", packets = N, ... } or { kind = \"priority\", packets = N } (dummy segments last and dropped first) or { kind = \"classes\", packets = N, other_packets = M, tcp_share = 0.8 } (TCP and other traffic in their own buffers with shares of the link) or { kind = \"dropfront\", packets = N } (the oldest waiting packet dropped for an arrival) or { kind = \"codel\", packets = N, target = \"5ms\", interval = \"100ms\" } (RFC 8289) or { kind = \"fq_codel\", packets = 10240, flows = 1024, quantum = 1514, target = \"5ms\", interval = \"100ms\" } (RFC 8290)";
 
 const RED_KEYS: &[&str] = &[
     "kind", "packets", "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "mean_pktsize", "byte_mode",
@@ -165,7 +165,22 @@ const RED_KEYS: &[&str] = &[
 pub(super) fn parse_queue(link: &Tbl, key: &str) -> Res<Option<QueueCfg>> {
     let Some(mut t) = link.table(key, QUEUE_EXPECTED)? else { return Ok(None) };
     t.allowed = &["kind"];
-    let kind = t.choice("kind", &["droptail", "red", "priority", "classes"])?;
+    let kind = t.choice("kind", &["droptail", "red", "priority", "classes", "dropfront", "codel", "fq_codel"])?;
+    if kind == Some("fq_codel") {
+        t.only(&["kind", "packets", "flows", "quantum", "target", "interval"])?;
+        let limit_packets = t.u32_in("packets", 1, u32::MAX)?.unwrap_or(10_240);
+        let flows = t.u32_in("flows", 1, 65_536)?.unwrap_or(1024);
+        let quantum = t.u32_in("quantum", 1, u32::MAX)?.unwrap_or(1514);
+        let (target_ns, interval_ns) = codel_times(&t)?;
+        return Ok(Some(QueueCfg::FqCoDel { limit_packets, flows, quantum, target_ns, interval_ns }));
+    }
+    if kind == Some("codel") {
+        t.only(&["kind", "packets", "bytes", "target", "interval"])?;
+        let limit = queue_limit(link, key, &t)?.unwrap_or(QueueLimit::Packets(CODEL_DEFAULT_PACKETS));
+        let (target_ns, interval_ns) = codel_times(&t)?;
+        return Ok(Some(QueueCfg::CoDel { limit, target_ns, interval_ns }));
+    }
+
     if kind == Some("red") {
         t.only(RED_KEYS)?;
         return Ok(Some(QueueCfg::Red(parse_red(&t)?)));
@@ -177,16 +192,10 @@ pub(super) fn parse_queue(link: &Tbl, key: &str) -> Res<Option<QueueCfg>> {
         return Ok(Some(QueueCfg::Classes { tcp: lim("packets")?, other: lim("other_packets")?, tcp_share }));
     }
     t.only(if kind == Some("priority") { &["kind", "packets", "bytes", "dummy_drop"] } else { &["kind", "packets", "bytes"] })?;
-    let packets = t.u32_in("packets", 1, u32::MAX)?;
-    let bytes = t.size_pos("bytes")?;
-    let limit = match (packets, bytes) {
-        (Some(_), Some(_)) => {
-            return Err(link.bad(key, "a queue limit in packets or in bytes, not both"));
-        }
-        (Some(p), None) => QueueLimit::Packets(p),
-        (None, Some(b)) => QueueLimit::Bytes(b),
-        (None, None) => QueueLimit::Unlimited,
-    };
+    let limit = queue_limit(link, key, &t)?.unwrap_or(QueueLimit::Unlimited);
+    if kind == Some("dropfront") {
+        return Ok(Some(QueueCfg::DropFront { limit }));
+    }
     if kind == Some("priority") {
         let low_drop = match t.choice("dummy_drop", &["full", "queued"])? {
             Some("queued") => LowDrop::Queued,
@@ -195,6 +204,34 @@ pub(super) fn parse_queue(link: &Tbl, key: &str) -> Res<Option<QueueCfg>> {
         return Ok(Some(QueueCfg::Priority { limit, low_drop }));
     }
     Ok(Some(QueueCfg::DropTail { limit }))
+}
+
+/// CoDel's `target` and `interval` (defaults 5 ms and 100 ms, Linux's).
+fn codel_times(t: &Tbl) -> Res<(u64, u64)> {
+    let target_ns = t.duration("target")?.unwrap_or(5_000_000);
+    let interval_ns = t.duration("interval")?.unwrap_or(100_000_000);
+    if target_ns == 0 {
+        return Err(t.bad("target", "a positive sojourn time target, e.g. \"5ms\""));
+    }
+    if interval_ns < target_ns {
+        return Err(t.bad("interval", format!("an interval at least the target ({target_ns} ns), e.g. \"100ms\"")));
+    }
+    Ok((target_ns, interval_ns))
+}
+
+/// CoDel's default limit: Linux `sch_codel`'s 1000 packets.
+const CODEL_DEFAULT_PACKETS: u32 = 1000;
+
+/// A queue's `packets` or `bytes` limit (None: neither given).
+fn queue_limit(link: &Tbl, key: &str, t: &Tbl) -> Res<Option<QueueLimit>> {
+    let packets = t.u32_in("packets", 1, u32::MAX)?;
+    let bytes = t.size_pos("bytes")?;
+    Ok(match (packets, bytes) {
+        (Some(_), Some(_)) => return Err(link.bad(key, "a queue limit in packets or in bytes, not both")),
+        (Some(p), None) => Some(QueueLimit::Packets(p)),
+        (None, Some(b)) => Some(QueueLimit::Bytes(b)),
+        (None, None) => None,
+    })
 }
 
 const ERRORS_EXPECTED: &str =
