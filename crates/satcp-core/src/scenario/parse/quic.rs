@@ -1,0 +1,62 @@
+//! A flow's `transport = "quic"` and its `quic = { ... }` table (`quic/`,
+//! docs/models/quic.md). Only what is implemented is accepted: the keys
+//! issue 41 names that are not built yet are refused by name, never read
+//! and ignored.
+
+use super::*;
+
+const QUIC_EXPECTED: &str = "an inline table of QUIC settings, e.g. { cc = \"quinn-cubic\" }";
+const KEYS: &[&str] = &["cc", "initial_window", "initial_rtt", "stream_window", "connection_window", "crypto"];
+/// Keys of a `quic` table that are planned but not implemented yet.
+const NOT_YET: &[&str] = &["variant", "profile", "max_ack_delay", "ack_frequency", "zero_rtt", "careful_resume", "pacing"];
+const CCS: &[&str] = &["quinn-newreno", "quinn-cubic"];
+
+/// The `quic` table of flow table `t` whose application is `app`.
+pub(super) fn parse_quic(t: &Tbl, app: &AppCfg) -> Res<QuicCfg> {
+    if t.get("tcp").is_some() {
+        return Err(t.bad("tcp", "no tcp table: a QUIC flow takes its settings in quic = { ... }"));
+    }
+    match app {
+        AppCfg::Ftp(f) if f.request_bytes == 0 && f.response_end == ResponseEnd::LastByte => {}
+        AppCfg::Ftp(_) => {
+            let at = Tbl::new(t.at("app"), t.get("app").expect("parsed"), "an application table")?;
+            let key = if matches!(app, AppCfg::Ftp(f) if f.request_bytes > 0) { "request" } else { "response_end" };
+            return Err(at.bad(key, "its default on a QUIC flow (the server pushes the file on a stream; requests and other response ends are not implemented for QUIC yet)"));
+        }
+        _ => {
+            return Err(t.bad("transport", "\"tcp\" for this application: QUIC flows run the ftp application only so far"));
+        }
+    }
+    let empty = Value::Table(toml::Table::new());
+    let mut q = Tbl::new(t.at("quic"), t.get("quic").unwrap_or(&empty), QUIC_EXPECTED)?;
+    for k in NOT_YET {
+        if lookup(q.map, k).is_some() {
+            return Err(q.bad(k, format!("nothing yet: quic.{k} is not implemented (the keys implemented: {})", quoted_list(KEYS))));
+        }
+    }
+    q.only(KEYS)?;
+    if let Some(c) = q.choice("crypto", &["null", "tls"])? {
+        if c == "tls" {
+            return Err(q.bad("crypto", "\"null\": real TLS 1.3 (\"tls\") is not implemented yet"));
+        }
+    }
+    let cc = match q.choice("cc", CCS)? {
+        Some("quinn-newreno") => QuicCc::QuinnNewReno,
+        _ => QuicCc::QuinnCubic,
+    };
+    const VARINT_MAX: u64 = (1 << 62) - 1;
+    let window = |key: &str| -> Res<Option<u64>> {
+        let v = q.size_pos(key)?;
+        if v.is_some_and(|w| w > VARINT_MAX) {
+            return Err(q.bad(key, "a window below 2^62 bytes (a QUIC variable-length integer)"));
+        }
+        Ok(v)
+    };
+    Ok(QuicCfg {
+        cc,
+        initial_window: q.size_pos("initial_window")?,
+        initial_rtt_ns: q.duration_pos("initial_rtt")?,
+        stream_window: window("stream_window")?,
+        connection_window: window("connection_window")?,
+    })
+}
