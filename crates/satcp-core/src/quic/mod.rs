@@ -23,8 +23,8 @@
 //!   base `Instant` taken once per flow when the run is built
 //!   (`instant = base + ns`, `ns = instant - base`); quinn only ever
 //!   subtracts and compares instants, so results do not depend on the base
-//!   (a test runs the same scenario twice, with different bases, and
-//!   compares the summaries byte for byte).
+//!   (each run takes its own, so the test that runs a scenario twice and
+//!   compares the summaries byte for byte runs it on two bases).
 //! * On the wire: each datagram is a `Kind::Quic` packet of quinn's UDP
 //!   payload + 8 (UDP) + 20 (IPv4) bytes, crossing links, queues, error
 //!   models, ARQ and constellations as any packet does. The packet struct
@@ -46,6 +46,7 @@
 //!   client checks every byte it reads against it and its offset against
 //!   what it has read so far (`integrity_errors`, 0 unless broken).
 
+pub mod cc_adapter;
 pub mod null_crypto;
 
 use crate::ids::{EpId, FlowId, Side};
@@ -178,7 +179,7 @@ fn addr(node: u32, port: u16) -> SocketAddr {
     SocketAddr::new(IpAddr::V4(Ipv4Addr::new(10, (n >> 16) as u8, (n >> 8) as u8, n as u8)), port)
 }
 
-fn transport(cfg: &QuicCfg) -> TransportConfig {
+fn transport(cfg: &QuicCfg, base: Instant, cc_rng: Rng) -> TransportConfig {
     let mut t = TransportConfig::default();
     if let Some(rtt) = cfg.initial_rtt_ns {
         t.initial_rtt(Duration::from_nanos(rtt));
@@ -206,6 +207,10 @@ fn transport(cfg: &QuicCfg) -> TransportConfig {
             }
             t.congestion_controller_factory(Arc::new(c));
         }
+        QuicCc::Satcp(_, controller) => {
+            let initial_window = cfg.initial_window;
+            t.congestion_controller_factory(Arc::new(cc_adapter::SatcpCcFactory { controller, initial_window, base, rng: cc_rng }));
+        }
     }
     t
 }
@@ -215,7 +220,10 @@ impl QuicFlow {
     /// (the QUIC client); `streams` are the run's seeded random streams for
     /// the server's and the client's endpoint.
     pub fn new(cfg: &QuicCfg, flow: FlowId, src: u32, dst: u32, mut streams: [Rng; 2]) -> Self {
-        let transport = Arc::new(transport(cfg));
+        let base = Instant::now();
+        // the controller's random stream: a third draw from the server's
+        let cc_rng = Rng::new(streams[0].next_u64(), 0);
+        let transport = Arc::new(transport(cfg, base, cc_rng));
         let crypto = Arc::new(NullConfig { sizes: HandshakeSizes::DEFAULT });
         let mut server_cfg = ServerConfig::new(crypto.clone(), Arc::new(NullTokenKey));
         server_cfg.transport_config(transport.clone());
@@ -266,7 +274,7 @@ impl QuicFlow {
         let sides = [side(0, s0, Some(server_cfg)), side(1, s1, None)];
         let pattern = (0..PATTERN_PERIOD + WRITE_CHUNK).map(|i| (i % PATTERN_PERIOD) as u8).collect();
         QuicFlow {
-            base: Instant::now(),
+            base,
             sides,
             client_cfg,
             wire: BTreeMap::new(),
@@ -274,13 +282,6 @@ impl QuicFlow {
             buf: Vec::with_capacity(1500),
             pattern,
         }
-    }
-
-    /// The same flow with its time base moved (a test that results do not
-    /// depend on it).
-    #[cfg(test)]
-    pub fn shift_base(&mut self, by: Duration) {
-        self.base += by;
     }
 
     fn instant(&self, t: Time) -> Instant {
@@ -421,8 +422,7 @@ impl QuicFlow {
                     QEvent::Connected => {
                         s.connected_at = Some(ctx.now);
                     }
-                    QEvent::ConnectionLost { reason } => {
-                        if std::env::var_os("SATCP_QUIC_DEBUG").is_some() { eprintln!("{:?} lost: {reason}", s.ep); }
+                    QEvent::ConnectionLost { .. } => {
                         if !s.lost {
                             s.lost = true;
                             ctx.notes.push(Note::Aborted { ep: s.ep.0 });

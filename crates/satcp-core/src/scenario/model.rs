@@ -416,12 +416,15 @@ pub struct QuicCfg {
 }
 
 /// A QUIC flow's congestion controller.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum QuicCc {
     /// quinn's NewReno (`quinn_proto::congestion::NewReno`).
     QuinnNewReno,
     /// quinn's CUBIC (`quinn_proto::congestion::Cubic`).
     QuinnCubic,
+    /// One of satcp's window controllers (`tcp/cc/`) through the adapter
+    /// (`quic/cc_adapter.rs`): its `cc` name and parameters.
+    Satcp(&'static str, crate::tcp::cc::Controller),
 }
 
 impl QuicCc {
@@ -430,6 +433,7 @@ impl QuicCc {
         match self {
             QuicCc::QuinnNewReno => "quinn-newreno",
             QuicCc::QuinnCubic => "quinn-cubic",
+            QuicCc::Satcp(name, _) => name,
         }
     }
 }

@@ -9,7 +9,28 @@ const QUIC_EXPECTED: &str = "an inline table of QUIC settings, e.g. { cc = \"qui
 const KEYS: &[&str] = &["cc", "initial_window", "initial_rtt", "stream_window", "connection_window", "crypto"];
 /// Keys of a `quic` table that are planned but not implemented yet.
 const NOT_YET: &[&str] = &["variant", "profile", "max_ack_delay", "ack_frequency", "zero_rtt", "careful_resume", "pacing"];
-const CCS: &[&str] = &["quinn-newreno", "quinn-cubic"];
+/// quinn's own controllers, then satcp's through the adapter
+/// (`quic/cc_adapter.rs`; window controllers only so far).
+const CCS: &[&str] = &["quinn-newreno", "quinn-cubic", "aimd", "cubic", "hybla"];
+const SATCP_CCS: &[&str] = &["aimd", "cubic", "hybla"];
+
+/// The keys a `quic` table may hold with satcp controller `cc`: QUIC's own
+/// and the controller's (its `tcp` keys), made once per controller.
+fn keys_with(cc: &str) -> &'static [&'static str] {
+    use std::sync::OnceLock;
+    static LISTS: OnceLock<Vec<(&'static str, &'static [&'static str])>> = OnceLock::new();
+    let lists = LISTS.get_or_init(|| {
+        SATCP_CCS
+            .iter()
+            .map(|&name| {
+                let e = crate::tcp::cc::entry(name).expect("a registered controller");
+                let all: Vec<&'static str> = KEYS.iter().chain(e.keys).copied().collect();
+                (name, &*Box::leak(all.into_boxed_slice()))
+            })
+            .collect()
+    });
+    lists.iter().find(|(n, _)| *n == cc).map_or(KEYS, |(_, k)| k)
+}
 
 /// The `quic` table of flow table `t` whose application is `app`.
 pub(super) fn parse_quic(t: &Tbl, app: &AppCfg) -> Res<QuicCfg> {
@@ -34,7 +55,19 @@ pub(super) fn parse_quic(t: &Tbl, app: &AppCfg) -> Res<QuicCfg> {
             return Err(q.bad(k, format!("nothing yet: quic.{k} is not implemented (the keys implemented: {})", quoted_list(KEYS))));
         }
     }
-    q.only(KEYS)?;
+    let cc_name = match lookup(q.map, "cc") {
+        Some(Value::String(s)) => s.clone(),
+        _ => String::new(),
+    };
+    if matches!(cc_name.as_str(), "bbr" | "bbr3" | "quinn-bbr") || crate::tcp::cc::entry(&cc_name).is_some() && !SATCP_CCS.contains(&cc_name.as_str()) {
+        let why = if cc_name == "quinn-bbr" {
+            "quinn's BBR seeds its pacing-gain cycle from the operating system, so its runs would not be reproducible"
+        } else {
+            "the adapter takes window controllers only so far (this one needs delivery-rate samples, per-packet losses or packets of its own)"
+        };
+        return Err(q.bad("cc", format!("one of {}: {why}", quoted_list(CCS))));
+    }
+    q.only(keys_with(&cc_name))?;
     if let Some(c) = q.choice("crypto", &["null", "tls"])? {
         if c == "tls" {
             return Err(q.bad("crypto", "\"null\": real TLS 1.3 (\"tls\") is not implemented yet"));
@@ -42,6 +75,11 @@ pub(super) fn parse_quic(t: &Tbl, app: &AppCfg) -> Res<QuicCfg> {
     }
     let cc = match q.choice("cc", CCS)? {
         Some("quinn-newreno") => QuicCc::QuinnNewReno,
+        Some(name) if SATCP_CCS.contains(&name) => {
+            let e = crate::tcp::cc::entry(name).expect("a registered controller");
+            let name = SATCP_CCS.iter().find(|n| **n == name).expect("listed");
+            QuicCc::Satcp(name, (e.parse)(&q, crate::tcp::profile::Profile::Rfc)?)
+        }
         _ => QuicCc::QuinnCubic,
     };
     const VARINT_MAX: u64 = (1 << 62) - 1;
