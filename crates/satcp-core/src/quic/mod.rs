@@ -48,6 +48,8 @@
 
 pub mod cc_adapter;
 pub mod null_crypto;
+#[cfg(test)]
+mod tests;
 
 use crate::ids::{EpId, FlowId, Side};
 use crate::net::Packet;

@@ -262,7 +262,7 @@ impl<W: Write> PcapWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{FLAG_ACK, FLAG_SYN};
+    use crate::net::packet::{Kind, FLAG_ACK, FLAG_SYN};
 
     fn syn() -> Packet {
         let h = TcpHeader {

@@ -1,0 +1,154 @@
+//! QUIC flows end to end: the demo's GEO path (`python/satcp/scenarios/
+//! geo_demo.toml`: 10 Mbit/s 5 ms terrestrial hop, 2,048/256 kbit/s 250 ms
+//! satellite hop, 100-packet drop-tail queue down), checked for
+//! completion, handshake time, stream integrity, determinism, TCP beside
+//! it, and the parser's refusals.
+
+use crate::scenario::parse_toml;
+use crate::stats::output::FlowSummary;
+
+/// The demo's GEO path with `queue` packets of queue down, `errors` on the
+/// downlink (a TOML inline table or ""), and `flows` appended.
+fn geo(queue: u32, errors: &str, flows: &str) -> String {
+    let errors = if errors.is_empty() { String::new() } else { format!("errors_ab = {errors}\n") };
+    format!(
+        "[run]\nseed = 1\nstop = \"6000s\"\n[nodes]\nserver = {{}}\ngateway = {{}}\nclient = {{}}\n\
+         [[links]]\na = \"server\"\nb = \"gateway\"\nrate = \"10Mbps\"\ndelay = \"5ms\"\n\
+         [[links]]\na = \"gateway\"\nb = \"client\"\nrate_ab = \"2048kbps\"\nrate_ba = \"256kbps\"\ndelay = \"250ms\"\n\
+         queue_ab = {{ kind = \"droptail\", packets = {queue} }}\n{errors}{flows}"
+    )
+}
+
+fn quic_flow(name: &str, quic: &str, size: &str) -> String {
+    format!("[[flows]]\nname = \"{name}\"\nsrc = \"server\"\ndst = \"client\"\ntransport = \"quic\"\nquic = {quic}\napp = {{ kind = \"ftp\", size = \"{size}\" }}\n")
+}
+
+fn tcp_flow(name: &str, tcp: &str, size: &str) -> String {
+    format!("[[flows]]\nname = \"{name}\"\nsrc = \"server\"\ndst = \"client\"\ntcp = {tcp}\napp = {{ kind = \"ftp\", size = \"{size}\" }}\n")
+}
+
+fn run(text: &str) -> (crate::RunOutput, Vec<FlowSummary>) {
+    let scn = parse_toml(text, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let out = crate::run(&scn);
+    let flows = out.summary.flows.clone();
+    (out, flows)
+}
+
+/// Every byte of the file reached the client in order and matched the
+/// pattern the server wrote.
+fn delivered_whole(f: &FlowSummary, bytes: u64) {
+    assert!(f.completed, "{f:?}");
+    assert_eq!(f.bytes_delivered, bytes);
+    assert_eq!(f.integrity_errors, 0);
+    assert!(!f.aborted);
+}
+
+/// 10 MB over the demo's GEO path completes; the handshake takes one
+/// round trip: 510 ms of propagation, the client's padded 1,200-byte
+/// Initial (1,228 IP bytes) serialised on the 256 kbit/s uplink (38.4 ms)
+/// and the 10 Mbit/s hop (1.0 ms), the server's first flight (ServerHello
+/// and 1,100 bytes of EncryptedExtensions..Finished: two full datagrams)
+/// serialised on the 2,048 kbit/s downlink (2 x 4.8 ms) after the 10 Mbit/s
+/// hop (1.0 ms): 559.0 ms by hand; allowed 2 ms either way.
+#[test]
+fn ten_megabytes_over_geo_complete_after_a_one_rtt_handshake() {
+    let (_, f) = run(&geo(100, "", &quic_flow("d", "{ cc = \"quinn-cubic\" }", "10MB")));
+    delivered_whole(&f[0], 10_000_000);
+    let hs = f[0].quic.unwrap().handshake_s.unwrap();
+    let dg = 1228.0 * 8.0;
+    let by_hand = 0.510 + dg / 256e3 + dg / 10e6 + dg / 10e6 + 2.0 * dg / 2048e3;
+    assert!((hs - by_hand).abs() < 0.002, "handshake {hs} s, by hand {by_hand} s");
+    // the file at the downlink's rate is 39 s; slow start and headers add
+    // a few seconds, never a doubling
+    let c = f[0].completion_s.unwrap();
+    assert!(c > 39.0 && c < 50.0, "{c}");
+    assert_eq!(f[0].variant, "quic/quinn-cubic");
+}
+
+/// Loss-free (a queue no window reaches), CUBIC on QUIC (satcp's, through
+/// the adapter) and on TCP SACK with the same initial window in bytes (10 x
+/// 1,460) complete within 10% of each other.
+#[test]
+fn the_same_cubic_on_quic_and_on_tcp_sack_completes_within_ten_percent() {
+    let q = run(&geo(100_000, "", &quic_flow("d", "{ cc = \"cubic\", initial_window = 14600 }", "10MB"))).1;
+    let t = run(&geo(100_000, "", &tcp_flow("d", "{ variant = \"cubic\", initial_window = 10 }", "10MB"))).1;
+    delivered_whole(&q[0], 10_000_000);
+    assert!(t[0].completed);
+    assert_eq!((q[0].retransmissions, t[0].retransmissions), (0, 0), "loss-free");
+    let (cq, ct) = (q[0].completion_s.unwrap(), t[0].completion_s.unwrap());
+    assert!((cq / ct - 1.0).abs() < 0.10, "quic {cq} s, tcp {ct} s");
+}
+
+/// PER 1e-2 on the downlink: quinn repairs the losses and the file
+/// arrives whole and in order, under every controller offered.
+#[test]
+fn a_lossy_downlink_is_repaired_under_every_controller() {
+    for cc in ["quinn-newreno", "quinn-cubic", "aimd", "cubic", "hybla"] {
+        let (_, f) = run(&geo(100, "{ per = 1e-2 }", &quic_flow("d", &format!("{{ cc = \"{cc}\" }}"), "2MB")));
+        delivered_whole(&f[0], 2_000_000);
+        let q = f[0].quic.unwrap();
+        assert!(q.lost_packets > 0 && q.congestion_events > 0, "{cc}: {q:?}");
+        assert_eq!(f[0].variant, format!("quic/{cc}"));
+    }
+}
+
+/// Same scenario and seed, the same bits (each run on its own time base:
+/// quinn's `Instant`s are taken from the clock when the run is built);
+/// another seed, other connection IDs and another run.
+#[test]
+fn quic_runs_are_reproducible() {
+    let text = geo(100, "{ per = 1e-2 }", &quic_flow("d", "{ cc = \"cubic\" }", "1MB"));
+    let json = |t: &str| {
+        let mut out = run(t).0;
+        out.summary.wall_s = 0.0;
+        out.summary_json()
+    };
+    let a = json(&text);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    assert_eq!(a, json(&text));
+    assert_ne!(a, json(&text.replace("seed = 1", "seed = 2")));
+}
+
+/// A QUIC flow and a TCP flow share the downlink's queue: both complete,
+/// whole, and the queue carried both (its bytes are at least the two
+/// files').
+#[test]
+fn quic_beside_tcp_through_one_queue() {
+    let flows = quic_flow("q", "{ cc = \"quinn-cubic\" }", "1MB") + &tcp_flow("t", "{ variant = \"sack\" }", "1MB");
+    let (out, f) = run(&geo(100, "", &flows));
+    delivered_whole(&f[0], 1_000_000);
+    assert!(f[1].completed && f[1].bytes_delivered == 1_000_000);
+    let down = &out.summary.links[2];
+    assert_eq!((down.from.as_str(), down.to.as_str()), ("gateway", "client"));
+    assert!(down.bytes_tx > 2_000_000, "{}", down.bytes_tx);
+    // TCP's line has no quic part; QUIC's has no TCP limits
+    assert!(f[1].quic.is_none() && f[0].limited.is_none());
+    assert!(!out.summary_json().contains("\"quic\":null"));
+}
+
+/// Keys not implemented yet, controllers not adapted yet, and tables that
+/// do not fit the transport are refused by name before anything runs.
+#[test]
+fn the_parser_refuses_what_quic_flows_do_not_do_yet() {
+    let err = |flow: &str| parse_toml(&geo(100, "", flow), &[]).unwrap_err().to_string();
+    let q = |quic: &str| quic_flow("d", quic, "1MB");
+    for (flow, says) in [
+        (q("{ max_ack_delay = \"10ms\" }"), "quic.max_ack_delay is not implemented"),
+        (q("{ zero_rtt = true }"), "quic.zero_rtt is not implemented"),
+        (q("{ careful_resume = true }"), "quic.careful_resume is not implemented"),
+        (q("{ crypto = \"tls\" }"), "real TLS 1.3"),
+        (q("{ cc = \"quinn-bbr\" }"), "operating system"),
+        (q("{ cc = \"bbr\" }"), "window controllers only"),
+        (q("{ cc = \"quinn-cubic\", hybla_rtt0 = \"25ms\" }"), "unknown key \"hybla_rtt0\""),
+        (q("{ stream_window = 0 }"), "flows.d.quic.stream_window"),
+        (tcp_flow("d", "{}", "1MB").replace("tcp = {}", "quic = {}"), "no quic table"),
+        (q("{}").replace("transport = \"quic\"", "transport = \"quic\"\ntcp = {}"), "no tcp table"),
+        (q("{}").replace("size = \"1MB\"", "size = \"1MB\", request = \"100B\""), "request"),
+    ] {
+        let e = err(&flow);
+        assert!(e.contains(says), "{flow}\n=> {e}");
+    }
+    // a satcp controller's own keys are accepted in the quic table
+    let ok = parse_toml(&geo(100, "", &q("{ cc = \"hybla\", hybla_rtt0 = \"25ms\" }")), &[]);
+    assert!(ok.is_ok(), "{:?}", ok.err());
+}
