@@ -48,12 +48,14 @@
 
 pub mod cc_adapter;
 pub mod null_crypto;
+#[cfg(feature = "tls")]
+pub mod tls;
 #[cfg(test)]
 mod tests;
 
 use crate::ids::{EpId, FlowId, Side};
 use crate::net::Packet;
-use crate::scenario::{QuicCc, QuicCfg};
+use crate::scenario::{QuicCc, QuicCfg, QuicCrypto};
 use crate::sim::{Event, Rng, Time};
 use crate::tcp::{Ctx, Note};
 use bytes::BytesMut;
@@ -217,6 +219,20 @@ fn transport(cfg: &QuicCfg, base: Instant, cc_rng: Rng) -> TransportConfig {
     t
 }
 
+/// The client's and the server's crypto configurations.
+fn crypto(c: QuicCrypto) -> (Arc<dyn quinn_proto::crypto::ClientConfig>, Arc<dyn quinn_proto::crypto::ServerConfig>) {
+    match c {
+        QuicCrypto::Null => {
+            let null = Arc::new(NullConfig { sizes: HandshakeSizes::DEFAULT });
+            (null.clone(), null)
+        }
+        #[cfg(feature = "tls")]
+        QuicCrypto::Tls => tls::configs(),
+        #[cfg(not(feature = "tls"))]
+        QuicCrypto::Tls => unreachable!("the parser refuses crypto = \"tls\" without the tls feature"),
+    }
+}
+
 impl QuicFlow {
     /// Flow `flow` from `src` (the QUIC server, sending the data) to `dst`
     /// (the QUIC client); `streams` are the run's seeded random streams for
@@ -226,15 +242,15 @@ impl QuicFlow {
         // the controller's random stream: a third draw from the server's
         let cc_rng = Rng::new(streams[0].next_u64(), 0);
         let transport = Arc::new(transport(cfg, base, cc_rng));
-        let crypto = Arc::new(NullConfig { sizes: HandshakeSizes::DEFAULT });
-        let mut server_cfg = ServerConfig::new(crypto.clone(), Arc::new(NullTokenKey));
+        let (client_crypto, server_crypto) = crypto(cfg.crypto);
+        let mut server_cfg = ServerConfig::new(server_crypto, Arc::new(NullTokenKey));
         server_cfg.transport_config(transport.clone());
         let mut tokens = ValidationTokenConfig::default();
         tokens.sent(0);
         server_cfg.validation_token_config(tokens);
         server_cfg.time_source(Arc::new(FixedClock));
         let server_cfg = Arc::new(server_cfg);
-        let mut client_cfg = ClientConfig::new(crypto);
+        let mut client_cfg = ClientConfig::new(client_crypto);
         client_cfg.transport_config(transport);
         let dcid_seed = AtomicU64::new(streams[1].next_u64());
         client_cfg.initial_dst_cid_provider(Arc::new(move || {

@@ -136,7 +136,6 @@ fn the_parser_refuses_what_quic_flows_do_not_do_yet() {
         (q("{ max_ack_delay = \"10ms\" }"), "quic.max_ack_delay is not implemented"),
         (q("{ zero_rtt = true }"), "quic.zero_rtt is not implemented"),
         (q("{ careful_resume = true }"), "quic.careful_resume is not implemented"),
-        (q("{ crypto = \"tls\" }"), "real TLS 1.3"),
         (q("{ cc = \"quinn-bbr\" }"), "operating system"),
         (q("{ cc = \"bbr\" }"), "window controllers only"),
         (q("{ cc = \"quinn-cubic\", hybla_rtt0 = \"25ms\" }"), "unknown key \"hybla_rtt0\""),
@@ -148,7 +147,36 @@ fn the_parser_refuses_what_quic_flows_do_not_do_yet() {
         let e = err(&flow);
         assert!(e.contains(says), "{flow}\n=> {e}");
     }
+    let tls = parse_toml(&geo(100, "", &q("{ crypto = \"tls\" }")), &[]);
+    if cfg!(feature = "tls") {
+        assert!(tls.is_ok(), "{:?}", tls.err());
+    } else {
+        assert!(tls.unwrap_err().to_string().contains("built without real TLS 1.3"));
+    }
     // a satcp controller's own keys are accepted in the quic table
     let ok = parse_toml(&geo(100, "", &q("{ cc = \"hybla\", hybla_rtt0 = \"25ms\" }")), &[]);
     assert!(ok.is_ok(), "{:?}", ok.err());
+}
+
+/// Real TLS 1.3 (`crypto = "tls"`): the file arrives whole over a lossy
+/// path; two runs give the same summary bits although rustls's random
+/// values differ (their sizes do not, `quic/tls.rs`); the handshake takes
+/// the null crypto's one round trip (the same datagram count: both first
+/// flights fit one datagram) within a millisecond.
+#[cfg(feature = "tls")]
+#[test]
+fn tls_runs_give_the_same_summaries() {
+    let text = |crypto: &str| geo(100, "{ per = 1e-2 }", &quic_flow("d", &format!("{{ cc = \"cubic\", crypto = \"{crypto}\" }}"), "1MB"));
+    let json = |t: &str| {
+        let mut out = run(t).0;
+        out.summary.wall_s = 0.0;
+        (out.summary_json(), out.summary.flows[0].clone())
+    };
+    let (a, fa) = json(&text("tls"));
+    let (b, _) = json(&text("tls"));
+    assert_eq!(a, b);
+    delivered_whole(&fa, 1_000_000);
+    let (_, fnull) = json(&text("null"));
+    let (ht, hn) = (fa.quic.unwrap().handshake_s.unwrap(), fnull.quic.unwrap().handshake_s.unwrap());
+    assert!((ht - hn).abs() < 0.001, "tls {ht} s, null {hn} s");
 }

@@ -413,6 +413,16 @@ pub struct QuicCfg {
     pub stream_window: Option<u64>,
     /// Connection flow-control window (quinn's default: unlimited).
     pub connection_window: Option<u64>,
+    pub crypto: QuicCrypto,
+}
+
+/// A QUIC flow's handshake and packet protection (`quic.crypto`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuicCrypto {
+    /// TLS 1.3's flights and sizes without a cipher (`quic/null_crypto.rs`).
+    Null,
+    /// Real TLS 1.3 through rustls (the `tls` cargo feature, `quic/tls.rs`).
+    Tls,
 }
 
 /// A QUIC flow's congestion controller.

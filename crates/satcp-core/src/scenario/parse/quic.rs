@@ -68,11 +68,13 @@ pub(super) fn parse_quic(t: &Tbl, app: &AppCfg) -> Res<QuicCfg> {
         return Err(q.bad("cc", format!("one of {}: {why}", quoted_list(CCS))));
     }
     q.only(keys_with(&cc_name))?;
-    if let Some(c) = q.choice("crypto", &["null", "tls"])? {
-        if c == "tls" {
-            return Err(q.bad("crypto", "\"null\": real TLS 1.3 (\"tls\") is not implemented yet"));
+    let crypto = match q.choice("crypto", &["null", "tls"])? {
+        Some("tls") if cfg!(feature = "tls") => QuicCrypto::Tls,
+        Some("tls") => {
+            return Err(q.bad("crypto", "\"null\": this satcp was built without real TLS 1.3 (cargo feature `tls` of satcp-core)"));
         }
-    }
+        _ => QuicCrypto::Null,
+    };
     let cc = match q.choice("cc", CCS)? {
         Some("quinn-newreno") => QuicCc::QuinnNewReno,
         Some(name) if SATCP_CCS.contains(&name) => {
@@ -96,5 +98,6 @@ pub(super) fn parse_quic(t: &Tbl, app: &AppCfg) -> Res<QuicCfg> {
         initial_rtt_ns: q.duration_pos("initial_rtt")?,
         stream_window: window("stream_window")?,
         connection_window: window("connection_window")?,
+        crypto,
     })
 }
