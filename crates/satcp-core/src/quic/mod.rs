@@ -122,6 +122,8 @@ struct Writer {
     /// Finish the stream once everything asked is written.
     close: bool,
     finished: bool,
+    /// The peer acknowledged the whole finished stream.
+    all_acked: bool,
     stream: Option<StreamId>,
 }
 
@@ -330,14 +332,21 @@ impl QuicFlow {
         self.drive(i, ctx);
     }
 
-    /// `Close`: finish the stream once what was written is sent; a side
-    /// that never wrote has no stream to finish.
+    /// `Close`: finish the stream once what was written is sent. A side
+    /// that never wrote (the client, once the server's stream has ended)
+    /// closes the connection: CONNECTION_CLOSE with application code 0, so
+    /// neither side waits for its idle timeout.
     pub fn close(&mut self, ctx: &mut Ctx, side: Side) {
         let i = side as usize;
         if self.sides[i].writer.asked > 0 {
             self.sides[i].writer.close = true;
-            self.drive(i, ctx);
+        } else {
+            let now = self.instant(ctx.now);
+            if let Some((_, c)) = self.sides[i].conn.as_mut() {
+                c.close(now, VarInt::from_u32(0), bytes::Bytes::new());
+            }
         }
+        self.drive(i, ctx);
     }
 
     /// `StopWriting`: nothing beyond what quinn has taken, then finish.
@@ -441,7 +450,12 @@ impl QuicFlow {
                         s.connected_at = Some(ctx.now);
                     }
                     QEvent::ConnectionLost { .. } => {
-                        if !s.lost {
+                        // an abort unless this side's work was done (its
+                        // stream acknowledged, or the peer's read to its end):
+                        // the close that follows a transfer, or its idle
+                        // timeout when the CONNECTION_CLOSE was lost
+                        let done = s.writer.all_acked || s.reader.peer_closed;
+                        if !s.lost && !done {
                             s.lost = true;
                             ctx.notes.push(Note::Aborted { ep: s.ep.0 });
                         }
@@ -452,6 +466,7 @@ impl QuicFlow {
                         }
                     }
                     QEvent::Stream(StreamEvent::Finished { id }) if Some(id) == s.writer.stream => {
+                        s.writer.all_acked = true;
                         ctx.notes.push(Note::AllAcked { ep: s.ep.0 });
                     }
                     _ => {}

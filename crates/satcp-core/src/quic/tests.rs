@@ -180,3 +180,15 @@ fn tls_runs_give_the_same_summaries() {
     let (ht, hn) = (fa.quic.unwrap().handshake_s.unwrap(), fnull.quic.unwrap().handshake_s.unwrap());
     assert!((ht - hn).abs() < 0.001, "tls {ht} s, null {hn} s");
 }
+
+/// A QUIC flow that has delivered its file closes its connection; it is
+/// not counted as aborted when a TCP flow beside it runs on for longer than
+/// quinn's 30 s idle timeout, and the run ends "completed".
+#[test]
+fn a_finished_quic_flow_closes_and_is_not_aborted() {
+    let flows = quic_flow("q", "{}", "200kB") + &tcp_flow("t", "{ variant = \"sack\" }", "12MB");
+    let (out, f) = run(&geo(100, "", &flows));
+    delivered_whole(&f[0], 200_000);
+    assert!(f[1].completed && f[1].completion_s.unwrap() > f[0].completion_s.unwrap() + 30.0, "{:?}", f[1].completion_s);
+    assert_eq!(out.summary.ended_by, "completed");
+}
