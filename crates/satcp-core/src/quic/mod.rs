@@ -127,12 +127,31 @@ struct Writer {
     stream: Option<StreamId>,
 }
 
+/// One stream being read.
+struct Reading {
+    id: StreamId,
+    read: u64,
+    /// The server's unidirectional push stream (its end is the peer's
+    /// close, as a TCP FIN).
+    push: bool,
+}
+
 #[derive(Default)]
 struct Reader {
-    stream: Option<StreamId>,
+    streams: Vec<Reading>,
+    /// Bytes read on all streams.
     delivered: u64,
     integrity_errors: u64,
     peer_closed: bool,
+}
+
+/// A request (the client's, on a bidirectional stream it opens) or the
+/// answer to one (the server's, on the request's stream): `len` bytes, then
+/// the stream's end.
+struct Job {
+    stream: Option<StreamId>,
+    written: u64,
+    len: u64,
 }
 
 struct QuicSide {
@@ -146,6 +165,10 @@ struct QuicSide {
     timer_at: Option<Time>,
     writer: Writer,
     reader: Reader,
+    /// Requests and answers to write, in order.
+    jobs: std::collections::VecDeque<Job>,
+    /// The server: the client's request streams not answered yet, in order.
+    unanswered: std::collections::VecDeque<StreamId>,
     first_sent_at: Option<Time>,
     connected_at: Option<Time>,
     lost: bool,
@@ -285,6 +308,8 @@ impl QuicFlow {
                 timer_at: None,
                 writer: Writer::default(),
                 reader: Reader::default(),
+                jobs: Default::default(),
+                unanswered: Default::default(),
                 first_sent_at: None,
                 connected_at: None,
                 lost: false,
@@ -326,20 +351,34 @@ impl QuicFlow {
         self.drive(1, ctx);
     }
 
+    /// `Write`: the client's write is a request on a new bidirectional
+    /// stream; the server's answers the oldest request not answered yet on
+    /// its stream, and with none waiting goes to the server's push stream
+    /// (FTP's file when the client asked for nothing).
     pub fn write(&mut self, ctx: &mut Ctx, side: Side, bytes: u64) {
         let i = side as usize;
-        self.sides[i].writer.asked = self.sides[i].writer.asked.saturating_add(bytes);
+        let s = &mut self.sides[i];
+        match side {
+            Side::Client => s.jobs.push_back(Job { stream: None, written: 0, len: bytes }),
+            Side::Server => match s.unanswered.pop_front() {
+                Some(id) => s.jobs.push_back(Job { stream: Some(id), written: 0, len: bytes }),
+                None => s.writer.asked = s.writer.asked.saturating_add(bytes),
+            },
+        }
         self.drive(i, ctx);
     }
 
-    /// `Close`: finish the stream once what was written is sent. A side
-    /// that never wrote (the client, once the server's stream has ended)
-    /// closes the connection: CONNECTION_CLOSE with application code 0, so
-    /// neither side waits for its idle timeout.
+    /// `Close`: the server finishes its push stream once what was written
+    /// is sent (an answer's stream ends with the answer); the client closes
+    /// the connection (CONNECTION_CLOSE, application code 0: after the push
+    /// stream's end or its last page), so neither side waits for its idle
+    /// timeout.
     pub fn close(&mut self, ctx: &mut Ctx, side: Side) {
         let i = side as usize;
-        if self.sides[i].writer.asked > 0 {
-            self.sides[i].writer.close = true;
+        if side == Side::Server {
+            if self.sides[i].writer.asked > 0 {
+                self.sides[i].writer.close = true;
+            }
         } else {
             let now = self.instant(ctx.now);
             if let Some((_, c)) = self.sides[i].conn.as_mut() {
@@ -449,20 +488,28 @@ impl QuicFlow {
                     QEvent::Connected => {
                         s.connected_at = Some(ctx.now);
                     }
-                    QEvent::ConnectionLost { .. } => {
-                        // an abort unless this side's work was done (its
-                        // stream acknowledged, or the peer's read to its end):
-                        // the close that follows a transfer, or its idle
-                        // timeout when the CONNECTION_CLOSE was lost
-                        let done = s.writer.all_acked || s.reader.peer_closed;
+                    QEvent::ConnectionLost { reason } => {
+                        // an abort unless closed by the application (the
+                        // client's close after its last response) or this
+                        // side's work was done (its push stream acknowledged,
+                        // or the peer's read to its end): the idle timeout
+                        // when that CONNECTION_CLOSE was lost
+                        use quinn_proto::ConnectionError as E;
+                        let closed = matches!(reason, E::ApplicationClosed(_) | E::LocallyClosed);
+                        let idle = s.jobs.is_empty() && s.unanswered.is_empty() && s.reader.streams.is_empty();
+                        let pushed = s.writer.asked == 0 || s.writer.all_acked;
+                        let done = closed || s.reader.peer_closed || (idle && pushed);
                         if !s.lost && !done {
                             s.lost = true;
                             ctx.notes.push(Note::Aborted { ep: s.ep.0 });
                         }
                     }
-                    QEvent::Stream(StreamEvent::Opened { dir: Dir::Uni }) => {
-                        if s.reader.stream.is_none() {
-                            s.reader.stream = conn.streams().accept(Dir::Uni);
+                    QEvent::Stream(StreamEvent::Opened { dir }) => {
+                        while let Some(id) = conn.streams().accept(dir) {
+                            s.reader.streams.push(Reading { id, read: 0, push: dir == Dir::Uni });
+                            if dir == Dir::Bi {
+                                s.unanswered.push_back(id);
+                            }
                         }
                     }
                     QEvent::Stream(StreamEvent::Finished { id }) if Some(id) == s.writer.stream => {
@@ -474,6 +521,7 @@ impl QuicFlow {
             }
             read(&mut s.reader, s.ep, conn, ctx);
             write(&mut s.writer, conn, &self.pattern);
+            write_jobs(&mut s.jobs, &mut s.reader, conn, &self.pattern);
             let mut sent = false;
             loop {
                 self.buf.clear();
@@ -533,40 +581,70 @@ impl QuicFlow {
     }
 }
 
-/// Read what the receiving stream holds, checking each byte against the
-/// pattern and each chunk's offset against what came before.
+/// Read what the streams being read hold, checking each byte against the
+/// pattern (each stream starts it at 0) and each chunk's offset against
+/// what came before on its stream; note the bytes read on all streams
+/// together, and the push stream's end as the peer's close.
 fn read(r: &mut Reader, ep: EpId, conn: &mut Connection, ctx: &mut Ctx) {
-    let Some(id) = r.stream else { return };
-    if r.peer_closed {
-        return;
-    }
     let before = r.delivered;
-    let mut stream = conn.recv_stream(id);
-    let Ok(mut chunks) = stream.read(true) else { return };
-    loop {
-        match chunks.next(usize::MAX) {
-            Ok(Some(chunk)) => {
-                if chunk.offset != r.delivered {
-                    r.integrity_errors += 1;
+    let mut ended_push = false;
+    r.streams.retain_mut(|st| {
+        let mut stream = conn.recv_stream(st.id);
+        let Ok(mut chunks) = stream.read(true) else { return true };
+        let mut ended = false;
+        loop {
+            match chunks.next(usize::MAX) {
+                Ok(Some(chunk)) => {
+                    if chunk.offset != st.read {
+                        r.integrity_errors += 1;
+                    }
+                    let start = (chunk.offset % PATTERN_PERIOD as u64) as usize;
+                    let bad = chunk.bytes.iter().enumerate().any(|(k, &b)| b != ((start + k) % PATTERN_PERIOD) as u8);
+                    r.integrity_errors += bad as u64;
+                    st.read = chunk.offset + chunk.bytes.len() as u64;
+                    r.delivered += chunk.bytes.len() as u64;
                 }
-                let start = (chunk.offset % PATTERN_PERIOD as u64) as usize;
-                let bad = chunk.bytes.iter().enumerate().any(|(k, &b)| b != ((start + k) % PATTERN_PERIOD) as u8);
-                r.integrity_errors += bad as u64;
-                r.delivered = chunk.offset + chunk.bytes.len() as u64;
+                Ok(None) => {
+                    ended = true;
+                    break;
+                }
+                Err(_) => break,
             }
-            Ok(None) => {
-                r.peer_closed = true;
-                break;
-            }
-            Err(_) => break,
         }
-    }
-    let _ = chunks.finalize();
+        let _ = chunks.finalize();
+        ended_push |= ended && st.push;
+        !ended
+    });
     if r.delivered > before {
         ctx.notes.push(Note::Delivered { ep: ep.0, total: r.delivered });
     }
-    if r.peer_closed {
+    if ended_push {
+        r.peer_closed = true;
         ctx.notes.push(Note::PeerClosed { ep: ep.0 });
+    }
+}
+
+/// Write the requests and answers in order: a request opens its stream
+/// when the peer's limits allow one (the client learns them in the
+/// handshake) and is read back for its answer; each ends its stream.
+fn write_jobs(jobs: &mut std::collections::VecDeque<Job>, r: &mut Reader, conn: &mut Connection, pattern: &[u8]) {
+    while let Some(j) = jobs.front_mut() {
+        if j.stream.is_none() {
+            let Some(id) = conn.streams().open(Dir::Bi) else { return };
+            j.stream = Some(id);
+            r.streams.push(Reading { id, read: 0, push: false });
+        }
+        let id = j.stream.expect("opened");
+        while j.written < j.len {
+            let start = (j.written % PATTERN_PERIOD as u64) as usize;
+            let n = (j.len - j.written).min(WRITE_CHUNK as u64) as usize;
+            match conn.send_stream(id).write(&pattern[start..start + n]) {
+                Ok(k) if k > 0 => j.written += k as u64,
+                _ => return,
+            }
+        }
+        let _ = conn.send_stream(id).finish();
+        jobs.pop_front();
     }
 }
 

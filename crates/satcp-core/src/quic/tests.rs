@@ -142,7 +142,8 @@ fn the_parser_refuses_what_quic_flows_do_not_do_yet() {
         (q("{ stream_window = 0 }"), "flows.d.quic.stream_window"),
         (tcp_flow("d", "{}", "1MB").replace("tcp = {}", "quic = {}"), "no quic table"),
         (q("{}").replace("transport = \"quic\"", "transport = \"quic\"\ntcp = {}"), "no tcp table"),
-        (q("{}").replace("size = \"1MB\"", "size = \"1MB\", request = \"100B\""), "request"),
+        (q("{}").replace("size = \"1MB\"", "size = \"1MB\", response_end = \"fin\""), "response_end"),
+        (q("{}").replace("kind = \"ftp\", size = \"1MB\"", "kind = \"cbr\", rate = \"1Mbps\""), "ftp and http"),
     ] {
         let e = err(&flow);
         assert!(e.contains(says), "{flow}\n=> {e}");
@@ -191,4 +192,46 @@ fn a_finished_quic_flow_closes_and_is_not_aborted() {
     delivered_whole(&f[0], 200_000);
     assert!(f[1].completed && f[1].completion_s.unwrap() > f[0].completion_s.unwrap() + 30.0, "{:?}", f[1].completion_s);
     assert_eq!(out.summary.ended_by, "completed");
+}
+
+/// FTP with a request: the client's request rides a bidirectional stream
+/// it opens, the server answers with the file on that stream once the
+/// whole request has arrived; every byte arrives in order, and the
+/// connection ends without an abort (the client's work is done when the
+/// answer's stream has ended, so the idle timeout that follows is none).
+#[test]
+fn a_requested_file_comes_back_on_the_request_stream() {
+    let flow = quic_flow("d", "{}", "1MB").replace("size = \"1MB\"", "size = \"1MB\", request = \"300B\"");
+    let flows = flow + &tcp_flow("t", "{ variant = \"sack\" }", "12MB");
+    let (out, f) = run(&geo(100, "", &flows));
+    delivered_whole(&f[0], 1_000_000);
+    assert_eq!(out.summary.ended_by, "completed");
+    // the request waits for the handshake: 1 RTT more than a pushed file
+    let pushed = run(&geo(100, "", &quic_flow("d", "{}", "1MB"))).1;
+    let extra = f[0].completion_s.unwrap() - pushed[0].completion_s.unwrap();
+    assert!(extra > 0.5, "{extra}");
+}
+
+/// HTTP pages over one QUIC connection, a request stream per object: 3
+/// pages of a main object and 15 embedded objects complete. Requested one
+/// after another, a page takes at least 16 round trips (510 ms each);
+/// pipelined, the embedded objects share the connection on parallel
+/// streams and a page takes a few round trips: less than a third of that.
+#[test]
+fn http_pages_ride_a_stream_per_object() {
+    let http = |pipelining: bool| {
+        format!("[[flows]]\nname = \"w\"\nsrc = \"server\"\ndst = \"client\"\ntransport = \"quic\"\n\
+                 app = {{ kind = \"http\", pages = 3, page_interval = \"30s\", pipelining = {pipelining} }}\n")
+    };
+    let (_, f) = run(&geo(100, "", &http(false)));
+    assert!(f[0].completed && f[0].integrity_errors == 0 && !f[0].aborted, "{:?}", f[0]);
+    assert_eq!(f[0].pages_completed, 3);
+    let serial = f[0].mean_page_response_s.unwrap();
+    assert!(serial > 16.0 * 0.51 && serial < 2.0 * 16.0 * 0.51, "{serial}");
+    // every object's bytes: 3 x (10,710 + 15 x 7,758)
+    assert_eq!(f[0].bytes_delivered, 3 * (10_710 + 15 * 7_758));
+    let (_, p) = run(&geo(100, "", &http(true)));
+    assert_eq!(p[0].pages_completed, 3);
+    let piped = p[0].mean_page_response_s.unwrap();
+    assert!(piped < serial / 3.0, "pipelined {piped} s, one at a time {serial} s");
 }

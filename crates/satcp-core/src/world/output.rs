@@ -138,7 +138,7 @@ impl World {
                         _ => None,
                     },
                     completion_s: app.completed_at().map(|t| secs(t - start)),
-                    last_byte_at_s: last.map(secs),
+                    last_byte_at_s: last.filter(|_| matches!(fc.app, AppCfg::Ftp(_))).map(secs),
                     fin_done_at_s: None,
                     bytes_delivered: qc.bytes_delivered,
                     bytes_received: qc.bytes_received,
@@ -151,6 +151,8 @@ impl World {
                     abort_reason: run.aborted.then(|| "the QUIC connection was lost (quinn's ConnectionLost: idle timeout or a protocol error)".to_string()),
                     final_cwnd_bytes: qc.cwnd,
                     final_srtt_s: qc.srtt_ns.map(|v| v / 1e9),
+                    pages_completed: pages_done,
+                    mean_page_response_s: (pages_done > 0).then(|| page_sum / pages_done as f64),
                     quic: Some(QuicStats {
                         handshake_s: qc.handshake_ns.map(secs),
                         datagrams_sent: qc.datagrams_sent,

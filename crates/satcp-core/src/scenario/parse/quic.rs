@@ -38,14 +38,14 @@ pub(super) fn parse_quic(t: &Tbl, app: &AppCfg) -> Res<QuicCfg> {
         return Err(t.bad("tcp", "no tcp table: a QUIC flow takes its settings in quic = { ... }"));
     }
     match app {
-        AppCfg::Ftp(f) if f.request_bytes == 0 && f.response_end == ResponseEnd::LastByte => {}
+        AppCfg::Ftp(f) if f.response_end == ResponseEnd::LastByte => {}
         AppCfg::Ftp(_) => {
             let at = Tbl::new(t.at("app"), t.get("app").expect("parsed"), "an application table")?;
-            let key = if matches!(app, AppCfg::Ftp(f) if f.request_bytes > 0) { "request" } else { "response_end" };
-            return Err(at.bad(key, "its default on a QUIC flow (the server pushes the file on a stream; requests and other response ends are not implemented for QUIC yet)"));
+            return Err(at.bad("response_end", "\"last_byte\" on a QUIC flow (\"fin\" and \"last_ack\" are not implemented for QUIC yet)"));
         }
+        AppCfg::Http(_) => {}
         _ => {
-            return Err(t.bad("transport", "\"tcp\" for this application: QUIC flows run the ftp application only so far"));
+            return Err(t.bad("transport", "\"tcp\" for this application: QUIC flows run the ftp and http applications"));
         }
     }
     let empty = Value::Table(toml::Table::new());
