@@ -124,6 +124,10 @@ fn quic_beside_tcp_through_one_queue() {
     // TCP's line has no quic part; QUIC's has no TCP limits
     assert!(f[1].quic.is_none() && f[0].limited.is_none());
     assert!(!out.summary_json().contains("\"quic\":null"));
+    // the sweep store's rows flatten QUIC's part (one column per counter)
+    let rows = crate::stats::store_rows::rows_of(&out.summary);
+    let names = &rows.table("flows").names;
+    assert!(names.iter().any(|n| n == "quic_handshake_s") && names.iter().any(|n| n == "quic_lost_packets"), "{names:?}");
 }
 
 /// Keys not implemented yet, controllers not adapted yet, and tables that
