@@ -7,9 +7,14 @@
 //! * One `quinn_proto::Endpoint` and one `Connection` per side of a flow.
 //!   The QUIC client sits at the flow's `dst` (the satcp "client", the
 //!   receiver of the bulk data) and the QUIC server at `src`, so the data
-//!   flows server -> client as in TCP flows. The server sends the file on
-//!   one unidirectional stream it opens as soon as it has accepted the
-//!   connection (0.5-RTT data, as HTTP/3 servers may).
+//!   flows server -> client as in TCP flows. The applications are TCP's,
+//!   unchanged; their actions map onto streams (`QuicFlow::write`): a
+//!   client's write is a request on a new bidirectional stream, a server's
+//!   write answers the oldest unanswered request on its stream, or, with
+//!   none waiting, goes to a unidirectional push stream the server opens
+//!   as soon as it has accepted the connection (0.5-RTT data, as HTTP/3
+//!   servers may). FTP pushes or answers its file; HTTP pages ask for each
+//!   object on its own stream.
 //! * Driven by world events: a datagram arriving at a side's node goes to
 //!   `Endpoint::handle` (and to the connection it names); the connection's
 //!   `poll_timeout` becomes an `Event::Quic` timer (lazy: an earlier
