@@ -239,3 +239,27 @@ fn http_pages_ride_a_stream_per_object() {
     let piped = p[0].mean_page_response_s.unwrap();
     assert!(piped < serial / 3.0, "pipelined {piped} s, one at a time {serial} s");
 }
+
+/// The `--out` series of a QUIC flow: a row per tick with quinn's window
+/// and smoothed RTT (NaN before the server has a connection, quinn's
+/// initial 333 ms until the server's first
+/// sample, the client's Finished half a round trip after the client's
+/// handshake; from then on at least the path's 510 ms) and
+/// the bytes delivered, never decreasing, ending at the file's size; the
+/// TCP-only columns are NaN.
+#[test]
+fn the_series_carry_quinns_window_rtt_and_delivery() {
+    let text = geo(100, "", &quic_flow("d", "{ cc = \"cubic\" }", "1MB")).replace("[run]\n", "[run]\nsample_interval = \"100ms\"\n");
+    let (out, f) = run(&text);
+    let s = &out.flow_series;
+    assert!(s.time_s.len() > 20 && s.flow.iter().all(|&x| x == 0));
+    let after = |t: f64| s.time_s.iter().position(|&x| x >= t).unwrap();
+    // no server connection before the client's Initial arrives
+    assert!(s.srtt_s[0].is_nan() && s.srtt_s.contains(&0.333));
+    let i = after(f[0].quic.unwrap().handshake_s.unwrap() + 0.5);
+    assert!(s.srtt_s[i..].iter().all(|&r| r >= 0.51), "{:?}", &s.srtt_s[i..i + 3]);
+    assert!(s.cwnd_bytes[0].is_nan() && s.cwnd_bytes[i..].iter().all(|&c| c >= 2400.0));
+    assert!(s.delivered_bytes.windows(2).all(|w| w[0] <= w[1]));
+    assert!(*s.delivered_bytes.last().unwrap() <= 1_000_000.0 && s.delivered_bytes.iter().any(|&d| d > 0.0));
+    assert!(s.flight_bytes.iter().all(|x| x.is_nan()) && s.rto_s.iter().all(|x| x.is_nan()));
+}

@@ -27,7 +27,8 @@ impl World {
                 let fs = &mut self.flow_series;
                 fs.time_s.push(t);
                 fs.flow.push(f.0);
-                fs.cwnd_bytes.push(c.cwnd as f64);
+                // before the server has a connection (srtt None): NaN
+                fs.cwnd_bytes.push(c.srtt_ns.map_or(f64::NAN, |_| c.cwnd as f64));
                 fs.ssthresh_bytes.push(f64::NAN);
                 fs.eff_window_bytes.push(f64::NAN);
                 fs.flight_bytes.push(f64::NAN);
