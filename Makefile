@@ -78,7 +78,7 @@ demo: build
 	$(IN_VENV) satcp demo --out $(DEMO_OUT)
 
 test-rust: build
-	cargo test --profile tests-opt -p satcp-core -p satcp-linkemu
+	cargo test --profile tests-opt -p satcp-core -p satcp-linkemu --features satcp-core/tls
 	python3 scripts/check_doc_examples.py
 
 # System tools the Python tests drive: headless Chromium (report rendering),

@@ -45,8 +45,10 @@ pub struct Monitor {
 
 impl RouterAgent for Monitor {
     fn on_forward(&mut self, _now: Time, _dir: u32, p: &mut Packet) {
-        self.packets[p.kind as usize] += 1;
-        self.bytes[p.kind as usize] += p.ip_bytes as u64;
+        // a QUIC datagram is a UDP datagram on the wire
+        let k = if p.kind == Kind::Quic { Kind::Udp } else { p.kind } as usize;
+        self.packets[k] += 1;
+        self.bytes[k] += p.ip_bytes as u64;
     }
 
     fn on_queue_drop(&mut self, _now: Time, _dir: u32, _p: &Packet) {

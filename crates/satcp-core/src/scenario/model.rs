@@ -461,6 +461,56 @@ pub struct FlowCfg {
     pub dst: usize,
     pub tcp: TcpCfg,
     pub app: AppCfg,
+    /// `transport = "quic"`: the flow runs QUIC (`quic/`) with these
+    /// settings instead of TCP; None for TCP flows.
+    pub quic: Option<QuicCfg>,
+}
+
+/// A QUIC flow's `quic = { ... }` table (`quic/`, docs/models/quic.md).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuicCfg {
+    pub cc: QuicCc,
+    /// The controller's initial window in bytes (quinn's default: 14,720).
+    pub initial_window: Option<u64>,
+    /// The RTT assumed before the first sample (quinn's default: 333 ms).
+    pub initial_rtt_ns: Option<u64>,
+    /// Per-stream flow-control window (quinn's default: 1.25 MB).
+    pub stream_window: Option<u64>,
+    /// Connection flow-control window (quinn's default: unlimited).
+    pub connection_window: Option<u64>,
+    pub crypto: QuicCrypto,
+}
+
+/// A QUIC flow's handshake and packet protection (`quic.crypto`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuicCrypto {
+    /// TLS 1.3's flights and sizes without a cipher (`quic/null_crypto.rs`).
+    Null,
+    /// Real TLS 1.3 through rustls (the `tls` cargo feature, `quic/tls.rs`).
+    Tls,
+}
+
+/// A QUIC flow's congestion controller.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum QuicCc {
+    /// quinn's NewReno (`quinn_proto::congestion::NewReno`).
+    QuinnNewReno,
+    /// quinn's CUBIC (`quinn_proto::congestion::Cubic`).
+    QuinnCubic,
+    /// One of satcp's window controllers (`tcp/cc/`) through the adapter
+    /// (`quic/cc_adapter.rs`): its `cc` name and parameters.
+    Satcp(&'static str, crate::tcp::cc::Controller),
+}
+
+impl QuicCc {
+    /// Its `quic.cc` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            QuicCc::QuinnNewReno => "quinn-newreno",
+            QuicCc::QuinnCubic => "quinn-cubic",
+            QuicCc::Satcp(name, _) => name,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

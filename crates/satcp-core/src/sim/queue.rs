@@ -40,6 +40,9 @@ pub enum Event {
     /// A constellation's topology step: positions, visibility, attachments
     /// and link delays are brought up to date (`world/leo.rs`).
     Topology,
+    /// A QUIC endpoint's next timeout (`quic/`): the connection's
+    /// `poll_timeout`, whatever timer it is.
+    Quic { ep: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

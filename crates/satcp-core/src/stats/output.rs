@@ -167,6 +167,28 @@ pub struct FlowSummary {
     /// UDP cross-traffic flows (cbr, onoff) only: packets and IP bytes sent,
     /// received, lost to queues or errors. Their TCP fields stay zero.
     pub udp: Option<crate::app::udp::UdpStats>,
+    /// QUIC flows only (`transport = "quic"`): what quinn counted. Absent
+    /// from a TCP or UDP flow's line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quic: Option<QuicStats>,
+}
+
+/// A QUIC flow's own summary (`quic/`, docs/models/quic.md): quinn's
+/// `ConnectionStats` of both connections and the handshake time.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct QuicStats {
+    /// From the client's first datagram to its connection's `Connected`
+    /// event (the handshake's 1 RTT plus serialisation).
+    pub handshake_s: Option<f64>,
+    /// UDP datagrams both connections sent.
+    pub datagrams_sent: u64,
+    /// Packets quinn declared lost (both connections); their frames are
+    /// sent again in new packets, so this is QUIC's retransmission count.
+    pub lost_packets: u64,
+    /// Bytes of those packets.
+    pub lost_bytes: u64,
+    /// The server's congestion events (window reductions).
+    pub congestion_events: u64,
 }
 
 /// Shares of a sending TCP's time from establishment to completion (or

@@ -70,6 +70,18 @@ impl World {
             let a = self.actions[i];
             i += 1;
             let mut ctx = Ctx { now: self.now, q: &mut self.q, out: &mut self.out, notes: &mut self.notes };
+            if let Some(qf) = self.quic[f.index()].as_deref_mut() {
+                match a {
+                    Action::Listen(_) => {} // the QUIC server accepts what comes
+                    Action::Connect(_) => qf.connect(&mut ctx),
+                    Action::Write(s, n) => qf.write(&mut ctx, s, n),
+                    Action::Close(s) => qf.close(&mut ctx, s),
+                    Action::StopWriting(s) => qf.stop_writing(&mut ctx, s),
+                    Action::WakeAt(t) => self.q.push(t, Event::App { app: f.0 }),
+                    Action::Datagram(_) => unreachable!("the parser gives QUIC flows ftp only"),
+                }
+                continue;
+            }
             match a {
                 Action::Listen(s) => self.eps[f.endpoint(s).index()].listen(self.now),
                 Action::Connect(s) => self.eps[f.endpoint(s).index()].connect(&mut ctx),

@@ -34,6 +34,11 @@ impl World {
             if let Some(u) = self.apps[p.flow().index()].udp() {
                 u.received(p.ip_bytes);
             }
+        } else if p.dst_node == node && p.kind == Kind::Quic {
+            let f = p.flow().index();
+            let mut ctx = Ctx { now: self.now, q: &mut self.q, out: &mut self.out, notes: &mut self.notes };
+            self.quic[f].as_deref_mut().expect("a QUIC flow").on_datagram(&mut ctx, p);
+            self.settle();
         } else if p.dst_node == node {
             debug_assert!(p.kind.is_tcp(), "{:?} delivered to a node", p.kind);
             let ep = p.endpoint().index();

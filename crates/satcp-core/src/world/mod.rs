@@ -56,6 +56,7 @@ use crate::net::link::schedule::DirSchedule;
 use crate::net::link::{Devices, LinkOut};
 use crate::net::routing::{self, Routes};
 use crate::net::{LinkDir, Packet, PacketPool};
+use crate::quic::QuicFlow;
 use crate::router::Agents;
 use crate::scenario::{Scenario, TcpCfg};
 use crate::sim::{Event, EventQueue, Rng, Time};
@@ -105,6 +106,10 @@ pub struct World {
     devices: Devices,
     /// Endpoints (`EpId`: flow f's server is 2f, its client 2f + 1).
     eps: Vec<Endpoint>,
+    /// Per flow: its QUIC connection pair (`transport = "quic"`, `quic/`);
+    /// None for TCP and UDP flows (their TCP endpoints above stay idle
+    /// for a QUIC flow, so endpoint ids stay 2f and 2f + 1).
+    quic: Vec<Option<Box<QuicFlow>>>,
     apps: Vec<App>,
     flows: Vec<FlowRun>,
     finite_left: usize,
@@ -146,6 +151,9 @@ const STREAM_TCP_CC: u64 = 2 << 32;
 const STREAM_APPS: u64 = 7 << 40;
 /// The phase of each endpoint's TCP clock (ns-2's `boot_time_`).
 const STREAM_TCP_CLOCK: u64 = 3 << 32;
+/// + endpoint index: each QUIC endpoint's seeds (its rng, connection IDs,
+/// reset key; the client's initial destination CID).
+const STREAM_QUIC: u64 = 9 << 40;
 
 impl World {
     pub fn build(scn: &Scenario) -> Self {
@@ -161,6 +169,7 @@ impl World {
         }
         let (routes, relay) = build_routes(scn, &dirs);
         let (eps, apps, flows) = build_flows(scn, &mut q);
+        let quic = build_quic(scn);
         if scn.run.sample_interval_ns.is_some() {
             q.push(0, Event::Sample);
         }
@@ -182,6 +191,7 @@ impl World {
             link_out: LinkOut::default(),
             devices: Devices::default(),
             eps,
+            quic,
             apps,
             flows,
             finite_left,
@@ -286,6 +296,21 @@ fn build_flows(scn: &Scenario, q: &mut EventQueue) -> (Vec<Endpoint>, Vec<App>, 
         flows.push(FlowRun { finished_eps: 0, fin_done_at: None, aborted: false, done: false });
     }
     (eps, apps, flows)
+}
+
+/// Each QUIC flow's connection pair, seeded from the run seed.
+fn build_quic(scn: &Scenario) -> Vec<Option<Box<QuicFlow>>> {
+    let seed = scn.run.seed;
+    scn.flows
+        .iter()
+        .enumerate()
+        .map(|(f, fc)| {
+            let flow = FlowId::new(f);
+            let rng = |ep: crate::ids::EpId| Rng::new(seed, STREAM_QUIC + ep.0 as u64);
+            let cfg = fc.quic.as_ref()?;
+            Some(Box::new(QuicFlow::new(cfg, flow, fc.src as u32, fc.dst as u32, [rng(flow.server()), rng(flow.client())])))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -20,6 +20,25 @@ impl World {
             if self.apps[f.index()].udp_stats().is_some() {
                 continue; // UDP cross traffic has no TCP state to sample
             }
+            if let Some(q) = self.quic[f.index()].as_deref() {
+                // what quinn hands out: its window, its smoothed RTT and the
+                // bytes delivered; the rest is TCP's
+                let c = q.counters();
+                let fs = &mut self.flow_series;
+                fs.time_s.push(t);
+                fs.flow.push(f.0);
+                // before the server has a connection (srtt None): NaN
+                fs.cwnd_bytes.push(c.srtt_ns.map_or(f64::NAN, |_| c.cwnd as f64));
+                fs.ssthresh_bytes.push(f64::NAN);
+                fs.eff_window_bytes.push(f64::NAN);
+                fs.flight_bytes.push(f64::NAN);
+                fs.srtt_s.push(c.srtt_ns.map_or(f64::NAN, |v| v / 1e9));
+                fs.rto_s.push(f64::NAN);
+                fs.rcv_high_bytes.push(f64::NAN);
+                fs.delivered_bytes.push(c.bytes_delivered as f64);
+                fs.snd_max_bytes.push(f64::NAN);
+                continue;
+            }
             let s = self.eps[f.server().index()].flow_counters();
             let c = self.eps[f.client().index()].flow_counters();
             let fs = &mut self.flow_series;
@@ -104,6 +123,48 @@ impl World {
             let (ss, cs) = (s.stats, c.stats);
             let udp = app.udp_stats();
             let run = &self.flows[f.index()];
+            if let Some(q) = self.quic[f.index()].as_deref() {
+                let qc = q.counters();
+                let cfg = fc.quic.as_ref().expect("a QUIC flow");
+                flows.push(FlowSummary {
+                    name: fc.name.clone(),
+                    src: node(fc.src),
+                    dst: node(fc.dst),
+                    variant: format!("quic/{}", cfg.cc.name()),
+                    app: app.kind().to_string(),
+                    completed: app.completed_at().is_some(),
+                    start_s: secs(start),
+                    stop_s: match &fc.app {
+                        AppCfg::Ftp(a) => a.stop_ns.map(secs),
+                        _ => None,
+                    },
+                    completion_s: app.completed_at().map(|t| secs(t - start)),
+                    last_byte_at_s: last.filter(|_| matches!(fc.app, AppCfg::Ftp(_))).map(secs),
+                    fin_done_at_s: None,
+                    bytes_delivered: qc.bytes_delivered,
+                    bytes_received: qc.bytes_received,
+                    goodput_bps: rate(qc.bytes_delivered),
+                    throughput_bps: rate(qc.bytes_received),
+                    segments_sent: qc.datagrams_sent,
+                    retransmissions: qc.lost_packets,
+                    integrity_errors: qc.integrity_errors,
+                    aborted: run.aborted,
+                    abort_reason: run.aborted.then(|| "the QUIC connection was lost (quinn's ConnectionLost: idle timeout or a protocol error)".to_string()),
+                    final_cwnd_bytes: qc.cwnd,
+                    final_srtt_s: qc.srtt_ns.map(|v| v / 1e9),
+                    pages_completed: pages_done,
+                    mean_page_response_s: (pages_done > 0).then(|| page_sum / pages_done as f64),
+                    quic: Some(QuicStats {
+                        handshake_s: qc.handshake_ns.map(secs),
+                        datagrams_sent: qc.datagrams_sent,
+                        lost_packets: qc.lost_packets,
+                        lost_bytes: qc.lost_bytes,
+                        congestion_events: qc.congestion_events,
+                    }),
+                    ..FlowSummary::default()
+                });
+                continue;
+            }
             flows.push(FlowSummary {
                 name: fc.name.clone(),
                 src: node(fc.src),
@@ -148,6 +209,7 @@ impl World {
                     Limited { cwnd, rwnd, app, pacing }
                 }),
                 udp,
+                quic: None,
             });
         }
         (flows, pages)

@@ -120,6 +120,12 @@ impl World {
                 }
                 Event::LinkChange { link } => self.link_change(link as usize),
                 Event::Topology => self.topology_step(),
+                Event::Quic { ep } => {
+                    let ep = crate::ids::EpId(ep);
+                    let mut ctx = Ctx { now: t, q: &mut self.q, out: &mut self.out, notes: &mut self.notes };
+                    self.quic[ep.flow().index()].as_deref_mut().expect("a QUIC flow").on_timer(&mut ctx, ep);
+                    self.settle();
+                }
             }
             if has_finite && self.finite_left == 0 {
                 // every finite flow is done: finished, or some gave up

@@ -46,7 +46,7 @@
 use std::io::{self, Write};
 
 use crate::ids::{EpId, Side};
-use crate::net::packet::{Kind, Packet, TcpHeader, IPV4_HEADER, TCP_HEADER};
+use crate::net::packet::{Packet, TcpHeader, IPV4_HEADER, TCP_HEADER};
 
 /// Ethernet II header bytes.
 pub const ETHERNET_HEADER: u32 = 14;
@@ -167,7 +167,7 @@ pub fn encode_headers(b: &mut Vec<u8>, p: &Packet, hop_from: u32, hop_to: u32) -
     let tos = if p.kind.low_priority() { TOS_LOWER_EFFORT } else { 0 };
     b.extend_from_slice(&[0x45, tos]);
     b.extend_from_slice(&(p.ip_bytes as u16).to_be_bytes());
-    let udp = p.kind == Kind::Udp;
+    let udp = p.kind.is_udp();
     let proto = if udp { 17 } else { 6 };
     b.extend_from_slice(&[0, 0, 0x40, 0, p.ttl, proto, 0, 0]); // id 0, DF, TTL, protocol, checksum
     b.extend_from_slice(&src);
@@ -262,7 +262,7 @@ impl<W: Write> PcapWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{FLAG_ACK, FLAG_SYN};
+    use crate::net::packet::{Kind, FLAG_ACK, FLAG_SYN};
 
     fn syn() -> Packet {
         let h = TcpHeader {

@@ -55,6 +55,9 @@ pub enum Kind {
     DummyAck,
     /// A UDP datagram of cross traffic (`to_ep` is the flow index).
     Udp,
+    /// A UDP datagram of a QUIC flow (`quic/`): `to_ep` is the endpoint it
+    /// is for, `stream_off` the id its bytes wait under in the flow's table.
+    Quic,
 }
 
 impl Kind {
@@ -64,6 +67,13 @@ impl Kind {
     #[inline]
     pub fn low_priority(self) -> bool {
         matches!(self, Kind::Dummy | Kind::DummyAck)
+    }
+
+    /// A UDP datagram on the wire (cross traffic or QUIC): what link
+    /// protocols, captures and monitors see of it.
+    #[inline]
+    pub fn is_udp(self) -> bool {
+        matches!(self, Kind::Udp | Kind::Quic)
     }
 
     /// A TCP segment of some kind (an endpoint handles it).
@@ -79,6 +89,7 @@ impl Kind {
             Kind::Dummy => "dummy",
             Kind::DummyAck => "dummy_ack",
             Kind::Udp => "udp",
+            Kind::Quic => "quic",
         }
     }
 }
@@ -324,6 +335,24 @@ impl Packet {
             tcp: TcpHeader::default(),
             stream_off: 0,
             kind: Kind::Udp,
+            retx: false,
+            corrupted: false,
+            ttl: INITIAL_TTL,
+        }
+    }
+
+    /// A QUIC flow's UDP datagram of `ip_bytes` (quinn's payload + UDP and
+    /// IPv4 headers) for endpoint `to_ep`; `id` names its bytes.
+    pub fn quic(src_node: u32, dst_node: u32, to_ep: u32, ip_bytes: u32, id: u64) -> Self {
+        Packet {
+            src_node,
+            dst_node,
+            to_ep,
+            ip_bytes,
+            payload: ip_bytes - crate::quic::UDP_IP_HEADERS,
+            tcp: TcpHeader::default(),
+            stream_off: id,
+            kind: Kind::Quic,
             retx: false,
             corrupted: false,
             ttl: INITIAL_TTL,

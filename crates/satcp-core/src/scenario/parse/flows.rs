@@ -33,7 +33,7 @@ pub(super) fn parse_flows(root: &Tbl, nodes: &[NodeCfg], component: &[usize]) ->
                 format!("a name for this flow: its default name {:?} is already used by another flow", name),
             ));
         }
-        t.only(&["name", "src", "dst", "tcp", "app"])?;
+        t.only(&["name", "src", "dst", "tcp", "app", "transport", "quic"])?;
         let src = node_ref(&t, "src", nodes)?;
         let dst = node_ref(&t, "dst", nodes)?;
         if src == dst {
@@ -73,8 +73,20 @@ pub(super) fn parse_flows(root: &Tbl, nodes: &[NodeCfg], component: &[usize]) ->
         if udp && t.get("tcp").is_some() {
             return Err(t.bad("tcp", "no tcp table: a cbr or onoff application sends UDP (onoff takes transport = \"tcp\")"));
         }
+        let quic = match t.choice("transport", &["tcp", "quic"])? {
+            Some("quic") => Some(super::quic::parse_quic(&t, &app)?),
+            _ => {
+                if t.get("quic").is_some() {
+                    return Err(t.bad("quic", "no quic table: this flow's transport is TCP (add transport = \"quic\")"));
+                }
+                None
+            }
+        };
+        if udp && t.get("transport").is_some() {
+            return Err(t.bad("transport", "no transport: a cbr or onoff application sends UDP (onoff takes its own transport = \"tcp\")"));
+        }
         named.insert(name.clone(), flows.len());
-        flows.push(FlowCfg { name, src, dst, tcp, app });
+        flows.push(FlowCfg { name, src, dst, tcp, app, quic });
     }
     Ok(flows)
 }

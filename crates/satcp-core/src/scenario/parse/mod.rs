@@ -35,6 +35,7 @@ mod flows;
 mod json;
 mod links;
 mod multihop;
+mod quic;
 mod tcp;
 
 pub use tcp::variants as variant_names;

@@ -56,7 +56,7 @@ pub const BYPASS_NAMES: &[(&str, u8)] = &[("udp", BYPASS_UDP), ("tcp_ack", BYPAS
 
 fn bypasses(mask: u8, kind: Kind) -> bool {
     let class = match kind {
-        Kind::Udp => BYPASS_UDP,
+        Kind::Udp | Kind::Quic => BYPASS_UDP,
         Kind::Ack => BYPASS_TCP_ACK,
         Kind::Dummy | Kind::DummyAck => BYPASS_DUMMY,
         _ => 0,
