@@ -16,33 +16,10 @@ use satcp_core::RunOutput;
 /// server --(1 Gb/s, 1 ms)-- router --(`rate`, one way `delay`)-- client;
 /// the router's queue toward the client holds `queue` (a TOML value).
 fn path(rate: &str, delay_ms: f64, queue: &str, tcp: &str, stop_s: u32, sample: &str) -> String {
-    format!(
-        r#"
-[run]
-stop = "{stop_s}s"
-sample_interval = "{sample}"
-[nodes]
-server = {{}}
-router = {{}}
-client = {{}}
-[[links]]
-a = "server"
-b = "router"
-rate = "1Gbps"
-delay = "1ms"
-[[links]]
-a = "router"
-b = "client"
-rate = "{rate}"
-delay = "{delay_ms}ms"
-queue_ab = {queue}
-[[flows]]
-name = "f"
-src = "server"
-dst = "client"
-tcp = {{ mss = 1460, rwnd = "1000MB", delayed_ack = false, {tcp} }}
-app = {{ kind = "ftp" }}
-"#
+    access_bottleneck(
+        &format!("stop = \"{stop_s}s\"\nsample_interval = \"{sample}\""),
+        &format!("rate = \"{rate}\"\ndelay = \"{delay_ms}ms\"\nqueue_ab = {queue}"),
+        &format!("mss = 1460, rwnd = \"1000MB\", delayed_ack = false, {tcp}"),
     )
 }
 

@@ -1,7 +1,8 @@
 //! BBRv3 (`variant = "bbr3"`) through the whole engine, beside BBR v1 on
 //! the same paths: 10 Mb/s, RTT 300 ms (BDP 250 packets of 1500 bytes).
-//! * a one-BDP drop-tail buffer, no loss: BBRv3 fills the link (goodput
-//!   within 5% of the payload rate after Startup) with few losses;
+//! * a one-BDP drop-tail buffer, no loss: BBRv3 fills the link (the median
+//!   second within 5% of the payload rate after Startup; 0.926 of it over
+//!   the whole time, ProbeRTT every 5 s) with few losses;
 //! * a 0.1-BDP buffer: BBRv3 retransmits much less than v1;
 //! * 1% random loss: BBRv3's goodput falls below v1's (v1 ignores loss,
 //!   v3 bounds its model on it);
@@ -19,35 +20,10 @@ use satcp_core::RunOutput;
 /// that hop (both ways), an FTP bulk transfer for `stop_s` seconds.
 fn path(variant: &str, packets: u32, per: f64, stop_s: u32, seed: u64) -> String {
     let errors = if per > 0.0 { format!("errors = {{ per = {per} }}") } else { String::new() };
-    format!(
-        r#"
-[run]
-stop = "{stop_s}s"
-seed = {seed}
-sample_interval = "100ms"
-[nodes]
-server = {{}}
-router = {{}}
-client = {{}}
-[[links]]
-a = "server"
-b = "router"
-rate = "1Gbps"
-delay = "1ms"
-[[links]]
-a = "router"
-b = "client"
-rate = "10Mbps"
-delay = "149ms"
-queue_ab = {{ kind = "droptail", packets = {packets} }}
-{errors}
-[[flows]]
-name = "f"
-src = "server"
-dst = "client"
-tcp = {{ mss = 1460, rwnd = "1000MB", variant = "{variant}" }}
-app = {{ kind = "ftp" }}
-"#
+    access_bottleneck(
+        &format!("stop = \"{stop_s}s\"\nseed = {seed}\nsample_interval = \"100ms\""),
+        &format!("rate = \"10Mbps\"\ndelay = \"149ms\"\nqueue_ab = {{ kind = \"droptail\", packets = {packets} }}\n{errors}"),
+        &format!("mss = 1460, rwnd = \"1000MB\", variant = \"{variant}\""),
     )
 }
 

@@ -289,18 +289,7 @@ fn main() {
 /// directions), on fixed values and on traces (best of `repeat`): the whole
 /// run's time, so what the traces add to a packet's path.
 fn trace_cost(fixed: &str, traced: &str, in_order: &str, repeat: usize) -> ((f64, f64, u64), (f64, f64, u64), (f64, f64, u64)) {
-    let per_packet = |toml: &str| {
-        let scn = parse_toml(toml, &[]).expect("benchmark scenario is valid");
-        let mut best = f64::INFINITY;
-        let mut packets = 0;
-        for _ in 0..repeat {
-            let t0 = Instant::now();
-            let out = satcp_core::run(&scn);
-            best = best.min(t0.elapsed().as_secs_f64());
-            packets = out.summary.links[2..4].iter().map(|l| l.packets_tx).sum::<u64>();
-        }
-        (best * 1e9 / packets as f64, best, packets)
-    };
+    let per_packet = |toml: &str| best_per_packet(toml, repeat, |l| l.packets_tx);
     assert_ne!(traced, in_order, "the in-order twin");
     (per_packet(fixed), per_packet(traced), per_packet(in_order))
 }
@@ -312,17 +301,22 @@ fn arq_cost(repeat: usize) -> (f64, f64) {
     let plain = geo_10_flows();
     let with_arq = plain.replace("errors_ab = { ber = 1e-8 }\n", "errors_ab = { ber = 1e-8 }\narq = {}\n");
     assert_ne!(plain, with_arq, "the GEO link takes the ARQ");
-    let per_packet = |toml: &str| {
-        let scn = parse_toml(toml, &[]).expect("benchmark scenario is valid");
-        let mut best = f64::INFINITY;
-        let mut packets = 0;
-        for _ in 0..repeat {
-            let t0 = Instant::now();
-            let out = satcp_core::run(&scn);
-            best = best.min(t0.elapsed().as_secs_f64());
-            packets = out.summary.links[2..4].iter().map(|l| l.arq.as_ref().map_or(l.packets_tx, |a| a.frames)).sum::<u64>();
-        }
-        best * 1e9 / packets as f64
-    };
+    let per_packet = |toml: &str| best_per_packet(toml, repeat, |l| l.arq.as_ref().map_or(l.packets_tx, |a| a.frames)).0;
     (per_packet(&plain), per_packet(&with_arq))
+}
+
+/// (ns per packet, best wall seconds, packets) of a run over geo-10-flows'
+/// GEO hop (link directions 2 and 3), best of `repeat`; `packets` counts a
+/// direction's packets.
+fn best_per_packet(toml: &str, repeat: usize, packets: impl Fn(&satcp_core::stats::output::LinkSummary) -> u64) -> (f64, f64, u64) {
+    let scn = parse_toml(toml, &[]).expect("benchmark scenario is valid");
+    let mut best = f64::INFINITY;
+    let mut n = 0;
+    for _ in 0..repeat {
+        let t0 = Instant::now();
+        let out = satcp_core::run(&scn);
+        best = best.min(t0.elapsed().as_secs_f64());
+        n = out.summary.links[2..4].iter().map(&packets).sum::<u64>();
+    }
+    (best * 1e9 / n as f64, best, n)
 }

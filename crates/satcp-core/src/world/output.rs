@@ -123,23 +123,29 @@ impl World {
             let (ss, cs) = (s.stats, c.stats);
             let udp = app.udp_stats();
             let run = &self.flows[f.index()];
+            // what every transport's line says the same way
+            let common = FlowSummary {
+                name: fc.name.clone(),
+                src: node(fc.src),
+                dst: node(fc.dst),
+                app: app.kind().to_string(),
+                completed: app.completed_at().is_some(),
+                start_s: secs(start),
+                stop_s: match &fc.app {
+                    AppCfg::Ftp(a) => a.stop_ns.map(secs),
+                    _ => None,
+                },
+                completion_s: app.completed_at().map(|t| secs(t - start)),
+                last_byte_at_s: last.filter(|_| matches!(fc.app, AppCfg::Ftp(_))).map(secs),
+                pages_completed: pages_done,
+                mean_page_response_s: (pages_done > 0).then(|| page_sum / pages_done as f64),
+                ..FlowSummary::default()
+            };
             if let Some(q) = self.quic[f.index()].as_deref() {
                 let qc = q.counters();
                 let cfg = fc.quic.as_ref().expect("a QUIC flow");
                 flows.push(FlowSummary {
-                    name: fc.name.clone(),
-                    src: node(fc.src),
-                    dst: node(fc.dst),
                     variant: format!("quic/{}", cfg.cc.name()),
-                    app: app.kind().to_string(),
-                    completed: app.completed_at().is_some(),
-                    start_s: secs(start),
-                    stop_s: match &fc.app {
-                        AppCfg::Ftp(a) => a.stop_ns.map(secs),
-                        _ => None,
-                    },
-                    completion_s: app.completed_at().map(|t| secs(t - start)),
-                    last_byte_at_s: last.filter(|_| matches!(fc.app, AppCfg::Ftp(_))).map(secs),
                     fin_done_at_s: None,
                     bytes_delivered: qc.bytes_delivered,
                     bytes_received: qc.bytes_received,
@@ -152,8 +158,6 @@ impl World {
                     abort_reason: run.aborted.then(|| "the QUIC connection was lost (quinn's ConnectionLost: idle timeout or a protocol error)".to_string()),
                     final_cwnd_bytes: qc.cwnd,
                     final_srtt_s: qc.srtt_ns.map(|v| v / 1e9),
-                    pages_completed: pages_done,
-                    mean_page_response_s: (pages_done > 0).then(|| page_sum / pages_done as f64),
                     quic: Some(QuicStats {
                         handshake_s: qc.handshake_ns.map(secs),
                         datagrams_sent: qc.datagrams_sent,
@@ -161,24 +165,12 @@ impl World {
                         lost_bytes: qc.lost_bytes,
                         congestion_events: qc.congestion_events,
                     }),
-                    ..FlowSummary::default()
+                    ..common
                 });
                 continue;
             }
             flows.push(FlowSummary {
-                name: fc.name.clone(),
-                src: node(fc.src),
-                dst: node(fc.dst),
                 variant: if udp.is_some() { "udp".to_string() } else { fc.tcp.variant.clone() },
-                app: app.kind().to_string(),
-                completed: app.completed_at().is_some(),
-                start_s: secs(start),
-                stop_s: match &fc.app {
-                    AppCfg::Ftp(a) => a.stop_ns.map(secs),
-                    _ => None,
-                },
-                completion_s: app.completed_at().map(|t| secs(t - start)),
-                last_byte_at_s: last.filter(|_| matches!(fc.app, AppCfg::Ftp(_))).map(secs),
                 fin_done_at_s: run.fin_done_at.map(secs),
                 bytes_delivered: c.bytes_delivered,
                 bytes_received: c.bytes_arrived,
@@ -199,8 +191,6 @@ impl World {
                     let n = fc.tcp.max_retransmissions.unwrap_or(0);
                     format!("no progress after {n} retransmission timeouts in a row (tcp.max_retransmissions = {n}; 0 never gives up)")
                 }),
-                pages_completed: pages_done,
-                mean_page_response_s: (pages_done > 0).then(|| page_sum / pages_done as f64),
                 final_cwnd_bytes: if udp.is_some() { 0 } else { s.cwnd },
                 final_srtt_s: s.srtt_ns.map(|v| v / 1e9),
                 profile: udp.is_none().then(|| fc.tcp.profile.name().to_string()),
@@ -210,6 +200,7 @@ impl World {
                 }),
                 udp,
                 quic: None,
+                ..common
             });
         }
         (flows, pages)

@@ -171,3 +171,35 @@ impl TwoNodes {
         s + &self.extra
     }
 }
+
+/// server --(1 Gb/s, 1 ms)-- router --(the bottleneck)-- client, and one
+/// FTP bulk flow `f` from server to client: `run` holds the `[run]` table's
+/// lines, `hop` the router -> client link's keys (rate, delay, queue,
+/// errors), `tcp` the inside of the flow's `tcp` table.
+pub fn access_bottleneck(run: &str, hop: &str, tcp: &str) -> String {
+    format!(
+        r#"
+[run]
+{run}
+[nodes]
+server = {{}}
+router = {{}}
+client = {{}}
+[[links]]
+a = "server"
+b = "router"
+rate = "1Gbps"
+delay = "1ms"
+[[links]]
+a = "router"
+b = "client"
+{hop}
+[[flows]]
+name = "f"
+src = "server"
+dst = "client"
+tcp = {{ {tcp} }}
+app = {{ kind = "ftp" }}
+"#
+    )
+}
