@@ -255,6 +255,10 @@ pub struct LinkSummary {
     pub low_priority_tx: u64,
     pub low_priority_dropped: u64,
     pub max_queue_packets: u64,
+    /// Packets the queue marked CE instead of dropping them (`ecn = true`;
+    /// absent when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub marks: u64,
     /// The time-averaged number of packets waiting over the run (a FIFO
     /// transmitter's; None for priority and ARQ links): what the XFWA
     /// paper's average queue samples every 100 ms.

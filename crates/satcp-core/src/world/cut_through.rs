@@ -162,7 +162,7 @@ impl World {
         let mut udp_lost = NO_CUT;
         match fate {
             Enqueued::Arrives(t) | Enqueued::CorruptedArrives(t) => {
-                p.corrupted = matches!(fate, Enqueued::CorruptedArrives(_));
+                p.set_corrupted(matches!(fate, Enqueued::CorruptedArrives(_)));
                 let id = self.pkts.insert(*p);
                 if behind {
                     let first = dir.push_in_flight(t, id);

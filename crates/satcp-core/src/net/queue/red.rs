@@ -218,6 +218,7 @@ mod tests {
             mean_pktsize: DEFAULT_MEAN_PKTSIZE,
             byte_mode: false,
             target_delay_ns: DEFAULT_TARGET_DELAY_NS,
+            ecn: false,
         }
     }
 
