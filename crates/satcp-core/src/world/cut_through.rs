@@ -155,7 +155,7 @@ impl World {
         let before = self.cut_rewindable.then(|| dir.summary_mark());
         // where the offer stands among the events of its instant: scheduled now
         let seq = self.q.next_seq();
-        let fate = dir.enqueue(at, p.ip_bytes);
+        let fate = super::forward::enqueue_packet(dir, at, p);
         if p.kind.low_priority() {
             super::forward::count_low_priority(dir, &fate);
         }

@@ -231,6 +231,10 @@ impl LinkStats {
     pub(super) fn count_drop(&mut self, v: RedVerdict) -> Option<bool> {
         match v {
             RedVerdict::Accept => return None,
+            RedVerdict::Mark => {
+                self.marks += 1;
+                return None;
+            }
             RedVerdict::Overflow => self.drops_queue += 1,
             RedVerdict::EarlyDrop => self.drops_red_early += 1,
             RedVerdict::ForcedDrop => self.drops_red_forced += 1,
