@@ -652,6 +652,10 @@ pub struct TcpCfg {
     /// Open with a SYN exchange (false: ns-2's one-way agents, which send
     /// data at once; see `Endpoint::open_at_once`).
     pub handshake: bool,
+    /// ECN (RFC 3168, `tcp/ecn.rs`): `tcp.ecn = true` asks and accepts,
+    /// false neither; unset: off, but under the `linux` profile the
+    /// kernel's default `tcp_ecn = 2` (accept when asked, never ask).
+    pub ecn: crate::tcp::ecn::EcnSetting,
     /// The receiver keeps in-sequence and out-of-order data beyond the
     /// right edge it advertised instead of trimming it (RFC 793 trims). TCP-ADaLR's
     /// receive-window increase relies on it (spec 000 ambiguity 14).
