@@ -20,7 +20,10 @@
 //!   `ssthresh_after_loss` (the hook a fast retransmit uses: ssthresh from
 //!   the controller, cwnd = min(cwnd, ssthresh)), does not retransmit, and
 //!   sets CWR on the next new data segment. At most once per window: not
-//!   again until snd_una reaches the snd_max of the last reduction, and not
+//!   again until snd_una passes the snd_max of the last reduction (the ACK
+//!   that reaches it acknowledges data sent before the reduction, which
+//!   the receiver may still be echoing ECE for: the first segment that can
+//!   take snd_una beyond it is the one carrying CWR), and not
 //!   while loss recovery (fast recovery, or the go-back-N after a timeout:
 //!   snd_una below `recover`) is under way, since that recovery already
 //!   reduced the window for the same window of data (Linux enters CWR only
@@ -75,7 +78,7 @@ pub struct EcnState {
     /// Sender: a reduction happened; the next new data segment carries CWR.
     pub cwr_owed: bool,
     /// Sender: snd_max at the last reduction; no other until snd_una
-    /// reaches it.
+    /// passes it.
     pub reduced_until: u64,
     /// Sender: reductions made for ECE.
     pub reductions: u64,
@@ -104,7 +107,7 @@ impl EcnState {
     /// `recover` the end of the last loss recovery; `in_loss_recovery`: the
     /// recovery scheme is repairing a loss. Whether to reduce now.
     pub fn may_reduce(&self, una: u64, recover: u64, in_loss_recovery: bool) -> bool {
-        self.ok && !in_loss_recovery && una >= recover && una >= self.reduced_until
+        self.ok && !in_loss_recovery && una >= recover && una > self.reduced_until
     }
 
     /// The sender reduced at snd_max `max`.
@@ -155,7 +158,8 @@ mod tests {
         e.reduced(5000);
         assert!(e.cwr_owed);
         assert!(!e.may_reduce(4999, 0, false), "ECE within the reduced window");
-        assert!(e.may_reduce(5000, 0, false), "the window of the reduction is acknowledged");
+        assert!(!e.may_reduce(5000, 0, false), "ECE on the ACK of the last byte sent before the reduction");
+        assert!(e.may_reduce(5001, 0, false), "snd_una passed the window of the reduction");
         assert!(!e.may_reduce(6000, 7000, false), "loss recovery reduced for this window");
         assert!(!e.may_reduce(8000, 7000, true));
         assert!(!EcnState::default().may_reduce(1000, 0, false));
