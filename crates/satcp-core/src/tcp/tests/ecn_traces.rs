@@ -127,3 +127,32 @@ fn ce_is_echoed_until_cwr_and_the_sender_halves_once() {
         assert_eq!(s.pkt.tcp.has(FLAG_ECE), s.t < cwr_arrives, "{s:?}");
     }
 }
+
+/// Every first transmission is marked CE: the sender halves once per round
+/// trip (100 ms here), never more often, and loses nothing. Each reduction
+/// puts CWR on the next new data segment: their send times are ≥ 1 RTT
+/// apart (the next reduction waits for the ACK of data sent after this
+/// one) and < 2 RTT (every round trip brings marks).
+#[test]
+fn marks_on_every_segment_halve_once_per_round_trip() {
+    let mut h = harness(EcnSetting::On, EcnSetting::On);
+    h.rewrite = Some(Box::new(|p, from| {
+        if from == 0 && p.payload > 0 && !p.retx {
+            p.set_ecn(Ecn::Ce);
+        }
+    }));
+    // the window falls to 2 segments and stays there: ~20 kB a round trip
+    h.transfer(300_000);
+    h.run_until(30_000 * MS);
+    assert_eq!(h.delivered(), 300_000);
+    assert_eq!(h.eps[0].stats.retransmissions, 0);
+    let cwr: Vec<_> = h.log.iter().filter(|s| s.from == 0 && s.pkt.tcp.has(FLAG_CWR) && !s.pkt.tcp.has(FLAG_SYN)).map(|s| s.t).collect();
+    let n = h.eps[0].stats.ecn_reductions;
+    assert!(cwr.len() as u64 == n || cwr.len() as u64 + 1 == n, "one CWR per reduction (the last may find no data left)");
+    for p in cwr.windows(2) {
+        assert!(p[1] - p[0] >= 100 * MS, "reductions {} ms apart", (p[1] - p[0]) / MS);
+        assert!(p[1] - p[0] < 200 * MS, "every round trip has marks: {} ms apart", (p[1] - p[0]) / MS);
+    }
+    assert!(n > 50, "{n}");
+    assert_eq!(h.win.last().unwrap().ssthresh, 2000, "halved down to 2 SMSS");
+}
