@@ -156,3 +156,37 @@ fn marks_on_every_segment_halve_once_per_round_trip() {
     assert!(n > 50, "{n}");
     assert_eq!(h.win.last().unwrap().ssthresh, 2000, "halved down to 2 SMSS");
 }
+
+/// BBRv3's ECN inputs: the bytes every ECE-carrying ACK newly acknowledges
+/// count as delivered CE (Linux's `tcp_count_delivered` with `ece_ack`),
+/// worked out here from the ACKs on the wire.
+#[test]
+fn delivered_ce_counts_what_ece_acks_deliver() {
+    use crate::scenario::{Bbr3Cfg, Bbr3Source, Controller};
+    let mut c = cfg(Recovery::Sack);
+    c.controller = Controller::Bbr3(Bbr3Cfg::of(Bbr3Source::Linux));
+    c.ecn = EcnSetting::On;
+    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+    h.rewrite = Some(Box::new(|p, from| {
+        if from == 0 && p.payload > 0 && !p.retx && (p.stream_off == seg(5) || p.stream_off == seg(40)) {
+            p.set_ecn(Ecn::Ce);
+        }
+    }));
+    h.transfer(100_000);
+    h.run_until(10_000 * MS);
+    assert_eq!(h.delivered(), 100_000);
+    let mut want = 0u64;
+    let mut last_ack: Option<u32> = None;
+    for s in h.log.iter().filter(|s| s.from == 1 && !s.pkt.tcp.has(FLAG_SYN)) {
+        let a = s.pkt.tcp.ack;
+        let newly = last_ack.map_or(0, |l| a.wrapping_sub(l) as u64);
+        if s.pkt.tcp.has(FLAG_ECE) {
+            want += newly;
+        }
+        last_ack = Some(a);
+    }
+    let got = h.eps[0].snd.rate.as_ref().expect("BBRv3 samples delivery rates").delivered_ce;
+    assert!(want >= 2000, "both marks were echoed: {want}");
+    assert_eq!(got, want);
+    assert_eq!(h.eps[0].stats.retransmissions, 0);
+}
