@@ -34,9 +34,9 @@
 //!   marked CE and sent instead, and the law advances as for a drop (on
 //!   entering the dropping state: `count`, `lastcount` and `drop_next` as
 //!   for a drop, the marked packet is the one sent; while dropping: `count`
-//!   + 1 and `drop_next` moved, then the marked packet is sent, ending
-//!   this dequeue). A Not-ECT packet is dropped as without ECN. Linux's
-//!   `ce_threshold` is not modelled.
+//!   raised by one and `drop_next` moved, then the marked packet is sent,
+//!   ending this dequeue). A Not-ECT packet is dropped as without ECN.
+//!   Linux's `ce_threshold` is not modelled.
 //!
 //! Counters: CoDel drops (`drops.codel`) apart from overflows, marks, and
 //! the sojourn times of the packets sent.

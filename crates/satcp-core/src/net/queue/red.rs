@@ -374,7 +374,7 @@ mod tests {
     fn ecn_marks_ect_arrivals_instead_of_early_drops_only() {
         let c = RedCfg { min_th: Some(2.0), max_th: Some(20.0), w_q: Some(0.2), ..cfg() };
         let run = |ecn: bool, ect: bool| {
-            let mut r = Red::new(RedParams::resolve(&RedCfg { ecn, ..c.clone() }, 8_000_000, 0), Rng::new(3, 7));
+            let mut r = Red::new(RedParams::resolve(&RedCfg { ecn, ..c }, 8_000_000, 0), Rng::new(3, 7));
             (0..2000).map(|i| r.on_arrival(i, (i % 25) as usize, None, 500, ect)).collect::<Vec<_>>()
         };
         let plain = run(false, true);
