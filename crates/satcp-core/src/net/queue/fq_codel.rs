@@ -349,6 +349,35 @@ mod tests {
         assert!(bulk_drops > 0, "CoDel dropped bulk packets");
     }
 
+    /// `ecn = true`: two bulk flows in their own buckets, each offered one
+    /// 1500-byte packet per packet sent (so each builds a standing queue):
+    /// the ECN-capable one is marked and never dropped, the other dropped
+    /// and never marked, each by its own CoDel.
+    #[test]
+    fn ecn_marks_the_ect_flow_and_drops_the_other() {
+        let mut p = params(10_240, 1024);
+        p.codel.ecn = true;
+        let mut q = FqCoDelQueue::new(p);
+        let (ect, plain) = (5u32, 700u32);
+        let mut out = vec![];
+        let (mut now, mut id) = (0, 0u32);
+        let (mut marks_ect, mut marks_plain) = (0, 0);
+        while now < 3_000 * MS {
+            q.enqueue_in(ect, h(id, 1500), true, now, &mut out);
+            q.enqueue_in(plain, h(id + 1, 1500), false, now, &mut out);
+            id += 2;
+            let (p, marked) = q.dequeue(now, &mut out).expect("backlogged");
+            if marked {
+                if p.id % 2 == 0 { marks_ect += 1 } else { marks_plain += 1 }
+            }
+            now += 1_200_000;
+        }
+        assert!(marks_ect > 0, "the ECT flow is marked");
+        assert_eq!(marks_plain, 0, "a Not-ECT packet is never marked");
+        assert!(!out.is_empty() && out.iter().all(|x| x.id % 2 == 1), "only the Not-ECT flow loses packets");
+        assert_eq!(q.flows[ect as usize].codel.count(), marks_ect, "count advances per mark");
+    }
+
     #[test]
     fn the_flow_hash_is_fixed_and_spreads_flows() {
         let mut buckets = std::collections::BTreeSet::new();
