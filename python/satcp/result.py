@@ -42,7 +42,8 @@ class Result:
         and ``udp_packets_lost`` (NaN for TCP flows); the TCP sender's
         shares of time limited by each cause (``limited`` in the summary)
         into ``limited_cwnd``, ``limited_rwnd``, ``limited_app`` and
-        ``limited_pacing`` (NaN for UDP flows).
+        ``limited_pacing`` (NaN for UDP flows); ``ecn_reductions`` when a
+        flow has ``tcp.ecn = true`` (NaN for the others).
     links : DataFrame
         One row per link direction; every key of ``drops`` flattened into a
         ``drops_<cause>`` column: ``drops_queue``, ``drops_errors``,
@@ -56,7 +57,8 @@ class Result:
         links without one). On a drop-front, CoDel or FQ-CoDel queue,
         ``queue_dequeued`` and ``queue_sojourn_p50_s`` / ``_p95_s`` /
         ``_p99_s`` (NaN elsewhere); those queues' drops add
-        ``drops_head`` and ``drops_codel``.
+        ``drops_head`` and ``drops_codel``. When some queue marked packets
+        (``ecn = true``), ``marks`` (0 on the other links).
     nodes : DataFrame
         One row per node: ``name``, ``drops_no_route`` (packets dropped for
         want of a route) and any other per-node field of ``summary["nodes"]``;
@@ -135,9 +137,14 @@ class Result:
         causes = dict.fromkeys(DROP_CAUSES)
         for link in links:
             causes.update(dict.fromkeys(link.get("drops") or {}))
+        # ECN marks (`ecn = true` queues): a column only when some link
+        # marked, 0 on the others
+        any_marks = any("marks" in link for link in links)
         rows = []
         for link in links:
             row = {k: v for k, v in link.items() if k not in ("drops", "arq", "queue")}
+            if any_marks:
+                row["marks"] = link.get("marks", 0)
             drops = link.get("drops") or {}
             row.update({f"drops_{c}": drops.get(c, 0) for c in causes})
             # a link-layer ARQ's account, as arq_<key> columns (NaN on the

@@ -51,3 +51,12 @@ def test_nodes():
     nodes = result(flows=[], links=[], nodes=[{"name": "gw", "drops_no_route": 4},
                                              {"name": "client", "drops_no_route": 0}]).nodes
     assert nodes["name"].tolist() == ["gw", "client"] and nodes["drops_no_route"].tolist() == [4, 0]
+
+
+def test_ecn_marks_become_a_column_only_when_some_link_marked():
+    plain = result(flows=[], links=[link("a", "b", queue=1), link("b", "a")])
+    assert "marks" not in plain.links.columns
+    marked = {**link("a", "b", queue=0), "marks": 17}
+    res = result(flows=[], links=[marked, link("b", "a")])
+    assert res.links["marks"].tolist() == [17, 0]
+    assert res.links["marks"].dtype.kind == "i"

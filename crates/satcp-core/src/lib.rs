@@ -22,6 +22,8 @@ pub mod world;
 #[cfg(test)]
 mod queue_tests;
 #[cfg(test)]
+mod ecn_tests;
+#[cfg(test)]
 mod seams_tests;
 
 pub use scenario::{Scenario, ScenarioError};

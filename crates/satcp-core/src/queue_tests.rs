@@ -89,7 +89,7 @@ fn queue_keys_are_checked() {
     let scn = parse_toml(&bulk(r#"{ kind = "codel" }"#, "1s"), &[]).unwrap();
     assert_eq!(
         scn.links[1].dirs[0].queue,
-        crate::scenario::QueueCfg::CoDel { limit: crate::scenario::QueueLimit::Packets(1000), target_ns: 5_000_000, interval_ns: 100_000_000 },
+        crate::scenario::QueueCfg::CoDel { limit: crate::scenario::QueueLimit::Packets(1000), target_ns: 5_000_000, interval_ns: 100_000_000, ecn: false },
         "Linux sch_codel's defaults"
     );
 }

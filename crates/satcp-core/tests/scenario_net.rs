@@ -31,6 +31,7 @@ fn red_defaults_are_ns2_2003_and_resolve_per_direction() {
     assert_eq!(
         r,
         RedCfg {
+            ecn: false,
             limit_packets: Some(50),
             min_th: None,
             max_th: None,

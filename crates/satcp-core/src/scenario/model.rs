@@ -235,11 +235,12 @@ pub enum QueueCfg {
     DropFront { limit: QueueLimit },
     /// CoDel (RFC 8289), deciding at dequeue (`net/queue/codel.rs`).
     /// Served by the transmitter that holds packets.
-    CoDel { limit: QueueLimit, target_ns: u64, interval_ns: u64 },
+    /// `ecn`: mark ECN-capable packets CE instead of dropping them (RFC 3168).
+    CoDel { limit: QueueLimit, target_ns: u64, interval_ns: u64, ecn: bool },
     /// FQ-CoDel (RFC 8290): per-flow CoDel queues served by DRR
     /// (`net/queue/fq_codel.rs`). Served by the transmitter that holds
     /// packets.
-    FqCoDel { limit_packets: u32, flows: u32, quantum: u32, target_ns: u64, interval_ns: u64 },
+    FqCoDel { limit_packets: u32, flows: u32, quantum: u32, target_ns: u64, interval_ns: u64, ecn: bool },
 }
 
 impl QueueCfg {
@@ -305,6 +306,10 @@ pub struct RedCfg {
     pub byte_mode: bool,
     /// ns-2 `targetdelay_`, used by the automatic min_th.
     pub target_delay_ns: u64,
+    /// Mark ECN-capable packets CE on an early drop decision instead of
+    /// dropping them (RFC 3168 section 5; forced drops and overflows still
+    /// drop, as ns-2's RED with `setbit_`).
+    pub ecn: bool,
 }
 
 /// Out-of-order delivery: a packet is held back `extra_delay_ns` with
@@ -697,6 +702,10 @@ pub struct TcpCfg {
     /// Open with a SYN exchange (false: ns-2's one-way agents, which send
     /// data at once; see `Endpoint::open_at_once`).
     pub handshake: bool,
+    /// ECN (RFC 3168, `tcp/ecn.rs`): `tcp.ecn = true` asks and accepts,
+    /// false neither; unset: off, but under the `linux` profile the
+    /// kernel's default `tcp_ecn = 2` (accept when asked, never ask).
+    pub ecn: crate::tcp::ecn::EcnSetting,
     /// The receiver keeps in-sequence and out-of-order data beyond the
     /// right edge it advertised instead of trimming it (RFC 793 trims). TCP-ADaLR's
     /// receive-window increase relies on it (spec 000 ambiguity 14).

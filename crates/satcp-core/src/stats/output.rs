@@ -147,6 +147,10 @@ pub struct FlowSummary {
     pub dummy_acks_sent: u64,
     /// DummyAcks that reached the sending TCP.
     pub dummy_acks_received: u64,
+    /// Window reductions for ECN-Echo (RFC 3168), both ends: only for a
+    /// flow with `tcp.ecn = true` (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_reductions: Option<u64>,
     /// Data segments whose 32-bit wire sequence number, unwrapped by the
     /// receiver, disagreed with the stream offset the sender meant. Always 0
     /// unless the TCP model is broken; the tests assert it.
@@ -277,6 +281,10 @@ pub struct LinkSummary {
     pub low_priority_tx: u64,
     pub low_priority_dropped: u64,
     pub max_queue_packets: u64,
+    /// Packets the queue marked CE instead of dropping them (`ecn = true`;
+    /// absent when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub marks: u64,
     /// The time-averaged number of packets waiting over the run (a FIFO
     /// transmitter's; None for priority and ARQ links): what the XFWA
     /// paper's average queue samples every 100 ms.

@@ -35,11 +35,11 @@
 //!   among them) and P.lost (the sender's lost count then), so a sample
 //!   carries RS.tx_in_flight and RS.lost, and a segment marked lost can be
 //!   described to the controller (`lost_in`, Linux's `skb_marked_lost`).
-//! * ECN input, not yet fed: `on_ce_delivered` counts delivered bytes that
-//!   arrived CE-marked (Linux's `tp->delivered_ce`); each record keeps the
-//!   count at send and a sample carries the difference (`delivered_ce`).
-//!   Nothing in the endpoint calls it until TCP ECN lands: the count stays
-//!   0 and BBRv3's ECN logic sees no marks.
+//! * ECN input: `on_ce_delivered` counts delivered bytes reported
+//!   CE-marked (Linux's `tp->delivered_ce`); each record keeps the count
+//!   at send and a sample carries the difference (`delivered_ce`). The
+//!   endpoint calls it for the bytes every ECE-carrying ACK newly
+//!   acknowledges or SACKs (`tcp/ecn.rs`); without ECN it stays 0.
 
 use std::collections::VecDeque;
 
@@ -82,7 +82,7 @@ pub struct RateSample {
     /// Bytes marked lost between its sending and this ACK (RS.lost).
     pub lost: u64,
     /// CE-marked bytes delivered over the interval (Linux's
-    /// `rs->delivered_ce`; 0 until ECN feeds `on_ce_delivered`).
+    /// `rs->delivered_ce`; 0 without ECN).
     pub delivered_ce: u64,
 }
 

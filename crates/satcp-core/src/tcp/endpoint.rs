@@ -62,6 +62,7 @@
 //!     goes to `on_research_option` before anything else.
 
 use super::cc::{AckCtx, Action, DupAck, SendCtx, Verdict};
+use super::ecn::EcnState;
 use super::limits::Limit;
 use super::receive_buffer::{ts_clock, LinuxWindow};
 use super::receiver::Receiver;
@@ -69,7 +70,7 @@ use super::recovery::Phase;
 use super::sender::{Sender, SSTHRESH_INFINITE};
 use super::seq;
 use crate::net::packet::{
-    Kind, Packet, ResearchOption, TcpHeader, FLAG_ACK, FLAG_FIN, FLAG_SYN, MAX_RESEARCH_WORDS, MAX_SACK_BLOCKS,
+    Ecn, Kind, Packet, ResearchOption, TcpHeader, FLAG_ACK, FLAG_CWR, FLAG_ECE, FLAG_FIN, FLAG_SYN, MAX_RESEARCH_WORDS, MAX_SACK_BLOCKS,
 };
 use crate::scenario::{CwndValidation, InitialWindow, Recovery, RwndGrowth, SsthreshBasis, TcpCfg};
 use crate::sim::queue::TimerKind;
@@ -127,6 +128,8 @@ pub struct EndpointStats {
     pub dummy_acks_sent: u64,
     /// DummyAcks received (handed to the controller only).
     pub dummy_acks_received: u64,
+    /// Window reductions for ECE (RFC 3168 6.1.2).
+    pub ecn_reductions: u64,
 }
 
 /// What the world reads of an endpoint for time series and summaries: its
@@ -212,6 +215,8 @@ pub struct Endpoint {
     /// number our last ACK carried (Last.ACK.sent).
     ts_recent: u32,
     last_ack_sent: u64,
+    /// ECN (RFC 3168, `tcp/ecn.rs`).
+    pub(in crate::tcp) ecn: EcnState,
     pub stats: EndpointStats,
 }
 
@@ -259,6 +264,7 @@ impl Endpoint {
             finished: false,
             ts_recent: 0,
             last_ack_sent: 0,
+            ecn: EcnState::default(),
             stats: EndpointStats::default(),
             cfg,
         }
@@ -437,6 +443,8 @@ impl Endpoint {
             self.ws_ok = true;
         }
         self.sack_ok = self.cfg.sack;
+        // both ends share the flow's setting: in use iff the initiator asks
+        self.ecn.ok = self.cfg.ecn.asks();
         self.establish(now, self.rcv.buffer);
     }
 
@@ -457,11 +465,17 @@ impl Endpoint {
                 h.opt_wscale = Some(self.rcv_shift);
             }
             h.opt_sack_perm = self.sack_ok;
+            if self.ecn.ok {
+                h.flags |= FLAG_ECE; // ECN-setup SYN-ACK (RFC 3168 6.1.1)
+            }
         } else {
             if self.cfg.window_scaling {
                 h.opt_wscale = Some(self.wanted_shift());
             }
             h.opt_sack_perm = self.cfg.sack;
+            if self.cfg.ecn.asks() {
+                h.flags |= FLAG_ECE | FLAG_CWR; // ECN-setup SYN
+            }
         }
         ctx.out.push(self.tcp_packet(ctx.now, h, 0, 0, self.syn_retx));
         let rto = self.snd.rtt.rto();
@@ -472,6 +486,9 @@ impl Endpoint {
     /// option if the profile uses it; without `options_on_wire` (ns-2's
     /// agents) its options take no bytes on the wire.
     fn tcp_packet(&self, now: Time, mut h: TcpHeader, payload: u32, start: u64, retx: bool) -> Packet {
+        if self.ecn.echo && !h.has(FLAG_SYN) {
+            h.flags |= FLAG_ECE; // RFC 3168 6.1.3: until CWR arrives
+        }
         if self.cfg.timestamps {
             h.opt_ts = Some((ts_clock(now), self.ts_recent));
         }
@@ -485,8 +502,18 @@ impl Endpoint {
     /// Build and queue one segment carrying [start, start + len) and, if
     /// `fin`, the FIN after it. Every segment carries the current ACK.
     pub(crate) fn emit(&mut self, ctx: &mut Ctx, start: u64, len: u64, fin: bool) {
+        self.emit_segment(ctx, start, len, fin, false);
+    }
+
+    /// [`Endpoint::emit`]; `probe`: a window probe (never ECN-capable,
+    /// RFC 3168 6.1.6).
+    pub(crate) fn emit_segment(&mut self, ctx: &mut Ctx, start: u64, len: u64, fin: bool, probe: bool) {
         let end = start + len + fin as u64;
         let retx = start < self.snd.max;
+        // RFC 3168 6.1.2, 6.1.4, 6.1.5: new data is ECT(0) and the first
+        // after a reduction carries CWR; retransmissions, probes and
+        // segments without payload are Not-ECT
+        let ect = self.ecn.ok && len > 0 && !retx && !probe;
         let mut h = TcpHeader {
             seq: seq::wire(self.iss, start),
             ack: seq::wire(self.irs, self.rcv.nxt),
@@ -500,7 +527,13 @@ impl Endpoint {
         if self.sack_ok && self.rcv.has_ooo() {
             self.fill_sack(&mut h);
         }
-        let pkt = self.tcp_packet(ctx.now, h, len as u32, start, retx);
+        if ect && std::mem::take(&mut self.ecn.cwr_owed) {
+            h.flags |= FLAG_CWR;
+        }
+        let mut pkt = self.tcp_packet(ctx.now, h, len as u32, start, retx);
+        if ect {
+            pkt.set_ecn(Ecn::Ect0);
+        }
         if len > 0 {
             self.snd.last_data = Some((start, len));
         }
@@ -871,6 +904,8 @@ impl Endpoint {
                     self.irs = h.seq;
                     self.rcv.nxt = 1;
                     self.negotiate(&h);
+                    // ECN-setup SYN-ACK: ECE without CWR (RFC 3168 6.1.1)
+                    self.ecn.ok = self.cfg.ecn.asks() && h.has(FLAG_ECE) && !h.has(FLAG_CWR);
                     self.snd.una = 1;
                     if !self.syn_retx {
                         self.snd.rtt.sample(ctx.now - self.syn_sent_at, ctx.now, self.snd.una, self.snd.nxt);
@@ -922,6 +957,8 @@ impl Endpoint {
         self.irs = h.seq;
         self.rcv.nxt = 1;
         self.negotiate(h);
+        // an ECN-setup SYN (ECE and CWR) to an endpoint that accepts ECN
+        self.ecn.ok = self.cfg.ecn.accepts() && h.has(FLAG_ECE) && h.has(FLAG_CWR);
         self.snd.peer_wnd = h.wnd as u64;
         self.state = State::SynRcvd;
         self.syn_sent_at = ctx.now;
@@ -985,6 +1022,7 @@ impl Endpoint {
         if pkt.payload > 0 && start != pkt.stream_off {
             self.stats.integrity_errors += 1;
         }
+        let ecn_ack_now = self.ecn.ok && self.ecn.on_data(h.has(FLAG_CWR), pkt.ecn() == Ecn::Ce, pkt.payload > 0);
         let fin = h.has(FLAG_FIN);
         let limit = if self.cfg.accept_beyond_window { u64::MAX } else { self.adv_right_edge() };
         if pkt.payload > 0 {
@@ -1012,6 +1050,7 @@ impl Endpoint {
             || duplicate
             || fin
             || (a.delivered == 0 && !a.duplicate && !a.out_of_order)
+            || ecn_ack_now
             || self.rcv.quickack();
         if immediate {
             self.ack_needed = true;
@@ -1150,7 +1189,8 @@ impl Endpoint {
             self.prr_note_ack(old_una, b);
         }
         if ack > old_una || dupack || newly_sacked > 0 {
-            self.cc_on_ack(ctx.now, ack - old_una, dupack, rtt, &blocks[..nblocks], reno_counted);
+            let ece = self.ecn.ok && h.has(FLAG_ECE);
+            self.cc_on_ack(ctx.now, ack - old_una, dupack, rtt, &blocks[..nblocks], reno_counted, ece, newly_sacked);
         }
         let was_in_recovery = self.snd.phase.in_recovery();
         // a duplicate ACK in the scheme's sense (for SACK and FACK one that
@@ -1211,6 +1251,9 @@ impl Endpoint {
             self.snd.reno_sacked = 0;
             self.snd.head_rtx_owed = false;
         }
+        if self.ecn.ok && h.has(FLAG_ECE) {
+            self.ecn_response();
+        }
         if ack > old_una && !reo_armed {
             self.tlp_after_ack(ctx);
         }
@@ -1220,6 +1263,24 @@ impl Endpoint {
         if !self.snd.acts.is_empty() {
             self.run_cc_actions(ctx);
         }
+    }
+
+    /// An ACK with ECE (RFC 3168 6.1.2): reduce as a fast retransmit would
+    /// (the controller's `ssthresh_after_loss`, cwnd at most ssthresh), at
+    /// most once per window and not during loss recovery, without
+    /// retransmitting; the next new data segment carries CWR.
+    fn ecn_response(&mut self) {
+        let s = &self.snd;
+        let repairing = !matches!(s.phase, Phase::Open | Phase::Disorder(_));
+        if !self.ecn.may_reduce(s.una, s.recover, repairing) {
+            return;
+        }
+        let s = &mut self.snd;
+        let t = s.loss_ssthresh();
+        s.w.ssthresh = t;
+        s.w.cwnd = s.w.cwnd.min(t);
+        self.ecn.reduced(s.max);
+        self.stats.ecn_reductions += 1;
     }
 
     /// A sender in the Open state with no F-RTO, tail-loss probe, rate
@@ -1276,9 +1337,18 @@ impl Endpoint {
     /// Tell the controller about this ACK (before recovery handles it).
     /// `reno_counted`: bytes of this cumulative ACK that duplicate ACKs
     /// counted delivered already (no SACK).
-    fn cc_on_ack(&mut self, now: Time, acked: u64, dupack: bool, rtt: Option<Time>, blocks: &[(u64, u64)], reno_counted: u64) {
+    /// `ece`: the ACK carries ECE (ECN in use); `newly_sacked`: bytes it
+    /// SACKed for the first time.
+    #[allow(clippy::too_many_arguments)]
+    fn cc_on_ack(&mut self, now: Time, acked: u64, dupack: bool, rtt: Option<Time>, blocks: &[(u64, u64)], reno_counted: u64, ece: bool, newly_sacked: u64) {
         let dupthresh = self.cfg.dupthresh;
         let s = &mut self.snd;
+        if ece {
+            // Linux's tcp_count_delivered: all an ECE ACK delivers is CE
+            if let Some(r) = &mut s.rate {
+                r.on_ce_delivered(acked + newly_sacked);
+            }
+        }
         let min_rtt = s.rtt.min_rtt;
         let una = s.una;
         let (rate, delivered) = match &mut s.rate {
@@ -1304,7 +1374,7 @@ impl Endpoint {
             rate,
             lost: s.lost,
             delivered_ce: s.rate.as_ref().map_or(0, |r| r.delivered_ce),
-            ece: false,
+            ece,
         };
         let Sender { cc, w, ack, acts, .. } = s;
         cc.on_ack(w, ack, acts);

@@ -5,6 +5,7 @@
 
 pub mod cc;
 pub mod delivery_rate;
+pub mod ecn;
 pub mod endpoint;
 pub mod intervals;
 pub mod limits;

@@ -50,6 +50,6 @@ impl Endpoint {
         let room = (s.una + s.send_window()).saturating_sub(at);
         let cut = if room == 0 { 1 } else { len.min(room) };
         self.snd.rtt.backoff();
-        self.emit(ctx, at, cut, fin && cut == len);
+        self.emit_segment(ctx, at, cut, fin && cut == len, true);
     }
 }

@@ -155,14 +155,14 @@ impl World {
         let before = self.cut_rewindable.then(|| dir.summary_mark());
         // where the offer stands among the events of its instant: scheduled now
         let seq = self.q.next_seq();
-        let fate = dir.enqueue(at, p.ip_bytes);
+        let fate = super::forward::enqueue_packet(dir, at, p);
         if p.kind.low_priority() {
             super::forward::count_low_priority(dir, &fate);
         }
         let mut udp_lost = NO_CUT;
         match fate {
             Enqueued::Arrives(t) | Enqueued::CorruptedArrives(t) => {
-                p.corrupted = matches!(fate, Enqueued::CorruptedArrives(_));
+                p.set_corrupted(matches!(fate, Enqueued::CorruptedArrives(_)));
                 let id = self.pkts.insert(*p);
                 if behind {
                     let first = dir.push_in_flight(t, id);

@@ -79,7 +79,7 @@ impl World {
         if dir.offered_by_protocol() {
             return self.offer_to_protocol(d, *p);
         }
-        let fate = dir.enqueue(self.now, p.ip_bytes);
+        let fate = enqueue_packet(dir, self.now, p);
         if p.kind.low_priority() {
             count_low_priority(dir, &fate);
         }
@@ -153,6 +153,16 @@ impl World {
 /// The routing graph: (from, to, delay now, up) of every link direction.
 pub(super) fn edges_of(dirs: &[LinkDir]) -> Vec<(u32, u32, u64, bool)> {
     dirs.iter().map(|d| (d.from, d.to, d.delay_ns, d.up)).collect()
+}
+
+/// Offer `p` to direction `dir`'s FIFO at `now`; a RED queue with `ecn`
+/// may mark it CE instead of an early drop (written into `p`).
+#[inline(always)]
+pub(super) fn enqueue_packet(dir: &mut LinkDir, now: Time, p: &mut Packet) -> Enqueued {
+    let mut ecn = p.ecn();
+    let fate = dir.enqueue_ecn(now, p.ip_bytes, &mut ecn);
+    p.set_ecn(ecn);
+    fate
 }
 
 /// A dummy segment or dummy ACK offered to a FIFO direction: counted as

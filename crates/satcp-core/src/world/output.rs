@@ -185,6 +185,7 @@ impl World {
                 dummy_segments_sent: ss.dummy_segments_sent + cs.dummy_segments_sent,
                 dummy_acks_sent: ss.dummy_acks_sent + cs.dummy_acks_sent,
                 dummy_acks_received: ss.dummy_acks_received + cs.dummy_acks_received,
+                ecn_reductions: (udp.is_none() && fc.tcp.ecn == crate::tcp::ecn::EcnSetting::On).then_some(ss.ecn_reductions + cs.ecn_reductions),
                 integrity_errors: ss.integrity_errors + cs.integrity_errors,
                 aborted: run.aborted,
                 abort_reason: run.aborted.then(|| {

@@ -72,12 +72,12 @@ impl World {
                         None => self.q.pop(),
                     };
                     let mut p = self.pkts.remove(pkt);
-                    let doomed = d.pop_doomed(p.ip_bytes, p.corrupted);
+                    let doomed = d.pop_doomed(p.ip_bytes, p.corrupted());
                     self.prefetch_next();
                     if doomed {
                         // on a moving link when it went down
                         self.lose(&p);
-                    } else if p.corrupted {
+                    } else if p.corrupted() {
                         // seen by the node's agents, then discarded
                         self.agents.corrupted(t, dir, &p);
                         self.lose(&p);

@@ -14,7 +14,8 @@
 use super::service::Service;
 use super::{serialisation_ns, Enqueued, LinkDir, Tx};
 use crate::net::errors::Fate;
-use crate::net::queue::red::Red;
+use crate::net::packet::Ecn;
+use crate::net::queue::red::{Red, RedVerdict};
 use crate::scenario::{DelayOrder, QueueLimit};
 use crate::sim::Time;
 use std::collections::VecDeque;
@@ -40,28 +41,35 @@ impl LinkDir {
     /// Offer a packet at `now` to the FIFO transmitter.
     #[inline]
     pub fn enqueue(&mut self, now: Time, ip_bytes: u32) -> Enqueued {
+        self.enqueue_ecn(now, ip_bytes, &mut Ecn::NotEct)
+    }
+
+    /// [`LinkDir::enqueue`] of a packet with ECN codepoint `ecn`, which a
+    /// RED queue with `ecn = true` may set to CE instead of an early drop.
+    #[inline]
+    pub fn enqueue_ecn(&mut self, now: Time, ip_bytes: u32, ecn: &mut Ecn) -> Enqueued {
         if self.schedule.is_fixed() {
-            self.fifo_enqueue::<true>(now, ip_bytes)
+            self.fifo_enqueue::<true>(now, ip_bytes, ecn)
         } else {
-            self.enqueue_scheduled(now, ip_bytes)
+            self.enqueue_scheduled(now, ip_bytes, ecn)
         }
     }
 
     /// [`LinkDir::enqueue`] on a direction whose schedule changes: kept out
     /// of line so that fixed links pay nothing for it.
     #[inline(never)]
-    fn enqueue_scheduled(&mut self, now: Time, ip_bytes: u32) -> Enqueued {
+    fn enqueue_scheduled(&mut self, now: Time, ip_bytes: u32, ecn: &mut Ecn) -> Enqueued {
         if self.schedule.down_at(now) {
             self.stats.drops_down += 1;
             return Enqueued::Down { sent: false };
         }
-        self.fifo_enqueue::<false>(now, ip_bytes)
+        self.fifo_enqueue::<false>(now, ip_bytes, ecn)
     }
 
     /// The FIFO's admission and departure; `FIXED`: the rate and delay never
     /// change (the fast path, compiled without the schedule lookups).
     #[inline(always)]
-    fn fifo_enqueue<const FIXED: bool>(&mut self, now: Time, ip_bytes: u32) -> Enqueued {
+    fn fifo_enqueue<const FIXED: bool>(&mut self, now: Time, ip_bytes: u32, ecn: &mut Ecn) -> Enqueued {
         // an error model at the link's head judges the packet as offered
         let pre = if self.loss_at_head {
             match self.judge_at_head(now, ip_bytes) {
@@ -86,7 +94,11 @@ impl LinkDir {
         };
         if let Discipline::Red(red) = &mut f.discipline {
             let idle_since = (f.busy_until <= now).then_some(f.busy_until);
-            match self.stats.count_drop(red.on_arrival(now, f.waiting.len(), idle_since, ip_bytes)) {
+            let verdict = red.on_arrival(now, f.waiting.len(), idle_since, ip_bytes, ecn.capable());
+            if verdict == RedVerdict::Mark {
+                *ecn = Ecn::Ce;
+            }
+            match self.stats.count_drop(verdict) {
                 None => {}
                 Some(false) => return Enqueued::DroppedQueue,
                 Some(true) => return Enqueued::DroppedRed,

@@ -82,7 +82,7 @@ impl HeldQueue {
             HeldQueue::Priority(q) => q.push(h, kind.low_priority()),
             HeldQueue::Classes(q) => q.push(h, kind.is_tcp()),
             HeldQueue::DropFront(q) => q.push(h, now),
-            HeldQueue::CoDel(q) => q.push(h, now),
+            HeldQueue::CoDel(q) => q.push(h, now, p.ecn().capable()),
             HeldQueue::FqCoDel(q) => q.enqueue(h, p, now, dropped),
         }
     }
@@ -95,7 +95,7 @@ impl HeldQueue {
             HeldQueue::Priority(q) => q.offer(h, kind.low_priority(), pushed_out),
             HeldQueue::Classes(q) => q.offer(h, kind.is_tcp()),
             HeldQueue::DropFront(q) => q.offer(h, now, pushed_out),
-            HeldQueue::CoDel(q) => q.offer(h, now),
+            HeldQueue::CoDel(q) => q.offer(h, now, p.ecn().capable()),
             HeldQueue::FqCoDel(q) => {
                 q.enqueue(h, p, now, pushed_out);
                 Admit::Accepted
@@ -103,13 +103,14 @@ impl HeldQueue {
         }
     }
 
-    /// The next packet to send at `now`; packets the discipline drops on
-    /// the way (CoDel) are appended to `dropped`.
-    fn pop(&mut self, now: Time, dropped: &mut Vec<Held>) -> Option<Held> {
+    /// The next packet to send at `now` and whether the discipline marked
+    /// it CE (CoDel with `ecn`); packets the discipline drops on the way
+    /// (CoDel) are appended to `dropped`.
+    fn pop(&mut self, now: Time, dropped: &mut Vec<Held>) -> Option<(Held, bool)> {
         match self {
-            HeldQueue::Priority(q) => q.pop(),
-            HeldQueue::Classes(q) => q.pop(),
-            HeldQueue::DropFront(q) => q.pop(now),
+            HeldQueue::Priority(q) => q.pop().map(|h| (h, false)),
+            HeldQueue::Classes(q) => q.pop().map(|h| (h, false)),
+            HeldQueue::DropFront(q) => q.pop(now).map(|h| (h, false)),
             HeldQueue::CoDel(q) => q.pop(now, dropped),
             HeldQueue::FqCoDel(q) => q.dequeue(now, dropped),
         }
@@ -293,7 +294,10 @@ impl LinkDir {
     fn held_kick(&mut self, d: u32, ctx: &mut LinkCtx) {
         let started = self.start_next(ctx.now);
         self.hand_back_dropped(d, ctx);
-        if let Some(s) = started {
+        if let Some((s, marked)) = started {
+            if marked {
+                ctx.pkts.get_mut(s.id).set_ecn(crate::net::packet::Ecn::Ce);
+            }
             let p = ctx.pkts.get(s.id);
             if p.kind.low_priority() {
                 self.stats.low_priority_tx += 1;
@@ -342,8 +346,9 @@ impl LinkDir {
     }
 
     /// If the transmitter is idle and a packet waits, start sending it at
-    /// `now` and return it.
-    fn start_next(&mut self, now: Time) -> Option<Sending> {
+    /// `now` and return it, with whether the queue marked it CE (counted
+    /// here; the caller sets the packet's codepoint).
+    fn start_next(&mut self, now: Time) -> Option<(Sending, bool)> {
         let overhead = self.overhead_bytes;
         let Tx::Holding(h) = &mut self.tx else { return None };
         if h.sending.is_some() {
@@ -352,7 +357,8 @@ impl LinkDir {
         let before = h.pushed_out.len();
         let next = h.queue.pop(now, &mut h.pushed_out);
         self.stats.drops_codel += (h.pushed_out.len() - before) as u64;
-        let next = next?;
+        let (next, marked) = next?;
+        self.stats.marks += marked as u64;
         // the service model: the rate now, or the delivery opportunities
         // from now (the packet waited in the queue until this instant)
         let (start, end) = match &mut self.service {
@@ -366,7 +372,7 @@ impl LinkDir {
         let s = Sending { id: next.id, bytes: next.bytes, start, end };
         h.sending = Some(s);
         self.count_tx(start, end, next.bytes);
-        Some(s)
+        Some((s, marked))
     }
 
     /// The transmission-complete event at `now`: the packet sent (pool

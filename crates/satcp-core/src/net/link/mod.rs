@@ -205,6 +205,9 @@ pub struct LinkStats {
     pub drops_head: u64,
     /// Dropped by CoDel's control law at dequeue.
     pub drops_codel: u64,
+    /// ECN-capable packets marked CE instead of a drop (`ecn = true` on a
+    /// RED, CoDel or FQ-CoDel queue).
+    pub marks: u64,
     pub max_queue_packets: u64,
     /// The FIFO's packets' waiting times summed (ns): by Little's law the
     /// time integral of the number waiting.
@@ -228,6 +231,10 @@ impl LinkStats {
     pub(super) fn count_drop(&mut self, v: RedVerdict) -> Option<bool> {
         match v {
             RedVerdict::Accept => return None,
+            RedVerdict::Mark => {
+                self.marks += 1;
+                return None;
+            }
             RedVerdict::Overflow => self.drops_queue += 1,
             RedVerdict::EarlyDrop => self.drops_red_early += 1,
             RedVerdict::ForcedDrop => self.drops_red_forced += 1,
@@ -299,12 +306,12 @@ impl LinkDir {
             QueueCfg::Priority { limit, low_drop } => Tx::Holding(Box::new(Holding::priority(limit, low_drop))),
             QueueCfg::Classes { tcp, other, tcp_share } => Tx::Holding(Box::new(Holding::classes(tcp, other, tcp_share))),
             QueueCfg::DropFront { limit } => Tx::Holding(Box::new(Holding::drop_front(limit))),
-            QueueCfg::CoDel { limit, target_ns, interval_ns } => Tx::Holding(Box::new(Holding::codel(limit, CoDelParams { target_ns, interval_ns }))),
-            QueueCfg::FqCoDel { limit_packets, flows, quantum, target_ns, interval_ns } => Tx::Holding(Box::new(Holding::fq_codel(FqCoDelParams {
+            QueueCfg::CoDel { limit, target_ns, interval_ns, ecn } => Tx::Holding(Box::new(Holding::codel(limit, CoDelParams { target_ns, interval_ns, ecn }))),
+            QueueCfg::FqCoDel { limit_packets, flows, quantum, target_ns, interval_ns, ecn } => Tx::Holding(Box::new(Holding::fq_codel(FqCoDelParams {
                 limit_packets,
                 flows,
                 quantum,
-                codel: CoDelParams { target_ns, interval_ns },
+                codel: CoDelParams { target_ns, interval_ns, ecn },
             }))),
         };
         LinkDir {
@@ -798,6 +805,7 @@ mod tests {
             mean_pktsize: 10,
             byte_mode: false,
             target_delay_ns: 5_000_000,
+            ecn: false,
         };
         let cfg = LinkDirCfg { rate_bps: 8_000, delay_ns: 0, queue: QueueCfg::Red(red), errors: ErrorCfg::None, overhead_bytes: 0, reorder: None, loss_placement: Default::default(), traces: None };
         LinkDir::new(0, 1, &cfg, Rng::new(1, 1))

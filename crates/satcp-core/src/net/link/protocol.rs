@@ -141,7 +141,7 @@ impl LinkDir {
                 }
             }
             Enqueued::CorruptedArrives(at) => {
-                ctx.pkts.get_mut(id).corrupted = true;
+                ctx.pkts.get_mut(id).set_corrupted(true);
                 if self.push_in_flight(at, id) {
                     ctx.schedule_arrival(at, d, id);
                 }

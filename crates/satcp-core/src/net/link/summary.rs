@@ -43,6 +43,7 @@ impl LinkDir {
             reordered: s.reordered,
             burst_delayed: s.burst_delayed,
             max_queue_packets: s.max_queue_packets,
+            marks: s.marks,
             mean_queue_packets: (!self.holds_packets() && end > 0).then(|| s.queue_wait_ns as f64 / end as f64),
             arq: self.arq_summary(back),
             queue: self.queue_summary(),

@@ -17,6 +17,35 @@ pub const TCP_HEADER: u32 = 20;
 pub const FLAG_FIN: u8 = 0x01;
 pub const FLAG_SYN: u8 = 0x02;
 pub const FLAG_ACK: u8 = 0x10;
+/// ECN-Echo (RFC 3168 section 6.1): on a SYN, ECN-setup; otherwise the
+/// receiver saw a CE mark.
+pub const FLAG_ECE: u8 = 0x40;
+/// Congestion Window Reduced (RFC 3168 section 6.1): on a SYN, ECN-setup;
+/// otherwise the sender reduced its window for an ECE.
+pub const FLAG_CWR: u8 = 0x80;
+
+/// The ECN field of the IP header (RFC 3168 section 5). ECT(1) is not
+/// used: satcp's ECN-capable senders send ECT(0), as Linux does without
+/// L4S.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Ecn {
+    /// Not-ECT (00): the transport is not ECN-capable; a queue drops it.
+    #[default]
+    NotEct,
+    /// ECT(0) (10): ECN-capable; a marking queue sets CE instead of a drop.
+    Ect0,
+    /// CE (11): congestion experienced.
+    Ce,
+}
+
+impl Ecn {
+    /// ECN-capable (ECT or already CE): a marking queue may mark it.
+    #[inline]
+    pub fn capable(self) -> bool {
+        self != Ecn::NotEct
+    }
+}
 
 /// Bytes of TCP option space in a segment (data offset at most 15 words).
 pub const MAX_OPTION_BYTES: u32 = 40;
@@ -288,15 +317,47 @@ pub struct Packet {
     pub kind: Kind,
     /// The payload was sent before (for statistics and pcap only).
     pub retx: bool,
-    /// The link's error model corrupted it: the next node sees it (a router
-    /// agent may count it) and discards it.
-    pub corrupted: bool,
     /// IP time to live: every router that forwards the packet decrements
     /// it; a router that would send it on with 0 drops it.
     pub ttl: u8,
+    /// The IP header's ECN codepoint (bits 0-1, [`Ecn`]) and whether the
+    /// link's error model corrupted the packet (bit 2): one byte, so the
+    /// packet stays 96 bytes. Read and set through [`Packet::ecn`],
+    /// [`Packet::set_ecn`], [`Packet::corrupted`], [`Packet::set_corrupted`].
+    ip_bits: u8,
 }
 
+const IP_BITS_ECN: u8 = 0b011;
+const IP_BITS_CORRUPTED: u8 = 0b100;
+
 impl Packet {
+    /// The IP header's ECN codepoint.
+    #[inline]
+    pub fn ecn(&self) -> Ecn {
+        match self.ip_bits & IP_BITS_ECN {
+            0 => Ecn::NotEct,
+            1 => Ecn::Ect0,
+            _ => Ecn::Ce,
+        }
+    }
+
+    #[inline]
+    pub fn set_ecn(&mut self, e: Ecn) {
+        self.ip_bits = (self.ip_bits & !IP_BITS_ECN) | e as u8;
+    }
+
+    /// The link's error model corrupted it: the next node sees it (a router
+    /// agent may count it) and discards it.
+    #[inline]
+    pub fn corrupted(&self) -> bool {
+        self.ip_bits & IP_BITS_CORRUPTED != 0
+    }
+
+    #[inline]
+    pub fn set_corrupted(&mut self, c: bool) {
+        self.ip_bits = (self.ip_bits & !IP_BITS_CORRUPTED) | if c { IP_BITS_CORRUPTED } else { 0 };
+    }
+
     /// A TCP segment; its kind (data or pure ACK) follows from the payload
     /// and the SYN/FIN flags.
     /// The endpoint a TCP segment is for.
@@ -319,7 +380,7 @@ impl Packet {
     pub fn tcp(src_node: u32, dst_node: u32, to_ep: u32, tcp: TcpHeader, payload: u32, stream_off: u64, retx: bool) -> Self {
         let ip_bytes = IPV4_HEADER + TCP_HEADER + tcp.options_len() + payload;
         let kind = if payload > 0 || tcp.has(FLAG_SYN | FLAG_FIN) { Kind::Data } else { Kind::Ack };
-        Packet { src_node, dst_node, to_ep, ip_bytes, payload, tcp, stream_off, kind, retx, corrupted: false, ttl: INITIAL_TTL }
+        Packet { src_node, dst_node, to_ep, ip_bytes, payload, tcp, stream_off, kind, retx, ttl: INITIAL_TTL, ip_bits: 0 }
     }
 
     /// A UDP datagram of `ip_bytes` (IPv4 + UDP headers + payload) of flow
@@ -336,8 +397,8 @@ impl Packet {
             stream_off: 0,
             kind: Kind::Udp,
             retx: false,
-            corrupted: false,
             ttl: INITIAL_TTL,
+            ip_bits: 0,
         }
     }
 
@@ -354,7 +415,7 @@ impl Packet {
             stream_off: id,
             kind: Kind::Quic,
             retx: false,
-            corrupted: false,
+            ip_bits: 0,
             ttl: INITIAL_TTL,
         }
     }
@@ -482,6 +543,21 @@ mod tests {
     #[test]
     fn packets_stay_small() {
         assert!(std::mem::size_of::<Packet>() <= 96, "{}", std::mem::size_of::<Packet>());
+        // the ECN codepoint shares a byte with the corrupted flag
+        assert_eq!(std::mem::size_of::<Packet>(), 96);
+    }
+
+    #[test]
+    fn ecn_codepoint_and_corrupted_flag_share_a_byte_independently() {
+        let mut p = Packet::udp(0, 1, 0, 100);
+        assert_eq!((p.ecn(), p.corrupted()), (Ecn::NotEct, false));
+        for e in [Ecn::Ect0, Ecn::Ce, Ecn::NotEct, Ecn::Ce] {
+            for c in [true, false, true] {
+                p.set_corrupted(c);
+                p.set_ecn(e);
+                assert_eq!((p.ecn(), p.corrupted()), (e, c));
+            }
+        }
     }
 
     #[test]

@@ -28,10 +28,18 @@
 //! * the limit (packets, default 1000 as Linux's `sch_codel`, or bytes)
 //!   counts waiting packets; an arrival to a full queue is dropped at the
 //!   tail (Linux `codel_qdisc_enqueue`), counted as an overflow;
-//! * Linux's ECN marking and `ce_threshold` are not modelled here.
+//! * ECN (`ecn = true`, RFC 3168 section 5, as Linux
+//!   `include/net/codel_impl.h` `codel_dequeue` with `params->ecn`): where
+//!   the control law would drop an ECN-capable packet (ECT or CE) it is
+//!   marked CE and sent instead, and the law advances as for a drop (on
+//!   entering the dropping state: `count`, `lastcount` and `drop_next` as
+//!   for a drop, the marked packet is the one sent; while dropping: `count`
+//!   raised by one and `drop_next` moved, then the marked packet is sent,
+//!   ending this dequeue). A Not-ECT packet is dropped as without ECN.
+//!   Linux's `ce_threshold` is not modelled.
 //!
-//! Counters: CoDel drops (`drops.codel`) apart from overflows, and the
-//! sojourn times of the packets sent.
+//! Counters: CoDel drops (`drops.codel`) apart from overflows, marks, and
+//! the sojourn times of the packets sent.
 
 use std::collections::VecDeque;
 
@@ -45,6 +53,8 @@ use crate::sim::Time;
 pub struct CoDelParams {
     pub target_ns: u64,
     pub interval_ns: u64,
+    /// Mark ECN-capable packets CE instead of dropping them.
+    pub ecn: bool,
 }
 
 /// RFC 8289's state variables and the control law, shared by CoDel and
@@ -58,10 +68,13 @@ pub struct CoDelState {
     dropping: bool,
 }
 
-/// A packet taken from a queue, with its enqueue instant.
+/// A packet taken from a queue, with its enqueue instant, whether it is
+/// ECN-capable, and (on the way out) whether CoDel marked it CE.
 pub struct Dequeued {
     pub h: Held,
     pub enqueued: Time,
+    pub ect: bool,
+    pub marked: bool,
 }
 
 impl CoDelState {
@@ -119,8 +132,14 @@ impl CoDelState {
                 self.dropping = false;
             }
             while self.dropping && now >= self.drop_next {
-                dropped.push(r.take().expect("a packet while dropping").h);
                 self.count += 1;
+                let d = r.as_mut().expect("a packet while dropping");
+                if p.ecn && d.ect {
+                    d.marked = true;
+                    self.drop_next = Self::control_law(self.drop_next, self.count, p);
+                    return r;
+                }
+                dropped.push(r.take().expect("a packet while dropping").h);
                 let (n, backlog) = take();
                 r = n;
                 ok = self.ok_to_drop(r.as_ref(), now, backlog, maxpacket, p);
@@ -131,10 +150,15 @@ impl CoDelState {
                 }
             }
         } else if ok {
-            dropped.push(r.take().expect("ok to drop a packet").h);
-            let (n, backlog) = take();
-            r = n;
-            self.ok_to_drop(r.as_ref(), now, backlog, maxpacket, p);
+            let d = r.as_mut().expect("ok to drop a packet");
+            if p.ecn && d.ect {
+                d.marked = true;
+            } else {
+                dropped.push(r.take().expect("ok to drop a packet").h);
+                let (n, backlog) = take();
+                r = n;
+                self.ok_to_drop(r.as_ref(), now, backlog, maxpacket, p);
+            }
             self.dropping = true;
             let delta = self.count.wrapping_sub(self.lastcount);
             self.count = 1;
@@ -150,7 +174,8 @@ impl CoDelState {
 
 #[derive(Clone, Debug)]
 pub struct CoDelQueue {
-    q: VecDeque<(Held, Time)>,
+    /// (packet, enqueue instant, ECN-capable)
+    q: VecDeque<(Held, Time, bool)>,
     limit: QueueLimit,
     bytes: u64,
     maxpacket: u64,
@@ -172,14 +197,15 @@ impl CoDelQueue {
         self.bytes
     }
 
-    pub fn push(&mut self, h: Held, now: Time) {
+    /// Queue `h` at `now` (`ect`: the packet is ECN-capable).
+    pub fn push(&mut self, h: Held, now: Time, ect: bool) {
         self.bytes += h.bytes as u64;
         self.maxpacket = self.maxpacket.max(h.bytes as u64);
-        self.q.push_back((h, now));
+        self.q.push_back((h, now, ect));
     }
 
     /// Tail drop when full (counted by the caller as an overflow).
-    pub fn offer(&mut self, h: Held, now: Time) -> Admit {
+    pub fn offer(&mut self, h: Held, now: Time, ect: bool) -> Admit {
         let fits = match self.limit {
             QueueLimit::Unlimited => true,
             QueueLimit::Packets(n) => self.q.len() < n as usize,
@@ -188,27 +214,27 @@ impl CoDelQueue {
         if !fits {
             return Admit::Refused;
         }
-        self.push(h, now);
+        self.push(h, now, ect);
         Admit::Accepted
     }
 
-    /// The packet to send at `now`; those CoDel dropped on the way are
-    /// appended to `dropped`.
-    pub fn pop(&mut self, now: Time, dropped: &mut Vec<Held>) -> Option<Held> {
+    /// The packet to send at `now` and whether CoDel marked it CE; those
+    /// CoDel dropped on the way are appended to `dropped`.
+    pub fn pop(&mut self, now: Time, dropped: &mut Vec<Held>) -> Option<(Held, bool)> {
         let CoDelQueue { q, bytes, maxpacket, p, state, .. } = self;
         let d = state.dequeue(now, *maxpacket, p, dropped, || {
-            let d = q.pop_front().map(|(h, enqueued)| Dequeued { h, enqueued });
+            let d = q.pop_front().map(|(h, enqueued, ect)| Dequeued { h, enqueued, ect, marked: false });
             if let Some(d) = &d {
                 *bytes -= d.h.bytes as u64;
             }
             (d, *bytes)
         })?;
         self.sojourns.record(now - d.enqueued);
-        Some(d.h)
+        Some((d.h, d.marked))
     }
 
     pub fn drain_into(&mut self, out: &mut Vec<Held>) {
-        out.extend(self.q.drain(..).map(|(h, _)| h));
+        out.extend(self.q.drain(..).map(|(h, _, _)| h));
         self.bytes = 0;
     }
 }
@@ -218,30 +244,67 @@ mod tests {
     use super::*;
 
     const MS: Time = 1_000_000;
-    const P: CoDelParams = CoDelParams { target_ns: 5 * MS, interval_ns: 100 * MS };
+    const P: CoDelParams = CoDelParams { target_ns: 5 * MS, interval_ns: 100 * MS, ecn: false };
 
     /// Two 1000-byte packets arrive every ms (at k ms, before the dequeue)
     /// and one is dequeued every ms, at 1, 2, 3 ... ms: the sojourn grows
     /// by 0.5 ms a dequeue and stays above target from 10 ms on. Returns
     /// the instants of the drops up to `end`.
     fn overload(end: Time, q: &mut CoDelQueue) -> Vec<Time> {
+        let (drops, marks) = overload_ecn(end, q, false);
+        assert!(marks.is_empty(), "Not-ECT packets are never marked");
+        drops
+    }
+
+    /// [`overload`] with ECN-capable packets (`ect`): the instants of the
+    /// drops and of the marks.
+    fn overload_ecn(end: Time, q: &mut CoDelQueue, ect: bool) -> (Vec<Time>, Vec<Time>) {
         let mut drops = vec![];
+        let mut marks = vec![];
         let mut id = 0;
         let mut out = vec![];
         for k in 0..=end / MS {
             let now = k * MS;
             for _ in 0..2 {
-                q.offer(Held { id, bytes: 1000 }, now);
+                q.offer(Held { id, bytes: 1000 }, now, ect);
                 id += 1;
             }
             if k == 0 {
                 continue;
             }
             out.clear();
-            assert!(q.pop(now, &mut out).is_some(), "the queue never empties");
+            let (_, marked) = q.pop(now, &mut out).expect("the queue never empties");
             drops.extend(out.iter().map(|_| now));
+            if marked {
+                marks.push(now);
+            }
         }
-        drops
+        (drops, marks)
+    }
+
+    /// ECN on the same overload: the ECT packets CoDel would drop are
+    /// marked at exactly the instants of the drops (the queue grows by the
+    /// packets it keeps, so the sojourn stays above target and the law's
+    /// due times are the same), and none is dropped.
+    #[test]
+    fn ecn_marks_ect_packets_at_the_drop_instants_and_drops_none() {
+        let (drops, _) = overload_ecn(1_000 * MS, &mut CoDelQueue::new(QueueLimit::Unlimited, P), false);
+        let mut q = CoDelQueue::new(QueueLimit::Unlimited, CoDelParams { ecn: true, ..P });
+        let (none, marks) = overload_ecn(1_000 * MS, &mut q, true);
+        assert!(none.is_empty(), "an ECT packet is never dropped by the law");
+        assert_eq!(&marks[..5], &[108 * MS, 208 * MS, 279 * MS, 337 * MS, 387 * MS]);
+        assert_eq!(marks, drops);
+        assert_eq!(q.state.count() as usize, marks.len(), "count advances once per mark");
+        assert_eq!(q.sojourns.count(), 1_000, "a marked packet is sent");
+    }
+
+    /// With `ecn = true`, Not-ECT packets are dropped as without ECN.
+    #[test]
+    fn ecn_still_drops_not_ect_packets() {
+        let (want, _) = overload_ecn(1_000 * MS, &mut CoDelQueue::new(QueueLimit::Unlimited, P), false);
+        let (drops, marks) = overload_ecn(1_000 * MS, &mut CoDelQueue::new(QueueLimit::Unlimited, CoDelParams { ecn: true, ..P }), false);
+        assert!(marks.is_empty());
+        assert_eq!(drops, want);
     }
 
     #[test]
@@ -286,7 +349,7 @@ mod tests {
         assert_eq!((q.state.count, q.state.lastcount), (5, 1));
         // A standing queue again: 40 packets at 401 ms, one dequeued a ms.
         for id in 0..40 {
-            q.offer(Held { id: 10_000 + id, bytes: 1000 }, 401 * MS);
+            q.offer(Held { id: 10_000 + id, bytes: 1000 }, 401 * MS, false);
         }
         let mut drops = vec![];
         for k in 402..=420 {
@@ -299,7 +362,7 @@ mod tests {
         // about 20 packets standing, to 506 ms
         assert!(drops.is_empty());
         for k in 421..=506 {
-            q.offer(Held { id: 20_000 + k as u32, bytes: 1000 }, k * MS);
+            q.offer(Held { id: 20_000 + k as u32, bytes: 1000 }, k * MS, false);
             out.clear();
             q.pop(k * MS, &mut out);
             drops.extend(out.iter().map(|_| k * MS));
@@ -317,13 +380,13 @@ mod tests {
         // packet left behind the one dequeued
         let mut q = CoDelQueue::new(QueueLimit::Unlimited, P);
         let mut out = vec![];
-        q.offer(Held { id: 0, bytes: 1000 }, 0);
-        q.offer(Held { id: 1, bytes: 1000 }, 0);
+        q.offer(Held { id: 0, bytes: 1000 }, 0, false);
+        q.offer(Held { id: 1, bytes: 1000 }, 0, false);
         // at 200 ms: the first dequeue finds a 200 ms sojourn, but only one
         // packet (= maxpacket) stays behind it: never ok to drop
-        assert_eq!(q.pop(200 * MS, &mut out).map(|h| h.id), Some(0));
+        assert_eq!(q.pop(200 * MS, &mut out).map(|h| h.0.id), Some(0));
         assert_eq!(q.state.first_above_time, 0);
-        assert_eq!(q.pop(400 * MS, &mut out).map(|h| h.id), Some(1));
+        assert_eq!(q.pop(400 * MS, &mut out).map(|h| h.0.id), Some(1));
         assert!(out.is_empty());
         assert_eq!(q.pop(500 * MS, &mut out), None);
     }
@@ -331,9 +394,9 @@ mod tests {
     #[test]
     fn a_full_codel_queue_refuses_at_the_tail() {
         let mut q = CoDelQueue::new(QueueLimit::Packets(2), P);
-        assert_eq!(q.offer(Held { id: 0, bytes: 10 }, 0), Admit::Accepted);
-        assert_eq!(q.offer(Held { id: 1, bytes: 10 }, 0), Admit::Accepted);
-        assert_eq!(q.offer(Held { id: 2, bytes: 10 }, 0), Admit::Refused);
+        assert_eq!(q.offer(Held { id: 0, bytes: 10 }, 0, false), Admit::Accepted);
+        assert_eq!(q.offer(Held { id: 1, bytes: 10 }, 0, false), Admit::Accepted);
+        assert_eq!(q.offer(Held { id: 2, bytes: 10 }, 0, false), Admit::Refused);
         assert_eq!(q.len(), 2);
     }
 }

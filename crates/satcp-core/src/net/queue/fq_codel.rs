@@ -68,7 +68,8 @@ pub struct FqCoDelParams {
 
 #[derive(Clone, Debug, Default)]
 struct Flow {
-    q: VecDeque<(Held, Time)>,
+    /// (packet, enqueue instant, ECN-capable)
+    q: VecDeque<(Held, Time, bool)>,
     backlog: u64,
     deficit: i64,
     codel: CoDelState,
@@ -127,13 +128,13 @@ impl FqCoDelQueue {
     /// Enqueue `h` (packet `p`) at `now`; overflow victims are appended to
     /// `dropped`.
     pub fn enqueue(&mut self, h: Held, p: &Packet, now: Time, dropped: &mut Vec<Held>) {
-        self.enqueue_in(flow_bucket(p, self.p.flows), h, now, dropped);
+        self.enqueue_in(flow_bucket(p, self.p.flows), h, p.ecn().capable(), now, dropped);
     }
 
-    fn enqueue_in(&mut self, idx: u32, h: Held, now: Time, dropped: &mut Vec<Held>) {
+    fn enqueue_in(&mut self, idx: u32, h: Held, ect: bool, now: Time, dropped: &mut Vec<Held>) {
         let quantum = self.p.quantum as i64;
         let f = &mut self.flows[idx as usize];
-        f.q.push_back((h, now));
+        f.q.push_back((h, now, ect));
         f.backlog += h.bytes as u64;
         if !f.listed {
             f.listed = true;
@@ -161,7 +162,7 @@ impl FqCoDelQueue {
         let threshold = f.backlog / 2;
         let (mut len, mut n) = (0u64, 0usize);
         loop {
-            let (h, _) = f.q.pop_front().expect("the fattest flow holds a packet");
+            let (h, _, _) = f.q.pop_front().expect("the fattest flow holds a packet");
             len += h.bytes as u64;
             dropped.push(h);
             n += 1;
@@ -175,9 +176,9 @@ impl FqCoDelQueue {
         self.bytes -= len;
     }
 
-    /// The next packet to send at `now`; CoDel's drops are appended to
-    /// `dropped`.
-    pub fn dequeue(&mut self, now: Time, dropped: &mut Vec<Held>) -> Option<Held> {
+    /// The next packet to send at `now` and whether CoDel marked it CE
+    /// (`ecn`); CoDel's drops are appended to `dropped`.
+    pub fn dequeue(&mut self, now: Time, dropped: &mut Vec<Held>) -> Option<(Held, bool)> {
         loop {
             let from_new = !self.new_flows.is_empty();
             let idx = *(if from_new { self.new_flows.front() } else { self.old_flows.front() })?;
@@ -191,7 +192,7 @@ impl FqCoDelQueue {
             let (total_len, total_bytes) = (&mut self.len, &mut self.bytes);
             let Flow { q, backlog, codel, .. } = f;
             let d = codel.dequeue(now, self.maxpacket, &self.p.codel, dropped, || {
-                let d = q.pop_front().map(|(h, enqueued)| Dequeued { h, enqueued });
+                let d = q.pop_front().map(|(h, enqueued, ect)| Dequeued { h, enqueued, ect, marked: false });
                 if let Some(d) = &d {
                     *backlog -= d.h.bytes as u64;
                     *total_len -= 1;
@@ -211,7 +212,7 @@ impl FqCoDelQueue {
                 Some(d) => {
                     f.deficit -= d.h.bytes as i64;
                     self.sojourns.record(now - d.enqueued);
-                    return Some(d.h);
+                    return Some((d.h, d.marked));
                 }
             }
         }
@@ -227,7 +228,7 @@ impl FqCoDelQueue {
 
     pub fn drain_into(&mut self, out: &mut Vec<Held>) {
         for f in &mut self.flows {
-            out.extend(f.q.drain(..).map(|(h, _)| h));
+            out.extend(f.q.drain(..).map(|(h, _, _)| h));
             f.backlog = 0;
             f.listed = false;
         }
@@ -245,7 +246,7 @@ mod tests {
     const MS: Time = 1_000_000;
 
     fn params(limit: u32, flows: u32) -> FqCoDelParams {
-        FqCoDelParams { limit_packets: limit, flows, quantum: 1514, codel: CoDelParams { target_ns: 5 * MS, interval_ns: 100 * MS } }
+        FqCoDelParams { limit_packets: limit, flows, quantum: 1514, codel: CoDelParams { target_ns: 5 * MS, interval_ns: 100 * MS, ecn: false } }
     }
 
     fn h(id: u32, bytes: u32) -> Held {
@@ -258,12 +259,12 @@ mod tests {
         let mut out = vec![];
         // flow 0: four 1000-byte packets; flow 1: two 1000-byte packets
         for id in 0..4 {
-            q.enqueue_in(0, h(id, 1000), 0, &mut out);
+            q.enqueue_in(0, h(id, 1000), false, 0, &mut out);
         }
         for id in 10..12 {
-            q.enqueue_in(1, h(id, 1000), 0, &mut out);
+            q.enqueue_in(1, h(id, 1000), false, 0, &mut out);
         }
-        let order: Vec<u32> = std::iter::from_fn(|| q.dequeue(0, &mut out)).map(|x| x.id).collect();
+        let order: Vec<u32> = std::iter::from_fn(|| q.dequeue(0, &mut out)).map(|x| x.0.id).collect();
         // flow 0 (deficit 1514): 0 (514 left), 1 (-486): to the old list;
         // flow 1: 10, 11 (-486): old list; flow 0 again with 1028: 2, 3
         assert_eq!(order, vec![0, 1, 10, 11, 2, 3]);
@@ -276,14 +277,14 @@ mod tests {
         let mut q = FqCoDelQueue::new(params(100, 4));
         let mut out = vec![];
         for id in 0..20 {
-            q.enqueue_in(0, h(id, 1500), 0, &mut out);
+            q.enqueue_in(0, h(id, 1500), false, 0, &mut out);
         }
-        assert_eq!(q.dequeue(0, &mut out).map(|x| x.id), Some(0));
-        assert_eq!(q.dequeue(0, &mut out).map(|x| x.id), Some(1), "deficit 14 is still positive");
+        assert_eq!(q.dequeue(0, &mut out).map(|x| x.0.id), Some(0));
+        assert_eq!(q.dequeue(0, &mut out).map(|x| x.0.id), Some(1), "deficit 14 is still positive");
         // the bulk flow is now on the old list; a new flow's packet is next
-        q.enqueue_in(2, h(99, 100), 0, &mut out);
-        assert_eq!(q.dequeue(0, &mut out).map(|x| x.id), Some(99));
-        assert_eq!(q.dequeue(0, &mut out).map(|x| x.id), Some(2));
+        q.enqueue_in(2, h(99, 100), false, 0, &mut out);
+        assert_eq!(q.dequeue(0, &mut out).map(|x| x.0.id), Some(99));
+        assert_eq!(q.dequeue(0, &mut out).map(|x| x.0.id), Some(2));
     }
 
     #[test]
@@ -291,14 +292,14 @@ mod tests {
         let mut q = FqCoDelQueue::new(params(10, 4));
         let mut out = vec![];
         for id in 0..8 {
-            q.enqueue_in(1, h(id, 1000), 0, &mut out);
+            q.enqueue_in(1, h(id, 1000), false, 0, &mut out);
         }
-        q.enqueue_in(2, h(100, 1500), 0, &mut out);
-        q.enqueue_in(2, h(101, 1500), 0, &mut out);
+        q.enqueue_in(2, h(100, 1500), false, 0, &mut out);
+        q.enqueue_in(2, h(101, 1500), false, 0, &mut out);
         assert!(out.is_empty());
         // the 11th packet: flow 1 (8000 bytes) is the fattest; half of it is
         // 4000 bytes: its four oldest packets go
-        q.enqueue_in(3, h(200, 100), 0, &mut out);
+        q.enqueue_in(3, h(200, 100), false, 0, &mut out);
         assert_eq!(out.iter().map(|x| x.id).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
         assert_eq!((q.len(), q.bytes()), (7, 4000 + 3000 + 100));
         assert_eq!(q.flows[1].codel.count(), 4, "CoDel's count raised by the drops");
@@ -317,16 +318,16 @@ mod tests {
         let mut sojourns = vec![];
         while now < seconds * 1_000 * MS {
             while next_ping <= now {
-                q.enqueue_in(ping, h(1_000_000 + id, 100), next_ping, &mut out);
+                q.enqueue_in(ping, h(1_000_000 + id, 100), false, next_ping, &mut out);
                 sent_at.insert(1_000_000 + id, next_ping);
                 next_ping += 10 * MS;
                 id += 1;
             }
             for _ in 0..2 {
-                q.enqueue_in(bulk, h(id, 1500), now, &mut out);
+                q.enqueue_in(bulk, h(id, 1500), false, now, &mut out);
                 id += 1;
             }
-            let p = q.dequeue(now, &mut out).expect("the bulk flow is backlogged");
+            let (p, _) = q.dequeue(now, &mut out).expect("the bulk flow is backlogged");
             if let Some(t) = sent_at.remove(&p.id) {
                 sojourns.push(now - t);
             }
@@ -346,6 +347,35 @@ mod tests {
         assert!(max <= 1_200_000, "worst ping sojourn {max} ns");
         assert!(max < 5 * MS);
         assert!(bulk_drops > 0, "CoDel dropped bulk packets");
+    }
+
+    /// `ecn = true`: two bulk flows in their own buckets, each offered one
+    /// 1500-byte packet per packet sent (so each builds a standing queue):
+    /// the ECN-capable one is marked and never dropped, the other dropped
+    /// and never marked, each by its own CoDel.
+    #[test]
+    fn ecn_marks_the_ect_flow_and_drops_the_other() {
+        let mut p = params(10_240, 1024);
+        p.codel.ecn = true;
+        let mut q = FqCoDelQueue::new(p);
+        let (ect, plain) = (5u32, 700u32);
+        let mut out = vec![];
+        let (mut now, mut id) = (0, 0u32);
+        let (mut marks_ect, mut marks_plain) = (0, 0);
+        while now < 3_000 * MS {
+            q.enqueue_in(ect, h(id, 1500), true, now, &mut out);
+            q.enqueue_in(plain, h(id + 1, 1500), false, now, &mut out);
+            id += 2;
+            let (p, marked) = q.dequeue(now, &mut out).expect("backlogged");
+            if marked {
+                if p.id % 2 == 0 { marks_ect += 1 } else { marks_plain += 1 }
+            }
+            now += 1_200_000;
+        }
+        assert!(marks_ect > 0, "the ECT flow is marked");
+        assert_eq!(marks_plain, 0, "a Not-ECT packet is never marked");
+        assert!(!out.is_empty() && out.iter().all(|x| x.id % 2 == 1), "only the Not-ECT flow loses packets");
+        assert_eq!(q.flows[ect as usize].codel.count(), marks_ect, "count advances per mark");
     }
 
     #[test]

@@ -34,7 +34,13 @@
 //!   mean_pktsize. The queue itself is measured in packets.
 //! * Idle decay uses (1 - w_q)^m in one `powi` rather than ns-2's loop of m
 //!   multiplications (equal to rounding).
-//! * No ECN marking (the TCP model does not negotiate ECN): an early
+//! * ECN (`ecn = true`, RFC 3168 section 5, ns-2's `setbit_`): an early
+//!   (probabilistic) decision on an ECN-capable arrival marks it CE and
+//!   queues it; the mark resets count as a drop does. Forced drops (the
+//!   average at or above max_th, 2 max_th gentle) and overflows drop even
+//!   ECN-capable packets (ns-2 marks only unforced decisions; Linux's
+//!   `sch_red` would mark forced ones too unless `harddrop` is set: the
+//!   choice is ns-2's). Without ECN (or on a Not-ECT arrival) an early
 //!   "mark" is a drop of the arriving packet; forced drops also take the
 //!   arriving packet (ns-2 `drop_tail_ true`).
 
@@ -58,6 +64,8 @@ pub struct RedParams {
     pub wait: bool,
     pub mean_pktsize: u32,
     pub byte_mode: bool,
+    /// Mark ECN-capable arrivals instead of an early drop.
+    pub ecn: bool,
     /// Packets of mean size per second the link can send.
     pub ptc: f64,
 }
@@ -84,6 +92,7 @@ impl RedParams {
             wait: cfg.wait,
             mean_pktsize: cfg.mean_pktsize,
             byte_mode: cfg.byte_mode,
+            ecn: cfg.ecn,
             ptc,
         }
     }
@@ -134,6 +143,9 @@ pub enum RedVerdict {
     Accept,
     /// Probabilistic ("unforced") early drop.
     EarlyDrop,
+    /// The early decision on an ECN-capable arrival with `ecn`: queued,
+    /// marked CE.
+    Mark,
     /// avg at or above max_th (2 max_th when gentle).
     ForcedDrop,
     /// The hard limit: `limit_packets` already waiting.
@@ -163,7 +175,8 @@ impl Red {
     /// An arrival of `size` bytes at `now` with `waiting` packets queued
     /// (not counting one in transmission); `idle_since` is when the queue
     /// last went idle (transmitter free, nothing waiting), if it still is.
-    pub fn on_arrival(&mut self, now: Time, waiting: usize, idle_since: Option<Time>, size: u32) -> RedVerdict {
+    /// `ect`: the arrival is ECN-capable.
+    pub fn on_arrival(&mut self, now: Time, waiting: usize, idle_since: Option<Time>, size: u32, ect: bool) -> RedVerdict {
         let p = &self.params;
         let keep = 1.0 - p.w_q;
         if let Some(t0) = idle_since {
@@ -185,7 +198,7 @@ impl Red {
             } else {
                 let pa = p.p_a(p.p_b(self.avg), self.count, self.count_bytes, size);
                 if pa > 0.0 && self.rng.uniform() <= pa {
-                    verdict = RedVerdict::EarlyDrop;
+                    verdict = if p.ecn && ect { RedVerdict::Mark } else { RedVerdict::EarlyDrop };
                 }
             }
         } else {
@@ -218,6 +231,7 @@ mod tests {
             mean_pktsize: DEFAULT_MEAN_PKTSIZE,
             byte_mode: false,
             target_delay_ns: DEFAULT_TARGET_DELAY_NS,
+            ecn: false,
         }
     }
 
@@ -246,7 +260,7 @@ mod tests {
         // avg: 0 -> 0; 0.5*0 + 0.5*2 = 1; 0.5 + 2 = 2.5; 1.25 + 2 = 3.25.
         let mut r = red(100.0, 200.0, 0.5, true, true);
         for (q, want) in [(0, 0.0), (2, 1.0), (4, 2.5), (4, 3.25)] {
-            assert_eq!(r.on_arrival(0, q, None, 500), RedVerdict::Accept);
+            assert_eq!(r.on_arrival(0, q, None, 500, false), RedVerdict::Accept);
             assert_eq!(r.avg(), want);
         }
     }
@@ -259,9 +273,9 @@ mod tests {
         // 0.203125.
         let mut r = red(100.0, 200.0, 0.5, true, true);
         for q in [0, 2, 4, 4] {
-            r.on_arrival(0, q, None, 500);
+            r.on_arrival(0, q, None, 500, false);
         }
-        r.on_arrival(10_000_000 + 1_600_000, 0, Some(10_000_000), 500);
+        r.on_arrival(10_000_000 + 1_600_000, 0, Some(10_000_000), 500, false);
         assert_eq!(r.avg(), 0.203125);
     }
 
@@ -305,13 +319,13 @@ mod tests {
     fn forced_drops_above_the_average_limit_and_the_hard_limit() {
         // w_q = 1: avg = the queue seen. Gentle: forced at avg >= 2 max_th.
         let mut r = red(2.0, 4.0, 1.0, true, true);
-        assert_eq!(r.on_arrival(0, 8, None, 500), RedVerdict::ForcedDrop);
+        assert_eq!(r.on_arrival(0, 8, None, 500, false), RedVerdict::ForcedDrop);
         let mut r = red(2.0, 4.0, 1.0, false, true);
-        assert_eq!(r.on_arrival(0, 4, None, 500), RedVerdict::ForcedDrop);
+        assert_eq!(r.on_arrival(0, 4, None, 500, false), RedVerdict::ForcedDrop);
         // hard limit 50 with thresholds far above: overflow
         let mut r = red(100.0, 200.0, 0.002, true, true);
-        assert_eq!(r.on_arrival(0, 49, None, 500), RedVerdict::Accept);
-        assert_eq!(r.on_arrival(0, 50, None, 500), RedVerdict::Overflow);
+        assert_eq!(r.on_arrival(0, 49, None, 500, false), RedVerdict::Accept);
+        assert_eq!(r.on_arrival(0, 50, None, 500, false), RedVerdict::Overflow);
     }
 
     #[test]
@@ -319,16 +333,16 @@ mod tests {
         // w_q = 1, min_th 2, max_th 100: avg = q.
         let mut r = red(2.0, 100.0, 1.0, true, false);
         // q = 1 -> avg 1 < min_th.
-        assert_eq!(r.on_arrival(0, 1, None, 500), RedVerdict::Accept);
+        assert_eq!(r.on_arrival(0, 1, None, 500, false), RedVerdict::Accept);
         assert!(!r.old);
         // q = 40: crosses min_th: count := 1, no drop possible.
-        assert_eq!(r.on_arrival(0, 40, None, 500), RedVerdict::Accept);
+        assert_eq!(r.on_arrival(0, 40, None, 500, false), RedVerdict::Accept);
         assert_eq!(r.count, 1);
         assert!(r.old);
         // next arrivals draw; p_b = 0.1 * 38/98 = 0.0388; without wait p_a
         // = p_b / (1 - count p_b) reaches 1 at count 26 (the 25th draw)
         let mut n = 0;
-        while r.on_arrival(0, 40, None, 500) == RedVerdict::Accept {
+        while r.on_arrival(0, 40, None, 500, false) == RedVerdict::Accept {
             n += 1;
             assert!(n < 25, "p_a reaches 1 by count 26");
         }
@@ -336,7 +350,7 @@ mod tests {
         // q <= 1 never drops early, whatever the average
         let mut r = red(0.5, 1.0, 0.5, true, false);
         for _ in 0..100 {
-            assert_eq!(r.on_arrival(0, 1, None, 500), RedVerdict::Accept);
+            assert_eq!(r.on_arrival(0, 1, None, 500, false), RedVerdict::Accept);
         }
     }
 
@@ -345,10 +359,39 @@ mod tests {
         let run = |seed| {
             let c = RedCfg { min_th: Some(2.0), max_th: Some(20.0), w_q: Some(0.2), ..cfg() };
             let mut r = Red::new(RedParams::resolve(&c, 8_000_000, 0), Rng::new(seed, 7));
-            (0..2000).map(|i| r.on_arrival(i, (i % 25) as usize, None, 500)).collect::<Vec<_>>()
+            (0..2000).map(|i| r.on_arrival(i, (i % 25) as usize, None, 500, false)).collect::<Vec<_>>()
         };
         assert_eq!(run(3), run(3));
         assert!(run(3).contains(&RedVerdict::EarlyDrop));
         assert_ne!(run(3), run(4));
+    }
+
+    /// ECN: the same seed and arrivals give the same decisions, with every
+    /// early drop of an ECT arrival turned into a mark (the count restarts
+    /// as after a drop, so the sequences stay aligned); Not-ECT arrivals
+    /// are still dropped; forced drops and overflows still drop ECT ones.
+    #[test]
+    fn ecn_marks_ect_arrivals_instead_of_early_drops_only() {
+        let c = RedCfg { min_th: Some(2.0), max_th: Some(20.0), w_q: Some(0.2), ..cfg() };
+        let run = |ecn: bool, ect: bool| {
+            let mut r = Red::new(RedParams::resolve(&RedCfg { ecn, ..c }, 8_000_000, 0), Rng::new(3, 7));
+            (0..2000).map(|i| r.on_arrival(i, (i % 25) as usize, None, 500, ect)).collect::<Vec<_>>()
+        };
+        let plain = run(false, true);
+        let marked = run(true, true);
+        let early = plain.iter().filter(|v| **v == RedVerdict::EarlyDrop).count();
+        assert!(early > 0);
+        assert_eq!(marked.iter().filter(|v| **v == RedVerdict::Mark).count(), early);
+        assert!(!marked.contains(&RedVerdict::EarlyDrop));
+        for (a, b) in plain.iter().zip(&marked) {
+            let a = if *a == RedVerdict::EarlyDrop { RedVerdict::Mark } else { *a };
+            assert_eq!(a, *b);
+        }
+        assert_eq!(run(true, false), plain, "Not-ECT arrivals are dropped as without ECN");
+        // forced and overflow decisions drop an ECT arrival
+        let mut r = Red::new(RedParams::resolve(&RedCfg { min_th: Some(2.0), max_th: Some(4.0), w_q: Some(1.0), ecn: true, ..cfg() }, 8_000_000, 0), Rng::new(1, 1));
+        assert_eq!(r.on_arrival(0, 8, None, 500, true), RedVerdict::ForcedDrop);
+        let mut r = Red::new(RedParams::resolve(&RedCfg { min_th: Some(100.0), max_th: Some(200.0), w_q: Some(0.002), ecn: true, ..cfg() }, 8_000_000, 0), Rng::new(1, 1));
+        assert_eq!(r.on_arrival(0, 50, None, 500, true), RedVerdict::Overflow);
     }
 }

@@ -155,11 +155,11 @@ fn parse_changes(link: &Tbl) -> Res<Vec<LinkChange>> {
 }
 
 const QUEUE_EXPECTED: &str =
-    "an inline table: { kind = \"droptail\", packets = N } or { kind = \"droptail\", bytes = \"64KB\" } or { kind = \"droptail\" } (unlimited) or { kind = \"red\", packets = N, ... } or { kind = \"priority\", packets = N } (dummy segments last and dropped first) or { kind = \"classes\", packets = N, other_packets = M, tcp_share = 0.8 } (TCP and other traffic in their own buffers with shares of the link) or { kind = \"dropfront\", packets = N } (the oldest waiting packet dropped for an arrival) or { kind = \"codel\", packets = N, target = \"5ms\", interval = \"100ms\" } (RFC 8289) or { kind = \"fq_codel\", packets = 10240, flows = 1024, quantum = 1514, target = \"5ms\", interval = \"100ms\" } (RFC 8290)";
+    "an inline table: { kind = \"droptail\", packets = N } or { kind = \"droptail\", bytes = \"64KB\" } or { kind = \"droptail\" } (unlimited) or { kind = \"red\", packets = N, ... } or { kind = \"priority\", packets = N } (dummy segments last and dropped first) or { kind = \"classes\", packets = N, other_packets = M, tcp_share = 0.8 } (TCP and other traffic in their own buffers with shares of the link) or { kind = \"dropfront\", packets = N } (the oldest waiting packet dropped for an arrival) or { kind = \"codel\", packets = N, target = \"5ms\", interval = \"100ms\" } (RFC 8289) or { kind = \"fq_codel\", packets = 10240, flows = 1024, quantum = 1514, target = \"5ms\", interval = \"100ms\" } (RFC 8290); red, codel and fq_codel take ecn = true (mark ECN-capable packets instead of dropping them)";
 
 const RED_KEYS: &[&str] = &[
     "kind", "packets", "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "mean_pktsize", "byte_mode",
-    "target_delay",
+    "target_delay", "ecn",
 ];
 
 pub(super) fn parse_queue(link: &Tbl, key: &str) -> Res<Option<QueueCfg>> {
@@ -167,18 +167,20 @@ pub(super) fn parse_queue(link: &Tbl, key: &str) -> Res<Option<QueueCfg>> {
     t.allowed = &["kind"];
     let kind = t.choice("kind", &["droptail", "red", "priority", "classes", "dropfront", "codel", "fq_codel"])?;
     if kind == Some("fq_codel") {
-        t.only(&["kind", "packets", "flows", "quantum", "target", "interval"])?;
+        t.only(&["kind", "packets", "flows", "quantum", "target", "interval", "ecn"])?;
         let limit_packets = t.u32_in("packets", 1, u32::MAX)?.unwrap_or(10_240);
         let flows = t.u32_in("flows", 1, 65_536)?.unwrap_or(1024);
         let quantum = t.u32_in("quantum", 1, u32::MAX)?.unwrap_or(1514);
         let (target_ns, interval_ns) = codel_times(&t)?;
-        return Ok(Some(QueueCfg::FqCoDel { limit_packets, flows, quantum, target_ns, interval_ns }));
+        let ecn = t.bool("ecn")?.unwrap_or(false);
+        return Ok(Some(QueueCfg::FqCoDel { limit_packets, flows, quantum, target_ns, interval_ns, ecn }));
     }
     if kind == Some("codel") {
-        t.only(&["kind", "packets", "bytes", "target", "interval"])?;
+        t.only(&["kind", "packets", "bytes", "target", "interval", "ecn"])?;
         let limit = queue_limit(link, key, &t)?.unwrap_or(QueueLimit::Packets(CODEL_DEFAULT_PACKETS));
         let (target_ns, interval_ns) = codel_times(&t)?;
-        return Ok(Some(QueueCfg::CoDel { limit, target_ns, interval_ns }));
+        let ecn = t.bool("ecn")?.unwrap_or(false);
+        return Ok(Some(QueueCfg::CoDel { limit, target_ns, interval_ns, ecn }));
     }
 
     if kind == Some("red") {
@@ -284,6 +286,7 @@ fn parse_red(t: &Tbl) -> Res<RedCfg> {
         mean_pktsize: t.u32_in("mean_pktsize", 1, u32::MAX)?.unwrap_or(DEFAULT_MEAN_PKTSIZE),
         byte_mode: t.bool("byte_mode")?.unwrap_or(false),
         target_delay_ns: t.duration_pos("target_delay")?.unwrap_or(DEFAULT_TARGET_DELAY_NS),
+        ecn: t.bool("ecn")?.unwrap_or(false),
     })
 }
 

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::tcp::cc;
+use crate::tcp::ecn::EcnSetting;
 use crate::tcp::profile::{self, CwndValidation, Profile, RecoverRule, RtoEstimator, RwndDefault, SackPipe, SsthreshBasis};
 use std::sync::OnceLock;
 
@@ -24,7 +25,7 @@ const GENERAL_KEYS: &[&str] = &[
     "cwnd_validation", "handshake", "fin", "ssthresh_basis", "recover_rule", "rto_estimator",
     "rearm_rto_on_fast_retransmit", "sack_pipe", "rto_clears_sack", "exit_opens_cwnd", "delay_duplicate_ack", "fack_style", "rack", "prr", "tlp", "newreno_within_cwnd", "app_limited",
     "timestamps", "options_on_wire", "limited_transmit_style", "partial_window_deflation", "ooo_takes_buffer", "rto_timer",
-    "ack_out_of_order",
+    "ack_out_of_order", "ecn",
 ];
 
 /// The general keys, then each controller's, in registry order.
@@ -256,6 +257,13 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
         None => d.cwnd_validation,
     };
     let handshake = t.bool("handshake")?.unwrap_or(d.handshake);
+    let ecn = match t.bool("ecn")? {
+        Some(true) => EcnSetting::On,
+        Some(false) => EcnSetting::Off,
+        // Linux's net.ipv4.tcp_ecn = 2: a server accepts, a client never asks
+        None if profile == Profile::Linux => EcnSetting::Accept,
+        None => EcnSetting::Off,
+    };
     let fin = t.bool("fin")?.unwrap_or(d.fin);
     let ssthresh_basis = match t.choice("ssthresh_basis", &["flight", "window", "pipe", "cwnd"])? {
         Some("window") => SsthreshBasis::Window,
@@ -318,6 +326,7 @@ pub(super) fn parse_tcp(mut t: Tbl) -> Res<TcpCfg> {
     let rearm_rto_on_fast_retransmit = t.bool("rearm_rto_on_fast_retransmit")?.unwrap_or(d.rules.rearm_rto_on_fast_retransmit);
     Ok(TcpCfg {
         handshake,
+        ecn,
         fin,
         profile,
         variant: variant.to_string(),

@@ -138,11 +138,10 @@ pub struct AckCtx {
     /// Bytes marked lost so far (delivery-rate sampling only; `Sender::lost`).
     pub lost: u64,
     /// CE-marked bytes delivered so far (delivery-rate sampling only;
-    /// Linux's `tp->delivered_ce`). The ECN input BBRv3 reads: 0 until TCP
-    /// ECN feeds `DeliveryRate::on_ce_delivered`.
+    /// Linux's `tp->delivered_ce`): the bytes ECE-carrying ACKs newly
+    /// acknowledged or SACKed (`tcp/ecn.rs`). The ECN input BBRv3 reads.
     pub delivered_ce: u64,
-    /// This ACK carried ECE (the ECN input BBRv3 reads; false until TCP ECN
-    /// sets it).
+    /// This ACK carried ECE, ECN being in use (the ECN input BBRv3 reads).
     pub ece: bool,
 }
 

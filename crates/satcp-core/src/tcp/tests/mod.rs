@@ -8,6 +8,7 @@ mod adalr_traces;
 mod bbr3_traces;
 mod cc_traces;
 mod ceten_traces;
+mod ecn_traces;
 mod harness;
 mod hook_traces;
 mod ns2_traces;

@@ -318,7 +318,7 @@ impl LinkDir {
     }
 
     /// Offer an IP packet to the ARQ link's queue.
-    fn arq_offer(&mut self, now: Time, p: Packet) -> Offered {
+    fn arq_offer(&mut self, now: Time, mut p: Packet) -> Offered {
         if self.schedule.down_at(now) {
             self.stats.drops_down += 1;
             return Offered::DroppedDown;
@@ -326,7 +326,7 @@ impl LinkDir {
         let a = self.arq();
         let idle = a.sending.is_none() && a.ipq.is_empty();
         let verdict = match &mut a.discipline {
-            Discipline::Red(red) => red.on_arrival(now, a.ipq.len(), idle.then_some(a.last_end), p.ip_bytes),
+            Discipline::Red(red) => red.on_arrival(now, a.ipq.len(), idle.then_some(a.last_end), p.ip_bytes, p.ecn().capable()),
             Discipline::DropTail(limit) => {
                 let full = !idle
                     && match *limit {
@@ -343,6 +343,9 @@ impl LinkDir {
         };
         if self.stats.count_drop(verdict).is_some() {
             return Offered::DroppedQueue;
+        }
+        if verdict == RedVerdict::Mark {
+            p.set_ecn(crate::net::packet::Ecn::Ce);
         }
         let a = self.arq();
         a.ipq.push_back(p);
