@@ -768,6 +768,17 @@ impl Endpoint {
             return;
         }
         while budget > 0 {
+            if matches!(self.snd.phase, Phase::Loss(_)) {
+                match self.resend_relost_in_loss(ctx, retx_left) {
+                    Some(true) => {
+                        budget -= 1;
+                        retx_left -= 1;
+                        continue;
+                    }
+                    Some(false) => break,
+                    None => {}
+                }
+            }
             let lt_room = self.limited_transmit_room();
             let s = &self.snd;
             let nxt = if s.nxt < s.max { s.board.first_unsacked_from(s.nxt).min(s.max) } else { s.nxt };
@@ -827,6 +838,37 @@ impl Endpoint {
                 None => break,
             }
         }
+    }
+
+    /// In the go-back-N after a timeout, a retransmission RACK found lost
+    /// again is resent before the go-back-N goes on, as Linux does in
+    /// CA_Loss (`tcp_rack_mark_lost` marks it lost, taking it out of
+    /// flight, and `tcp_xmit_retransmit_queue` resends from the head).
+    /// Without this a lost resend of snd_una waited for the next, backed-off
+    /// timeout while new data flowed. Some(true): a segment left;
+    /// Some(false): one is owed but the window or pacing holds it; None:
+    /// nothing to resend.
+    fn resend_relost_in_loss(&mut self, ctx: &mut Ctx, retx_left: u32) -> Option<bool> {
+        let s = &self.snd;
+        let (from, to) = s.rack_relost?;
+        let to = to.min(s.nxt);
+        let h = s.board.first_unsacked_from(from.max(s.una));
+        if h >= to {
+            self.snd.rack_relost = None;
+            return None;
+        }
+        let (len, fin) = self.next_len_at(h)?;
+        let len = len.min(to - h);
+        let relost = (to - h) - s.board.sacked_in(h, to);
+        let room = s.w.cwnd.saturating_sub(s.outstanding_below(s.nxt).saturating_sub(relost));
+        if len > room || retx_left == 0 || !self.pacing_allows(ctx) {
+            return Some(false);
+        }
+        let fin = fin && h + len + 1 >= to;
+        self.emit(ctx, h, len, fin);
+        let end = h + len + fin as u64;
+        self.snd.rack_relost = (end < to).then_some((end, to));
+        Some(true)
     }
 
     /// With pacing on, whether a segment may leave now; if not, the pacing

@@ -401,8 +401,14 @@ impl Sender {
         // again form a run from the first to the last such segment. Only
         // segments first sent by t can be (a retransmission is sent after
         // its original), and only those below HighRxt have been resent by
-        // SACK recovery: the scan stays within the repair, not the window.
-        let rxt = self.segs.partition_point(|s| s.end <= self.scheme.high_rxt());
+        // SACK recovery, or below snd_nxt by the go-back-N after a timeout
+        // (Linux's RACK runs in CA_Loss too: `tcp_identify_packet_loss`):
+        // the scan stays within the repair, not the window.
+        let repaired = match self.phase {
+            Phase::Loss(_) => self.scheme.high_rxt().max(self.nxt.min(self.recover)),
+            _ => self.scheme.high_rxt(),
+        };
+        let rxt = self.segs.partition_point(|s| s.end <= repaired);
         let mut start = self.una;
         for s in self.segs.range(..k.min(rxt)) {
             if s.retx && !s.sacked && s.xmit_at != s.sent_at && r.is_lost(s.xmit_at, s.end, now, reo) {

@@ -23,6 +23,10 @@
 //! * Retransmissions are sent in sequence order as well: those lost again
 //!   (sent before the reference and older than RACK.rtt) form a range that
 //!   is resent before anything else (`rack_relost`, NextSeg() rule 0).
+//!   In the go-back-N after a timeout (Linux's CA_Loss, where
+//!   `tcp_identify_packet_loss` runs RACK too) the range reaches snd_nxt,
+//!   what the go-back-N has resent, and is resent ahead of it
+//!   (`Endpoint::resend_relost_in_loss`), counted out of flight.
 //! * Detection runs on ACK arrivals and when the reordering timer expires
 //!   (set for the segment that would be lost next, `tlp.rs`). With reo_wnd
 //!   = 0 in recovery, an ACK that SACKs a later segment marks the earlier

@@ -706,6 +706,42 @@ fn rack_repairs_tail_holes_and_a_lost_retransmission_without_the_rto() {
     assert!(t_rack + 500 * MS < t_rfc, "rack {t_rack} rfc {t_rfc}");
 }
 
+/// RACK in the go-back-N after a timeout (Linux runs it in CA_Loss: the
+/// trace cross-check's BBR stalled 1.9 s where the kernel did not). The
+/// whole initial window is lost, so the RTO fires; the go-back-N resends
+/// segment 1, then 2 and 3, and the resend of 2 is lost again. The ACK
+/// that SACKs 3 shows it: RACK marks 2 lost (sent before 3, delivered)
+/// and it is resent at once, ahead of the go-back-N, with no second
+/// timeout; the transfer ends within a few round trips of the first.
+#[test]
+fn rack_resends_a_retransmission_lost_in_the_go_back_n_after_a_timeout() {
+    let mut c = cfg(Recovery::Sack);
+    c.rack = true;
+    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+    let mut sends_of_2 = 0;
+    h.drop = Box::new(move |p, from| {
+        if from != 0 || p.payload == 0 {
+            return false;
+        }
+        if p.stream_off == seg(2) {
+            sends_of_2 += 1;
+            return sends_of_2 <= 2; // the original and its first resend
+        }
+        !p.retx && p.stream_off < seg(11)
+    });
+    h.transfer(20_000);
+    h.run_until(30_000 * MS);
+    assert_eq!(h.delivered(), 20_000);
+    assert_eq!(h.eps[0].stats.timeouts, 1, "one timeout: the lost resend is found by RACK, not a second RTO");
+    let sent = h.data_sent();
+    let resends_of_2: Vec<u64> = sent.iter().filter(|s| s.1 == seg(2) && s.2).map(|s| s.0).collect();
+    assert_eq!(resends_of_2.len(), 2, "{sent:?}");
+    // the second resend follows the first by about a round trip (the ACK
+    // SACKing 3 comes back), far less than the backed-off RTO (2 s)
+    let gap = resends_of_2[1] - resends_of_2[0];
+    assert!(gap > 100 * MS && gap < 300 * MS, "gap {gap}");
+}
+
 /// PRR (RFC 6937, the `linux` profile) against RFC 6675 by hand. IW 20, no
 /// delayed ACK, segment 5 lost: the ACKs of 1-4 open cwnd to 24 and send
 /// 21-28; the first two duplicate ACKs (SACKing 6 and 7) each let one new
