@@ -33,9 +33,10 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 import satcp
 
@@ -73,6 +74,37 @@ class Access:
 
 
 @dataclass(frozen=True)
+class Trace:
+    """A trace-driven bottleneck (the trace cells): the downlink's capacity
+    from a Mahimahi delivery-opportunity trace, the one-way delay from a
+    series in both directions, the downlink's loss from a series; files
+    relative to the repository. Trace time 0 is the emulator's `ready`
+    on the kernel's side and time 0 on satcp's; both transfers start
+    `start_s` later, so both see the same part of the traces (the kernel's
+    sender waits for that instant and fails the run if it was late)."""
+
+    capacity: str
+    delay: str
+    delay_interval_ms: float
+    loss: Optional[str] = None
+    loss_interval_ms: float = 1000.0
+    start_s: float = 1.5
+
+    def file(self, name: str) -> str:
+        return str(REPO / name)
+
+    def mean_capacity_bps(self) -> float:
+        """The capacity trace's mean: 1,504 bytes per opportunity over the
+        trace's period (its last opportunity's millisecond)."""
+        ms = [int(line) for line in open(self.file(self.capacity)) if line.strip() and not line.startswith("#")]
+        return len(ms) * 1504 * 8 / (ms[-1] / 1000)
+
+
+# The limit of how late the kernel's sender may start against the trace.
+START_SLACK_S = 0.005
+
+
+@dataclass(frozen=True)
 class Path_:
     rate_down_bps: int = 10_000_000
     rate_up_bps: int = 10_000_000
@@ -87,8 +119,15 @@ class Path_:
     # the largest buffers a tuned host's tcp_rmem/tcp_wmem allow, bytes (0:
     # the kernel's defaults); satcp's `rwnd` is then the share for data
     rmem_max: int = 0
+    trace: Optional[Trace] = None  # a trace-driven bottleneck in place of rate_down_bps and delay_ms
 
     def describe(self) -> str:
+        if self.trace:
+            t = self.trace
+            loss = f", loss from {t.loss}" if t.loss else ""
+            return (f"capacity from {t.capacity} (mean {t.mean_capacity_bps() / 1e6:.1f} Mb/s) down, "
+                    f"{self.rate_up_bps / 1e6:g} Mb/s up, one-way delay from {t.delay}{loss}, {self.queue}-packet "
+                    f"queue, {self.size} bytes from {t.start_s:g} s into the traces")
         hop = f"behind a {self.access.rate_bps / 1e6:g} Mb/s {self.access.delay_ms:g} ms access link, " if self.access else ""
         iw = f"IW {self.initcwnd}" if self.initcwnd else "IW 10"
         rmem = f"tcp_rmem/wmem up to {self.rmem_max} bytes" if self.rmem_max else "default buffers"
@@ -113,6 +152,13 @@ LONG = Path_(delay_ms=300.0, queue=500, size=20_000_000)
 # A tuned satellite host (tcp_rmem/tcp_wmem up to 64 MiB), 30 MB, initial
 # windows 10 and 2, alone or behind a 100 Mb/s 1 ms access hop.
 TUNED = Path_(delay_ms=300.0, queue=500, size=30_000_000, rmem_max=64 << 20)
+# Issue 40's trace cells: the Starlink-like traces shipped with the scenarios
+# (synthetic: 6-48 Mb/s regimes, mean 26.9 Mb/s; a delay level of 27-29 ms
+# that drops to 22-24 ms after a 200-ms outage at 12 s; 0.1-0.5% loss per
+# second), 10 Mb/s up, a 200-packet drop-tail queue, 40 MB.
+STARLINK_LIKE = Path_(queue=200, size=40_000_000, trace=Trace(
+    capacity="scenarios/traces/starlink_like_bw.txt", delay="scenarios/traces/starlink_like_delay.txt",
+    delay_interval_ms=100.0, loss="scenarios/traces/starlink_like_loss.txt", loss_interval_ms=1000.0))
 
 CELLS: list[Cell] = [
     *(Cell(f"short-{c}", c, SHORT) for c in CASES),
@@ -123,6 +169,8 @@ CELLS: list[Cell] = [
     Cell("tuned-iw2-2hop", "cubic-sack", replace(TUNED, initcwnd=2, access=Access())),
     Cell("tuned-reno-2hop", "reno-sack", replace(TUNED, access=Access())),
     Cell("tuned-bbr-2hop", "bbr-sack", replace(TUNED, access=Access())),
+    Cell("trace-cubic", "cubic-sack", STARLINK_LIKE),
+    Cell("trace-bbr", "bbr-sack", STARLINK_LIKE),
 ]
 CELL_NAMES = {c.name: c for c in CELLS}
 
@@ -134,6 +182,22 @@ RTX_FACTOR, RTX_SLACK = 1.5, 20
 
 def time_agrees(kernel_s: Optional[float], satcp_s: Optional[float]) -> bool:
     return bool(kernel_s and satcp_s) and abs(satcp_s / kernel_s - 1) <= TIME_TOLERANCE
+
+
+def goodput_agrees(kernel_s: Optional[float], satcp_s: Optional[float]) -> bool:
+    """The trace cells' bound (issue 40): satcp's goodput within 15% of the
+    kernel's (the same bytes, so the inverse ratio of the completions)."""
+    return bool(kernel_s and satcp_s) and abs(kernel_s / satcp_s - 1) <= TIME_TOLERANCE
+
+
+def agrees(cell: Cell, kernel_s: Optional[float], satcp_s: Optional[float], kernel_rtx: int, satcp_rtx: int) -> bool:
+    """A cell's verdict: completion within 15% and retransmissions within
+    the factor; on a trace cell, goodput within 15% (its retransmissions
+    are reported: BBR's overflow losses at a capacity that swings 8x
+    vary by a third between the kernel's own runs)."""
+    if cell.path.trace:
+        return goodput_agrees(kernel_s, satcp_s)
+    return time_agrees(kernel_s, satcp_s) and rtx_agrees(kernel_rtx, satcp_rtx)
 
 
 def rtx_agrees(kernel: int, satcp: int) -> bool:
@@ -153,6 +217,8 @@ class Result:
     peak_cwnd: Optional[int] = None  # segments: the kernel's largest sampled, satcp's largest
     cwnd_trace: Optional[list] = None  # (s, cwnd segments, ssthresh or None): the kernel's polls
     queue_drops: Optional[int] = None  # at the bottleneck (and the access hop, if any)
+    # bytes the receiver read in each second from the transfer's start
+    goodput_per_s: Optional[list[int]] = None
 
     def goodput_bps(self, size: int) -> Optional[float]:
         return None if not self.completion_s else size * 8 / self.completion_s
@@ -212,18 +278,25 @@ if int(sys.argv[4]):
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, int(sys.argv[4]))
 s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(1)
 print("listening", flush=True)
-c, _ = s.accept(); n = 0; want = int(sys.argv[3])
+c, _ = s.accept(); n = 0; want = int(sys.argv[3]); reads = []
 while n < want:
     b = c.recv(1 << 20)
     if not b: break
-    n += len(b)
-print(time.clock_gettime(time.CLOCK_MONOTONIC), n, flush=True)
+    n += len(b); reads.append((time.clock_gettime(time.CLOCK_MONOTONIC), len(b)))
+t_end = time.clock_gettime(time.CLOCK_MONOTONIC)
+c.close()  # before printing: the reads fill a pipe the parent reads only once the sender ends
+print(t_end, n, flush=True)
+print(" ".join(f"{t:.6f}:{k}" for t, k in reads), flush=True)
 """
 
 SENDER = r"""
 import socket, struct, sys, time
-cc, host, port, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+cc, host, port, size, start_at = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
 s = socket.socket(); s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+while time.clock_gettime(time.CLOCK_MONOTONIC) < start_at - 0.002:
+    time.sleep(0.001)
+while time.clock_gettime(time.CLOCK_MONOTONIC) < start_at:
+    pass
 t0 = time.clock_gettime(time.CLOCK_MONOTONIC)
 s.connect((host, port))
 buf = b"x" * 65536; left = size
@@ -287,28 +360,12 @@ def run_kernel(case: str, path: Path_, seed: int = 1, timer_quantum_ns: int = 0,
     goes beside it (`NAME-sender.pcap`), to see ACKs as the sender's
     HyStart sees them."""
     cc, sack, _, _ = CASES[case]
-    available()
-    _teardown()
-    emu = None
-    try:
-        for ns in (NS_A, NS_B):
-            _sh("ip", "netns", "add", ns)
-            _sh("ip", "-n", ns, "link", "set", "lo", "up")
-            sysctls = [("net.ipv4.tcp_sack", int(sack)), ("net.ipv4.tcp_no_metrics_save", 1)]
-            if path.rmem_max:
-                sysctls += [("net.ipv4.tcp_rmem", f"4096 131072 {path.rmem_max}"),
-                            ("net.ipv4.tcp_wmem", f"4096 16384 {path.rmem_max}")]
-            for k, v in sysctls:
-                _sh("ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"{k}={v}")
-        emu = subprocess.Popen([str(EMU), "a=sxa", "b=sxb", *_emulator_args(path), f"seed={seed}",
-                                f"timer_quantum_ns={timer_quantum_ns}"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_realtime)
-        if emu.stdout.readline().strip() != "ready":
-            raise LinuxUnavailable(f"satcp-linkemu did not start: {emu.stderr.read()}")
-        for dev, ns, ip, peer in (("sxa", NS_A, IP_A, IP_B), ("sxb", NS_B, IP_B, IP_A)):
-            _sh("ip", "link", "set", dev, "netns", ns)
-            _sh("ip", "-n", ns, "addr", "add", ip, "peer", peer, "dev", dev)
-            _sh("ip", "-n", ns, "link", "set", dev, "up")
+    sysctls = [("net.ipv4.tcp_sack", int(sack)), ("net.ipv4.tcp_no_metrics_save", 1)]
+    if path.rmem_max:
+        sysctls += [("net.ipv4.tcp_rmem", f"4096 131072 {path.rmem_max}"),
+                    ("net.ipv4.tcp_wmem", f"4096 16384 {path.rmem_max}")]
+    with emulated_path(path, seed, timer_quantum_ns, sysctls) as em:
+        start_at = em.ready_at + (path.trace.start_s if path.trace else 0.0)
         if path.initcwnd:
             _sh("ip", "-n", NS_A, "route", "replace", IP_B, "dev", "sxa", "initcwnd", str(path.initcwnd))
         caps = []
@@ -328,15 +385,19 @@ def run_kernel(case: str, path: Path_, seed: int = 1, timer_quantum_ns: int = 0,
         watch.start()
         try:
             tx = subprocess.run(["ip", "netns", "exec", NS_A, sys.executable, "-c", SENDER, cc, IP_B, str(PORT),
-                                 str(path.size)], capture_output=True, text=True, timeout=600,
+                                 str(path.size), repr(start_at)], capture_output=True, text=True, timeout=600,
                                 preexec_fn=_peer_realtime)
         finally:
             watch.stop()
         end_line = rx.stdout.readline().split()
+        reads = [tuple(map(float, r.split(":"))) for r in rx.stdout.readline().split()]
         rx.wait(timeout=30)
         if tx.returncode != 0 or len(end_line) != 2:
             raise RuntimeError(f"transfer failed: {tx.stderr[-1000:]}")
         t0, rtx = tx.stdout.split()
+        if path.trace and float(t0) - start_at > START_SLACK_S:
+            raise RuntimeError(f"the sender started {(float(t0) - start_at) * 1e3:.1f} ms late against the "
+                               f"traces (limit {START_SLACK_S * 1e3:g} ms): the machine is too busy")
         t_end, got = float(end_line[0]), int(end_line[1])
         completion = t_end - float(t0) if got >= path.size else None
         if caps:
@@ -344,11 +405,54 @@ def run_kernel(case: str, path: Path_, seed: int = 1, timer_quantum_ns: int = 0,
         for cap in caps:
             cap.send_signal(15)
             cap.wait(timeout=30)
-        emu.send_signal(15)
-        out, _ = emu.communicate(timeout=10)
-        stats = {json.loads(l)["dir"]: json.loads(l) for l in out.splitlines() if l.startswith("{")}
+        stats = em.stop()
         return Result(completion, int(rtx), stats, watch.window, watch.reductions, peak_cwnd=watch.peak_cwnd,
-                      queue_drops=stats.get("ab", {}).get("drops_queue"), cwnd_trace=watch.samples)
+                      queue_drops=stats.get("ab", {}).get("drops_queue"), cwnd_trace=watch.samples,
+                      goodput_per_s=per_second([(t - float(t0), n) for t, n in reads]))
+
+
+class Emulation:
+    """satcp-linkemu running between the namespaces: when it became ready
+    (CLOCK_MONOTONIC: trace time 0) and, once stopped, its statistics per
+    direction."""
+
+    def __init__(self, proc: subprocess.Popen, ready_at: float) -> None:
+        self.proc, self.ready_at = proc, ready_at
+
+    def stop(self) -> dict[str, dict[str, Any]]:
+        self.proc.send_signal(15)
+        out, _ = self.proc.communicate(timeout=10)
+        return {json.loads(l)["dir"]: json.loads(l) for l in out.splitlines() if l.startswith("{")}
+
+
+@contextmanager
+def emulated_path(path: Path_, seed: int = 1, timer_quantum_ns: int = 0,
+                  sysctls: list[tuple[str, Any]] = ()) -> Iterator[Emulation]:
+    """Two network namespaces (NS_A with IP_A, NS_B with IP_B) joined by
+    satcp-linkemu on `path` (A -> B is the path's downlink), each with
+    `sysctls` set; torn down on the way out. Used by the TCP cross-check
+    and the QUIC one (`crosscheck_quic`)."""
+    available()
+    _teardown()
+    emu = None
+    try:
+        for ns in (NS_A, NS_B):
+            _sh("ip", "netns", "add", ns)
+            _sh("ip", "-n", ns, "link", "set", "lo", "up")
+            for k, v in sysctls:
+                _sh("ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"{k}={v}")
+        emu = subprocess.Popen([str(EMU), "a=sxa", "b=sxb", *_emulator_args(path), f"seed={seed}",
+                                f"timer_quantum_ns={timer_quantum_ns}"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_realtime)
+        if emu.stdout.readline().strip() != "ready":
+            raise LinuxUnavailable(f"satcp-linkemu did not start: {emu.stderr.read()}")
+        # trace time 0 (the emulator printed `ready` just before)
+        em = Emulation(emu, time.clock_gettime(time.CLOCK_MONOTONIC))
+        for dev, ns, ip, peer in (("sxa", NS_A, IP_A, IP_B), ("sxb", NS_B, IP_B, IP_A)):
+            _sh("ip", "link", "set", dev, "netns", ns)
+            _sh("ip", "-n", ns, "addr", "add", ip, "peer", peer, "dev", dev)
+            _sh("ip", "-n", ns, "link", "set", dev, "up")
+        yield em
     finally:
         if emu and emu.poll() is None:
             emu.kill()
@@ -367,9 +471,31 @@ def _emulator_args(path: Path_) -> list[str]:
         hops_ab.insert(0, (a.rate_bps, int(a.delay_ms * 1e6), a.queue))
         hops_ba.append((a.rate_bps, int(a.delay_ms * 1e6), 100_000))
     join = lambda hops, k: ",".join(str(h[k]) for h in hops)
-    return [f"rate_ab={join(hops_ab, 0)}", f"rate_ba={join(hops_ba, 0)}", f"delay_ab_ns={join(hops_ab, 1)}",
+    args = [f"rate_ab={join(hops_ab, 0)}", f"rate_ba={join(hops_ba, 0)}", f"delay_ab_ns={join(hops_ab, 1)}",
             f"delay_ba_ns={join(hops_ba, 1)}", f"limit_ab={join(hops_ab, 2)}", f"limit_ba={join(hops_ba, 2)}",
             f"per_ab={path.per}" if not path.access else f"per_ab=0,{path.per}"]
+    if path.trace:
+        if path.access:
+            raise ValueError("a trace cell has one hop")
+        t = path.trace
+        interval = lambda ms: str(int(round(ms * 1e6)))
+        args += [f"capacity_ab={t.file(t.capacity)}", f"delay_trace_ab={t.file(t.delay)}",
+                 f"delay_trace_ba={t.file(t.delay)}", f"delay_interval_ab_ns={interval(t.delay_interval_ms)}",
+                 f"delay_interval_ba_ns={interval(t.delay_interval_ms)}"]
+        if t.loss:
+            args += [f"loss_trace_ab={t.file(t.loss)}", f"loss_interval_ab_ns={interval(t.loss_interval_ms)}"]
+    return args
+
+
+def per_second(reads: list[tuple[float, float]]) -> list[int]:
+    """Bytes read in each whole second from the transfer's start, from
+    (seconds since the start, bytes) pairs."""
+    bins: list[int] = []
+    for t, n in reads:
+        i = max(0, int(t))
+        bins += [0] * (i + 1 - len(bins))
+        bins[i] += int(n)
+    return bins
 
 
 def satcp_scenario(case: str, path: Path_, seed: int = 1) -> dict[str, Any]:
@@ -383,6 +509,14 @@ def satcp_scenario(case: str, path: Path_, seed: int = 1) -> dict[str, Any]:
         tcp["rwnd"] = path.rwnd
     if path.initcwnd:
         tcp["initial_window"] = path.initcwnd
+    if path.trace:
+        t = path.trace
+        for k in ("rate_ab", "delay"):
+            del link[k]
+        link["capacity_trace_ab"] = t.file(t.capacity)
+        link["delay_trace"] = {"file": t.file(t.delay), "interval": t.delay_interval_ms / 1000}
+        if t.loss:
+            link["loss_trace_ab"] = {"file": t.file(t.loss), "interval": t.loss_interval_ms / 1000}
     nodes: dict[str, Any] = {"a": {}, "b": {}}
     links = [link]
     if path.access:
@@ -391,8 +525,11 @@ def satcp_scenario(case: str, path: Path_, seed: int = 1) -> dict[str, Any]:
         link["a"] = "r"
         links = [{"a": "a", "b": "r", "rate": acc.rate_bps, "delay": acc.delay_ms / 1000,
                   "queue_ab": {"kind": "droptail", "packets": acc.queue}}, link]
+    app: dict[str, Any] = {"kind": "ftp", "size": path.size}
+    if path.trace:
+        app["start"] = path.trace.start_s
     return {"run": {"seed": seed, "stop": 600}, "nodes": nodes, "links": links,
-            "flows": [{"name": "f", "src": "a", "dst": "b", "tcp": tcp, "app": {"kind": "ftp", "size": path.size}}]}
+            "flows": [{"name": "f", "src": "a", "dst": "b", "tcp": tcp, "app": app}]}
 
 
 def run_satcp(case: str, path: Path_, seed: int = 1) -> Result:
@@ -402,9 +539,16 @@ def run_satcp(case: str, path: Path_, seed: int = 1) -> Result:
     f = r.summary["flows"][0]
     drops = sum(l["drops"]["queue"] for l in r.summary["links"] if l["to"] != "a" and l["from"] != "b")
     mss = 1448
+    # bytes received in order, per whole second from the start (the series'
+    # 10-ms samples at each second's end)
+    got = r.series[r.series["time_s"] >= f["start_s"] - 1e-9]
+    at = {round(t - f["start_s"], 6): b for t, b in zip(got["time_s"], got["rcv_high_bytes"])}
+    seconds = int(f["completion_s"]) + 1 if f["completed"] else 0
+    edge = [0.0] + [at.get(float(k), float(path.size)) for k in range(1, seconds + 1)]
     return Result(f["completion_s"] if f["completed"] else None, f["retransmissions"],
                   reductions=f["fast_recoveries"] + f["timeouts"],
-                  peak_cwnd=int(r.series["cwnd_bytes"].max() // mss) if len(r.series) else None, queue_drops=drops)
+                  peak_cwnd=int(r.series["cwnd_bytes"].max() // mss) if len(r.series) else None, queue_drops=drops,
+                  goodput_per_s=[int(min(b, path.size) - a) for a, b in zip(edge, edge[1:])])
 
 
 def _median_run(runs: list[Result]) -> Result:
@@ -435,6 +579,8 @@ def compare_cell(cell: Cell, repeat: int = 1) -> dict[str, Any]:
             "emu_late_p99_us_max": max((x for x in late if x is not None), default=None),
             "time_agrees": time_agrees(k.completion_s, s.completion_s),
             "rtx_agrees": rtx_agrees(k.retransmissions, s.retransmissions),
+            "agrees": agrees(cell, k.completion_s, s.completion_s, k.retransmissions, s.retransmissions),
+            "satcp_goodput_per_s": s.goodput_per_s,
             "runs": runs}
 
 
@@ -505,25 +651,33 @@ def main(argv: Optional[list[str]] = None) -> int:
                       num(row["diff"], "+.1f", 100, "%"), f"{row['kernel_rtx']}{rrange}", row["satcp_rtx"],
                       num(row["kernel_peak_cwnd"]), num(row["satcp_peak_cwnd"]), num(row["kernel_queue_drops"]),
                       num(row["satcp_queue_drops"]), num(row["emu_late_p99_us_max"], ".0f"),
-                      "yes" if row["time_agrees"] and row["rtx_agrees"] else "NO"))
+                      "yes" if row["agrees"] else "NO"))
         print(f"{cell.name}: kernel {num(row['kernel_s'], '.2f')} s {row['kernel_rtx']} rtx, satcp "
               f"{num(row['satcp_s'], '.2f')} s {row['satcp_rtx']} rtx", file=sys.stderr)
         with open(out / f"kernel_cwnd_{cell.name}.csv", "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["time_s", "cwnd_segments", "ssthresh_segments"])
             w.writerows(k.cwnd_trace or [])
+        if cell.path.trace:
+            with open(out / f"goodput_{cell.name}.csv", "w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(["second", "kernel_bytes", "satcp_bytes"])
+                kg, sg = k.goodput_per_s or [], row["satcp_goodput_per_s"] or []
+                w.writerows((i, kg[i] if i < len(kg) else "", sg[i] if i < len(sg) else "")
+                            for i in range(max(len(kg), len(sg))))
     print(format_table(["cell", "kernel s", "satcp s", "diff", "rtx kernel", "rtx satcp", "peak cwnd kernel",
                         "peak cwnd satcp", "queue drops kernel", "queue drops satcp", "emu late p99 us", "agrees"],
                        table, "lrrrrrrrrrrl"))
     print("(" + "; ".join(f"{c.name}: {c.path.describe()}" for c in cells[:1]) + "; every cell's path in summary.csv. "
           f"The kernel's median run of {a.repeat} (range in brackets); completion from connect() to the last byte "
           "read; diff = satcp/kernel - 1; peak cwnd in segments, the kernel's sampled every 50 ms; agrees: "
-          f"completion within {TIME_TOLERANCE:.0%} and retransmissions within x{RTX_FACTOR:g} + {RTX_SLACK} either way)")
-    fields = [k for k in rows[0] if k != "runs"]
+          f"completion within {TIME_TOLERANCE:.0%} and retransmissions within x{RTX_FACTOR:g} + {RTX_SLACK} either way; "
+          f"on a trace cell goodput within {TIME_TOLERANCE:.0%}, per second in goodput_CELL.csv)")
+    fields = [k for k in rows[0] if k not in ("runs", "satcp_goodput_per_s")]
     with open(out / "summary.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
-        w.writerows({k: v for k, v in r.items() if k != "runs"} for r in rows)
+        w.writerows({k: v for k, v in r.items() if k in fields} for r in rows)
     with open(out / "kernel_runs.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["cell", "run", "completion_s", "retransmissions", "peak_cwnd", "queue_drops", "emu_late_p99_us"])
@@ -532,8 +686,10 @@ def main(argv: Optional[list[str]] = None) -> int:
                 w.writerow([r["cell"], i, k.completion_s, k.retransmissions, k.peak_cwnd, k.queue_drops,
                             (k.emulator or {}).get("ab", {}).get("late_p99_us")])
     if a.record:
-        record_kernel(rows, Path(a.record), " ".join(["python -m satcp.crosscheck_linux", *(argv or sys.argv[1:])]))
-    return 0 if all(r["time_agrees"] and r["rtx_agrees"] for r in rows) else 1
+        command = " ".join(["python -m satcp.crosscheck_linux", *(argv or sys.argv[1:])])
+        record_kernel(rows, Path(a.record), command)
+        record_goodput(rows, Path(a.record).with_name(Path(a.record).stem + "_goodput.csv"), command)
+    return 0 if all(r["agrees"] for r in rows) else 1
 
 
 RECORD_FIELDS = ["cell", "case", "runs", "completion_s", "completion_min_s", "completion_max_s", "retransmissions",
@@ -556,6 +712,31 @@ def record_kernel(rows: list[dict[str, Any]], file: Path, command: str) -> None:
                         "retransmissions": r["kernel_rtx"], "retransmissions_min": r["kernel_rtx_min"],
                         "retransmissions_max": r["kernel_rtx_max"], "peak_cwnd": r["kernel_peak_cwnd"],
                         "queue_drops": r["kernel_queue_drops"], "emu_late_p99_us_max": r["emu_late_p99_us_max"]})
+
+
+def record_goodput(rows: list[dict[str, Any]], file: Path, command: str) -> None:
+    """The kernel's goodput per second in each trace cell's median run,
+    beside the record (`recorded_goodput` reads it)."""
+    traced = [r for r in rows if CELL_NAMES.get(r["cell"]) and CELL_NAMES[r["cell"]].path.trace]
+    if not traced:
+        return
+    with open(file, "w", newline="") as f:
+        f.write(f"# Measured by `{command}` on {time.strftime('%Y-%m-%d')} (kernel {os.uname().release}): bytes the "
+                "kernel's receiver read in each second from the transfer's start, in the median run of each trace "
+                "cell. Not a paper's numbers.\n")
+        w = csv.writer(f)
+        w.writerow(["cell", "second", "bytes"])
+        for r in traced:
+            w.writerows((r["cell"], i, b) for i, b in enumerate(_median_run(r["runs"]).goodput_per_s or []))
+
+
+def recorded_goodput(file: Path) -> dict[str, list[int]]:
+    """A file `record_goodput` wrote: per cell, bytes per second."""
+    out: dict[str, list[int]] = {}
+    with open(file) as f:
+        for r in csv.DictReader(line for line in f if not line.startswith("#")):
+            out.setdefault(r["cell"], []).append(int(r["bytes"]))
+    return out
 
 
 def recorded_kernel(file: Path) -> dict[str, dict[str, Any]]:
