@@ -17,7 +17,7 @@ PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels 
 STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv pgo build demo test test-rust test-python test-sysdeps bench bench-ns3 bench-suite bench-sweep-overhead crosscheck crosscheck-ns2 crosscheck-linux crosscheck-hypatia hypatia-venv clean fuzz fuzz-build test-fuzz wheel test-wheel
+.PHONY: help venv pgo build demo test test-rust test-python test-sysdeps bench bench-ns3 bench-suite bench-sweep-overhead crosscheck crosscheck-ns2 crosscheck-linux crosscheck-quic crosscheck-hypatia hypatia-venv clean fuzz fuzz-build test-fuzz wheel test-wheel
 
 help:
 	@echo "satcp make targets:"
@@ -31,6 +31,7 @@ help:
 	@echo "  make crosscheck satcp vs ns-3 3.44: goodput and completion per TCP variant, PER, delayed ACK"
 	@echo "  make crosscheck-ns2  satcp (profile ns2) vs ns-2 2.35's agents (installs Debian's ns2)"
 	@echo "  make crosscheck-linux  satcp (profile linux) vs this kernel's TCP over a user-space link emulator (root; real time, minutes)"
+	@echo "  make crosscheck-quic  satcp's QUIC vs quinn on real sockets and aioquic over the same emulator (root; real time, ~20 min)"
 	@echo "  make crosscheck-hypatia  satcp's constellation paths vs Hypatia's (satgenpy 0.4.0 in .venv-hypatia; half an hour the first time)"
 	@echo "  make reproduce-NAME  a study, every table and claim (report in out/reproduce-NAME; the studies:"
 	@echo "                       satcp reproduce --help, or python -m satcp.reproduce)"
@@ -139,6 +140,7 @@ test-fuzz: fuzz-build
 
 bench: build
 	$(RELEASE_ENV) cargo run --release -p satcp-core --bin satcp-bench
+	$(RELEASE_ENV) cargo run --release -p satcp-core --features tls --bin satcp-bench -- --only quic-cost
 	$(RELEASE_ENV) cargo run --release -p satcp-core --bin satcp-bench -- --only xfwa-oc3-512
 	$(RELEASE_ENV) cargo run --release -p satcp-core --bin satcp-bench -- --only starlink-1000-flows-10s --repeat 1
 	$(RELEASE_ENV) cargo run --release -p satcp-core --bin satcp-bench -- --only starlink-1000-flows-100s --repeat 1
@@ -176,6 +178,15 @@ crosscheck-ns2: build test-sysdeps
 # root; runs in real time, about 8 minutes); CSV in bench-results/crosscheck-linux/
 crosscheck-linux: build
 	$(IN_VENV) python -m satcp.crosscheck_linux
+
+# satcp's QUIC flows against quinn on real sockets (satcp-quicpeer, the same
+# quinn-proto) and aioquic, through the same emulator (python/satcp/
+# crosscheck_quic.py, docs/validation-quic.md; root; real time, about 20 minutes)
+AIOQUIC_VERSION := 1.7.2
+crosscheck-quic: build
+	$(RELEASE_ENV) cargo build --release -p satcp-quicpeer
+	$(VENV)/bin/python -m pip install --quiet aioquic==$(AIOQUIC_VERSION)
+	$(IN_VENV) python -m satcp.crosscheck_quic
 
 # Hypatia's satgenpy 0.4.0 and the dependency versions the Hypatia
 # cross-check was measured with, in .venv-hypatia (crosscheck/hypatia/venv.sh)

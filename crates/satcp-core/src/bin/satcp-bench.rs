@@ -8,6 +8,8 @@
 //! link-layer ARQ's cost per frame against a plain link, and a
 //! trace-driven link's cost per packet against a fixed-rate one
 //! (`geo-10-flows-traced`, the twin of `geo-10-flows`).
+//! Then QUIC's cost per datagram against TCP's per segment (`--only
+//! quic-cost` alone; with TLS too when built `--features tls`).
 //! `satcp-bench --only NAME` runs one scenario (and not the ARQ cost) and
 //! prints the process's peak resident memory after it (VmHWM): `make
 //! bench` runs the XFWA OC3 scenario so, alone in its process, and the
@@ -205,6 +207,11 @@ fn main() {
             }
         }
     }
+    if only.as_deref() == Some("quic-cost") {
+        let (tcp, null, tls) = quic_cost(repeat);
+        print_quic_cost(tcp, null, tls);
+        return;
+    }
     if !json {
         println!("satcp-bench {} ({} build, best of {repeat})", satcp_core::VERSION, satcp_core::BUILD);
         println!("{:<22} {:>10} {:>12} {:>9} {:>12} {:>12} {:>12}", "scenario", "sim s", "events", "wall s", "events/s", "pkts/s", "sim s/wall s");
@@ -276,13 +283,78 @@ fn main() {
         println!("  trace-driven, delay in order {ordered:.0} ns ({ordered_pkts} packets, {ordered_wall:.3} s): x{:.2}", ordered / fixed);
     }
     let (plain, arq) = arq_cost(repeat);
-    if json {
-        rows.push(format!("{{\"scenario\":\"arq-cost\",\"plain_ns_per_packet\":{plain},\"arq_ns_per_frame\":{arq}}}"));
-        println!("[{}]", rows.join(","));
-    } else {
+    if !json {
         println!("link-layer ARQ cost (geo-10-flows with arq = {{}} on the GEO link, both directions):");
         println!("  plain link {plain:.0} ns per IP packet over the hop; ARQ {arq:.0} ns per frame (link ACKs, timers and resequencing included): x{:.2}", arq / plain);
     }
+    let (tcp, null, tls) = quic_cost(repeat);
+    let tls_json = tls.map_or("null".to_string(), |t| t.0.to_string());
+    if json {
+        rows.push(format!("{{\"scenario\":\"arq-cost\",\"plain_ns_per_packet\":{plain},\"arq_ns_per_frame\":{arq}}}"));
+        rows.push(format!("{{\"scenario\":\"quic-cost\",\"tcp_ns_per_packet\":{},\"quic_null_ns_per_packet\":{},\"quic_tls_ns_per_packet\":{tls_json}}}", tcp.0, null.0));
+        println!("[{}]", rows.join(","));
+    } else {
+        print_quic_cost(tcp, null, tls);
+    }
+}
+
+type Cost = (f64, f64, u64);
+
+fn print_quic_cost(tcp: Cost, null: Cost, tls: Option<Cost>) {
+    println!("QUIC cost (20 MB over a 10 Mb/s, 250 ms GEO hop, CUBIC; packets both ways over the hop):");
+    println!("  TCP (SACK) {:.0} ns per packet ({} packets, {:.3} s)", tcp.0, tcp.2, tcp.1);
+    println!("  QUIC, null crypto (the default) {:.0} ns per datagram ({} datagrams, {:.3} s): x{:.2}", null.0, null.2, null.1, null.0 / tcp.0);
+    match tls {
+        Some(t) => println!("  QUIC, TLS 1.3 (crypto = \"tls\") {:.0} ns per datagram ({} datagrams, {:.3} s): x{:.2}", t.0, t.2, t.1, t.0 / tcp.0),
+        None => println!("  QUIC with TLS: not in this build (cargo build --features tls)"),
+    }
+}
+
+/// The GEO hop of the QUIC cost lines: a 100 Mb/s, 5 ms access link, then
+/// 10 Mb/s and 250 ms with a 400-packet queue; 20 MB over `transport`.
+fn quic_geo(transport: &str) -> String {
+    format!(
+        r#"
+[run]
+seed = 1
+stop = "600s"
+[nodes]
+server = {{}}
+gw = {{}}
+client = {{}}
+[[links]]
+a = "server"
+b = "gw"
+rate = "100Mbps"
+delay = "5ms"
+[[links]]
+a = "gw"
+b = "client"
+rate = "10Mbps"
+delay = "250ms"
+queue_ab = {{ kind = "droptail", packets = 400 }}
+[[flows]]
+name = "download"
+src = "server"
+dst = "client"
+{transport}
+app = {{ kind = "ftp", size = "20MB" }}
+"#
+    )
+}
+
+/// Wall time per packet over the GEO hop (both directions, best of
+/// `repeat`): TCP SACK with CUBIC, QUIC (quinn's CUBIC) with null crypto,
+/// and with TLS where the build has it. Issue 41's bound: QUIC at most 5x.
+fn quic_cost(repeat: usize) -> (Cost, Cost, Option<Cost>) {
+    let per_packet = |t: &str| best_per_packet(&quic_geo(t), repeat, |l| l.packets_tx);
+    let tcp = per_packet(r#"tcp = { variant = "cubic", recovery = "sack", sack = true }"#);
+    let null = per_packet("transport = \"quic\"\nquic = { cc = \"quinn-cubic\" }");
+    #[cfg(feature = "tls")]
+    let tls = Some(per_packet("transport = \"quic\"\nquic = { cc = \"quinn-cubic\", crypto = \"tls\" }"));
+    #[cfg(not(feature = "tls"))]
+    let tls = None;
+    (tcp, null, tls)
 }
 
 /// Wall time per IP packet carried over geo-10-flows' GEO hop (both

@@ -6,6 +6,7 @@
 
 use crate::scenario::parse_toml;
 use crate::stats::output::FlowSummary;
+use super::{PATTERN_PERIOD, WRITE_CHUNK};
 
 /// The demo's GEO path with `queue` packets of queue down, `errors` on the
 /// downlink (a TOML inline table or ""), and `flows` appended.
@@ -262,4 +263,22 @@ fn the_series_carry_quinns_window_rtt_and_delivery() {
     assert!(s.delivered_bytes.windows(2).all(|w| w[0] <= w[1]));
     assert!(*s.delivered_bytes.last().unwrap() <= 1_000_000.0 && s.delivered_bytes.iter().any(|&d| d > 0.0));
     assert!(s.flight_bytes.iter().all(|x| x.is_nan()) && s.rto_s.iter().all(|x| x.is_nan()));
+}
+
+/// The integrity check compares slices of the pattern: data that follows
+/// it at any offset passes, one wrong byte anywhere fails, across the
+/// pattern's period and a piece boundary.
+#[test]
+fn the_pattern_check_finds_one_wrong_byte_anywhere() {
+    let pattern: Vec<u8> = (0..PATTERN_PERIOD + WRITE_CHUNK).map(|i| (i % PATTERN_PERIOD) as u8).collect();
+    for (offset, len) in [(0u64, 1usize), (250, 3), (1_000_003, 1452), (7, WRITE_CHUNK + 600)] {
+        let good: Vec<u8> = (0..len as u64).map(|k| ((offset + k) % PATTERN_PERIOD as u64) as u8).collect();
+        assert!(super::follows_pattern(&good, offset, &pattern), "{offset} {len}");
+        for at in [0, len / 2, len - 1] {
+            let mut bad = good.clone();
+            bad[at] ^= 1;
+            assert!(!super::follows_pattern(&bad, offset, &pattern), "{offset} {len} {at}");
+        }
+        assert!(len < 2 || !super::follows_pattern(&good, offset + 1, &pattern));
+    }
 }
