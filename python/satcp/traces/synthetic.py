@@ -225,13 +225,8 @@ def generate(seed: int, params: Params | None = None) -> Trace:
         z[i] = rho * z[i - 1] + math.sqrt(1 - rho * rho) * shocks[i]
     t_step = np.arange(steps) * p.step_ms / 1e3
     raw = level[_slot_index(t_step)] * np.exp(p.sigma * z - p.sigma ** 2 / 2)
-    # the fraction of each step the link is up
-    up = np.ones(steps)
-    for a, b in outages:
-        lo = t_step
-        hi = t_step + p.step_ms / 1e3
-        up -= np.clip(np.minimum(hi, b) - np.maximum(lo, a), 0, None) / (p.step_ms / 1e3)
-    up = np.clip(up, 0.0, 1.0)
+    # the fraction of each step the link is up (outages in whole ms)
+    up = _up_ms(p.duration_s, outages).reshape(-1, p.step_ms).mean(axis=1)
     rate = _scale_to_mean(raw, up, p.capacity_min_mbps * 1e6, p.capacity_max_mbps * 1e6, p.mean_mbps * 1e6)
 
     # one-way delay per 10 ms: the slot's base plus its linear drift
@@ -250,15 +245,39 @@ def generate(seed: int, params: Params | None = None) -> Trace:
     return Trace(p, seed, rate, delay, loss, reconf, outages)
 
 
+def _up_ms(duration_s: int, outages: list[tuple[float, float]]) -> np.ndarray:
+    """1 for each millisecond the link is up, 0 in an outage (an outage
+    [a, b) takes the milliseconds [a, b), its ends rounded to whole ms)."""
+    up = np.ones(duration_s * 1000)
+    for a, b in outages:
+        up[int(round(a * 1e3)):int(round(b * 1e3))] = 0.0
+    return up
+
+
+def up_per_ms(trace: Trace) -> np.ndarray:
+    return _up_ms(trace.params.duration_s, trace.outages_s)
+
+
+def per_ms_volume(trace: Trace) -> Volume:
+    """The capacity as bytes per millisecond: each step's rate (the clipped,
+    scaled level, outages left out) in the milliseconds the link is up, none
+    in an outage, so no opportunity falls inside one. Its total is the
+    rate series' (whose steps hold the up fraction's share)."""
+    p = trace.params
+    up = up_per_ms(trace)
+    frac = up.reshape(-1, p.step_ms).mean(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        level = np.where(frac > 0, trace.rate_bps / np.maximum(frac, 1e-12), 0.0)
+    per_ms = np.repeat(level, p.step_ms) * up * 1e-3 / 8
+    starts = np.arange(len(per_ms)) / 1e3
+    return Volume(starts, starts + 1e-3, per_ms)
+
+
 def write(trace: Trace, out: Path) -> dict[str, Path]:
     """The trace's files in ``out`` (created): bw.txt, delay.txt, loss.txt,
     synth.json. Returns their paths by name."""
     out.mkdir(parents=True, exist_ok=True)
-    p = trace.params
-    step_s = p.step_ms / 1e3
-    starts = np.arange(len(trace.rate_bps)) * step_s
-    vol = Volume(starts, starts + step_s, trace.rate_bps * step_s / 8)
-    stamps = opportunities(vol, MAHIMAHI_OPPORTUNITY_BYTES)
+    stamps = opportunities(per_ms_volume(trace), MAHIMAHI_OPPORTUNITY_BYTES)
     paths = {"capacity": out / "bw.txt", "delay": out / "delay.txt", "loss": out / "loss.txt",
              "meta": out / "synth.json"}
     write_capacity(paths["capacity"], stamps)
@@ -271,7 +290,7 @@ def write(trace: Trace, out: Path) -> dict[str, Path]:
         "note": "synthetic Starlink-like trace drawn by satcp's model (python/satcp/traces/synthetic.py), "
                 "not a measurement",
         "seed": trace.seed,
-        "params": asdict(p),
+        "params": asdict(trace.params),
         "target_mean_bps": trace.target_mean_bps,
         "trace_mean_bps": len(stamps) * MAHIMAHI_OPPORTUNITY_BYTES * 8 / (int(stamps[-1]) / 1e3),
         "opportunities": int(len(stamps)),

@@ -45,7 +45,9 @@ def per_cell_figure(obs: pd.DataFrame, profile: str):
         ax.set_ylabel(label)
         ax.set_ylim(bottom=0)
         ax.grid(True, axis="y", alpha=0.3)
-    axes[0].axhline(ok["capacity_bps"].mean() / 1e6, color="grey", ls="--", lw=1, label="trace capacity (mean)")
+    cap = ok["capacity_bps"].mean() / 1e6
+    axes[0].axhline(cap, color="grey", ls="--", lw=1, label="trace capacity (mean)")
+    axes[0].set_ylim(0, max(axes[0].get_ylim()[1], cap * 1.1))
     legend(axes[1], profile, fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1))
     axes[0].legend(fontsize="small", loc="upper right")
     fig.tight_layout()

@@ -114,9 +114,13 @@ def capacity_bps(path: str | Path, start_s: float, end_s: float) -> float:
     stamps, period = _capacity(str(path))
     a, b = int(math.ceil(start_s * 1e3 - 1e-9)), int(math.ceil(end_s * 1e3 - 1e-9))
 
-    def upto(ms: int) -> int:  # opportunities at instants < ms
-        q, r = divmod(ms, period)
-        return q * len(stamps) + int(np.searchsorted(stamps, r, side="left"))
+    def upto(ms: int) -> int:
+        """Opportunities at instants < ms: those <= ms - 1, whole periods
+        (instants k P + s, every stamp s in [0, P]) and the last one's part."""
+        if ms <= 0:
+            return 0
+        q, r = divmod(ms - 1, period)
+        return q * len(stamps) + int(np.searchsorted(stamps, r, side="right"))
 
     return (upto(b) - upto(a)) * MAHIMAHI_OPPORTUNITY_BYTES * 8 / (end_s - start_s)
 
@@ -223,6 +227,27 @@ def rerun_series(scenario_json: str, stop_s: float) -> pd.DataFrame:
     d["run"]["sample_interval"] = f"{SAMPLE_S * 1e3:g}ms"
     s = engine.run(d).series
     return s[s["flow_name"] == FLOW]
+
+
+def _measure_one(job: tuple) -> tuple[RunSeries, pd.DataFrame | None]:
+    """A run re-run and measured; its series kept when asked (examples)."""
+    scenario_json, trace, start_s, duration_s, keep = job
+    series = rerun_series(scenario_json, start_s + duration_s + DRAIN_S)
+    return measure(series, trace, start_s, duration_s), (series if keep else None)
+
+
+def _measure_all(jobs: list[tuple], workers: int | None) -> list[tuple[RunSeries, pd.DataFrame | None]]:
+    """Every job, in order, on ``workers`` processes (the study's
+    ``--workers``; all cores when None): each is a deterministic re-run,
+    so the pool changes only the wall time."""
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    n = min(workers or os.cpu_count() or 1, len(jobs))
+    if n <= 1:
+        return [_measure_one(j) for j in jobs]
+    with ProcessPoolExecutor(n) as pool:
+        return list(pool.map(_measure_one, jobs, chunksize=max(1, len(jobs) // (8 * n))))
 
 
 # --------------------------------------------------------------------------
@@ -360,19 +385,20 @@ def analyse(ctx: Context) -> Analysis:
     duration = transfer_s(ctx.quick)
     obs = ctx.observations.copy()
     scen = ctx.runs.set_index("key")["scenario_json"].to_dict()
-    extra = []
     first = next(iter(sets))
+    jobs = []
+    for i, r in obs.iterrows():
+        if r["status"] == "ok":
+            example = r["experiment"] == "droptail" and r["trace"] == first and r["offset_s"] == obs["offset_s"].min()
+            jobs.append((i, (scen[r["key"]], sets[r["trace"]], float(r["offset_s"]), duration, bool(example))))
+    done = _measure_all([j for _, j in jobs], ctx.workers)
+    extra: dict = {i: {} for i in obs.index}
     examples = {}
-    for _, r in obs.iterrows():
-        if r["status"] != "ok":
-            extra.append({})
-            continue
-        series = rerun_series(scen[r["key"]], r["offset_s"] + duration + DRAIN_S)
-        m = measure(series, sets[r["trace"]], float(r["offset_s"]), duration)
-        extra.append(dict(m.__dict__, duration_s=duration))
-        if r["experiment"] == "droptail" and r["trace"] == first and r["offset_s"] == min(obs["offset_s"]):
-            examples[r["variant"]] = series
-    ext = pd.DataFrame(extra, index=obs.index)
+    for (i, job), (m, series) in zip(jobs, done):
+        extra[i] = dict(m.__dict__, duration_s=duration)
+        if series is not None:
+            examples[obs.loc[i, "variant"]] = series
+    ext = pd.DataFrame.from_dict(extra, orient="index").reindex(obs.index)
     obs = pd.concat([obs, ext], axis=1)
     if "goodput_bps" in obs:
         obs["utilisation"] = obs["goodput_bps"] / obs["capacity_bps"]
