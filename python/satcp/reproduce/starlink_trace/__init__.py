@@ -16,8 +16,8 @@ from ..kit.study import Option, Profile, Study
 
 STUDY = Study(
     name="starlink-trace",
-    title="TCP over Starlink-like traces: six controllers, drop-tail / drop-front / FQ-CoDel+ECN, an experiment "
-          "of our own",
+    title="Six TCP controllers and three queues over synthetic or measured Starlink traces, an experiment of our "
+          "own",
     profile=Profile("linux", "an experiment of our own about the stacks Starlink users run: Linux's defaults "
                              "(F-RTO, so spurious timeouts are found; timestamps; RACK, TLP), as LeoReplayer "
                              "replays traces under the Linux kernel"),
