@@ -172,3 +172,28 @@ def test_a_traces_directory_without_a_capacity_trace_is_refused_before_anything_
     assert status == 2
     assert "bw.txt not found" in capsys.readouterr().err
     assert not (tmp_path / "r" / "results.duckdb").exists()
+
+
+def test_a_link_toml_names_the_users_files_and_their_intervals(tmp_path):
+    for f in ("bw.txt", "delay.txt", "loss.txt"):
+        (tmp_path / f).write_text("1\n")
+    (tmp_path / "link.toml").write_text('# as satcp trace import --relative-to prints it\n'
+                                        'capacity_trace = "bw.txt"\n'
+                                        'delay_trace = { file = "delay.txt", interval = "1s" }\n'
+                                        'loss_trace = { file = "loss.txt", interval = "2s" }\n')
+    s = traces.user_set(str(tmp_path))
+    assert (s.capacity, s.delay, s.loss) == tuple((tmp_path / f).resolve() for f in ("bw.txt", "delay.txt", "loss.txt"))
+    assert (s.delay_interval, s.loss_interval, s.synthetic, s.measured) == ("1s", "2s", False, None)
+    assert s.link_keys()["loss_trace_ab"] == {"file": str(s.loss), "interval": "2s"}
+    (tmp_path / "link.toml").write_text('capacity_trace = "bw.txt"\nrate_ba = "1Mbps"\n')
+    with pytest.raises(traces.UsageError, match="key 'rate_ba' not taken"):
+        traces.user_set(str(tmp_path))
+    (tmp_path / "link.toml").write_text('capacity_trace = "bw.txt"\ndelay_trace = "delay.txt"\n')
+    with pytest.raises(traces.UsageError, match="delay_trace = 'delay.txt': expected"):
+        traces.user_set(str(tmp_path))
+    # by name, without link.toml: LeoReplayer's 10 ms, a loss per second
+    (tmp_path / "link.toml").unlink()
+    (tmp_path / "loss.txt").unlink()
+    s = traces.user_set(str(tmp_path))
+    assert (s.delay_interval, s.loss, s.loss_interval) == ("10ms", None, None)
+    assert "loss_trace_ab" not in s.link_keys()

@@ -44,8 +44,8 @@ def display(rows: pd.DataFrame) -> pd.DataFrame:
         "RTT infl. p95 ms": _pm(r["inflation_p95_s"], r["inflation_p95_s_ci"], 1e3, 0),
         "retransmissions": _pm(r["retransmissions"], r["retransmissions_ci"], digits=0),
         "timeouts": _pm(r["timeouts"], r["timeouts_ci"], digits=1),
-        "RTO/min after reconf. | else": f"{r['timeouts_near_per_min']:.2f} | {r['timeouts_else_per_min']:.2f}",
-        "spurious after | else": f"{r['spurious_near']} | {r['spurious_else']}",
+        "RTO/min after reconf. / else": f"{r['timeouts_near_per_min']:.2f} / {r['timeouts_else_per_min']:.2f}",
+        "spurious after / else": f"{r['spurious_near']} / {r['spurious_else']}",
     } for _, r in rows.iterrows()])
 
 
