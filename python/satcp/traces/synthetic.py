@@ -55,18 +55,21 @@ parameters):
   (stationary log standard deviation ``sigma`` = 0.5, correlation time
   ``tau_s`` = 1 s), clipped to [``capacity_min_mbps``,
   ``capacity_max_mbps``] = [5, 70] Mb/s: capacity swings between about 5
-  and 70 Mb/s within seconds, as the LeoCC traces show (Cao et al.,
-  "LeoCC: Making Internet Congestion Control Robust to LEO Satellite
-  Dynamics", SIGCOMM 2025: per-second downlink capacity of a Starlink dish
-  under saturating load) and as Mohan et al. 2024 report for single-flow
-  throughput. The whole series is then scaled (one factor, found by
+  and 70 Mb/s within seconds to tens of seconds, as the LeoCC traces show
+  (Lai et al., "LeoCC: Making Internet Congestion Control Robust to LEO
+  Satellite Dynamics", SIGCOMM 2025: the capacity a saturating UDP flow
+  finds on a Starlink dish, about 10 to 70 Mb/s) and as Mohan et al. 2024
+  report for single-flow throughput. The whole series is then scaled (one factor, found by
   bisection, before clipping) so that its mean, outages included, is
   ``mean_mbps`` (default 25 Mb/s): that mean is the generator's target,
   and ``bw.txt`` carries it to within half an opportunity over the trace.
 * **Loss.** One probability per second, uniform in [0.1%, 0.5%]: the
   random, non-congestion loss an idle or lightly loaded Starlink link
   shows (Michel et al. 2022; Mohan et al. 2024 report loss of that order
-  outside outages). The study applies it to the downlink.
+  outside outages). Ambiguity: the LeoCC work reports higher per-second
+  loss under saturating load (up to several percent); we keep the lower
+  range, the loss that is not congestion, and let outages carry the rest.
+  The study applies it to the downlink.
 * **Outages.** At each reconfiguration instant, with probability
   ``outage_probability`` (0.1), an outage of a duration uniform in
   [``outage_min_ms``, ``outage_max_ms``] = [50, 300] ms begins: no
