@@ -114,7 +114,9 @@ test-wheel: wheel
 	cd $$d && venv/bin/satcp --help >/dev/null && venv/bin/satcp demo --quick --out demo && \
 	venv/bin/satcp reproduce adalr --quick --out adalr && venv/bin/satcp results adalr/results.duckdb >/dev/null && \
 	venv/bin/satcp report adalr/results.duckdb --out report && test -s report/index.html && \
-	venv/bin/satcp reproduce leo-geo --quick --out leo >/dev/null && cd / && rm -rf $$d && echo "wheel: every command ran outside the checkout"
+	venv/bin/satcp reproduce leo-geo --quick --out leo >/dev/null && \
+	SATCP_TRACE_CACHE=$$d/traces venv/bin/satcp reproduce starlink-trace --quick --out starlink >/dev/null && \
+	cd / && rm -rf $$d && echo "wheel: every command ran outside the checkout"
 
 # Coverage-guided fuzzing (fuzz/, docs/reliability.md). cargo-fuzz from
 # crates.io; the targets build on the stable toolchain (RUSTC_BOOTSTRAP

@@ -27,7 +27,7 @@ from satcp.reproduce.kit.study import EXIT_USAGE
 from satcp.store import Store
 from conftest import REPO, run_cli
 
-SIX = ["adalr", "transat", "peach", "ceten", "xfwa", "leo-geo"]
+STUDIES = ["adalr", "transat", "peach", "ceten", "xfwa", "leo-geo", "starlink-trace"]
 
 
 # ----- verdicts -------------------------------------------------------------------
@@ -66,10 +66,11 @@ def test_the_old_verdict_words_map_onto_the_kits():
 
 def test_the_list_names_every_study_and_its_profile():
     known = studies()
-    assert list(known) == SIX
+    assert list(known) == STUDIES
     profiles = satcp.reproduce.profiles()
     assert {n: p.name for n, p in profiles.items()} == {"adalr": "rfc", "transat": "ns2-2003", "peach": "ns2",
-                                                        "ceten": "rfc", "xfwa": "ns2", "leo-geo": "rfc"}
+                                                        "ceten": "rfc", "xfwa": "ns2", "leo-geo": "rfc",
+                                                        "starlink-trace": "linux"}
     for name, s in known.items():
         assert s.profile.why and s.title and s.replications
         assert (REPO / "docs" / f"reproduce-{name}.md").is_file(), name
@@ -85,15 +86,17 @@ def test_the_command_help_lists_every_study_from_the_list():
         assert name in text and " ".join(s.title.split()) in text, name
     assert "--seeds N adalr only" in text
     top = " ".join(run_cli("--help").stdout.split())
-    assert "reproduce a study's tables and claims: " + ", ".join(SIX) in top
+    assert "reproduce a study's tables and claims: " + ", ".join(STUDIES) in top
 
 
 def test_an_unknown_study_or_option_is_refused_with_the_allowed_names(capsys, tmp_path):
     assert reproduce("peachy", out=tmp_path) == EXIT_USAGE
-    assert f"reproduce 'peachy': unknown study; allowed: {', '.join(SIX)}" in capsys.readouterr().err
+    assert f"reproduce 'peachy': unknown study; allowed: {', '.join(STUDIES)}" in capsys.readouterr().err
     assert reproduce("leo-geo", options={"seeds": 3}, out=tmp_path) == EXIT_USAGE
     err = capsys.readouterr().err
     assert "--seeds: the leo-geo study's replications are 10 start times (3 with --quick); --seeds is adalr's" in err
+    assert reproduce("adalr", options={"traces": "somewhere"}, out=tmp_path) == EXIT_USAGE
+    assert "--traces is starlink-trace's" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())  # nothing ran
     r = run_cli("reproduce", "nosuch", "--out", tmp_path / "x")
     assert r.returncode == EXIT_USAGE and "allowed: adalr, transat" in r.stderr
@@ -105,9 +108,9 @@ def test_the_makefile_targets_come_from_the_list():
     text = (REPO / "Makefile").read_text()
     # no study has a target of its own in the Makefile: the targets are
     # patterns, and satcp checks the name against the list
-    for name in SIX:
+    for name in STUDIES:
         assert f"reproduce-{name}" not in text, name
-    for name in SIX:
+    for name in STUDIES:
         r = subprocess.run(["make", "-n", f"reproduce-{name}-quick"], cwd=REPO, capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         assert f"satcp reproduce {name} --quick --out out/reproduce-{name}-quick" in r.stdout, name
@@ -115,8 +118,9 @@ def test_the_makefile_targets_come_from_the_list():
         assert f"satcp reproduce {name} --out out/reproduce-{name}" in r.stdout, name
     # the studies that run ns-2 beside ours say so, for make to install it
     peers = {n: subprocess.run([sys.executable, "-m", "satcp.reproduce", "--peers", n], capture_output=True,
-                               text=True).stdout.strip() for n in SIX}
-    assert peers == {"adalr": "", "transat": "", "peach": "ns-2", "ceten": "", "xfwa": "ns-2", "leo-geo": ""}
+                               text=True).stdout.strip() for n in STUDIES}
+    assert peers == {"adalr": "", "transat": "", "peach": "ns-2", "ceten": "", "xfwa": "ns-2", "leo-geo": "",
+                     "starlink-trace": ""}
 
 
 # ----- a study is a package and a line --------------------------------------------

@@ -1,5 +1,6 @@
 //! Links and routes that change during a run, each with its real user: an
-//! outage of the satellite link in the middle of a transfer, a rate change
+//! outage of the satellite link in the middle of a transfer (and its
+//! timeouts in the flow's series), a rate change
 //! seen in the link's time series, a delay change that moves a flow to a
 //! longer path (seen in its srtt), and a path that comes back after an
 //! outage with no alternative.
@@ -88,6 +89,21 @@ fn an_outage_loses_exactly_what_is_on_the_link_and_the_flow_recovers_by_rto() {
     let ls = &out.link_series;
     let rate_at = |t: f64| (0..ls.time_s.len()).find(|&i| ls.link[i] == 2 && (ls.time_s[i] - t).abs() < 1e-9).map(|i| ls.rate_bps[i]).unwrap();
     assert_eq!((rate_at(19.9), rate_at(20.0), rate_at(21.9), rate_at(22.0)), (2_048_000.0, 0.0, 0.0, 2_048_000.0));
+}
+
+#[test]
+fn the_flow_series_counts_the_outages_timeouts_when_they_fire() {
+    let out = run_text(GEO, &[]);
+    let f = &out.summary.flows[0];
+    let s = &out.flow_series;
+    // cumulative, ending at the summary's counts
+    assert!(s.timeouts.windows(2).all(|w| w[1] >= w[0]));
+    assert_eq!(*s.timeouts.last().unwrap(), f.timeouts as f64);
+    assert_eq!(*s.spurious_rtos.last().unwrap(), f.spurious_rtos as f64);
+    // none before the outage at 20 s; the first fires within an RTO of it
+    // (the queue and the pipe lost: nothing acknowledges what was sent)
+    let first = (0..s.time_s.len()).find(|&i| s.timeouts[i] > 0.0).map(|i| s.time_s[i]).expect("a timeout");
+    assert!(first > 20.0 && first < 24.0, "first timeout sampled at {first} s");
 }
 
 #[test]

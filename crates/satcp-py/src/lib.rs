@@ -77,6 +77,8 @@ fn flow_cols(s: &FlowSeries) -> Vec<Col> {
         f64_col("rcv_high_bytes", &s.rcv_high_bytes),
         f64_col("delivered_bytes", &s.delivered_bytes),
         f64_col("snd_max_bytes", &s.snd_max_bytes),
+        f64_col("timeouts", &s.timeouts),
+        f64_col("spurious_rtos", &s.spurious_rtos),
     ]
 }
 

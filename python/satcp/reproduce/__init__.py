@@ -31,6 +31,7 @@ PACKAGES = (
     ".ceten",
     ".xfwa",
     ".leo_geo",
+    ".starlink_trace",
 )
 
 

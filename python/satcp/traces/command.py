@@ -97,7 +97,8 @@ def _fraction(text: str) -> float:
 
 
 def add_parser(sub) -> None:
-    t = sub.add_parser("trace", help="import measured data (iperf3, ping, Starlink dish) into traces",
+    t = sub.add_parser("trace", help="import measured data (iperf3, ping, Starlink dish) into traces, or synthesize "
+                                  "a Starlink-like one",
                        description="Measured data into trace files for trace-driven links. See docs/traces.md.")
     tsub = t.add_subparsers(dest="trace_command", metavar="SUBCOMMAND")
     tsub.required = True
@@ -136,6 +137,69 @@ def add_parser(sub) -> None:
                    help="write the snippet's paths relative to DIR (where the scenario file is; default: "
                         "as written, relative to the current directory)")
     i.set_defaults(func=cmd_trace_import)
+
+    y = tsub.add_parser(
+        "synth", help="a SYNTHETIC Starlink-like trace (seeded): capacity, delay and loss files",
+        description="Draw a synthetic Starlink-like trace from satcp's model (python/satcp/traces/synthetic.py, "
+                    "its parameters and the measurements they come from in its header): capacity between 5 and "
+                    "70 Mb/s moving within seconds, a one-way delay stepping at the reconfigurations 12, 27, 42 "
+                    "and 57 s past each minute, 0.1-0.5%% random loss, short outages. Not a measurement. Write "
+                    "to DIR: bw.txt (Mahimahi opportunities), delay.txt (one-way ms per 10 ms, 'down' in an "
+                    "outage), loss.txt (a probability per second), synth.json (parameters, target mean, "
+                    "reconfigurations, outages); print the scenario keys that use them. The same seed and "
+                    "options give the same files. See docs/traces.md.")
+    y.add_argument("--seed", type=int, required=True, metavar="N", help="seed of the trace's random draws")
+    y.add_argument("--duration", type=_duration_s, default=120, metavar="DURATION",
+                   help="trace length, whole seconds >= 15 (e.g. 120s, 10min; default 120s); the trace repeats")
+    y.add_argument("--mean", type=_positive(float), default=25.0, metavar="MBPS",
+                   help="target mean capacity in Mb/s, outages included (default 25; between 5 and 70)")
+    y.add_argument("--out", metavar="DIR", required=True, help="directory for the files written")
+    y.add_argument("--relative-to", metavar="DIR",
+                   help="write the snippet's paths relative to DIR (default: as written)")
+    y.set_defaults(func=cmd_trace_synth)
+
+
+def _duration_s(text: str) -> int:
+    t = text.strip()
+    for suffix, scale in (("min", 60), ("ms", None), ("s", 1), ("", 1)):
+        if t.endswith(suffix):
+            number = t[: len(t) - len(suffix)] if suffix else t
+            break
+    try:
+        v = float(number)
+    except ValueError:
+        v = None
+    if scale is None or v is None or v * scale != int(v * scale) or v * scale < 15:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of seconds >= 15 (120s, 10min)")
+    return int(v * scale)
+
+
+def cmd_trace_synth(args: argparse.Namespace) -> int:
+    from . import synthetic
+    from .writers import Written, scenario_snippet
+
+    try:
+        params = synthetic.Params(duration_s=args.duration, mean_mbps=args.mean)
+        params.check()
+    except ValueError as e:
+        error(f"--mean/--duration: {e}")
+        return EXIT_INPUT
+    out = Path(args.out)
+    trace = synthetic.generate(args.seed, params)
+    paths = synthetic.write(trace, out)
+    print(f"wrote SYNTHETIC Starlink-like trace (seed {args.seed}, {args.duration} s) to {out}: target mean "
+          f"{trace.target_mean_bps / 1e6:.3f} Mb/s, {len(trace.reconfigurations_s)} reconfigurations, "
+          f"{len(trace.outages_s)} outages", file=sys.stderr)
+    w = Written(capacity=paths["capacity"], delay=paths["delay"], delay_interval_s=synthetic.DELAY_INTERVAL_MS / 1e3,
+                loss=paths["loss"], loss_interval_s=float(synthetic.LOSS_INTERVAL_S))
+    rel = Path(args.relative_to) if args.relative_to else None
+    # capacity and loss are the downlink's (a -> b: the gateway side as a),
+    # the delay both directions'
+    snippet = scenario_snippet(w, rel).replace("capacity_trace =", "capacity_trace_ab =")
+    snippet = snippet.replace("loss_trace =", "loss_trace_ab =").replace(
+        "(plain keys: both directions; _ab / _ba: one)", "(a: the gateway side, b: the dish; give rate_ba for the uplink)")
+    sys.stdout.write(snippet)
+    return 0
 
 
 def cmd_trace_import(args: argparse.Namespace) -> int:

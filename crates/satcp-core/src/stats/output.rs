@@ -372,6 +372,12 @@ pub struct FlowSeries {
     pub delivered_bytes: Vec<f64>,
     /// Highest data byte offset the sender has sent.
     pub snd_max_bytes: Vec<f64>,
+    /// Retransmission timeouts so far, both endpoints (the summary's
+    /// `timeouts` as it stood at the sample; NaN for a QUIC flow).
+    pub timeouts: Vec<f64>,
+    /// Of those, the ones F-RTO found spurious so far (the summary's
+    /// `spurious_rtos` at the sample; NaN for a QUIC flow).
+    pub spurious_rtos: Vec<f64>,
 }
 
 /// One row per (sample time, link direction).

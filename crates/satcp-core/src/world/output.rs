@@ -37,6 +37,8 @@ impl World {
                 fs.rcv_high_bytes.push(f64::NAN);
                 fs.delivered_bytes.push(c.bytes_delivered as f64);
                 fs.snd_max_bytes.push(f64::NAN);
+                fs.timeouts.push(f64::NAN);
+                fs.spurious_rtos.push(f64::NAN);
                 continue;
             }
             let s = self.eps[f.server().index()].flow_counters();
@@ -53,6 +55,8 @@ impl World {
             fs.rcv_high_bytes.push(c.rcv_high.saturating_sub(1) as f64);
             fs.delivered_bytes.push(c.bytes_delivered as f64);
             fs.snd_max_bytes.push(s.snd_max.saturating_sub(1) as f64);
+            fs.timeouts.push((s.stats.timeouts + c.stats.timeouts) as f64);
+            fs.spurious_rtos.push((s.stats.spurious_rtos + c.stats.spurious_rtos) as f64);
         }
         for (i, d) in self.dirs.iter_mut().enumerate() {
             let row = d.sample(self.now);
