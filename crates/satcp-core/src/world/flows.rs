@@ -34,7 +34,19 @@ impl World {
     }
 
     fn on_note(&mut self, n: Note) {
+        if let Some(peps) = self.peps.as_deref() {
+            let ep = match n {
+                Note::Delivered { ep, .. } | Note::PeerClosed { ep } | Note::Finished { ep } | Note::AllAcked { ep } | Note::Aborted { ep } | Note::Acked { ep, .. } => ep,
+            };
+            if ep >= peps.ep_base {
+                return self.pep_note(n);
+            }
+            if let Note::Delivered { ep, total } = n {
+                self.pep_first_byte(EpId(ep), total);
+            }
+        }
         let (ep, note) = match n {
+            Note::Acked { .. } => return, // asked for by PEPs' ends only
             Note::Delivered { ep, total } => {
                 let ep = EpId(ep);
                 if total < self.apps[ep.flow().index()].delivery_mark(ep.side()) {

@@ -16,6 +16,8 @@ pub const TCP_HEADER: u32 = 20;
 
 pub const FLAG_FIN: u8 = 0x01;
 pub const FLAG_SYN: u8 = 0x02;
+/// Reset (RFC 9293 3.10.7.4): the connection is refused or torn down.
+pub const FLAG_RST: u8 = 0x04;
 pub const FLAG_ACK: u8 = 0x10;
 /// ECN-Echo (RFC 3168 section 6.1): on a SYN, ECN-setup; otherwise the
 /// receiver saw a CE mark.
