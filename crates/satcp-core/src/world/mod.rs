@@ -47,6 +47,8 @@ mod leo;
 mod links;
 mod output;
 mod pep;
+#[cfg(test)]
+mod pep_tests;
 mod run;
 
 use crate::app::{Action, App};
