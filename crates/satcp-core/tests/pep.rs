@@ -275,3 +275,41 @@ fn bad_pep_keys_are_refused_with_what_is_allowed() {
     let e = parse_toml(&two, &[]).unwrap_err().to_string();
     assert!(e.contains("peps.1.node") && e.contains("peps.0 already has one"), "{e}");
 }
+
+/// A PEP goes down: the terminal's links (satellite and access) are down
+/// from 3 s to 4 s in a 5 MB download through a pair of PEPs. The
+/// terminal's PEP loses its split connection and what its buffers held;
+/// the gateway PEP's end keeps resending over the satellite, and its
+/// first segment to reach the terminal after 4 s is answered with a
+/// reset; that end aborts and the gateway resets the server's leg: the
+/// server (the sender) sees a reset and the flow is aborted. The client,
+/// a receiver with nothing to send, hears nothing (as with a real proxy
+/// without keepalives). The same outage in an upload through the
+/// terminal's PEP: the client, now the sender, gets the reset itself.
+#[test]
+fn a_pep_that_goes_down_loses_its_connections_and_the_ends_see_resets() {
+    let outage = "changes = [{ at = \"3s\", down = true }, { at = \"4s\", down = false }]";
+    let pair = "\n[[peps]]\nnode = \"gw\"\npeer = \"term\"\nleg = { variant = \"hybla\", initial_window = 10 }\n";
+    let with_outage = |t: String| {
+        t.replace("queue_ab = { kind = \"droptail\", packets = 100 }", &format!("queue_ab = {{ kind = \"droptail\", packets = 100 }}\n{outage}"))
+            .replace("rate = \"100Mbps\"\ndelay = \"1ms\"", &format!("rate = \"100Mbps\"\ndelay = \"1ms\"\n{outage}"))
+    };
+    let text = with_outage(chain("stop = \"120s\"", &format!("{}{pair}", ftp("down", "5MB", ""))));
+    let out = run_text(&text, &[]);
+    let f = &out.summary.flows[0];
+    assert!(f.aborted && !f.completed && f.bytes_delivered < 5_000_000);
+    assert!(f.abort_reason.as_deref().unwrap().contains("reset received"), "{:?}", f.abort_reason);
+    let (gw, term) = (&out.summary.peps[0], &out.summary.peps[1]);
+    assert_eq!((term.counters["outages"], term.counters["connections_lost"]), (1, 1));
+    assert!(term.counters["lost_answered"] >= 1);
+    assert_eq!(term.connections[0].state, "lost");
+    assert_eq!((gw.connections[0].state.as_str(), gw.counters["resets_sent"]), ("reset", 1));
+    // an upload: the client sends through the terminal's PEP
+    let up = ftp("up", "5MB", "").replace("src = \"server\"\ndst = \"client\"", "src = \"client\"\ndst = \"server\"");
+    let text = with_outage(chain("stop = \"120s\"", &format!("{up}\n[[peps]]\nnode = \"term\"\n")));
+    let out = run_text(&text, &[]);
+    let f = &out.summary.flows[0];
+    assert!(f.aborted, "the uploading client is reset");
+    assert!(f.abort_reason.as_deref().unwrap().contains("reset received"));
+    assert_eq!(out.summary.peps[0].counters["connections_lost"], 1);
+}

@@ -39,6 +39,17 @@
 //! * Pool: each split connection reserves two buffers (one per direction)
 //!   of its PEP's `pool` for its life (at both PEPs of a pair, decided at
 //!   the first: a pair that would find either pool full does not split).
+//! * A PEP goes down when every link of its node is down (scheduled
+//!   `changes`): its split connections are lost with what their buffers
+//!   held, their ends stop without a word, waiting SYNs are forgotten and
+//!   the pool is empty. When the node is back, a segment of a lost
+//!   connection gets a reset in reply (RFC 9293 3.10.7.1, addressed as
+//!   the segment's sender would expect its peer's): an end learns of the
+//!   loss at its first segment to reach the PEP after the outage (a
+//!   retransmission, or new data), and aborts; an end with nothing to send
+//!   (a receiver waiting for data) hears nothing, as with a real proxy
+//!   without keepalives. Through a pair, the surviving PEP's end gets the
+//!   reset and resets its other leg, so the far end sees one too.
 //! * Not split: non-TCP packets (UDP, QUIC) are never looked at; flows
 //!   with `split = false` (IPsec-like); ports outside `split = { ports }`;
 //!   with `unknown_options = "forward"`, flows whose controller carries a
@@ -68,6 +79,8 @@ pub enum Slot {
     ExpectPeer,
     /// Split: the relay's index.
     Split(u32),
+    /// Split, and lost when the PEP went down: its segments get resets.
+    Lost,
 }
 
 /// One PEP (a node).
@@ -84,6 +97,8 @@ pub struct Pep {
     pub pool_peak: u64,
     /// SYNs waiting for room (`pool_full = "wait"`), in arrival order.
     pub waiting: VecDeque<(u32, Packet)>,
+    /// Every link of its node is down (an outage): it lost its state.
+    pub down: bool,
     pub counters: PepCounters,
 }
 
@@ -101,6 +116,11 @@ pub struct PepCounters {
     pub waited: u64,
     /// Resets this PEP sent on a leg because the other failed.
     pub resets_sent: u64,
+    /// Outages (every link of its node down) and the split connections
+    /// they lost, and resets answering segments of lost connections.
+    pub outages: u64,
+    pub connections_lost: u64,
+    pub lost_answered: u64,
 }
 
 /// A split connection at one PEP: two hosted endpoints and the relay
@@ -126,6 +146,8 @@ pub struct Relay {
     pub peak: [u64; 2],
     /// It ended by a reset (sent or received at one of its ends).
     pub reset: bool,
+    /// The PEP went down with it.
+    pub lost: bool,
 }
 
 impl Relay {
@@ -184,6 +206,7 @@ impl Peps {
                 pool_used: 0,
                 pool_peak: 0,
                 waiting: VecDeque::new(),
+                down: false,
                 counters: PepCounters::default(),
             };
             at_node[c.node] = k;
@@ -250,6 +273,9 @@ impl Peps {
             ("passed_pool_full".to_string(), c.passed_pool_full),
             ("waited".to_string(), c.waited),
             ("resets_sent".to_string(), c.resets_sent),
+            ("outages".to_string(), c.outages),
+            ("connections_lost".to_string(), c.connections_lost),
+            ("lost_answered".to_string(), c.lost_answered),
             ("connections_reset".to_string(), resets),
             ("pool_peak_bytes".to_string(), self.list[k].pool_peak),
         ])

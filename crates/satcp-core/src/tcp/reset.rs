@@ -68,6 +68,17 @@ impl Endpoint {
         ctx.notes.push(Note::Aborted { ep: self.id });
     }
 
+    /// The host lost the connection's state (a crash): the endpoint stops
+    /// at once, sends nothing and tells nobody; what it held is gone.
+    pub fn lose_state(&mut self) {
+        self.state = State::Aborted;
+        self.rto_timer.stop();
+        self.delack.stop();
+        self.pace_timer.stop();
+        self.cc_timer.stop();
+        self.rack_tlp_timer.stop();
+    }
+
     /// How the connection was reset, if it was.
     pub fn reset_side(&self) -> Option<ResetSide> {
         self.reset

@@ -56,6 +56,10 @@ impl World {
         let f = p.endpoint().flow().index();
         match peps.list[k as usize].flows[f] {
             Slot::Pass => false,
+            Slot::Lost => {
+                self.pep_answer_lost(k as usize, p);
+                true
+            }
             Slot::Split(r) => {
                 let ep = peps.relays[r as usize].end_for(p.to_ep);
                 self.deliver_to(ep, p);
@@ -203,6 +207,7 @@ impl World {
             finished_at: [None; 2],
             peak: [0; 2],
             reset: false,
+            lost: false,
         });
         peps.list[k].flows[f] = Slot::Split(r as u32);
         r
@@ -300,6 +305,86 @@ impl World {
     }
 }
 
+impl World {
+    /// Link `link` went down: a PEP whose node has no link up any more
+    /// loses its state (see `pep/`).
+    pub(super) fn pep_outages(&mut self, link: usize) {
+        let l = &self.scn.links[link];
+        for node in [l.a as u32, l.b as u32] {
+            let peps = self.peps.as_deref().expect("PEPs");
+            let k = peps.at_node[node as usize];
+            if k == NONE || peps.list[k as usize].down {
+                continue;
+            }
+            if self.dirs.iter().any(|d| (d.from == node || d.to == node) && d.up) {
+                continue;
+            }
+            self.pep_crash(k as usize);
+        }
+    }
+
+    /// Link `link` came up: a PEP on either end is up again (with nothing
+    /// of what it had).
+    pub(super) fn pep_back(&mut self, link: usize) {
+        let l = &self.scn.links[link];
+        let peps = self.peps.as_deref_mut().expect("PEPs");
+        for node in [l.a, l.b] {
+            let k = peps.at_node[node];
+            if k != NONE {
+                peps.list[k as usize].down = false;
+            }
+        }
+    }
+
+    fn pep_crash(&mut self, k: usize) {
+        let peps = self.peps.as_deref_mut().expect("PEPs");
+        let pep = &mut peps.list[k];
+        pep.down = true;
+        pep.counters.outages += 1;
+        pep.waiting.clear();
+        for s in pep.flows.iter_mut() {
+            match *s {
+                Slot::Waiting | Slot::ExpectPeer => *s = Slot::Unseen,
+                _ => {}
+            }
+        }
+        for r in 0..peps.relays.len() {
+            let rel = &mut peps.relays[r];
+            if rel.pep as usize != k || rel.released {
+                continue;
+            }
+            rel.lost = true;
+            rel.released = true;
+            peps.list[k].flows[rel.flow as usize] = Slot::Lost;
+            peps.list[k].counters.connections_lost += 1;
+            for e in rel.ends {
+                self.eps[e as usize].lose_state();
+            }
+        }
+        peps.list[k].pool_used = 0;
+    }
+
+    /// A segment of a connection PEP `k` lost: a reset in reply, from the
+    /// PEP's node to the segment's sender (as its peer), unless it is one.
+    fn pep_answer_lost(&mut self, k: usize, p: &Packet) {
+        use crate::net::packet::{TcpHeader, FLAG_FIN, FLAG_RST};
+        let peps = self.peps.as_deref_mut().expect("PEPs");
+        let pep = &mut peps.list[k];
+        let node = pep.node;
+        if p.tcp.has(FLAG_RST) {
+            return;
+        }
+        pep.counters.lost_answered += 1;
+        let fc = &self.scn.flows[p.endpoint().flow().index()];
+        let sender = p.endpoint().peer();
+        let to_node = if sender.side() == crate::ids::Side::Server { fc.src } else { fc.dst } as u32;
+        let len = p.payload + p.tcp.has(FLAG_SYN | FLAG_FIN) as u32;
+        let h = TcpHeader { seq: p.tcp.ack, ack: p.tcp.seq.wrapping_add(len), flags: FLAG_RST | FLAG_ACK, ..Default::default() };
+        let mut rst = Packet::tcp(node, to_node, sender.0, h, 0, 0, false);
+        self.forward(node, &mut rst);
+    }
+}
+
 /// A segment opening a connection: SYN without ACK.
 fn is_syn(p: &Packet) -> bool {
     p.tcp.has(FLAG_SYN) && !p.tcp.has(FLAG_ACK)
@@ -338,7 +423,9 @@ impl World {
                         }
                     })
                     .collect();
-                let state = if rel.reset {
+                let state = if rel.lost {
+                    "lost"
+                } else if rel.reset {
                     "reset"
                 } else if rel.finished == [true, true] {
                     "finished"
