@@ -266,6 +266,8 @@ def write_tables(res, out: Path, fmt: str) -> list[Path]:
     }
     if res.paths:
         tables["path_series"] = res.path_series
+    if res.peps:
+        tables["pep_series"] = res.pep_series
     written = []
     for name, df in tables.items():
         p = out / f"{name}.{fmt}"
