@@ -265,6 +265,7 @@ fn bad_pep_keys_are_refused_with_what_is_allowed() {
         ("node = \"gw\"\nleg = { handshake = false }", "peps.0.leg.handshake", "only the leg between two PEPs"),
         ("node = \"gw\"\nleg = { variant = \"nope\" }", "peps.0.leg.variant", "hybla"),
         ("node = \"gw\"\ncolour = 1", "peps.0", "colour"),
+        ("node = \"gw\"\nleg = { rwnd = \"1MB\" }", "peps.0.leg.rwnd", "the PEP's `buffer`"),
     ];
     for (pep, path, allowed) in cases {
         let text = chain("stop = \"10s\"", &format!("{flow}\n[[peps]]\n{pep}\n"));

@@ -279,9 +279,19 @@ impl World {
         }
         rel.released = true;
         let k = rel.pep as usize;
+        let f = rel.flow as usize;
         let c = &self.scn.peps[peps.list[k].cfg];
         let need = 2 * c.buffer_bytes;
         peps.list[k].pool_used -= need;
+        // the pair's second PEP never took the connection over (it failed
+        // before): its reservation goes back too
+        if let Some(j) = peps.list[k].peer {
+            let far = &mut peps.list[j as usize];
+            if far.flows[f] == Slot::ExpectPeer {
+                far.flows[f] = Slot::Unseen;
+                far.pool_used -= need;
+            }
+        }
         // admit the waiting SYNs in order while they fit
         loop {
             let peps = self.peps.as_deref_mut().expect("PEPs");

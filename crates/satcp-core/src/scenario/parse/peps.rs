@@ -45,6 +45,9 @@ pub(super) fn parse_peps(root: &Tbl, nodes: &[NodeCfg]) -> Res<Vec<PepCfg>> {
             Some(lv) => {
                 let c = parse_tcp(Tbl::new(t.at("leg"), lv, "an inline table of TCP settings, e.g. { variant = \"hybla\", initial_window = 10 }")?)?;
                 let lt = Tbl::new(t.at("leg"), lv, "")?;
+                if lt.map.contains_key("rwnd") {
+                    return Err(lt.bad("rwnd", "no rwnd: a PEP's receive buffer on every leg is the PEP's `buffer`"));
+                }
                 if !c.fin {
                     return Err(lt.bad("fin", "true: a PEP passes the end of the stream on with a FIN"));
                 }
