@@ -39,3 +39,10 @@ def test_run_out_writes_the_pep_series(tmp_path):
     assert cli.main(["run", str(SCENARIO), "--out", str(out)]) == 0
     df = pd.read_csv(out / "pep_series.csv")
     assert len(df) > 0 and (df["pool_used_bytes"] == 8_000_000).all()
+
+
+def test_run_prints_the_split_connections(capsys):
+    assert cli.main(["run", str(SCENARIO)]) == 0
+    text = capsys.readouterr().out
+    assert "PEP split connections" in text and "acceptor (client)" in text
+    assert "flow download: first byte at 0.275 s" in text
