@@ -27,7 +27,8 @@
 //!   the flow's own `tcp`; an end of the connection the PEP opens, and the
 //!   peer PEP's end that answers it, run `leg` (default the flow's). Every
 //!   hosted end's receive buffer is `buffer`, offered whole (no
-//!   autotuning).
+//!   autotuning), and none takes data beyond its window (TCP-ADaLR's
+//!   `accept_beyond_window` is off at a PEP: the buffer is its memory).
 //! * The relay: bytes an end delivers are written at once to the other
 //!   end; the receiving end's application (the relay) reads them only as
 //!   the other end's peer acknowledges them (`tcp/deferred_read.rs`). So

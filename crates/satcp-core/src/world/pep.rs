@@ -178,6 +178,9 @@ impl World {
             };
             c.rwnd_bytes = buffer;
             c.rwnd_growth = RwndGrowth::Fixed;
+            // the buffer is the PEP's memory: nothing beyond the window is
+            // kept (TCP-ADaLR's receivers take data beyond it)
+            c.accept_beyond_window = false;
             Arc::new(c)
         };
         let cfgs = [make_cfg(first), make_cfg(second)];
