@@ -34,16 +34,8 @@ impl World {
     }
 
     fn on_note(&mut self, n: Note) {
-        if let Some(peps) = self.peps.as_deref() {
-            let ep = match n {
-                Note::Delivered { ep, .. } | Note::PeerClosed { ep } | Note::Finished { ep } | Note::AllAcked { ep } | Note::Aborted { ep } | Note::Acked { ep, .. } => ep,
-            };
-            if ep >= peps.ep_base {
-                return self.pep_note(n);
-            }
-            if let Note::Delivered { ep, total } = n {
-                self.pep_first_byte(EpId(ep), total);
-            }
+        if self.peps.is_some() && self.pep_took_note(n) {
+            return;
         }
         let (ep, note) = match n {
             Note::Acked { .. } => return, // asked for by PEPs' ends only

@@ -47,6 +47,8 @@ impl World {
 
     /// TCP segment `p` reached `node` on its way elsewhere: true if a PEP
     /// there took it (delivered it to an end it hosts, or held it).
+    #[cold]
+    #[inline(never)]
     pub(super) fn pep_take(&mut self, node: u32, p: &Packet) -> bool {
         let peps = self.peps.as_deref().expect("PEPs");
         let k = peps.at_node[node as usize];
@@ -305,6 +307,26 @@ impl World {
             let (f, syn) = peps.list[k].waiting.pop_front().expect("a waiting SYN");
             self.split_here(k, f as usize, &syn);
         }
+    }
+
+    /// A note in a run with PEPs: true if it was from an endpoint a PEP
+    /// hosts (the relay took it); a flow's own Delivered note sets its
+    /// first byte.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn pep_took_note(&mut self, n: Note) -> bool {
+        let base = self.peps.as_deref().expect("PEPs").ep_base;
+        let ep = match n {
+            Note::Delivered { ep, .. } | Note::PeerClosed { ep } | Note::Finished { ep } | Note::AllAcked { ep } | Note::Aborted { ep } | Note::Acked { ep, .. } => ep,
+        };
+        if ep >= base {
+            self.pep_note(n);
+            return true;
+        }
+        if let Note::Delivered { ep, total } = n {
+            self.pep_first_byte(EpId(ep), total);
+        }
+        false
     }
 
     /// A note from a flow's own endpoint in a run with PEPs: the first

@@ -379,6 +379,7 @@ impl Packet {
         }
     }
 
+    #[inline]
     pub fn tcp(src_node: u32, dst_node: u32, to_ep: u32, tcp: TcpHeader, payload: u32, stream_off: u64, retx: bool) -> Self {
         let ip_bytes = IPV4_HEADER + TCP_HEADER + tcp.options_len() + payload;
         let kind = if payload > 0 || tcp.has(FLAG_SYN | FLAG_FIN) { Kind::Data } else { Kind::Ack };
