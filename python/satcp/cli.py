@@ -238,6 +238,27 @@ def summary_text(summary: dict[str, Any]) -> str:
         parts += ["", "ground stations",
                   format_table(["station", "handovers", "links up", "links down", "steps without satellite"],
                                rows, "lrrrr")]
+    peps = summary.get("peps") or []
+    if peps:
+        rows = []
+        for p in peps:
+            for c in p["connections"]:
+                for leg in c["legs"]:
+                    lim = leg["limited"]
+                    top = max(lim, key=lambda k: lim[k])
+                    toward = leg["toward"]
+                    peak = c["peak_to_acceptor_bytes"] if toward == "acceptor" else c["peak_to_opener_bytes"]
+                    rows.append((p["node"], c["flow"], c["state"], f'{toward} ({leg["to_node"]})', leg["variant"],
+                                 num(leg["completion_s"], ".3f"), leg["retransmissions"], leg["timeouts"],
+                                 f"{top} {lim[top] * 100:.0f}%" if lim[top] > 0 else "-", peak))
+        passed = {k: v for p in peps for k, v in p["counters"].items() if k.startswith("passed_") and v}
+        parts += ["", "PEP split connections (each leg as the PEP's end counted it; held = peak bytes the PEP held "
+                      "for that leg to send)",
+                  format_table(["pep", "flow", "state", "leg towards", "variant", "completion s", "retransmissions",
+                                "timeouts", "limited by", "held bytes"], rows, "lllllrrrlr")]
+        first = [f'flow {f["name"]}: first byte at {f["first_byte_s"]:.3f} s' for f in summary["flows"]
+                 if f.get("first_byte_s") is not None]
+        parts += [""] + first + ([f"not split: {passed}"] if passed else [])
     # Nodes only when one dropped something (no route, TTL), and agents'
     # counters when the scenario has agents.
     nodes = [n for n in summary.get("nodes", []) if n.get("drops_no_route") or n.get("drops_ttl")]
@@ -266,6 +287,8 @@ def write_tables(res, out: Path, fmt: str) -> list[Path]:
     }
     if res.paths:
         tables["path_series"] = res.path_series
+    if res.peps:
+        tables["pep_series"] = res.pep_series
     written = []
     for name, df in tables.items():
         p = out / f"{name}.{fmt}"

@@ -84,6 +84,14 @@ class Result:
         One per ``[[ground_stations]]`` entry: ``handovers``,
         ``handover_times_s``, ``links_up``, ``links_down``,
         ``steps_without_satellite``.
+    peps : list of dict
+        One per PEP (``[[peps]]``; a pair gives two): ``node``, ``peer``,
+        ``counters``, ``connections`` (each split connection's two legs).
+        Empty without PEPs (docs/models/pep.md).
+    pep_series : DataFrame
+        One row per split connection and sampling tick: ``t_s``, ``pep``
+        (its node), ``connection``, ``flow``, ``flow_name``,
+        ``to_acceptor_bytes``, ``to_opener_bytes``, ``pool_used_bytes``.
     """
 
     def __init__(self, raw: dict[str, Any]):
@@ -202,6 +210,36 @@ class Result:
     @property
     def ground_stations(self) -> list[dict[str, Any]]:
         return self.summary.get("ground_stations") or []
+
+    @property
+    def peps(self) -> list[dict[str, Any]]:
+        """One entry per PEP (`[[peps]]`; a pair gives two), empty without."""
+        return self.summary.get("peps") or []
+
+    @cached_property
+    def pep_series(self) -> pd.DataFrame:
+        """Per split connection and sampling tick: the bytes a PEP holds
+        towards the acceptor and towards the opener, and its pool in use
+        (runs with `[[peps]]` and `run.sample_interval`)."""
+        import pandas as pd
+
+        raw = self._raw.get("pep_series")
+        cols = ["t_s", "pep", "connection", "flow", "flow_name", "to_acceptor_bytes", "to_opener_bytes", "pool_used_bytes"]
+        if not raw:
+            return pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
+        df = columns_frame(raw)
+        nodes = [p["node"] for p in self.peps]
+        names = self._flow_names()
+        return pd.DataFrame({
+            "t_s": df["time_s"],
+            "pep": [nodes[int(i)] for i in df["pep"]],
+            "connection": df["connection"],
+            "flow": df["flow"],
+            "flow_name": [names[int(i)] for i in df["flow"]],
+            "to_acceptor_bytes": df["to_acceptor_bytes"],
+            "to_opener_bytes": df["to_opener_bytes"],
+            "pool_used_bytes": df["pool_used_bytes"],
+        })
 
     @cached_property
     def path_series(self) -> pd.DataFrame:

@@ -11,6 +11,7 @@ pub mod fuzzing;
 pub mod ids;
 pub mod leo;
 pub mod net;
+pub mod pep;
 pub mod quic;
 pub mod router;
 pub mod scenario;

@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use satcp_core::scenario::{apply_override, parse_json_in, parse_toml_in};
-use satcp_core::stats::output::{FlowSeries, LinkSeries, PageTable, PathSeries};
+use satcp_core::stats::output::{FlowSeries, LinkSeries, PageTable, PathSeries, PepSeries};
 use satcp_core::stats::store_rows::{Batch, Cell, MergedColumn, MergedTable, RunRows, KIND_BOOL, KIND_FLOAT, KIND_INT, KIND_STR, TABLES};
 use satcp_core::{RunOutput, Scenario, ScenarioError as CoreError};
 
@@ -40,7 +40,7 @@ fn parse(text: &str, fmt: &str, overrides: &[String], base_dir: Option<&str>) ->
 
 /// What one run hands back: the summary JSON and the flow, link and page
 /// tables.
-type RunParts = (String, Option<RunRows>, Vec<Col>, Vec<Col>, Vec<Col>, Vec<Col>);
+type RunParts = (String, Option<RunRows>, Vec<Col>, Vec<Col>, Vec<Col>, Vec<Col>, Option<Vec<Col>>);
 
 /// A column ready to cross into Python.
 enum Col {
@@ -111,6 +111,18 @@ fn path_cols(s: &PathSeries) -> Vec<Col> {
         f64_col("rtt_s", &s.rtt_s),
         u32_col("hops", &s.hops),
         u32_col("route", &s.route),
+    ]
+}
+
+fn pep_cols(s: &PepSeries) -> Vec<Col> {
+    vec![
+        f64_col("time_s", &s.time_s),
+        u32_col("pep", &s.pep),
+        u32_col("connection", &s.connection),
+        u32_col("flow", &s.flow),
+        f64_col("to_acceptor_bytes", &s.to_acceptor_bytes),
+        f64_col("to_opener_bytes", &s.to_opener_bytes),
+        f64_col("pool_used_bytes", &s.pool_used_bytes),
     ]
 }
 
@@ -197,7 +209,8 @@ const PROGRESS_EVERY: u64 = 1 << 16;
 
 /// Parse, validate and run a scenario. Returns a dict with "summary" (a JSON
 /// string) and "flow_series", "link_series", "pages", "path_series" (lists of
-/// (column name, dtype, bytes)); with `store_rows`, also "store_rows": the
+/// (column name, dtype, bytes)), and "pep_series" when the run sampled a
+/// PEP's connections; with `store_rows`, also "store_rows": the
 /// summary as the results store's rows (bytes, as [`store_rows`] gives
 /// them), made from the summary in memory rather than from its JSON.
 ///
@@ -256,12 +269,13 @@ fn run<'py>(
             link_cols(&out.link_series),
             page_cols(&out.pages),
             path_cols(&out.path_series),
+            (!out.pep_series.time_s.is_empty()).then(|| pep_cols(&out.pep_series)),
         ))
     });
     if let Some(e) = raised {
         return Err(e);
     }
-    let (summary, rows, fs, ls, pg, ps) = out?;
+    let (summary, rows, fs, ls, pg, ps, pep) = out?;
     let d = PyDict::new(py);
     d.set_item("summary", summary)?;
     if let Some(rows) = rows {
@@ -271,6 +285,9 @@ fn run<'py>(
     d.set_item("link_series", cols_to_py(py, ls)?)?;
     d.set_item("pages", cols_to_py(py, pg)?)?;
     d.set_item("path_series", cols_to_py(py, ps)?)?;
+    if let Some(pep) = pep {
+        d.set_item("pep_series", cols_to_py(py, pep)?)?;
+    }
     Ok(d)
 }
 

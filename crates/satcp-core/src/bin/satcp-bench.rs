@@ -282,6 +282,13 @@ fn main() {
         println!("  trace-driven, packets may overtake {traced:.0} ns ({traced_pkts} packets, {traced_wall:.3} s): x{:.2}", traced / fixed);
         println!("  trace-driven, delay in order {ordered:.0} ns ({ordered_pkts} packets, {ordered_wall:.3} s): x{:.2}", ordered / fixed);
     }
+    let (plain_router, pep) = pep_cost(repeat);
+    if json {
+        rows.push(format!("{{\"scenario\":\"pep-cost\",\"router_ns_per_packet\":{plain_router},\"pep_ns_per_packet\":{pep}}}"));
+    } else {
+        println!("PEP cost (geo-10-flows with a split-TCP PEP on the gateway, [[peps]]):");
+        println!("  plain router {plain_router:.0} ns per IP packet over the GEO hop; PEP {pep:.0} ns (its two endpoints per connection and the relay included): x{:.2}", pep / plain_router);
+    }
     let (plain, arq) = arq_cost(repeat);
     if !json {
         println!("link-layer ARQ cost (geo-10-flows with arq = {{}} on the GEO link, both directions):");
@@ -355,6 +362,18 @@ fn quic_cost(repeat: usize) -> (Cost, Cost, Option<Cost>) {
     #[cfg(not(feature = "tls"))]
     let tls = None;
     (tcp, null, tls)
+}
+
+/// Wall time per IP packet carried over geo-10-flows' GEO hop, with the
+/// gateway a plain router (cut through) and with a PEP on it splitting
+/// every connection (best of `repeat`): the whole run's time, so what the
+/// PEP adds to a packet's path (the gateway's arrival event, two more TCP
+/// endpoints per connection, the relay).
+fn pep_cost(repeat: usize) -> (f64, f64) {
+    let plain = geo_10_flows();
+    let with_pep = format!("{plain}\n[[peps]]\nnode = \"gateway\"\n");
+    let per_packet = |toml: &str| best_per_packet(toml, repeat, |l| l.packets_tx).0;
+    (per_packet(&plain), per_packet(&with_pep))
 }
 
 /// Wall time per IP packet carried over geo-10-flows' GEO hop (both

@@ -53,6 +53,8 @@ pub struct Scenario {
     pub captures: Vec<CaptureCfg>,
     /// Router agents on nodes' forwarding paths (none by default).
     pub agents: Vec<AgentCfg>,
+    /// Split-TCP proxies (`[[peps]]`, `pep/`); none by default.
+    pub peps: Vec<PepCfg>,
     /// Constellations and ground stations (`[[constellations]]`,
     /// `[[ground_stations]]`, `[[paths]]`); None without them.
     pub leo: Option<Box<LeoCfg>>,
@@ -469,6 +471,13 @@ pub struct FlowCfg {
     /// `transport = "quic"`: the flow runs QUIC (`quic/`) with these
     /// settings instead of TCP; None for TCP flows.
     pub quic: Option<QuicCfg>,
+    /// The port its connection is opened to (`port`, 80): what a PEP's
+    /// `split = { ports = [...] }` matches.
+    pub port: u16,
+    /// A PEP may split its connection (`split`, true); false: an
+    /// IPsec-like flow whose TCP headers a PEP cannot read, which passes
+    /// every PEP end to end.
+    pub split: bool,
 }
 
 /// A QUIC flow's `quic = { ... }` table (`quic/`, docs/models/quic.md).
@@ -860,6 +869,53 @@ pub struct AgentCfg {
     /// interface of the node.
     pub link: Option<usize>,
     pub kind: AgentKind,
+}
+
+/// A split-TCP performance-enhancing proxy (RFC 3135) on a node, or a
+/// pair of them on the two ends of a satellite hop (`[[peps]]`, `pep/`,
+/// docs/models/pep.md).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PepCfg {
+    pub node: usize,
+    /// The PEP at the other end of the satellite hop (a two-PEP set-up);
+    /// None: one PEP.
+    pub peer: Option<usize>,
+    /// The TCP of the connection a PEP opens (towards the peer PEP or the
+    /// destination); None: the flow's own.
+    pub leg: Option<TcpCfg>,
+    /// Receive buffer of each direction of a split connection, bytes.
+    pub buffer_bytes: u64,
+    /// Memory of each PEP; a split connection reserves two buffers of it.
+    pub pool_bytes: u64,
+    pub split: PepSplit,
+    pub pool_full: PoolFull,
+    pub unknown_options: UnknownOptions,
+}
+
+/// Which connections a PEP splits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PepSplit {
+    All,
+    Ports(Vec<u16>),
+}
+
+/// What a connection whose SYN finds the pool full gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoolFull {
+    /// The SYN waits at the PEP until a split connection ends.
+    Wait,
+    /// The connection passes end to end, not split.
+    Pass,
+}
+
+/// A connection whose segments carry a TCP option the PEP does not
+/// understand (a research option).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnknownOptions {
+    /// Split anyway: the option ends at the PEP.
+    Strip,
+    /// Not split: the connection passes end to end, option and all.
+    Forward,
 }
 
 // ---------------------------------------------------------------------------

@@ -38,6 +38,65 @@ pub struct Summary {
     /// One per `[[ground_stations]]` entry, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ground_stations: Vec<StationSummary>,
+    /// One per PEP (`[[peps]]`: a pair gives two, its `node` first), in
+    /// order; absent without PEPs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub peps: Vec<PepSummary>,
+}
+
+/// A PEP over the run (`pep/`, docs/models/pep.md).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PepSummary {
+    pub node: String,
+    /// The other PEP of its pair.
+    pub peer: Option<String>,
+    pub buffer_bytes: u64,
+    pub pool_bytes: u64,
+    /// Connections split, passed (by reason), waited; resets; the pool's
+    /// peak reservation.
+    pub counters: std::collections::BTreeMap<String, u64>,
+    /// Each connection it split, in the order split.
+    pub connections: Vec<SplitSummary>,
+}
+
+/// A connection split at one PEP: its two legs as the PEP's ends saw them.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SplitSummary {
+    pub flow: String,
+    pub opened_s: f64,
+    /// "finished" (both legs' FIN exchanges done), "reset" or "open".
+    pub state: String,
+    /// Bytes relayed towards the acceptor and towards the opener.
+    pub bytes_to_acceptor: u64,
+    pub bytes_to_opener: u64,
+    /// Most bytes held at once towards the acceptor and towards the opener
+    /// (never above the buffer).
+    pub peak_to_acceptor_bytes: u64,
+    pub peak_to_opener_bytes: u64,
+    /// The leg towards the opener (the PEP's end that answered its SYN),
+    /// then the leg towards the acceptor (the end the PEP opened).
+    pub legs: Vec<LegSummary>,
+}
+
+/// One leg of a split connection, as the PEP's end of it counted.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LegSummary {
+    /// "opener" or "acceptor": which way the leg goes from the PEP.
+    pub toward: String,
+    /// The node at the leg's other end as addressed (a peer PEP on the
+    /// way takes the leg over).
+    pub to_node: String,
+    pub variant: String,
+    /// From the connection's split to the end of this leg's FIN exchange.
+    pub completion_s: Option<f64>,
+    pub segments_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    /// What limited the PEP's sender on this leg.
+    pub limited: Limited,
+    pub final_cwnd_bytes: u64,
+    pub final_srtt_s: Option<f64>,
 }
 
 /// A traced ground-station pair over the run (`[[paths]]`).
@@ -175,6 +234,10 @@ pub struct FlowSummary {
     /// from a TCP or UDP flow's line.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quic: Option<QuicStats>,
+    /// In runs with PEPs only: when the client got its first data byte,
+    /// from the flow's start (as the client sees it, split or not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_byte_s: Option<f64>,
 }
 
 /// A QUIC flow's own summary (`quic/`, docs/models/quic.md): quinn's
@@ -422,6 +485,23 @@ pub struct PathSeries {
     pub route: Vec<u32>,
 }
 
+/// Each split connection's buffer at every sampling tick (runs with PEPs
+/// and `run.sample_interval`): bytes held towards the acceptor and towards
+/// the opener.
+#[derive(Clone, Debug, Default)]
+pub struct PepSeries {
+    pub time_s: Vec<f64>,
+    /// Index into `Summary::peps`.
+    pub pep: Vec<u32>,
+    /// Index into that PEP's `connections`.
+    pub connection: Vec<u32>,
+    pub flow: Vec<u32>,
+    pub to_acceptor_bytes: Vec<f64>,
+    pub to_opener_bytes: Vec<f64>,
+    /// The PEP's pool reserved at that instant.
+    pub pool_used_bytes: Vec<f64>,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct RunOutput {
     pub summary: Summary,
@@ -429,6 +509,8 @@ pub struct RunOutput {
     pub link_series: LinkSeries,
     pub pages: PageTable,
     pub path_series: PathSeries,
+    /// Runs with PEPs and sampling only.
+    pub pep_series: PepSeries,
     /// Wall-clock seconds spent recomputing routes (benchmarks; not in the
     /// summary, which is deterministic).
     pub routing_wall_s: f64,

@@ -70,7 +70,7 @@ use super::recovery::Phase;
 use super::sender::{Sender, SSTHRESH_INFINITE};
 use super::seq;
 use crate::net::packet::{
-    Ecn, Kind, Packet, ResearchOption, TcpHeader, FLAG_ACK, FLAG_CWR, FLAG_ECE, FLAG_FIN, FLAG_SYN, MAX_RESEARCH_WORDS, MAX_SACK_BLOCKS,
+    Ecn, Kind, Packet, ResearchOption, TcpHeader, FLAG_ACK, FLAG_CWR, FLAG_ECE, FLAG_FIN, FLAG_RST, FLAG_SYN, MAX_RESEARCH_WORDS, MAX_SACK_BLOCKS,
 };
 use crate::scenario::{CwndValidation, InitialWindow, Recovery, RwndGrowth, SsthreshBasis, TcpCfg};
 use crate::sim::queue::TimerKind;
@@ -98,6 +98,10 @@ pub enum Note {
     /// Every byte the application has written so far is acknowledged.
     AllAcked { ep: u32 },
     Aborted { ep: u32 },
+    /// The peer acknowledged more of what the application wrote: `total`
+    /// data bytes so far (only from an endpoint that asked for these
+    /// notes, `Endpoint::note_acks`).
+    Acked { ep: u32, total: u64 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,8 +188,8 @@ pub struct Endpoint {
     /// 1,976 bytes, cold at every segment.
     pub cfg: Arc<TcpCfg>,
     pub state: State,
-    iss: u32,
-    irs: u32,
+    pub(in crate::tcp) iss: u32,
+    pub(in crate::tcp) irs: u32,
     /// Shift applied to the peer's advertised windows.
     snd_shift: u8,
     /// Shift we apply to our own advertisements.
@@ -196,10 +200,10 @@ pub struct Endpoint {
     pub(in crate::tcp) snd: Sender,
     pub(in crate::tcp) rcv: Receiver,
     pub(crate) rto_timer: Timer,
-    delack: Timer,
-    pace_timer: Timer,
+    pub(in crate::tcp) delack: Timer,
+    pub(in crate::tcp) pace_timer: Timer,
     /// The window controller's own timer.
-    cc_timer: Timer,
+    pub(in crate::tcp) cc_timer: Timer,
     /// RACK's reordering timer or the tail loss probe (`recovery/tlp.rs`).
     pub(crate) rack_tlp_timer: Timer,
     /// `rack_tlp_timer` holds the probe (else the reordering timeout).
@@ -217,6 +221,13 @@ pub struct Endpoint {
     last_ack_sent: u64,
     /// ECN (RFC 3168, `tcp/ecn.rs`).
     pub(in crate::tcp) ecn: EcnState,
+    /// The application reads delivered data when it chooses
+    /// (`tcp/deferred_read.rs`); false: at once.
+    pub(in crate::tcp) deferred_read: bool,
+    /// Leave a `Note::Acked` at every ACK of new data.
+    pub(in crate::tcp) notes_acked: bool,
+    /// The connection ended by a reset, sent or received (`tcp/reset.rs`).
+    pub(in crate::tcp) reset: Option<super::reset::ResetSide>,
     pub stats: EndpointStats,
 }
 
@@ -265,6 +276,9 @@ impl Endpoint {
             ts_recent: 0,
             last_ack_sent: 0,
             ecn: EcnState::default(),
+            deferred_read: false,
+            notes_acked: false,
+            reset: None,
             stats: EndpointStats::default(),
             cfg,
         }
@@ -288,6 +302,11 @@ impl Endpoint {
             bytes_arrived: r.bytes_arrived,
             stats: self.stats,
         }
+    }
+
+    /// Its window controller attaches a research option to its segments.
+    pub fn carries_research_option(&self) -> bool {
+        self.snd.caps.research_option
     }
 
     /// The shares of the time up to `end` that the sender was limited by
@@ -355,7 +374,7 @@ impl Endpoint {
     }
 
     /// The right edge we have advertised.
-    fn adv_right_edge(&self) -> u64 {
+    pub(in crate::tcp) fn adv_right_edge(&self) -> u64 {
         self.rcv.nxt + ((self.adv_field() as u64) << self.rcv_shift)
     }
 
@@ -485,7 +504,7 @@ impl Endpoint {
     /// A segment of this connection sent at `now`, with the timestamp
     /// option if the profile uses it; without `options_on_wire` (ns-2's
     /// agents) its options take no bytes on the wire.
-    fn tcp_packet(&self, now: Time, mut h: TcpHeader, payload: u32, start: u64, retx: bool) -> Packet {
+    pub(in crate::tcp) fn tcp_packet(&self, now: Time, mut h: TcpHeader, payload: u32, start: u64, retx: bool) -> Packet {
         if self.ecn.echo && !h.has(FLAG_SYN) {
             h.flags |= FLAG_ECE; // RFC 3168 6.1.3: until CWR arrives
         }
@@ -610,7 +629,7 @@ impl Endpoint {
         h
     }
 
-    fn send_pure_ack(&mut self, ctx: &mut Ctx) {
+    pub(in crate::tcp) fn send_pure_ack(&mut self, ctx: &mut Ctx) {
         let mut h = self.ack_header(self.snd.nxt.max(self.snd.una), Kind::Ack);
         if self.sack_ok && self.rcv.has_ooo() {
             self.fill_sack(&mut h);
@@ -918,6 +937,9 @@ impl Endpoint {
 
     pub fn on_segment(&mut self, ctx: &mut Ctx, pkt: &Packet) {
         let h = &pkt.tcp;
+        if h.has(FLAG_RST) {
+            return self.on_reset(ctx, h);
+        }
         if let Some((val, _)) = h.opt_ts {
             self.note_timestamp(h, val);
         }
@@ -1074,6 +1096,9 @@ impl Endpoint {
         }
         let a = self.rcv.on_segment(start, pkt.payload as u64, fin, limit);
         if a.delivered > 0 {
+            if self.deferred_read {
+                self.rcv.unread += a.delivered;
+            }
             // the application reads at once (Linux's Right-Sizing)
             self.rcv.app_read(ctx.now);
             ctx.notes.push(Note::Delivered { ep: self.id, total: self.rcv.bytes_delivered });
@@ -1192,6 +1217,10 @@ impl Endpoint {
                 }
             }
             self.snd.una = ack;
+            if self.notes_acked {
+                let total = ack.min(self.snd.data_end).saturating_sub(1);
+                ctx.notes.push(Note::Acked { ep: self.id, total });
+            }
             if self.snd.nxt < ack {
                 self.snd.nxt = ack;
             }

@@ -17,6 +17,8 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 pub mod seq;
+mod deferred_read;
+pub mod reset;
 mod window_probe;
 
 pub use endpoint::{Ctx, Endpoint, EndpointStats, FlowCounters, Note, ReceiveState, State};

@@ -83,6 +83,10 @@ pub struct Receiver {
     /// Segments with payload that arrived (duplicates included): DAASS
     /// counts these.
     pub(in crate::tcp) data_segments: u64,
+    /// In-order bytes delivered that the application has not read yet
+    /// (`tcp/deferred_read.rs`); always 0 for an application that reads
+    /// at once.
+    pub(in crate::tcp) unread: u64,
 }
 
 /// How an arriving segment relates to what was held.
@@ -163,9 +167,9 @@ impl Receiver {
     /// The window offered beyond rcv_nxt (see the module doc).
     pub fn window(&self) -> u64 {
         if !self.ooo_takes_buffer {
-            return self.buffer;
+            return self.buffer.saturating_sub(self.unread);
         }
-        (self.nxt + self.buffer.saturating_sub(self.held())).max(self.edge) - self.nxt
+        (self.nxt + self.buffer.saturating_sub(self.held() + self.unread)).max(self.edge) - self.nxt
     }
 
     pub fn right_edge(&self) -> u64 {

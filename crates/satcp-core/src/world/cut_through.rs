@@ -9,7 +9,7 @@
 //! Exactness. The run computes the same bits with and without it (but
 //! `events`: fewer are popped), which `tests::cut_through_changes_nothing`
 //! checks on random networks. That holds because a cut is made only when:
-//! * the relay node `n` hosts no endpoint or application, has exactly two
+//! * the relay node `n` hosts no endpoint, application or PEP, has exactly two
 //!   links to two other nodes, and no router agents, packet capture,
 //!   sampled series, constellation or scheduled link change exist in the
 //!   run: then what arrives over one link and leaves on the other is
@@ -110,6 +110,13 @@ impl World {
         for f in &self.scn.flows {
             hosts[f.src] = true;
             hosts[f.dst] = true;
+        }
+        // a PEP's node answers and relays segments itself
+        for p in &self.scn.peps {
+            hosts[p.node] = true;
+            if let Some(n) = p.peer {
+                hosts[n] = true;
+            }
         }
         // the directions leaving each node
         let mut out: Vec<Vec<u32>> = vec![Vec::new(); nodes];

@@ -34,7 +34,11 @@ impl World {
     }
 
     fn on_note(&mut self, n: Note) {
+        if self.peps.is_some() && self.pep_took_note(n) {
+            return;
+        }
         let (ep, note) = match n {
+            Note::Acked { .. } => return, // asked for by PEPs' ends only
             Note::Delivered { ep, total } => {
                 let ep = EpId(ep);
                 if total < self.apps[ep.flow().index()].delivery_mark(ep.side()) {

@@ -47,6 +47,8 @@ impl World {
             #[cfg(debug_assertions)]
             self.eps[ep].check_invariants();
             self.settle();
+        } else if self.peps.is_some() && p.kind.is_tcp() && self.pep_take(node, p) {
+            // a PEP on the node took it (`world/pep.rs`)
         } else {
             self.forward(node, p);
         }

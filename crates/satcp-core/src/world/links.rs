@@ -72,5 +72,11 @@ impl World {
         if ch.up.is_some() || ch.dirs.iter().any(|c| c.delay_ns.is_some()) {
             self.routes_dirty = true;
         }
+        if ch.up == Some(false) && self.peps.is_some() {
+            self.pep_outages(link);
+        }
+        if ch.up == Some(true) && self.peps.is_some() {
+            self.pep_back(link);
+        }
     }
 }

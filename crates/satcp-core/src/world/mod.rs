@@ -46,6 +46,9 @@ mod forward;
 mod leo;
 mod links;
 mod output;
+mod pep;
+#[cfg(test)]
+mod pep_tests;
 mod run;
 
 use crate::app::{Action, App};
@@ -111,6 +114,8 @@ pub struct World {
     /// for a QUIC flow, so endpoint ids stay 2f and 2f + 1).
     quic: Vec<Option<Box<QuicFlow>>>,
     apps: Vec<App>,
+    /// The PEPs (`[[peps]]`, `pep/`, `world/pep.rs`); None without them.
+    peps: Option<Box<crate::pep::Peps>>,
     flows: Vec<FlowRun>,
     finite_left: usize,
     ended_by: &'static str,
@@ -120,6 +125,7 @@ pub struct World {
     actions: Vec<Action>,
     flow_series: FlowSeries,
     link_series: LinkSeries,
+    pep_series: crate::stats::output::PepSeries,
     /// Packet captures (`[[captures]]`); None costs one test per hop.
     pub capture: Option<Box<Capture>>,
     /// Relay nodes may be cut through (`world/cut_through.rs`; on unless
@@ -193,6 +199,7 @@ impl World {
             eps,
             quic,
             apps,
+            peps: World::build_peps(scn),
             flows,
             finite_left,
             ended_by: "idle",
@@ -202,6 +209,7 @@ impl World {
             actions: Vec::new(),
             flow_series: FlowSeries::default(),
             link_series: LinkSeries::default(),
+            pep_series: Default::default(),
             capture: None,
             cut_through: true,
             cut_to: Vec::new(),

@@ -58,6 +58,9 @@ impl World {
             fs.timeouts.push((s.stats.timeouts + c.stats.timeouts) as f64);
             fs.spurious_rtos.push((s.stats.spurious_rtos + c.stats.spurious_rtos) as f64);
         }
+        if self.peps.is_some() {
+            self.pep_sample();
+        }
         for (i, d) in self.dirs.iter_mut().enumerate() {
             let row = d.sample(self.now);
             let ls = &mut self.link_series;
@@ -93,8 +96,19 @@ impl World {
             agents: self.agent_summaries(),
             paths,
             ground_stations,
+            peps: Vec::new(),
         };
-        RunOutput { summary, flow_series: self.flow_series, link_series: self.link_series, pages, path_series, routing_wall_s: routing_ns as f64 / 1e9 }
+        let peps = self.pep_summaries();
+        let summary = Summary { peps, ..summary };
+        RunOutput {
+            summary,
+            flow_series: self.flow_series,
+            link_series: self.link_series,
+            pages,
+            path_series,
+            pep_series: std::mem::take(&mut self.pep_series),
+            routing_wall_s: routing_ns as f64 / 1e9,
+        }
     }
 
     /// Each flow's line of the summary, and its completed HTTP pages.
@@ -143,6 +157,7 @@ impl World {
                 last_byte_at_s: last.filter(|_| matches!(fc.app, AppCfg::Ftp(_))).map(secs),
                 pages_completed: pages_done,
                 mean_page_response_s: (pages_done > 0).then(|| page_sum / pages_done as f64),
+                first_byte_s: self.peps.as_deref().and_then(|p| p.first_byte[f.index()]).map(|t| secs(t.saturating_sub(start))),
                 ..FlowSummary::default()
             };
             if let Some(q) = self.quic[f.index()].as_deref() {
@@ -193,6 +208,10 @@ impl World {
                 integrity_errors: ss.integrity_errors + cs.integrity_errors,
                 aborted: run.aborted,
                 abort_reason: run.aborted.then(|| {
+                    if let Some(side) = [srv, cli].iter().find_map(|e| e.reset_side()) {
+                        let how = if side == crate::tcp::reset::ResetSide::Received { "received" } else { "sent" };
+                        return format!("the connection was reset (a reset {how} by one of its ends: a PEP on the path lost or gave up its split connection)");
+                    }
                     let n = fc.tcp.max_retransmissions.unwrap_or(0);
                     format!("no progress after {n} retransmission timeouts in a row (tcp.max_retransmissions = {n}; 0 never gives up)")
                 }),

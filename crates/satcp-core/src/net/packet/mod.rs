@@ -16,6 +16,8 @@ pub const TCP_HEADER: u32 = 20;
 
 pub const FLAG_FIN: u8 = 0x01;
 pub const FLAG_SYN: u8 = 0x02;
+/// Reset (RFC 9293 3.10.7.4): the connection is refused or torn down.
+pub const FLAG_RST: u8 = 0x04;
 pub const FLAG_ACK: u8 = 0x10;
 /// ECN-Echo (RFC 3168 section 6.1): on a SYN, ECN-setup; otherwise the
 /// receiver saw a CE mark.
@@ -377,6 +379,7 @@ impl Packet {
         }
     }
 
+    #[inline]
     pub fn tcp(src_node: u32, dst_node: u32, to_ep: u32, tcp: TcpHeader, payload: u32, stream_off: u64, retx: bool) -> Self {
         let ip_bytes = IPV4_HEADER + TCP_HEADER + tcp.options_len() + payload;
         let kind = if payload > 0 || tcp.has(FLAG_SYN | FLAG_FIN) { Kind::Data } else { Kind::Ack };

@@ -33,7 +33,7 @@ pub(super) fn parse_flows(root: &Tbl, nodes: &[NodeCfg], component: &[usize]) ->
                 format!("a name for this flow: its default name {:?} is already used by another flow", name),
             ));
         }
-        t.only(&["name", "src", "dst", "tcp", "app", "transport", "quic"])?;
+        t.only(&["name", "src", "dst", "tcp", "app", "transport", "quic", "port", "split"])?;
         let src = node_ref(&t, "src", nodes)?;
         let dst = node_ref(&t, "dst", nodes)?;
         if src == dst {
@@ -85,8 +85,10 @@ pub(super) fn parse_flows(root: &Tbl, nodes: &[NodeCfg], component: &[usize]) ->
         if udp && t.get("transport").is_some() {
             return Err(t.bad("transport", "no transport: a cbr or onoff application sends UDP (onoff takes its own transport = \"tcp\")"));
         }
+        let port = t.u32_in("port", 1, 65535)?.unwrap_or(80) as u16;
+        let split = t.bool("split")?.unwrap_or(true);
         named.insert(name.clone(), flows.len());
-        flows.push(FlowCfg { name, src, dst, tcp, app, quic });
+        flows.push(FlowCfg { name, src, dst, tcp, app, quic, port, split });
     }
     Ok(flows)
 }

@@ -28,6 +28,7 @@ use std::path::Path;
 use toml::Value;
 
 mod agents;
+mod peps;
 mod apps;
 mod captures;
 mod constellations;
@@ -145,7 +146,7 @@ pub fn from_value(v: Value) -> Result<Scenario, ScenarioError> {
 pub fn from_value_in(mut v: Value, base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
     multihop::expand(&mut v)?;
     let mut root = Tbl::new(String::new(), &v, "a table with [run], [nodes], [[links]] and [[flows]]")?;
-    root.only(&["run", "nodes", "links", "flows", "captures", "agents", "constellations", "ground_stations", "paths"])?;
+    root.only(&["run", "nodes", "links", "flows", "captures", "agents", "peps", "constellations", "ground_stations", "paths"])?;
     let (mut run, leo_keys, end_given) = parse_run(&root)?;
     let moving = root.get("constellations").is_some() || root.get("ground_stations").is_some();
     let mut nodes = parse_nodes(&root, moving)?;
@@ -183,6 +184,7 @@ pub fn from_value_in(mut v: Value, base_dir: Option<&Path>) -> Result<Scenario, 
     let flows = if path_only { Vec::new() } else { parse_flows(&root, &nodes, &components(nodes.len(), &links, leo.as_deref()))? };
     let captures = parse_captures(&root)?;
     let agents = parse_agents(&root, &nodes, &links, &flows)?;
+    let peps = peps::parse_peps(&root, &nodes)?;
     let finite = flows.iter().any(|f| match &f.app {
         AppCfg::Ftp(a) => a.size_bytes.is_some(),
         AppCfg::Http(a) => a.pages.is_some(),
@@ -216,7 +218,7 @@ pub fn from_value_in(mut v: Value, base_dir: Option<&Path>) -> Result<Scenario, 
         }
     }
     check_series_size(&run, flows.iter().filter(|f| matches!(f.app, AppCfg::Ftp(_) | AppCfg::Http(_))).count(), 2 * links.len())?;
-    Ok(Scenario { run, nodes, links, flows, captures, agents, leo })
+    Ok(Scenario { run, nodes, links, flows, captures, agents, peps, leo })
 }
 
 /// Time-series rows a run may record: [`MAX_SERIES_ROWS`], about 9 GB of

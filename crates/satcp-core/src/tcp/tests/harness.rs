@@ -93,7 +93,7 @@ impl Harness {
         }
     }
 
-    fn ctx_do(&mut self, ep: usize, f: &mut dyn FnMut(&mut Endpoint, &mut Ctx)) {
+    pub fn ctx_do(&mut self, ep: usize, f: &mut dyn FnMut(&mut Endpoint, &mut Ctx)) {
         let mut out = Vec::new();
         let mut notes = Vec::new();
         {

@@ -7,6 +7,7 @@
 mod adalr_traces;
 mod bbr3_traces;
 mod cc_traces;
+mod deferred_read_traces;
 mod ceten_traces;
 mod ecn_traces;
 mod harness;

@@ -1,0 +1,106 @@
+//! `[[peps]]`: split-TCP performance-enhancing proxies (`pep/`,
+//! docs/models/pep.md).
+//!
+//! Keys: `node` (required), `peer` (a second PEP at the other end of the
+//! satellite hop), `leg` (an inline table of `tcp` keys: the connection a
+//! PEP opens; default the flow's own), `buffer` (per direction of a split
+//! connection, default 4 MB), `pool` (per PEP, default 256 MB, at least two
+//! buffers), `split` (`"all"` or `{ ports = [...] }`), `pool_full`
+//! (`"wait"` or `"pass"`), `unknown_options` (`"strip"` or `"forward"`).
+
+use super::tcp::parse_tcp;
+use super::*;
+
+const PEPS_EXPECTED: &str = "an array of PEP tables ([[peps]] with node and optional peer, leg, buffer, pool, split, pool_full, unknown_options)";
+const SPLIT_EXPECTED: &str = "\"all\" or a table { ports = [80, 443] }";
+
+/// Default receive buffer of each direction of a split connection.
+pub const DEFAULT_BUFFER: u64 = 4_000_000;
+/// Default memory of a PEP.
+pub const DEFAULT_POOL: u64 = 256_000_000;
+
+pub(super) fn parse_peps(root: &Tbl, nodes: &[NodeCfg]) -> Res<Vec<PepCfg>> {
+    let Some(v) = root.get("peps") else { return Ok(Vec::new()) };
+    let Value::Array(arr) = v else { return Err(type_error("peps", v, PEPS_EXPECTED)) };
+    let mut out: Vec<PepCfg> = Vec::with_capacity(arr.len());
+    for (i, pv) in arr.iter().enumerate() {
+        let mut t = Tbl::new(format!("peps.{}", i), pv, "a PEP table ([[peps]])")?;
+        t.only(&["node", "peer", "leg", "buffer", "pool", "split", "pool_full", "unknown_options"])?;
+        let node = node_ref(&t, "node", nodes)?;
+        let peer = match t.get("peer") {
+            None => None,
+            Some(_) => Some(node_ref(&t, "peer", nodes)?),
+        };
+        if peer == Some(node) {
+            return Err(t.bad("peer", format!("a node other than node (\"{}\"): the PEP at the other end of the satellite hop", nodes[node].name)));
+        }
+        for (key, n) in [("node", Some(node)), ("peer", peer)] {
+            let Some(n) = n else { continue };
+            if let Some(j) = out.iter().position(|p| p.node == n || p.peer == Some(n)) {
+                return Err(t.bad(key, format!("a node without a PEP (peps.{} already has one at \"{}\")", j, nodes[n].name)));
+            }
+        }
+        let leg = match t.get("leg") {
+            None => None,
+            Some(lv) => {
+                let c = parse_tcp(Tbl::new(t.at("leg"), lv, "an inline table of TCP settings, e.g. { variant = \"hybla\", initial_window = 10 }")?)?;
+                let lt = Tbl::new(t.at("leg"), lv, "")?;
+                if lt.map.contains_key("rwnd") {
+                    return Err(lt.bad("rwnd", "no rwnd: a PEP's receive buffer on every leg is the PEP's `buffer`"));
+                }
+                if !c.fin {
+                    return Err(lt.bad("fin", "true: a PEP passes the end of the stream on with a FIN"));
+                }
+                if !c.handshake && peer.is_none() {
+                    return Err(lt.bad(
+                        "handshake",
+                        "true without a peer: only the leg between two PEPs may start established (handshake = false, a connection the PEPs keep open)",
+                    ));
+                }
+                Some(c)
+            }
+        };
+        let buffer_bytes = t.size_pos("buffer")?.unwrap_or(DEFAULT_BUFFER);
+        if buffer_bytes > (65_535u64 << 14) {
+            return Err(t.bad("buffer", "at most 1073725440 bytes (the largest window TCP can offer, 65535 x 2^14)"));
+        }
+        let pool_bytes = t.size_pos("pool")?.unwrap_or(DEFAULT_POOL);
+        if pool_bytes < 2 * buffer_bytes {
+            return Err(t.bad("pool", format!("at least two buffers ({} bytes): a split connection reserves one per direction", 2 * buffer_bytes)));
+        }
+        let split = match t.get("split") {
+            None => PepSplit::All,
+            Some(Value::String(s)) if s == "all" => PepSplit::All,
+            Some(Value::Table(_)) => {
+                let st = Tbl::new(t.at("split"), t.get("split").expect("present"), SPLIT_EXPECTED)?;
+                let mut st = st;
+                st.only(&["ports"])?;
+                let Some(Value::Array(ports)) = st.get("ports") else {
+                    return Err(st.bad("ports", "an array of port numbers 1-65535, e.g. [80, 443]"));
+                };
+                let mut list = Vec::with_capacity(ports.len());
+                for p in ports {
+                    match p.as_integer() {
+                        Some(n) if (1..=65535).contains(&n) => list.push(n as u16),
+                        _ => return Err(st.bad("ports", "an array of port numbers 1-65535, e.g. [80, 443]")),
+                    }
+                }
+                if list.is_empty() {
+                    return Err(st.bad("ports", "at least one port (a PEP that splits nothing is no PEP)"));
+                }
+                PepSplit::Ports(list)
+            }
+            Some(_) => return Err(t.bad("split", SPLIT_EXPECTED)),
+        };
+        let pool_full = match t.choice("pool_full", &["wait", "pass"])? {
+            Some("pass") => PoolFull::Pass,
+            _ => PoolFull::Wait,
+        };
+        let unknown_options = match t.choice("unknown_options", &["strip", "forward"])? {
+            Some("forward") => UnknownOptions::Forward,
+            _ => UnknownOptions::Strip,
+        };
+        out.push(PepCfg { node, peer, leg, buffer_bytes, pool_bytes, split, pool_full, unknown_options });
+    }
+    Ok(out)
+}
