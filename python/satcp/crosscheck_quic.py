@@ -54,9 +54,15 @@ PORT = 4433
 GEO = Path_(rate_down_bps=10_000_000, rate_up_bps=10_000_000, delay_ms=250.0, queue=400)
 
 # The issue's bounds on completion: quinn real against quinn simulated, and
-# the independent implementation against satcp.
+# the independent implementation against satcp (loss-free cells).
 QUINN_TOLERANCE = 0.05
 INDEPENDENT_TOLERANCE = 0.20
+# At PER 1e-2 a transfer's time depends on where the first losses fall
+# (1 MB: 4.6 to 14.7 s over three real runs), so satcp's side is the median
+# over SATCP_SEEDS seeds, held to the real runs' median within
+# LOSSY_TOLERANCE (the median of three real runs is itself that uncertain).
+SATCP_SEEDS = 15
+LOSSY_TOLERANCE = 0.25
 
 
 @dataclass(frozen=True)
@@ -260,8 +266,8 @@ def diff(real: Optional[float], sim: Optional[float]) -> Optional[float]:
 def compare_cell(cell: Cell, repeat: int, independent: bool) -> dict[str, Any]:
     q = [run_quinn(cell.path, seed=i + 1) for i in range(repeat)]
     a = [run_aioquic(cell.path, seed=i + 1) for i in range(repeat)] if independent else []
-    # satcp over as many seeds: the lossy cells' loss draws differ by seed
-    s = [run_satcp(cell.path, seed=i + 1) for i in range(repeat)]
+    # satcp over many seeds: the lossy cells' loss draws differ by seed
+    s = [run_satcp(cell.path, seed=i + 1) for i in range(SATCP_SEEDS)]
     qm, sm = _median(q), _median(s)
     am = _median(a) if a else Transfer(None, None)
     loss_free = cell.path.per == 0
@@ -274,8 +280,10 @@ def compare_cell(cell: Cell, repeat: int, independent: bool) -> dict[str, Any]:
            "diff_quinn": diff(qm.completion_s, sm.completion_s), "diff_aioquic": diff(am.completion_s, sm.completion_s),
            "quinn_lost": qm.lost_packets, "satcp_lost": sm.lost_packets,
            "integrity_errors": sum(t.integrity_errors for t in q + a + s)}
-    # the issue's bounds hold on the loss-free cells; the lossy ones report
-    row["quinn_agrees"] = (not loss_free) or (row["diff_quinn"] is not None and abs(row["diff_quinn"]) <= QUINN_TOLERANCE)
+    # the issue's bounds on the loss-free cells; the lossy ones against the
+    # real runs' median within LOSSY_TOLERANCE
+    bound = QUINN_TOLERANCE if loss_free else LOSSY_TOLERANCE
+    row["quinn_agrees"] = row["diff_quinn"] is not None and abs(row["diff_quinn"]) <= bound
     row["aioquic_agrees"] = (not loss_free or not independent) or (
         row["diff_aioquic"] is not None and abs(row["diff_aioquic"]) <= INDEPENDENT_TOLERANCE)
     return row
@@ -344,9 +352,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     print(format_table(["cell", "handshake quinn", "handshake satcp", "quinn s", "aioquic s", "satcp s",
                         "satcp vs quinn", "satcp vs aioquic", "lost quinn", "lost satcp", "agrees"], table,
                        "lrrrrrrrrrl"))
-    print(f"(10 Mb/s both ways, 250 ms one way, 400-packet queue; medians of {a.repeat} runs (satcp: of as many "
-          f"seeds); completion from connect() to the last byte read; agrees: loss-free cells within "
-          f"{QUINN_TOLERANCE:.0%} of real quinn and {INDEPENDENT_TOLERANCE:.0%} of aioquic)")
+    print(f"(10 Mb/s both ways, 250 ms one way, 400-packet queue; medians of {a.repeat} real runs and of "
+          f"{SATCP_SEEDS} satcp seeds; completion from connect() to the last byte read; agrees: loss-free cells "
+          f"within {QUINN_TOLERANCE:.0%} of real quinn and {INDEPENDENT_TOLERANCE:.0%} of aioquic, lossy cells within "
+          f"{LOSSY_TOLERANCE:.0%} of real quinn)")
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "summary.csv", "w", newline="") as f:
