@@ -17,7 +17,7 @@ PY_DEPS := pip maturin pytest numpy pandas matplotlib pyarrow scipy statsmodels 
 STAMP  := $(VENV)/.satcp-deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 DEMO_OUT ?= out/demo
 
-.PHONY: help venv pgo build demo test test-rust test-python test-sysdeps bench bench-ns3 bench-suite bench-sweep-overhead crosscheck crosscheck-ns2 crosscheck-linux crosscheck-quic crosscheck-hypatia hypatia-venv clean fuzz fuzz-build test-fuzz wheel test-wheel
+.PHONY: help venv pgo build demo test test-rust test-python test-sysdeps bench bench-ns3 bench-suite bench-sweep-overhead crosscheck crosscheck-ns2 crosscheck-linux crosscheck-pep crosscheck-quic crosscheck-hypatia hypatia-venv clean fuzz fuzz-build test-fuzz wheel test-wheel
 
 help:
 	@echo "satcp make targets:"
@@ -31,6 +31,7 @@ help:
 	@echo "  make crosscheck satcp vs ns-3 3.44: goodput and completion per TCP variant, PER, delayed ACK"
 	@echo "  make crosscheck-ns2  satcp (profile ns2) vs ns-2 2.35's agents (installs Debian's ns2)"
 	@echo "  make crosscheck-linux  satcp (profile linux) vs this kernel's TCP over a user-space link emulator (root; real time, minutes)"
+	@echo "  make crosscheck-pep   satcp's PEP vs socat splitting TCP between two emulated hops (root; real time; in crosscheck-linux)"
 	@echo "  make crosscheck-quic  satcp's QUIC vs quinn on real sockets and aioquic over the same emulator (root; real time, ~20 min)"
 	@echo "  make crosscheck-hypatia  satcp's constellation paths vs Hypatia's (satgenpy 0.4.0 in .venv-hypatia; half an hour the first time)"
 	@echo "  make reproduce-NAME  a study, every table and claim (report in out/reproduce-NAME; the studies:"
@@ -180,6 +181,14 @@ crosscheck-ns2: build test-sysdeps
 # root; runs in real time, about 8 minutes); CSV in bench-results/crosscheck-linux/
 crosscheck-linux: build
 	$(IN_VENV) python -m satcp.crosscheck_linux
+	$(MAKE) crosscheck-pep
+
+# satcp's split-TCP PEP against socat splitting between two satcp-linkemu
+# hops (python/satcp/crosscheck_pep.py; root; real time, about 3 minutes);
+# part of crosscheck-linux
+crosscheck-pep: build
+	@command -v socat >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q socat)
+	$(IN_VENV) python -m satcp.crosscheck_pep
 
 # satcp's QUIC flows against quinn on real sockets (satcp-quicpeer, the same
 # quinn-proto) and aioquic, through the same emulator (python/satcp/
