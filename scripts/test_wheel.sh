@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The package as a user builds and installs it: `pip wheel .` in a clean
+# clone of this checkout's HEAD (what is committed, nothing else), the wheel
+# installed into an empty virtual environment in a temporary directory, and
+# every command a user starts with run from there, outside any checkout.
+#
+#   scripts/test_wheel.sh [PYTHON]      (PYTHON: python3 unless given)
+#
+# pip builds in an isolated environment with the build backend pyproject.toml
+# names (maturin, from PyPI) and the release profile, without the PGO flags
+# `make build` uses: the build a user's `pip install .` makes. The files the
+# commands read at run time (data/, scenarios/, crosscheck/ns2/) are part of
+# the package (python/satcp/_resources, satcp/paths.py); this is the check
+# that the wheel carries them. Prints the build's wall time.
+set -euo pipefail
+python=${1:-python3}
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+
+git clone --quiet --no-checkout "$repo" "$d/src"
+git -C "$d/src" checkout --quiet --detach "$(git -C "$repo" rev-parse HEAD)"
+
+t0=$(date +%s)
+(cd "$d/src" && "$python" -m pip wheel --quiet --no-deps --wheel-dir "$d/dist" .)
+echo "wheel: pip wheel . built $(basename "$d"/dist/satcp-*.whl) in $(($(date +%s) - t0)) s"
+# the wheel has the run-time files, and nothing outside the package
+"$python" - "$d"/dist/satcp-*.whl <<'EOF'
+import sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+need = ["satcp/_resources/data/published/adalr_thesis.csv", "satcp/_resources/scenarios/geo_bent_pipe.toml",
+        "satcp/_resources/crosscheck/ns2/peer.tcl", "satcp/scenarios/geo_demo.toml"]
+missing = [n for n in need if n not in names]
+stray = sorted({n.split("/")[0] for n in names} - {"satcp", next(n.split("/")[0] for n in names if ".dist-info/" in n)})
+if missing or stray:
+    sys.exit(f"wheel: missing {missing}, outside the package {stray}")
+EOF
+
+rm -rf "$d/src"  # nothing of the checkout is left to find
+"$python" -m venv "$d/venv"
+"$d/venv/bin/python" -m pip install --quiet "$d"/dist/satcp-*.whl
+cd "$d"
+venv/bin/satcp --help >/dev/null
+venv/bin/satcp demo --quick --out demo
+venv/bin/satcp reproduce adalr --quick --out adalr
+venv/bin/satcp results adalr/results.duckdb >/dev/null
+venv/bin/satcp report adalr/results.duckdb --out report >/dev/null
+test -s report/index.html
+venv/bin/satcp reproduce leo-geo --quick --out leo >/dev/null
+echo "wheel: every command ran outside the checkout ($d)"
