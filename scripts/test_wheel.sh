@@ -22,8 +22,14 @@ git clone --quiet --no-checkout "$repo" "$d/src"
 git -C "$d/src" checkout --quiet --detach "$(git -C "$repo" rev-parse HEAD)"
 
 t0=$(date +%s)
-(cd "$d/src" && "$python" -m pip wheel --quiet --no-deps --wheel-dir "$d/dist" .)
+if ! (cd "$d/src" && "$python" -m pip wheel --verbose --no-deps --wheel-dir "$d/dist" .) >"$d/build.log" 2>&1; then
+  cat "$d/build.log" >&2
+  echo "wheel: pip wheel . failed (above)" >&2
+  exit 1
+fi
 echo "wheel: pip wheel . built $(basename "$d"/dist/satcp-*.whl) in $(($(date +%s) - t0)) s"
+# cargo's last line says which profile the engine was compiled with
+grep -o 'Finished `[a-z-]*` profile.*' "$d/build.log" | tail -1 | sed 's/^/wheel: cargo: /'
 # the wheel has the run-time files, and nothing outside the package
 "$python" - "$d"/dist/satcp-*.whl <<'EOF'
 import sys, zipfile
