@@ -1,11 +1,13 @@
 """Sweep overhead: a sweep of many short runs on 2 local workers, and how
 much of its wall time went to anything but the engine.
 
-    python bench/sweep_overhead.py [--runs 10000] [--workers 2] [--stop 1s]
+    python bench/sweep_overhead.py [--runs 10000] [--workers 2] [--stop 1s] [--no-shards] [--batch N]
 
 Each run is one simulated second of 20 CUBIC flows sharing a 100 Mb/s,
 25 ms LEO-like hop (a replication with its own seed). The sweep runs into a
-fresh store, as `satcp sweep` does (pool, batched commits, progress off).
+fresh store, as `satcp sweep` does (pool, workers writing Parquet shards
+the parent merges, progress off; ``--no-shards``: the parent inserts every
+run's rows itself, as before shards).
 Printed: the sweep's wall time W; the engine's time summed over the runs
 (E, each run's own `wall_s`: building the world, running it, writing its
 summary); the time the workers spent per run outside the engine (task
@@ -64,6 +66,8 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--stop", default="1s")
     ap.add_argument("--flows", type=int, default=20)
+    ap.add_argument("--no-shards", action="store_true", help="the parent inserts the rows (no Parquet shards)")
+    ap.add_argument("--batch", type=int, default=None, help="runs a chunk (default: about 0.1 s of work)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="satcp-sweep-overhead-") as d:
         base = Path(d) / "base.toml"
@@ -73,7 +77,7 @@ def main() -> int:
         with Store(db) as st:
             t0 = time.perf_counter()
             cpu0 = resource.getrusage(resource.RUSAGE_SELF)
-            report = run_sweep(sweep, st, LocalPool(args.workers))
+            report = run_sweep(sweep, st, LocalPool(args.workers, batch=args.batch), shards=not args.no_shards)
         # the wall time includes closing the store (its last checkpoint)
         wall = time.perf_counter() - t0
         cpu1 = resource.getrusage(resource.RUSAGE_SELF)
@@ -89,8 +93,8 @@ def main() -> int:
     events = sum(json.loads(s)["events"] for s in rows["summary_json"])
     capacity = args.workers * wall
     print(f"sweep overhead: {args.runs} runs of {args.stop} simulated ({args.flows} CUBIC flows, 100 Mb/s, 25 ms RTT) "
-          f"on {args.workers} workers")
-    print(f"  wall {wall:.2f} s; engine {engine:.2f} s in all ({1e3 * engine / args.runs:.2f} ms a run, "
+          f"on {args.workers} workers, {'rows inserted by the parent' if args.no_shards else 'Parquet shards'}")
+    print(f"  wall {wall:.2f} s ({args.runs / wall:.0f} runs/s); engine {engine:.2f} s in all ({1e3 * engine / args.runs:.2f} ms a run, "
           f"{events / args.runs:.0f} events a run); in the workers' run function {in_workers:.2f} s")
     print(f"  per run outside the engine: {1e3 * (in_workers - engine) / args.runs:.3f} ms in the worker, "
           f"{1e3 * (capacity - in_workers) / args.runs:.3f} ms of worker capacity elsewhere (dispatch, parent, store)")
