@@ -29,7 +29,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
-from satcp.execute import LocalPool, run_sweep  # noqa: E402
+from satcp.execute import DaskPool, LocalPool, run_sweep  # noqa: E402
+from satcp.shards import shard_dir  # noqa: E402
 from satcp.store import Store  # noqa: E402
 from satcp.sweep import from_dict  # noqa: E402
 
@@ -67,20 +68,33 @@ def main() -> int:
     ap.add_argument("--stop", default="1s")
     ap.add_argument("--flows", type=int, default=20)
     ap.add_argument("--no-shards", action="store_true", help="the parent inserts the rows (no Parquet shards)")
-    ap.add_argument("--batch", type=int, default=None, help="runs a chunk (default: about 0.1 s of work)")
+    ap.add_argument("--batch", type=int, default=None,
+                    help="runs a chunk or Dask task (default: about 0.5 s of work locally, 1 s on Dask)")
+    ap.add_argument("--dask", action="store_true",
+                    help="on a local Dask cluster of --workers single-thread processes (its scheduler in this "
+                         "process, so counted as the parent's), the workers writing their shards directly")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="satcp-sweep-overhead-") as d:
         base = Path(d) / "base.toml"
         base.write_text(scenario(args.stop, args.flows))
         sweep = from_dict({"base": str(base), "replications": args.runs, "label": "overhead", "factors": {}})
         db = Path(d) / "o.duckdb"
+        if args.dask:
+            from distributed import LocalCluster
+
+            cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+            pool = DaskPool(cluster=cluster, batch=args.batch, shard_dir=shard_dir(db), expected_workers=args.workers)
+        else:
+            pool = LocalPool(args.workers, batch=args.batch)
         with Store(db) as st:
             t0 = time.perf_counter()
             cpu0 = resource.getrusage(resource.RUSAGE_SELF)
-            report = run_sweep(sweep, st, LocalPool(args.workers, batch=args.batch), shards=not args.no_shards)
+            report = run_sweep(sweep, st, pool, shards=not args.no_shards)
         # the wall time includes closing the store (its last checkpoint)
         wall = time.perf_counter() - t0
         cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+        pool.close()  # a Dask cluster's workers exit
         workers_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)  # the pool has exited
         parent_cpu = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
         if report.ok != args.runs:
@@ -93,7 +107,8 @@ def main() -> int:
     events = sum(json.loads(s)["events"] for s in rows["summary_json"])
     capacity = args.workers * wall
     print(f"sweep overhead: {args.runs} runs of {args.stop} simulated ({args.flows} CUBIC flows, 100 Mb/s, 25 ms RTT) "
-          f"on {args.workers} workers, {'rows inserted by the parent' if args.no_shards else 'Parquet shards'}")
+          f"on {args.workers} {'Dask' if args.dask else 'local'} workers, "
+          f"{'rows inserted by the parent' if args.no_shards else 'Parquet shards'}")
     print(f"  wall {wall:.2f} s ({args.runs / wall:.0f} runs/s); engine {engine:.2f} s in all ({1e3 * engine / args.runs:.2f} ms a run, "
           f"{events / args.runs:.0f} events a run); in the workers' run function {in_workers:.2f} s")
     print(f"  per run outside the engine: {1e3 * (in_workers - engine) / args.runs:.3f} ms in the worker, "

@@ -754,7 +754,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "through a batch system with dask-jobqueue: slurm, pbs, sge, lsf, htcondor, oar, moab "
                         "(configured by Dask's jobqueue configuration; docs/sweeps.md)")
     w.add_argument("--batch", type=int, metavar="N",
-                   help="runs handed to a worker at once (default: about 0.1 s of work locally, 1 s on Dask, "
+                   help="runs handed to a worker at once (default: about 0.5 s of work locally, 1 s on Dask, "
                         "judged from the runs finished so far)")
     w.add_argument("--shard-dir", metavar="DIR",
                    help="with --scheduler: a directory the Dask workers share with this machine, where they "

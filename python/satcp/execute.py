@@ -20,13 +20,14 @@ Choices:
   process keeps a crash (abort, segfault, out of memory) away from the parent
   and from the store. Processes are started with ``spawn`` so that no DuckDB
   or Dask thread of the parent is forked half-way.
-* Local runs go to the workers in chunks of about ``CHUNK_S`` (0.1 s) of
+* Local runs go to the workers in chunks of about ``CHUNK_S`` (0.5 s) of
   work each, sized from the runs finished so far (or ``batch`` runs each):
   per-run dispatch cost a sweep of millisecond runs more than the runs
-  themselves. At most ``4 x workers`` chunks are queued in the pool at
-  once (0.4 s of work a worker), so a worker does not wait while the
-  parent merges, and an interrupted sweep has little queued work to throw
-  away.
+  themselves, and a chunk is a shard, which costs the merge per file. At
+  most ``4 x workers`` chunks are queued in the pool at once (2 s of work
+  a worker), so a worker does not wait while the parent merges; an
+  interrupted sweep throws that much queued work away (a finished chunk
+  is in its shard).
 * Runs of a sweep cell that differ only in their seed go to the workers as
   the cell's template and the seed: a worker parses a template once for all
   its replications (`_core.run(..., seed=...)`).
@@ -78,8 +79,11 @@ COMMIT_EVERY_S = 1.0
 # A local worker is handed runs in chunks of about CHUNK_S of work (judged
 # from the runs finished so far; one run at first): a task's round trip
 # through the pool costs a millisecond or so of the machine's time, which a
-# sweep of runs a few milliseconds long would otherwise spend on dispatch.
-CHUNK_S = 0.1
+# sweep of runs a few milliseconds long would otherwise spend on dispatch,
+# and each chunk is one shard, whose files cost DuckDB's merge more the
+# fewer runs they hold (0.22 ms a run of the parent's CPU at 40 runs a
+# shard, 0.14 at 200: 2.4 ms runs of 20 flows, 0.1 and 0.5 s a chunk).
+CHUNK_S = 0.5
 MAX_CHUNK = 256
 MAX_BATCH = 4096  # runs a Dask task at most
 QUEUED_CHUNKS = 4  # a worker's chunks queued or running at once
@@ -390,9 +394,8 @@ def execute_runs(runs: list[Run], store: Store, pool: Pool, listener: Listener |
         batch.clear()  # a batch the store refuses is not offered again
         sharded = sorted({out["shard"] for _, _, out in done if out.get("shard")})
         if sharded:
-            paths = [sdir / s for s in sharded]
-            store.merge_shards(paths)  # refused: the shards stay for the next sweep
-            discard(paths)
+            store.merge_shards(sdir, sharded)  # refused: the shards stay for the next sweep
+            discard(sdir, sharded)
         direct = [item for item in done if not item[2].get("shard")]
         try:
             store.commit_runs(direct)
@@ -441,8 +444,8 @@ def _merge_left_over(store: Store, directory: Path) -> None:
     clear_unfinished(directory)
     left = complete(directory)
     if left:
-        store.merge_shards(left)
-        discard(left)
+        store.merge_shards(directory, left)
+        discard(directory, left)
     remove_if_empty(directory)
 
 

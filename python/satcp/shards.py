@@ -12,11 +12,12 @@ writes them; the parent merges whole files with one ``INSERT ... SELECT``
 from ``read_parquet`` a table (in DuckDB, not Python) and hears of each run
 only through a small receipt (key, status, error, wall time, shard).
 
-Layout: ``STORE.shards/<id>/<table>.parquet`` (``runs`` always; another
-table only when the batch has rows for it). A shard is written into
-``STORE.shards/.tmp-<id>/`` and renamed into place, so a shard directory
-is whole or absent. The parent deletes a shard once the transaction that
-merged it has committed.
+Layout: ``STORE.shards/<id>.<table>.parquet`` (``runs`` always; another
+table only when the batch has rows for it; one directory, plain files:
+directories cost a file system more to make and remove). Each file is
+written under a temporary name and renamed into place, ``runs`` last, so
+a shard whose ``runs`` file is there is whole. The parent deletes a
+shard's files once the transaction that merged it has committed.
 
 What is never lost: a batch's runs are safe once its shard is renamed into
 place, whatever happens to the parent next. A sweep merges the shards it
@@ -48,7 +49,6 @@ from __future__ import annotations
 import array
 import datetime as _dt
 import os
-import shutil
 import time
 import uuid
 from pathlib import Path
@@ -67,7 +67,7 @@ SHARD_COLUMN = "_shard"
 #: The seed placeholder of a cell's template (`satcp.sweep.cell_scenarios`).
 SEED_MARK = 2**63 - 1 - 8_675_309
 
-_TMP = ".tmp-"
+_TMP = ".tmp"
 
 
 def shard_dir(store_path: str | Path) -> Path:
@@ -189,25 +189,35 @@ def _rows_of(outcome: dict[str, Any]) -> bytes | None:
     return None
 
 
-def _write_files(directory: Path, shard: str, files: dict[str, Any]) -> Path:
-    """Write a shard's tables (Arrow tables, or their Parquet bytes) into
-    ``directory/.tmp-<shard>`` and rename it into place."""
+def path(directory: Path, shard: str, table: str) -> Path:
+    """The file of ``table`` in ``shard``."""
+    return directory / f"{shard}.{table}.parquet"
+
+
+def _write_files(directory: Path, shard: str, files: dict[str, Any]) -> None:
+    """Write a shard's tables (Arrow tables, or their Parquet bytes), each
+    under a temporary name renamed into place, ``runs`` last: a shard whose
+    ``runs`` file is there is whole."""
     import pyarrow.parquet as pq
 
     directory.mkdir(parents=True, exist_ok=True)
-    tmp, final = directory / (_TMP + shard), directory / shard
-    tmp.mkdir()
+    written = []
     try:
-        for name, t in files.items():
+        for name in sorted(files, key=lambda n: n == "runs"):
+            final = path(directory, shard, name)
+            tmp = final.with_name(final.name + _TMP)
+            written.append(tmp)
+            t = files[name]
             if isinstance(t, bytes):
-                (tmp / f"{name}.parquet").write_bytes(t)
+                tmp.write_bytes(t)
             else:
-                pq.write_table(t, tmp / f"{name}.parquet")
-        os.rename(tmp, final)
+                pq.write_table(t, tmp)
+            os.rename(tmp, final)
+            written[-1] = final
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        for f in written:
+            f.unlink(missing_ok=True)
         raise
-    return final
 
 
 def _parquet_bytes(tables_: dict[str, Any]) -> dict[str, bytes]:
@@ -248,28 +258,35 @@ def write_batch(spec: dict[str, Any], tasks: list[dict[str, Any]], outs: list[di
     return receipts
 
 
-def place(directory: Path, shard: str, files: dict[str, bytes]) -> Path:
+def place(directory: Path, shard: str, files: dict[str, bytes]) -> None:
     """In the parent: a shard a worker handed back, written into place."""
-    return _write_files(directory, shard, files)
+    _write_files(directory, shard, files)
 
 
-def complete(directory: Path) -> list[Path]:
-    """The whole shards in ``directory``, oldest first."""
+def complete(directory: Path) -> list[str]:
+    """The whole shards in ``directory`` (their ``runs`` file written), oldest first."""
     if not directory.is_dir():
         return []
-    return sorted(p for p in directory.iterdir() if p.is_dir() and not p.name.startswith(_TMP))
+    return sorted(f.name[:-len(".runs.parquet")] for f in directory.iterdir() if f.name.endswith(".runs.parquet"))
 
 
-def discard(paths: list[Path]) -> None:
-    for p in paths:
-        shutil.rmtree(p, ignore_errors=True)
+def discard(directory: Path, shards: list[str]) -> None:
+    for shard in shards:
+        for table in TABLES:
+            path(directory, shard, table).unlink(missing_ok=True)
 
 
 def clear_unfinished(directory: Path) -> None:
-    """Remove shards whose writing never finished (their worker was killed
-    mid-write, so their runs were never reported either)."""
-    if directory.is_dir():
-        discard([p for p in directory.iterdir() if p.name.startswith(_TMP)])
+    """Remove the files of shards whose writing never finished (their
+    worker was killed mid-write, so their runs were never reported
+    either): files under a temporary name, and tables of a shard without
+    its ``runs`` file."""
+    if not directory.is_dir():
+        return
+    whole = set(complete(directory))
+    for f in directory.iterdir():
+        if f.name.endswith(_TMP) or (f.name.endswith(".parquet") and f.name.split(".", 1)[0] not in whole):
+            f.unlink(missing_ok=True)
 
 
 def remove_if_empty(directory: Path) -> None:

@@ -290,18 +290,18 @@ class Store:
                 raise StoreUnwritable(f"could not write {what} to the results store {self.path}: {_first_line(e)}") from None
             raise
 
-    def merge_shards(self, shards: list[Path]) -> None:
-        """Merge whole shards (:mod:`satcp.shards`) in one transaction: each
-        run not in the store yet from the first shard holding it, with all
-        its rows; DuckDB reads the files (a statement a table, whatever the
-        number of runs). Columns are added and widened first by the rules
-        of :meth:`commit_runs`. The shards are left for the caller to
-        delete once this returns."""
-        from .shards import SHARD_COLUMN, TABLES
+    def merge_shards(self, directory: Path, shards: list[str]) -> None:
+        """Merge whole shards of ``directory`` (:mod:`satcp.shards`) in one
+        transaction: each run not in the store yet from the first shard
+        holding it, with all its rows; DuckDB reads the files (a statement
+        a table, whatever the number of runs). Columns are added and
+        widened first by the rules of :meth:`commit_runs`. The shards are
+        left for the caller to delete once this returns."""
+        from .shards import SHARD_COLUMN, TABLES, path
 
         if not shards:
             return
-        files = {t: [str(d / f"{t}.parquet") for d in shards if (d / f"{t}.parquet").is_file()] for t in TABLES}
+        files = {t: [str(f) for s in shards if (f := path(directory, s, t)).is_file()] for t in TABLES}
         src = lambda fs: "read_parquet([" + ", ".join(_literal(f) for f in fs) + "], union_by_name = true)"
         self.con.begin()
         try:
@@ -311,7 +311,7 @@ class Store:
             for table in TABLES:
                 if not files[table]:
                     continue
-                self._widen_for(table, files[table], skip=SHARD_COLUMN)
+                self._widen_for(table, src(files[table]), skip=SHARD_COLUMN)
                 self.con.execute(
                     f"INSERT INTO {_q(table)} BY NAME SELECT s.* EXCLUDE ({SHARD_COLUMN}) FROM {src(files[table])} s "
                     f"SEMI JOIN _satcp_pick USING (key, {SHARD_COLUMN})")
@@ -328,19 +328,15 @@ class Store:
                                       f"{_first_line(e)}") from None
             raise
 
-    def _widen_for(self, table: str, files: list[str], skip: str) -> None:
-        """Add or widen the columns of ``table`` for what these Parquet files hold."""
-        import pyarrow.parquet as pq
-
-        want: dict[str, str] = {}
-        for f in files:
-            for field in pq.read_schema(f):
-                if field.name == skip:
-                    continue
-                t = _sql_of_arrow(field.type)
-                want[field.name] = t if field.name not in want else _widen(want[field.name], t)
+    def _widen_for(self, table: str, source: str, skip: str) -> None:
+        """Add or widen the columns of ``table`` for what ``source`` (the
+        shards' files, read by name) holds: DuckDB's own reading of the
+        files' schemas, each column's type unified across them."""
         have = self._table_columns(table)
-        for name, t in want.items():
+        for name, t, *_ in self.con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall():
+            if name == skip:
+                continue
+            t = _STORE_TYPE.get(t, t)
             if name not in have:
                 self.con.execute(f"ALTER TABLE {_q(table)} ADD COLUMN {_q(name)} {t}")
                 have[name] = t
@@ -540,19 +536,9 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _sql_of_arrow(t: Any) -> str:
-    """The store's SQL type of a shard column's Arrow type."""
-    import pyarrow as pa
-
-    if pa.types.is_boolean(t):
-        return "BOOLEAN"
-    if pa.types.is_integer(t):
-        return "BIGINT"  # widen() keeps an INTEGER column (replication) as it is
-    if pa.types.is_floating(t):
-        return "DOUBLE"
-    if pa.types.is_timestamp(t):
-        return "TIMESTAMP"
-    return "VARCHAR"
+#: A shard column's type as DuckDB reads it from Parquet, in the store's
+#: terms (an INTEGER column is kept by widen(); a null-only one is DOUBLE)
+_STORE_TYPE = {"INTEGER": "BIGINT", '"NULL"': NULL_TYPE, "NULL": NULL_TYPE, "TIMESTAMP_NS": "TIMESTAMP"}
 
 
 def _now() -> _dt.datetime:

@@ -70,9 +70,10 @@ def test_a_workers_batch_comes_back_as_receipts_and_one_shard(tmp_path):
     assert [r["key"] for r in receipts] == [r.key for r in runs]
     assert all(r["summary_json"] is None and "rows" not in r and r["status"] == "ok" for r in receipts)
     (shard,) = {r["shard"] for r in receipts}
-    files = sorted(p.name for p in (tmp_path / "sh" / shard).iterdir())
+    assert shards.complete(tmp_path / "sh") == [shard]
+    files = sorted(p.name.removeprefix(shard + ".") for p in (tmp_path / "sh").iterdir())
     assert files == ["factors.parquet", "flows.parquet", "links.parquet", "nodes.parquet", "runs.parquet"]
-    rows = pq.read_table(tmp_path / "sh" / shard / "runs.parquet").to_pylist()
+    rows = pq.read_table(shards.path(tmp_path / "sh", shard, "runs")).to_pylist()
     # the worker rebuilt each run's scenario text from its cell's template and seed
     assert [(r["key"], r["scenario_json"], r["seed"]) for r in rows] == [(r.key, r.scenario_json, r.seed) for r in runs]
     # handed back instead when the workers do not share the parent's disk
@@ -91,8 +92,8 @@ def test_shards_left_by_an_interrupted_sweep_are_merged_and_their_runs_not_run_a
     # and while a third was being written
     run_chunk(run_task, list(_tasks(runs[:3], None, spec)))
     run_chunk(run_task, list(_tasks(runs[3:5], None, spec)))
-    (sdir / ".tmp-unfinished").mkdir()
-    (sdir / ".tmp-unfinished" / "runs.parquet").write_bytes(b"half")
+    (sdir / "unfinished.flows.parquet").write_bytes(b"whole, but its runs file never came")
+    (sdir / "unfinished.runs.parquet.tmp").write_bytes(b"half")
     pool = _InProcessPool()
     with Store(store) as st:
         report = execute_runs(runs, st, pool, sweep_name=sweep.name)
@@ -113,7 +114,7 @@ def test_a_run_in_two_shards_or_already_stored_is_stored_once(tmp_path):
                                                                      "scenario_json": runs[0].scenario_json}))])
         run_chunk(run_task, list(_tasks(runs[:3], None, spec)))
         run_chunk(run_task, list(_tasks(runs[1:4], None, spec)))  # a batch run again after its worker died
-        st.merge_shards(shards.complete(sdir))
+        st.merge_shards(sdir, shards.complete(sdir))
         counts = {t: st.query(f"SELECT key, count(*) AS n FROM {t} GROUP BY key") for t in ("runs", "flows", "factors")}
     for t, c in counts.items():
         assert sorted(c["key"]) == sorted(r.key for r in runs), t
@@ -137,7 +138,7 @@ def test_a_column_of_text_and_numbers_is_text_through_a_shard_as_directly(tmp_pa
 
     write_batch(spec, tasks, outs)
     with Store(tmp_path / "sharded.duckdb") as st:
-        st.merge_shards(shards.complete(tmp_path / "sh"))
+        st.merge_shards(tmp_path / "sh", shards.complete(tmp_path / "sh"))
         sharded = st.query("SELECT key, x, ok FROM flows ORDER BY key")
         types_ = dict(st.con.execute("SELECT column_name, data_type FROM information_schema.columns "
                                      "WHERE table_name = 'flows'").fetchall())

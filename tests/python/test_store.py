@@ -412,8 +412,9 @@ def test_kill_and_resume(tmp_path):
     assert set(factor_counts["key"]) == set(stored) and (factor_counts["n"] == 2).all()
 
     # batches the worker finished (their shards written) that the sweep had not merged yet
-    left = {k for d in shards.complete(shards.shard_dir(store))
-            for k in pq.read_table(d / "runs.parquet", columns=["key"])["key"].to_pylist()}
+    sdir = shards.shard_dir(store)
+    left = {k for s in shards.complete(sdir)
+            for k in pq.read_table(shards.path(sdir, s, "runs"), columns=["key"])["key"].to_pylist()}
     finished = set(stored) | left
     again = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=600)
     assert again.returncode == 0, again.stderr
@@ -595,8 +596,9 @@ def test_a_full_disk_and_a_read_only_store_say_so_and_resume(tmp_path):
         with Store(store, read_only=True) as st:
             kept = set(st.runs()["key"])
         # and what the workers wrote as shards that could not be merged
-        kept |= {k for d in shards.complete(shards.shard_dir(store))
-                 for k in pq.read_table(d / "runs.parquet", columns=["key"])["key"].to_pylist()}
+        sdir = shards.shard_dir(store)
+        kept |= {k for s in shards.complete(sdir)
+                 for k in pq.read_table(shards.path(sdir, s, "runs"), columns=["key"])["key"].to_pylist()}
         kept = len(kept)
         assert 0 < kept < 40
         # room again: the same command runs only what is missing
