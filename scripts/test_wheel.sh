@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The package as a user builds and installs it: `pip wheel .` in a clean
-# clone of this checkout's HEAD (what is committed, nothing else), the wheel
+# clone of this checkout's HEAD (what is committed, nothing else; a tree
+# without git history is copied without its build products), the wheel
 # installed into an empty virtual environment in a temporary directory, and
 # every command a user starts with run from there, outside any checkout.
 #
@@ -18,8 +19,15 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 
-git clone --quiet --no-checkout "$repo" "$d/src"
-git -C "$d/src" checkout --quiet --detach "$(git -C "$repo" rev-parse HEAD)"
+if git -C "$repo" rev-parse --verify -q HEAD >/dev/null 2>&1; then
+  git clone --quiet --no-checkout "$repo" "$d/src"
+  git -C "$d/src" checkout --quiet --detach "$(git -C "$repo" rev-parse HEAD)"
+else  # a source tree without its git history (a CI that unpacks an archive): the tree without build products
+  echo "wheel: $repo is not a git checkout: building from a copy of it without build products"
+  mkdir "$d/src"
+  tar -C "$repo" --exclude=./target --exclude='./.venv*' --exclude=./out --exclude=./dist --exclude=./bench-results \
+      --exclude=./fuzz/target --exclude='*.so' --exclude=__pycache__ --exclude='*.duckdb' -cf - . | tar -C "$d/src" -xf -
+fi
 
 t0=$(date +%s)
 if ! (cd "$d/src" && "$python" -m pip wheel --verbose --no-deps --wheel-dir "$d/dist" .) >"$d/build.log" 2>&1; then

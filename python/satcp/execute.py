@@ -60,9 +60,8 @@ import os
 import time
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Protocol
-
 from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from . import _core
 from .shards import clear_unfinished, complete, discard, place, remove_if_empty, shard_dir, version_mismatch

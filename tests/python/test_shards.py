@@ -211,3 +211,12 @@ def test_scheduler_names_what_it_accepts(tmp_path):
     assert "--scheduler slurmm: expected a Dask scheduler's address (tcp://HOST:PORT) or a batch system" in r.stderr
     assert "slurm, pbs, sge, lsf, htcondor, oar, moab" in r.stderr
 
+
+
+def test_batch_and_shard_dir_are_checked_before_anything_runs(tmp_path):
+    sweep_file = bulk_sweep(tmp_path / "n.toml", replications=1)
+    r = run_cli("sweep", sweep_file, "--batch", "0", "--store", tmp_path / "n.duckdb")
+    assert r.returncode == 2 and "--batch 0: expected a number of runs >= 1" in r.stderr
+    r = run_cli("sweep", sweep_file, "--shard-dir", tmp_path / "sh", "--store", tmp_path / "n.duckdb")
+    assert r.returncode == 2 and "--shard-dir: only with --scheduler" in r.stderr
+    assert not (tmp_path / "n.duckdb").exists()
