@@ -375,6 +375,7 @@ def execute_runs(runs: list[Run], store: Store, pool: Pool, listener: Listener |
     tasks = _tasks(todo.values(), wall_limit_s, shard_spec if shards else None)
     batch: list[tuple[Run, str, Outcome]] = []
     oldest = 0.0  # when the oldest result of `batch` arrived
+    merged: set[str] = set()  # shards merged by this sweep
 
     def committed(run: Run, out: Outcome) -> None:
         report.ran += 1
@@ -391,10 +392,12 @@ def execute_runs(runs: list[Run], store: Store, pool: Pool, listener: Listener |
             return
         done = list(batch)
         batch.clear()  # a batch the store refuses is not offered again
-        sharded = sorted({out["shard"] for _, _, out in done if out.get("shard")})
+        # a chunk's receipts may straddle two commits: its shard is merged with the first
+        sharded = sorted({out["shard"] for _, _, out in done if out.get("shard")} - merged)
         if sharded:
             store.merge_shards(sdir, sharded)  # refused: the shards stay for the next sweep
             discard(sdir, sharded)
+            merged.update(sharded)
         direct = [item for item in done if not item[2].get("shard")]
         try:
             store.commit_runs(direct)

@@ -302,6 +302,8 @@ class Store:
         if not shards:
             return
         files = {t: [str(f) for s in shards if (f := path(directory, s, t)).is_file()] for t in TABLES}
+        if not files["runs"]:
+            return  # none of them whole (merged and deleted already)
         src = lambda fs: "read_parquet([" + ", ".join(_literal(f) for f in fs) + "], union_by_name = true)"
         self.con.begin()
         try:

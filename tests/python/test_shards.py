@@ -32,8 +32,8 @@ class _InProcessPool:
     shard_dir = None
     writes_shards = True
 
-    def __init__(self, chunk=3):
-        self.chunk, self.ran = chunk, []
+    def __init__(self, chunk=3, quiet_inside_a_chunk=False):
+        self.chunk, self.ran, self.quiet = chunk, [], quiet_inside_a_chunk
 
     def running(self):
         return 0
@@ -46,7 +46,11 @@ class _InProcessPool:
         for i in range(0, len(tasks), self.chunk):
             chunk = tasks[i:i + self.chunk]
             self.ran += [t["key"] for t in chunk]
-            yield from run_chunk(run_task, chunk)
+            receipts = run_chunk(run_task, chunk)
+            yield receipts[0]
+            if self.quiet:
+                yield None  # the sweep merges: the chunk's first run has arrived, the rest not yet
+            yield from receipts[1:]
 
 
 def _sweep(tmp_path, replications=2, stop="20s"):
@@ -103,6 +107,18 @@ def test_shards_left_by_an_interrupted_sweep_are_merged_and_their_runs_not_run_a
     with Store(tmp_path / "ref.duckdb") as st:
         run_sweep(sweep, st, LocalPool(2), shards=False)
     assert_same_results(store, tmp_path / "ref.duckdb")
+
+
+def test_a_chunks_receipts_may_straddle_two_merges(tmp_path):
+    sweep = _sweep(tmp_path)
+    runs = expand(sweep)
+    with Store(tmp_path / "q.duckdb") as st:
+        report = execute_runs(runs, st, _InProcessPool(quiet_inside_a_chunk=True), sweep_name=sweep.name)
+        assert report.ran == report.ok == 8
+        assert sorted(st.stored()) == sorted(r.key for r in runs)
+    with Store(tmp_path / "ref.duckdb") as st:
+        run_sweep(sweep, st, LocalPool(2), shards=False)
+    assert_same_results(tmp_path / "q.duckdb", tmp_path / "ref.duckdb")
 
 
 def test_a_run_in_two_shards_or_already_stored_is_stored_once(tmp_path):
