@@ -58,7 +58,7 @@ venv: $(STAMP)
 # (docs/performance.md). Redone when the engine or the training set changes.
 PGO_DIR := target/pgo
 PGO_FLAGS := $(PGO_DIR)/rustflags
-PGO_INPUTS := $(shell find crates/satcp-core scenarios bench/pgo -name '*.rs' -o -name '*.toml' 2>/dev/null) Cargo.lock scripts/pgo.sh
+PGO_INPUTS := $(shell find crates/satcp-core scenarios/ bench/pgo -name '*.rs' -o -name '*.toml' 2>/dev/null) Cargo.lock scripts/pgo.sh
 # SATCP_PGO=0 make build: a plain release build, the profile left alone
 ifeq ($(SATCP_PGO),0)
 RELEASE_ENV := RUSTFLAGS=
@@ -100,24 +100,22 @@ test-python: build test-sysdeps hypatia-venv
 
 test: test-rust test-python test-fuzz test-wheel
 
-# The wheel, with the files commands read at run time (data/, scenarios/,
-# crosscheck/ns2/) copied into the package (satcp/paths.py finds them there).
-RESOURCES := python/satcp/_resources
+# The wheel, built the standard way: pip and the build backend pyproject.toml
+# names (maturin, release profile). The files commands read at run time
+# (data/, scenarios/, crosscheck/ns2/) are part of the package
+# (python/satcp/_resources; the top-level names are links to it), so this,
+# `pip wheel .` and `pip install .` give the same package. With the PGO
+# flags make build uses.
 wheel: venv $(PGO_DEP)
-	rm -rf $(RESOURCES) dist && mkdir -p $(RESOURCES)/crosscheck
-	cp -r data scenarios $(RESOURCES)/ && cp -r crosscheck/ns2 $(RESOURCES)/crosscheck/
-	$(IN_VENV) $(RELEASE_ENV) maturin build --release --out dist; status=$$?; rm -rf $(RESOURCES); exit $$status
+	rm -rf dist
+	$(IN_VENV) $(RELEASE_ENV) python -m pip wheel --quiet --no-deps --wheel-dir dist .
 
-# The wheel in an empty virtual environment outside the checkout: every
-# command a user starts with.
-test-wheel: wheel
-	d=$$(mktemp -d) && $(PYTHON) -m venv $$d/venv && $$d/venv/bin/python -m pip install --quiet dist/satcp-*.whl && \
-	cd $$d && venv/bin/satcp --help >/dev/null && venv/bin/satcp demo --quick --out demo && \
-	venv/bin/satcp reproduce adalr --quick --out adalr && venv/bin/satcp results adalr/results.duckdb >/dev/null && \
-	venv/bin/satcp report adalr/results.duckdb --out report && test -s report/index.html && \
-	venv/bin/satcp reproduce leo-geo --quick --out leo >/dev/null && \
-	SATCP_TRACE_CACHE=$$d/traces venv/bin/satcp reproduce starlink-trace --quick --out starlink >/dev/null && \
-	cd / && rm -rf $$d && echo "wheel: every command ran outside the checkout"
+# `pip wheel .` in a clean clone of HEAD, installed into an empty virtual
+# environment in a temporary directory: every command a user starts with,
+# run outside the checkout (scripts/test_wheel.sh; a release build of its
+# own, without PGO, as a user's pip makes it).
+test-wheel:
+	scripts/test_wheel.sh $(PYTHON)
 
 # Coverage-guided fuzzing (fuzz/, docs/reliability.md). cargo-fuzz from
 # crates.io; the targets build on the stable toolchain (RUSTC_BOOTSTRAP

@@ -1,11 +1,13 @@
 """Sweep overhead: a sweep of many short runs on 2 local workers, and how
 much of its wall time went to anything but the engine.
 
-    python bench/sweep_overhead.py [--runs 10000] [--workers 2] [--stop 1s]
+    python bench/sweep_overhead.py [--runs 10000] [--workers 2] [--stop 1s] [--no-shards] [--batch N]
 
 Each run is one simulated second of 20 CUBIC flows sharing a 100 Mb/s,
 25 ms LEO-like hop (a replication with its own seed). The sweep runs into a
-fresh store, as `satcp sweep` does (pool, batched commits, progress off).
+fresh store, as `satcp sweep` does (pool, workers writing Parquet shards
+the parent merges, progress off; ``--no-shards``: the parent inserts every
+run's rows itself, as before shards).
 Printed: the sweep's wall time W; the engine's time summed over the runs
 (E, each run's own `wall_s`: building the world, running it, writing its
 summary); the time the workers spent per run outside the engine (task
@@ -27,7 +29,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
-from satcp.execute import LocalPool, run_sweep  # noqa: E402
+from satcp.execute import DaskPool, LocalPool, run_sweep  # noqa: E402
+from satcp.shards import shard_dir  # noqa: E402
 from satcp.store import Store  # noqa: E402
 from satcp.sweep import from_dict  # noqa: E402
 
@@ -64,19 +67,34 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--stop", default="1s")
     ap.add_argument("--flows", type=int, default=20)
+    ap.add_argument("--no-shards", action="store_true", help="the parent inserts the rows (no Parquet shards)")
+    ap.add_argument("--batch", type=int, default=None,
+                    help="runs a chunk or Dask task (default: about 0.5 s of work locally, 1 s on Dask)")
+    ap.add_argument("--dask", action="store_true",
+                    help="on a local Dask cluster of --workers single-thread processes (its scheduler in this "
+                         "process, so counted as the parent's), the workers writing their shards directly")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="satcp-sweep-overhead-") as d:
         base = Path(d) / "base.toml"
         base.write_text(scenario(args.stop, args.flows))
         sweep = from_dict({"base": str(base), "replications": args.runs, "label": "overhead", "factors": {}})
         db = Path(d) / "o.duckdb"
+        if args.dask:
+            from distributed import LocalCluster
+
+            cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+            pool = DaskPool(cluster=cluster, batch=args.batch, shard_dir=shard_dir(db), expected_workers=args.workers)
+        else:
+            pool = LocalPool(args.workers, batch=args.batch)
         with Store(db) as st:
             t0 = time.perf_counter()
             cpu0 = resource.getrusage(resource.RUSAGE_SELF)
-            report = run_sweep(sweep, st, LocalPool(args.workers))
+            report = run_sweep(sweep, st, pool, shards=not args.no_shards)
         # the wall time includes closing the store (its last checkpoint)
         wall = time.perf_counter() - t0
         cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+        pool.close()  # a Dask cluster's workers exit
         workers_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)  # the pool has exited
         parent_cpu = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
         if report.ok != args.runs:
@@ -89,8 +107,9 @@ def main() -> int:
     events = sum(json.loads(s)["events"] for s in rows["summary_json"])
     capacity = args.workers * wall
     print(f"sweep overhead: {args.runs} runs of {args.stop} simulated ({args.flows} CUBIC flows, 100 Mb/s, 25 ms RTT) "
-          f"on {args.workers} workers")
-    print(f"  wall {wall:.2f} s; engine {engine:.2f} s in all ({1e3 * engine / args.runs:.2f} ms a run, "
+          f"on {args.workers} {'Dask' if args.dask else 'local'} workers, "
+          f"{'rows inserted by the parent' if args.no_shards else 'Parquet shards'}")
+    print(f"  wall {wall:.2f} s ({args.runs / wall:.0f} runs/s); engine {engine:.2f} s in all ({1e3 * engine / args.runs:.2f} ms a run, "
           f"{events / args.runs:.0f} events a run); in the workers' run function {in_workers:.2f} s")
     print(f"  per run outside the engine: {1e3 * (in_workers - engine) / args.runs:.3f} ms in the worker, "
           f"{1e3 * (capacity - in_workers) / args.runs:.3f} ms of worker capacity elsewhere (dispatch, parent, store)")

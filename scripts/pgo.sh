@@ -6,7 +6,8 @@
 #
 #   scripts/pgo.sh OUT_DIR
 #
-# The training set is every scenario file in scenarios/ and the three
+# The training set is every scenario file in scenarios/ (a link into the
+# package, python/satcp/_resources: find needs the trailing slash) and the three
 # networks in bench/pgo/, the four-flow one once for every tcp.variant
 # (satcp-run --list-variants) under each of the rfc, linux and ns2 profiles,
 # so that no model's code is left cold (relay.toml: the only one whose
@@ -68,7 +69,7 @@ run=$out/gen/release/satcp-run
 echo "pgo: training"
 while IFS= read -r f; do
   "$run" "$f" >/dev/null
-done < <(find scenarios -name '*.toml' | sort; echo bench/pgo/arq.toml; echo bench/pgo/relay.toml)
+done < <(find scenarios/ -name '*.toml' | sort; echo bench/pgo/arq.toml; echo bench/pgo/relay.toml)
 for v in $("$run" --list-variants); do
   for p in rfc linux ns2; do
     sets=()

@@ -447,7 +447,7 @@ def _print_runs(runs, stored: dict[str, str]) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from .execute import DaskPool, LocalPool, run_sweep
+    from .execute import JOBQUEUE_CLUSTERS, DaskPool, LocalPool, jobqueue_cluster, run_sweep
     from .store import Store, StoreBusy, StoreUnwritable
 
     try:
@@ -478,6 +478,17 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         error(f"--workers {args.workers}: expected a number of processes >= 1")
         return EXIT_SCENARIO
+    if args.batch is not None and args.batch < 1:
+        error(f"--batch {args.batch}: expected a number of runs >= 1")
+        return EXIT_SCENARIO
+    scheduler = args.scheduler
+    if scheduler and "://" not in scheduler and scheduler not in JOBQUEUE_CLUSTERS:
+        error(f"--scheduler {scheduler}: expected a Dask scheduler's address (tcp://HOST:PORT) or a batch system "
+              f"for dask-jobqueue, one of {', '.join(JOBQUEUE_CLUSTERS)}")
+        return EXIT_SCENARIO
+    if args.shard_dir and not scheduler:
+        error("--shard-dir: only with --scheduler (local workers write next to the store)")
+        return EXIT_SCENARIO
     resume = "; the runs stored before are kept: free space or make it writable, then run the same command to resume"
     try:
         store = Store(store_path)
@@ -490,7 +501,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     progress = None
     pool = None
     try:
-        pool = DaskPool(args.scheduler) if args.scheduler else LocalPool(args.workers)
+        if not scheduler:
+            pool = LocalPool(args.workers, batch=args.batch)
+        elif scheduler in JOBQUEUE_CLUSTERS:
+            cluster = jobqueue_cluster(scheduler, args.workers)
+            try:
+                pool = DaskPool(cluster=cluster, batch=args.batch, shard_dir=args.shard_dir,
+                                expected_workers=args.workers)
+            except BaseException:
+                cluster.close()
+                raise
+        else:
+            pool = DaskPool(scheduler, batch=args.batch, shard_dir=args.shard_dir)
         progress = make_progress(args.quiet)
         report = run_sweep(sweep, store, pool, progress, retry_failed=args.retry_failed, wall_limit_s=args.wall_limit)
     except KeyboardInterrupt:
@@ -501,7 +523,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 130
     except ImportError as e:
-        error(f"--scheduler needs dask.distributed (pip install 'dask[distributed]'): {e}")
+        if "dask-jobqueue" in str(e):
+            error(str(e))
+        else:
+            error(f"--scheduler needs dask.distributed (pip install 'dask[distributed]'): {e}")
         return 1
     except StoreUnwritable as e:
         if progress:
@@ -744,9 +769,19 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("file", metavar="FILE", help="sweep file (.toml); see docs/sweeps.md")
     w.add_argument("--store", metavar="PATH",
                    help="results store (DuckDB file; default: FILE with the suffix .duckdb)")
-    w.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: CPU count)")
-    w.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                   help="run on an existing dask.distributed cluster instead of locally")
+    w.add_argument("--workers", type=int, metavar="N",
+                   help="local worker processes (default: CPU count); with --scheduler slurm etc., the Dask "
+                        "workers to ask the batch system for (default: one job's worth)")
+    w.add_argument("--scheduler", metavar="tcp://HOST:PORT|SYSTEM",
+                   help="run on an existing dask.distributed cluster instead of locally, or on one started "
+                        "through a batch system with dask-jobqueue: slurm, pbs, sge, lsf, htcondor, oar, moab "
+                        "(configured by Dask's jobqueue configuration; docs/sweeps.md)")
+    w.add_argument("--batch", type=int, metavar="N",
+                   help="runs handed to a worker at once (default: about 0.5 s of work locally, 1 s on Dask, "
+                        "judged from the runs finished so far)")
+    w.add_argument("--shard-dir", metavar="DIR",
+                   help="with --scheduler: a directory the Dask workers share with this machine, where they "
+                        "write their results' shards (default: they send them here)")
     w.add_argument("--dry-run", action="store_true", help="list the runs and what the store holds; run nothing")
     w.add_argument("--retry-failed", action="store_true", help="run again the runs stored as failed")
     w.add_argument("--wall-limit", type=_positive_seconds, metavar="SECONDS",

@@ -79,6 +79,8 @@ import duckdb
 import pandas as pd
 
 from . import _core
+from .columns import NULL_TYPE, ROW_TABLES, RUNS_COLUMNS as _RUNS_COLUMNS  # noqa: F401 - NULL_TYPE: the module doc
+from .columns import arrow_array as _arrow, sql_type as _sql_type, widen as _widen
 from .sweep import Run, Sweep, canonical_json
 
 # write-ahead log between a sweep's checkpoints (`Store.committing_sweep`)
@@ -115,33 +117,9 @@ _SCHEMA = [
         updated_at TIMESTAMP)""",
 ]
 
-#: The tables made from a run's summary, one row per entry of its list of
-#: that name (`_core.merge_store_rows` gives each; store_rows.rs' TABLES).
-ROW_TABLES = ("flows", "links", "agents", "paths", "ground_stations", "nodes")
 #: The tables added after the first two: every summary has a node, so a
 #: stored run without node rows was stored before they existed.
 _NEWER_TABLES = ROW_TABLES[2:]
-
-_RUNS_COLUMNS = ["key", "sweep", "cell", "replication", "seed", "satcp_version", "status", "error", "wall_s",
-                 "sim_time_s", "events", "scenario_json", "summary_json", "finished_at"]
-
-# A field first seen as null (an optional value) gets this type: every
-# optional field satcp reports is a time or a rate. A later value of another
-# type widens the column (BIGINT -> DOUBLE, anything else -> VARCHAR).
-NULL_TYPE = "DOUBLE"
-
-
-_INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT")
-
-
-def _widen(current: str, new: str) -> str:
-    """The column type that holds both what ``current`` holds and a value of type ``new``."""
-    if current == new or (new == "BIGINT" and (current in _INTEGER_TYPES or current == "DOUBLE")):
-        return current
-    if current in _INTEGER_TYPES and new == "DOUBLE":
-        return "DOUBLE"
-    return "VARCHAR"
-
 
 class StoreBusy(RuntimeError):
     """The store file is held open for writing by another process."""
@@ -160,20 +138,6 @@ def _cell_value(v: Any) -> Any:
     if isinstance(v, (list, dict)):
         return canonical_json(v)
     return v
-
-
-# the kinds of value a column holds (bits; `_core.store_rows`)
-_KIND_SQL = ((1, "BOOLEAN"), (2, "BIGINT"), (4, "DOUBLE"), (8, "VARCHAR"))
-
-
-def _sql_type(kinds: int) -> str:
-    """The SQL type of a column holding these kinds of value (NULL_TYPE if
-    only nulls)."""
-    sql = sorted(t for bit, t in _KIND_SQL if kinds & bit)
-    t = sql[0] if sql else NULL_TYPE
-    for x in sql[1:]:
-        t = _widen(t, x)
-    return t
 
 
 def _rows_of(outcome: dict[str, Any]) -> bytes | None:
@@ -325,6 +289,63 @@ class Store:
                 what = "a run" if len(batch) == 1 else f"{len(batch)} runs"
                 raise StoreUnwritable(f"could not write {what} to the results store {self.path}: {_first_line(e)}") from None
             raise
+
+    def merge_shards(self, directory: Path, shards: list[str]) -> None:
+        """Merge whole shards of ``directory`` (:mod:`satcp.shards`) in one
+        transaction: each run not in the store yet from the first shard
+        holding it, with all its rows; DuckDB reads the files (a statement
+        a table, whatever the number of runs). Columns are added and
+        widened first by the rules of :meth:`commit_runs`. The shards are
+        left for the caller to delete once this returns."""
+        from .shards import SHARD_COLUMN, TABLES, path
+
+        if not shards:
+            return
+        files = {t: [str(f) for s in shards if (f := path(directory, s, t)).is_file()] for t in TABLES}
+        if not files["runs"]:
+            return  # none of them whole (merged and deleted already)
+        src = lambda fs: "read_parquet([" + ", ".join(_literal(f) for f in fs) + "], union_by_name = true)"
+        self.con.begin()
+        try:
+            self.con.execute(
+                f"CREATE OR REPLACE TEMP TABLE _satcp_pick AS SELECT key, min({SHARD_COLUMN}) AS {SHARD_COLUMN} "
+                f"FROM {src(files['runs'])} s ANTI JOIN runs USING (key) GROUP BY key")
+            for table in TABLES:
+                if not files[table]:
+                    continue
+                self._widen_for(table, src(files[table]), skip=SHARD_COLUMN)
+                self.con.execute(
+                    f"INSERT INTO {_q(table)} BY NAME SELECT s.* EXCLUDE ({SHARD_COLUMN}) FROM {src(files[table])} s "
+                    f"SEMI JOIN _satcp_pick USING (key, {SHARD_COLUMN})")
+            self.con.execute("DROP TABLE _satcp_pick")
+            self.con.commit()
+        except BaseException as e:
+            try:
+                self.con.rollback()
+            except duckdb.Error:
+                pass
+            self._columns.clear()
+            if isinstance(e, duckdb.Error):
+                raise StoreUnwritable(f"could not merge {len(shards)} shard(s) into the results store {self.path}: "
+                                      f"{_first_line(e)}") from None
+            raise
+
+    def _widen_for(self, table: str, source: str, skip: str) -> None:
+        """Add or widen the columns of ``table`` for what ``source`` (the
+        shards' files, read by name) holds: DuckDB's own reading of the
+        files' schemas, each column's type unified across them."""
+        have = self._table_columns(table)
+        for name, t, *_ in self.con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall():
+            if name == skip:
+                continue
+            t = _STORE_TYPE.get(t, t)
+            if name not in have:
+                self.con.execute(f"ALTER TABLE {_q(table)} ADD COLUMN {_q(name)} {t}")
+                have[name] = t
+            elif _widen(have[name], t) != have[name]:
+                t = _widen(have[name], t)
+                self.con.execute(f"ALTER TABLE {_q(table)} ALTER COLUMN {_q(name)} TYPE {t}")
+                have[name] = t
 
     def _fill_new_tables(self) -> None:
         """Rows of the tables added after ``flows`` and ``links`` for the ok
@@ -479,21 +500,6 @@ def _first_line(e: Exception) -> str:
 _VALUES_ROWS = 8
 
 
-_ARROW_TYPES = {"f64": "float64", "i64": "int64", "bool": "bool_", "str": "large_string"}
-
-
-def _arrow(column: Any) -> Any:
-    """A column as an Arrow array: from its buffers (a tuple of type, length
-    and buffers, as `_core.merge_store_rows` gives a column of numbers,
-    booleans or text), or from a list (built in C; NaN read as NULL)."""
-    import pyarrow as pa
-
-    if isinstance(column, tuple):
-        kind, n, *buffers = column
-        return pa.Array.from_buffers(getattr(pa, _ARROW_TYPES[kind])(), n, [pa.py_buffer(b) for b in buffers])
-    return pa.array(column, from_pandas=True)
-
-
 def _values(column: Any) -> list[Any]:
     """A column as a list of Python values."""
     return _arrow(column).to_pylist() if isinstance(column, tuple) else column
@@ -526,6 +532,15 @@ def _frame_column(values: list[Any]) -> Any:
     if type(None) in types and types <= {bool, type(None)}:
         return pd.array(values, dtype="boolean")
     return values
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+#: A shard column's type as DuckDB reads it from Parquet, in the store's
+#: terms (an INTEGER column is kept by widen(); a null-only one is DOUBLE)
+_STORE_TYPE = {"INTEGER": "BIGINT", '"NULL"': NULL_TYPE, "NULL": NULL_TYPE, "TIMESTAMP_NS": "TIMESTAMP"}
 
 
 def _now() -> _dt.datetime:

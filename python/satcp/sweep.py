@@ -57,6 +57,7 @@ from typing import Any
 
 from . import _core
 from .engine import ScenarioError, apply_overrides, validate
+from .shards import SEED_MARK
 
 SWEEP_KEYS = ("base", "factors", "replications", "seed", "common_random_numbers", "metrics", "label")
 SEED_MAX = 2**63 - 1  # run.seed is an i64 >= 0 in the engine
@@ -372,8 +373,9 @@ def expand(sweep: Sweep, version: str | None = None) -> list[Run]:
 
 
 # A seed no scenario holds by chance (19 digits): the cell is resolved once
-# with it and each replication's seed written in its place.
-_SEED_MARK = SEED_MAX - 8_675_309
+# with it and each replication's seed written in its place (also by a
+# worker writing a shard's runs rows, satcp.shards).
+_SEED_MARK = SEED_MARK  # SEED_MAX - 8,675,309
 
 
 def cell_scenarios(sweep: Sweep, cell: dict[str, Any], seeds: list[int]) -> tuple[list[str], str | None]:

@@ -1,7 +1,8 @@
 """What a sweep's worker process runs: one run (:func:`run_task`) or a
 chunk of them (:func:`run_chunk`), each returning its outcome to the parent.
 
-This module imports nothing but the engine: a local worker is a fresh
+This module imports nothing but the engine (and, for a sweep's shards,
+:mod:`satcp.shards` with pyarrow): a local worker is a fresh
 ``spawn`` process that imports it to unpickle its task, and pandas, DuckDB
 and the rest of the parent's modules cost the worker most of a second at
 start (two workers: a second and a half of a 10,000-run sweep's capacity).
@@ -70,5 +71,14 @@ def run_task(task: Task) -> Outcome:
 
 
 def run_chunk(fn: Callable[[Task], Outcome], tasks: list[Task]) -> list[Outcome]:
-    """Run a chunk of tasks in a worker, one after another."""
-    return [fn(t) for t in tasks]
+    """Run a chunk of tasks in a worker, one after another. Tasks of a
+    sweep that stores through shards (``shard`` in the task) come back as
+    receipts, their rows written as one Parquet shard (:mod:`satcp.shards`,
+    imported then: pyarrow costs a worker a fifth of a second, once)."""
+    outs = [fn(t) for t in tasks]
+    spec = tasks[0].get("shard") if tasks else None
+    if spec is None:
+        return outs
+    from .shards import write_batch
+
+    return write_batch(spec, tasks, outs)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from satcp import shards
+
 import satcp
 
 PKG = Path(satcp.__file__).parent
@@ -135,7 +137,7 @@ def test_the_front_end_starts_without_the_heavy_libraries(args):
     assert "HEAVY []" in r.stdout, (r.stdout[-500:], r.stderr[-500:])
 
 
-def test_a_sweep_worker_runs_without_the_heavy_libraries():
+def test_a_sweep_worker_runs_without_the_heavy_libraries(tmp_path):
     # a local worker is a fresh process that imports what its task names
     # (satcp.worker's run_chunk and run_task) and runs it: pandas and DuckDB
     # would cost it most of a second at start
@@ -152,3 +154,12 @@ def test_a_sweep_worker_runs_without_the_heavy_libraries():
             "print('STATUS', out['status'], out['error'], 'HEAVY', heavy)\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PKG.parents[1], timeout=120)
     assert "STATUS ok None HEAVY []" in r.stdout, (r.stdout[-500:], r.stderr[-500:])
+    # a sweep's chunk, written as a Parquet shard: pyarrow (and its numpy), still no pandas
+    sharded = code.replace("'scenario_json': json.dumps(tree)}",
+                           "'scenario_json': json.dumps(tree), 'run': ('s', '{}', 0, 1), 'factors': [], "
+                           "'shard': {'version': satcp.worker._core.version(), 'dir': sys.argv[1]}}")
+    assert sharded != code
+    r = subprocess.run([sys.executable, "-c", "import satcp.worker\n" + sharded, str(tmp_path)], capture_output=True,
+                       text=True, cwd=PKG.parents[1], timeout=120)
+    assert "STATUS ok None HEAVY ['numpy', 'pyarrow']" in r.stdout, (r.stdout[-500:], r.stderr[-500:])
+    assert len(shards.complete(tmp_path)) == 1  # the shard
