@@ -869,25 +869,39 @@ impl Endpoint {
     /// nothing to resend.
     fn resend_relost_in_loss(&mut self, ctx: &mut Ctx, retx_left: u32) -> Option<bool> {
         let s = &self.snd;
-        let (from, to) = s.rack_relost?;
-        let to = to.min(s.nxt);
-        let h = s.board.first_unsacked_from(from.max(s.una));
-        if h >= to {
+        let Some((h, len, fin)) = self.relost_segment(s.rack_relost, s.nxt) else {
             self.snd.rack_relost = None;
             return None;
-        }
-        let (len, fin) = self.next_len_at(h)?;
-        let len = len.min(to - h);
+        };
+        let to = s.rack_relost.map_or(h, |r| r.1).min(s.nxt);
         let relost = (to - h) - s.board.sacked_in(h, to);
         let room = s.w.cwnd.saturating_sub(s.outstanding_below(s.nxt).saturating_sub(relost));
         if len > room || retx_left == 0 || !self.pacing_allows(ctx) {
             return Some(false);
         }
-        let fin = fin && h + len + 1 >= to;
         self.emit(ctx, h, len, fin);
         let end = h + len + fin as u64;
         self.snd.rack_relost = (end < to).then_some((end, to));
         Some(true)
+    }
+
+    /// The next segment of RACK's range of retransmissions lost again
+    /// (`relost`, below `limit`): its start, length and whether it carries
+    /// the FIN. A segment cut short by the range's end does not carry the
+    /// FIN; the FIN alone (no data left) is a segment of length 0 with it,
+    /// so every resend moves the range on (a FIN lost again once made SACK
+    /// recovery send empty segments without end).
+    pub(crate) fn relost_segment(&self, relost: Option<(u64, u64)>, limit: u64) -> Option<(u64, u64, bool)> {
+        let s = &self.snd;
+        let (from, to) = relost?;
+        let to = to.min(limit);
+        let h = s.board.first_unsacked_from(from.max(s.una));
+        if h >= to {
+            return None;
+        }
+        let (len, fin) = self.next_len_at(h)?;
+        let cut = len.min(to - h);
+        Some((h, cut, fin && cut == len))
     }
 
     /// With pacing on, whether a segment may leave now; if not, the pacing

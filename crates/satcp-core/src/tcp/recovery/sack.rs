@@ -379,12 +379,8 @@ impl Endpoint {
         let lost = s.lost_boundary(self.cfg.dupthresh);
         let highest_sacked = s.board.highest().unwrap_or(s.una);
         // (0) RACK: a retransmission lost again
-        if let Some((from, to)) = s.rack_relost {
-            let h = s.board.first_unsacked_from(from.max(s.una));
-            if h < to {
-                let (len, fin) = self.next_len_at(h)?;
-                return Some((h, len.min(to - h), fin && h + len == to, Rule::Relost));
-            }
+        if let Some((h, len, fin)) = self.relost_segment(s.rack_relost, s.max) {
+            return Some((h, len, fin, Rule::Relost));
         }
         let hole = s.board.first_unsacked_from(st.high_rxt.max(s.una));
         // (1) the first lost hole not yet retransmitted
