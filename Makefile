@@ -116,6 +116,7 @@ test-wheel: wheel
 	venv/bin/satcp report adalr/results.duckdb --out report && test -s report/index.html && \
 	venv/bin/satcp reproduce leo-geo --quick --out leo >/dev/null && \
 	SATCP_TRACE_CACHE=$$d/traces venv/bin/satcp reproduce starlink-trace --quick --out starlink >/dev/null && \
+	venv/bin/satcp reproduce quic-geo --quick --out quic >/dev/null && \
 	cd / && rm -rf $$d && echo "wheel: every command ran outside the checkout"
 
 # Coverage-guided fuzzing (fuzz/, docs/reliability.md). cargo-fuzz from
