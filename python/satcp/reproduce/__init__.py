@@ -32,6 +32,7 @@ PACKAGES = (
     ".xfwa",
     ".leo_geo",
     ".starlink_trace",
+    ".quic_geo",
 )
 
 
