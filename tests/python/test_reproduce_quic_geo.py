@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def _arms(quic_iws=qg.IWS, tcp=True):
     n = len(qg.QUIC_CCS) * len(quic_iws)
     if tcp:
-        n += sum(1 for iw in quic_iws for cc in qg.TCP_CCS if ("tcp", cc, iw) not in qg.LEFT_OUT)
+        n += len(qg.TCP_CCS) * len(quic_iws)
     return n
 
 

@@ -125,21 +125,12 @@ def arm(transport: str, cc: str, iw: int) -> Arm:
     return Arm(label(transport, cc, iw), settings, {FLOW: f"{transport}/{cc}"})
 
 
-#: Arms left out, and why: TCP Hybla under the linux profile with IW 32
-#: makes satcp-core allocate without bound (gigabytes within a second,
-#: then an abort) on both paths, loss-free 1 MB included; with ``prr =
-#: false``, or IW 20, or the rfc profile it runs. An engine bug to fix in
-#: the Rust code (reported), not worked around here by changing the arm.
-LEFT_OUT = {("tcp", "hybla", 32): "satcp-core allocates without bound (TCP Hybla, profile linux, IW 32, PRR on)"}
-
-
 def arms(iws=IWS, transports=("quic", "tcp")) -> tuple[Arm, ...]:
     out = []
     for iw in iws:
         for t in transports:
             for cc in (QUIC_CCS if t == "quic" else TCP_CCS):
-                if (t, cc, iw) not in LEFT_OUT:
-                    out.append(arm(t, cc, iw))
+                out.append(arm(t, cc, iw))
     return tuple(out)
 
 
