@@ -28,7 +28,6 @@ import csv
 import json
 import os
 import shutil
-import struct
 import subprocess
 import sys
 import threading
@@ -222,6 +221,21 @@ class Result:
 
     def goodput_bps(self, size: int) -> Optional[float]:
         return None if not self.completion_s else size * 8 / self.completion_s
+
+
+def chosen_cells(spec: Optional[str], names: dict[str, Any], repeat: int) -> list[str] | None:
+    """The cells a cross-check's `--cells` names (all by default) with a
+    valid `--repeat`; None (the error printed, naming the value and what is
+    allowed) when either is wrong."""
+    if repeat < 1:
+        print(f"error: --repeat {repeat}: expected an integer >= 1", file=sys.stderr)
+        return None
+    chosen = [n for n in (spec or ",".join(names)).split(",") if n]
+    bad = [n for n in chosen if n not in names]
+    if bad:
+        print(f"error: --cells {bad[0]}: expected one of {', '.join(names)}", file=sys.stderr)
+        return None
+    return chosen
 
 
 def _sh(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:

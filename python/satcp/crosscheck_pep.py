@@ -34,7 +34,7 @@ from typing import Any, Iterator, Optional
 
 import satcp
 
-from .crosscheck_linux import (EMU, REPO, LinuxUnavailable, Path_, RECEIVER, _emulator_args, _peer_realtime,
+from .crosscheck_linux import (chosen_cells, EMU, REPO, LinuxUnavailable, Path_, RECEIVER, _emulator_args, _peer_realtime,
                                _realtime, _sh, available)
 from .tables import format_table, num
 
@@ -197,13 +197,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="real runs per cell (the median is compared)")
     ap.add_argument("--out", default=str(REPO / "bench-results" / "crosscheck-pep"))
     a = ap.parse_args(argv)
-    if a.repeat < 1:
-        print(f"error: --repeat {a.repeat}: expected an integer >= 1", file=sys.stderr)
-        return 2
-    names = [n for n in (a.cells or ",".join(CELL_NAMES)).split(",") if n]
-    bad = [n for n in names if n not in CELL_NAMES]
-    if bad:
-        print(f"error: --cells {bad[0]}: expected one of {', '.join(CELL_NAMES)}", file=sys.stderr)
+    names = chosen_cells(a.cells, CELL_NAMES, a.repeat)
+    if names is None:
         return 2
     try:
         available()

@@ -39,12 +39,11 @@ import sys
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from statistics import median
 from typing import Any, Optional
 
 import satcp
 
-from .crosscheck_linux import (IP_A, NS_A, NS_B, REPO, LinuxUnavailable, Path_, _peer_realtime, available,
+from .crosscheck_linux import (chosen_cells, IP_A, NS_A, NS_B, REPO, LinuxUnavailable, Path_, _peer_realtime, available,
                                emulated_path)
 from .tables import format_table, num
 
@@ -323,13 +322,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                     help="also write the real implementations' side to CSV (data/measured/quic_crosscheck.csv is "
                          "such a file, which the tests hold satcp to)")
     a = ap.parse_args(argv)
-    if a.repeat < 1:
-        print(f"error: --repeat {a.repeat}: expected an integer >= 1", file=sys.stderr)
-        return 2
-    names = [n for n in (a.cells or ",".join(CELL_NAMES)).split(",") if n]
-    bad = [n for n in names if n not in CELL_NAMES]
-    if bad:
-        print(f"error: --cells {bad[0]}: expected one of {', '.join(CELL_NAMES)}", file=sys.stderr)
+    names = chosen_cells(a.cells, CELL_NAMES, a.repeat)
+    if names is None:
         return 2
     try:
         quinn_available()
