@@ -96,7 +96,7 @@ PAGES = 3
 POOL_BUFFER = 1_000_000
 #: the pool experiment's pools: all six connections (two buffers each) or two
 POOLS = {"all": 12_000_000, "two": 4_000_000}
-POOL_ARMS = ("e2e", "all-wait", "two-wait", "two-pass")
+POOL_ARMS = ("e2e", "all_wait", "two_wait", "two_pass")
 POOL_PERS = (0.0, 1e-3)
 QUICK_POOL_PERS = (0.0,)
 
@@ -158,7 +158,7 @@ def arms(path: str) -> tuple[Arm, ...]:
 
 
 def pool_arm(name: str) -> Arm:
-    """The pool experiment's arms: ``e2e`` or ``POOL-FULL`` (the pool's
+    """The pool experiment's arms: ``e2e`` or ``POOL_FULL`` (the pool's
     size, what a connection finding it full does)."""
     cc = "cubic"
     setup = "e2e" if name == "e2e" else "pep2"
@@ -168,7 +168,7 @@ def pool_arm(name: str) -> Arm:
     if name == "e2e":
         settings["peps"] = peps("e2e", "geo", cc, buffer=POOL_BUFFER, pool=POOLS["all"])
     else:
-        size, full = name.split("-")
+        size, full = name.split("_")
         settings["peps"] = peps("pep2", "geo", cc, buffer=POOL_BUFFER, pool=POOLS[size], extra={"pool_full": full})
     return Arm(f"pool{name}-{cc}", settings, {fl: cc for fl in POOL_FLOWS})
 
