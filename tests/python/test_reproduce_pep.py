@@ -137,8 +137,8 @@ def test_findings_computed_by_hand():
         "pair_saves_a_satellite_rtt"].evidence  # (1.046 - 0.544) / 0.5 = 1.004
     assert f["pair_beats_best_e2e_geo"].verdict == Verdict.HOLDS
     assert f["loss_slows_every_arm"].verdict == Verdict.HOLDS
-    assert f["pair_gains_most_under_loss"].verdict == Verdict.HOLDS and "x0.40" in f[
-        "pair_gains_most_under_loss"].evidence
+    assert f["pair_faster_under_loss"].verdict == Verdict.HOLDS and "x0.40" in f[
+        "pair_faster_under_loss"].evidence
     assert f["quic_passes_unsplit"].verdict == Verdict.HOLDS
     rows.loc[1, "first_byte_s"] = 1.06  # 14 ms later than end to end
     rows.loc[5, "completion_s"] = 6.4  # QUIC changed by the PEP

@@ -222,7 +222,7 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
             pairs = _pairs(hi, "completion_s", "pep2", TCP_CCS)
             if pairs:
                 out.append(judged(
-                    "pair_gains_most_under_loss", f"At PER {bulk['per'].max():g} the PEP pair completes sooner than "
+                    "pair_faster_under_loss", f"At PER {bulk['per'].max():g} the PEP pair completes sooner than "
                                                   "end to end in every TCP cell",
                     all(a < e for *_, a, e in pairs),
                     "pair / end to end: " + "; ".join(f"{_lv(eq)} {cc} x{a / e:.2f}" for eq, cc, a, e in pairs)))
