@@ -45,6 +45,13 @@ Experiments (factor levels, ``--quick``'s in brackets):
   1e-2], three pages 30 s apart (the ADaLR thesis' page: a 10,710-byte
   main object and 15 of 7,758 bytes) requested one at a time on one
   persistent connection, 5 [2] seeds;
+* ``schemes-geo``, ``schemes-transat``: the seeds' own schemes, TRANSAT's
+  enhanced TCP (SACK, IW 4, limited transmit) and TCP-ADaLR over SACK,
+  end to end and as the real ends of the Hybla pair, beside the pair with
+  CUBIC ends, x PER 0, 1e-3, 1e-2 [0, 1e-2] x 1 MB and 5 MB [1 MB], 5 [2]
+  seeds. Peach is left out: it needs priority queues at the routers for
+  its dummy segments (the peach study's network), which these paths do
+  not have;
 * ``pool-geo``: six 1 MB downloads opened at once (``scenarios/pep/
   pool.toml``), TCP cubic, end to end against the Hybla pair with 1 MB
   buffers and a pool that fits all six connections (12 MB) or two (4 MB),
@@ -80,7 +87,15 @@ QUIC_CC = "quinn-cubic"
 QUIC_SETUPS = ("e2e", "pep2")
 SETUP_NAMES = {"e2e": "end to end", "pep1": "one PEP (gateway)", "pep2": "two PEPs, Hybla leg",
                "pep2same": "two PEPs, own leg"}
-CC_NAMES = {"sack": "TCP sack (NewReno)", "cubic": "TCP cubic", "hybla": "TCP hybla", QUIC_CC: "QUIC quinn-cubic"}
+CC_NAMES = {"sack": "TCP sack (NewReno)", "cubic": "TCP cubic", "hybla": "TCP hybla", QUIC_CC: "QUIC quinn-cubic",
+            "enhanced": "TRANSAT enhanced TCP", "adalr-sack": "TCP-ADaLR (SACK)"}
+#: the seeds' own schemes, their ``tcp`` keys beside the linux profile (TRANSAT's enhanced TCP as the transat
+#: study sets it: SACK, IW 4, limited transmit; TCP-ADaLR over SACK as the adalr study's arm)
+SCHEMES = {"enhanced": {"sack": True, "initial_window": 4, "limited_transmit": True}, "adalr-sack": {}}
+#: the schemes experiment's arms: each scheme end to end and on the ends of the Hybla pair, and the pair with
+#: CUBIC ends for reference
+SCHEME_ARMS = (("e2e", "enhanced"), ("pep2", "enhanced"), ("e2e", "adalr-sack"), ("pep2", "adalr-sack"),
+               ("pep2", "cubic"))
 BUFFER = "4MB"
 POOL = "256MB"
 HYBLA_LEG = {"variant": "hybla", "initial_window": 10, "handshake": False}
@@ -140,7 +155,7 @@ def flow_settings(flow: str, cc: str, setup: str) -> dict:
     if cc == QUIC_CC:
         out = {f"{f}.transport": "quic", f"{f}.quic": {"cc": cc, "initial_window": 10 * MSS}}
     else:
-        out = {f"{f}.tcp": {"profile": "linux", "variant": cc}}
+        out = {f"{f}.tcp": {"profile": "linux", "variant": cc, **SCHEMES.get(cc, {})}}
     if setup == "e2e":
         out[f"{f}.split"] = False
     return out
@@ -192,6 +207,11 @@ def catalogue(quick: bool) -> list[Experiment]:
         app = {"kind": "http", "pages": PAGES, "request": REQUEST}
         out.append(Experiment(f"http-{path}", f"HTTP pages over the {path} path", base, "http", arms(path),
                               (per_factor(),), settings={f"flows.{FLOW}.app": app}, link=LINK, **seeds))
+    for path, base in PATHS.items():
+        size = Factor("size_kb", f"flows.{FLOW}.app.size", SIZES_KB, QUICK_SIZES_KB, encode=lambda v: f"{v}KB")
+        out.append(Experiment(f"schemes-{path}", f"the seeds' own schemes beside the PEP pair over the {path} path",
+                              base, "ftp", tuple(arm(st, cc, path) for st, cc in SCHEME_ARMS), (per_factor(), size),
+                              link=LINK, **seeds))
     out.append(Experiment("pool-geo", "the PEP's memory pool: six concurrent 1 MB downloads over the geo path",
                           POOL_PATH, "ftp", tuple(pool_arm(n) for n in POOL_ARMS),
                           (per_factor(POOL_PERS, QUICK_POOL_PERS),), link=LINK, **seeds))

@@ -38,7 +38,7 @@ def display(rows: pd.DataFrame) -> pd.DataFrame:
     out = []
     for _, r in rows.iterrows():
         pool = r["kind"] == "pool"
-        level = f"{r['size_kb'] / 1000:g} MB" if r["kind"] == "bulk" else ("6 x 1 MB" if pool else "3 pages")
+        level = f"{r['size_kb'] / 1000:g} MB" if r["kind"] in ("bulk", "schemes") else ("6 x 1 MB" if pool else "3 pages")
         out.append({
             "experiment": r["experiment"], "level": level, "PER": f"{r['per']:g}",
             "transport": CC_NAMES[r["cc"]],
@@ -78,7 +78,7 @@ def write(ctx: Context, a: Analysis, findings: list[Claim]) -> tuple[Path, Path]
         d = display(r).drop(columns=["experiment"])
         if exp.id.startswith("http"):
             d = d.drop(columns=["completion s", "last s", "split/waited/passed"])
-        elif exp.id.startswith("bulk"):
+        elif exp.id.startswith(("bulk", "schemes")):
             d = d.drop(columns=["page s", "last s", "split/waited/passed"])
         else:
             d = d.drop(columns=["page s"])
@@ -112,7 +112,7 @@ def summary(a: Analysis, findings: list[Claim]) -> str:
     parts = []
     if not a.rows.empty:
         r = a.rows[a.rows["kind"] != "http"]
-        r = r[(r["kind"] != "bulk") | (r["size_kb"] == r["size_kb"].max())]
+        r = r[~r["kind"].isin(["bulk", "schemes"]) | (r["size_kb"] == r["size_kb"].max())]
         if not r.empty:
             d = display(r).drop(columns=["page s"])
             parts.append(format_table(list(d.columns), [tuple(x) for x in d.itertuples(index=False)],

@@ -23,7 +23,7 @@ from ..kit import data
 from ..kit.catalogue import Experiment, PlannedRun
 from ..kit.claims import Claim, judged
 from ..kit.study import Context
-from .experiments import CC_NAMES, QUIC_CC, SAT_RTT_S, SETUP_NAMES, SETUPS, TCP_CCS, spec
+from .experiments import CC_NAMES, QUIC_CC, SAT_RTT_S, SCHEMES, SETUP_NAMES, SETUPS, TCP_CCS, spec
 
 LEVEL = 0.95
 
@@ -98,7 +98,8 @@ def ci(x) -> tuple[float, float]:
     return float(x.mean()), float(sps.t.ppf(0.5 + LEVEL / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
 
 
-ORDER = [(st, cc) for cc in (*TCP_CCS, QUIC_CC) for st in (*SETUPS, "all_wait", "two_wait", "two_pass")]
+ORDER = [(st, cc) for cc in (*TCP_CCS, QUIC_CC, *SCHEMES)
+         for st in (*SETUPS, "all_wait", "two_wait", "two_pass")]
 
 
 def table(obs: pd.DataFrame) -> pd.DataFrame:
@@ -253,6 +254,24 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
                 all(a < e for *_, a, e in ev),
                 "pair / end to end: from x" + f"{min(a / e for *_, a, e in ev):.2f} to x"
                 + f"{max(a / e for *_, a, e in ev):.2f} over {len(ev)} cells"))
+    sch = rows[rows["kind"] == "schemes"]
+    if not sch.empty and sch["per"].max() > 0:
+        hi = sch[sch["per"] == sch["per"].max()]
+        ev = []
+        for (path, size), g in hi.groupby(["path", "size_kb"]):
+            ref = _one(g, "completion_s", setup="pep2", cc="cubic")
+            for cc in SCHEMES:
+                e = _one(g, "completion_s", setup="e2e", cc=cc)
+                if ref == ref and e == e:
+                    ev.append((path, size, cc, ref, e))
+        if ev:
+            out.append(judged(
+                "pair_beats_seed_schemes_under_loss", f"At PER {sch['per'].max():g}, the PEP pair (Hybla leg, CUBIC "
+                                                      "ends) completes sooner than TRANSAT's enhanced TCP and "
+                                                      "TCP-ADaLR end to end on every path and size",
+                all(r < e for *_, r, e in ev),
+                "pair / scheme end to end: " + "; ".join(f"{p} {s / 1000:g} MB {cc} {r:.1f} / {e:.1f} s"
+                                                         for p, s, cc, r, e in ev)))
     pool = rows[(rows["kind"] == "pool") & (rows["per"] == 0.0)]
     if not pool.empty:
         get = {r["setup"]: r for _, r in pool.iterrows()}
