@@ -38,7 +38,8 @@ def display(rows: pd.DataFrame) -> pd.DataFrame:
     out = []
     for _, r in rows.iterrows():
         pool = r["kind"] == "pool"
-        level = f"{r['size_kb'] / 1000:g} MB" if r["kind"] in ("bulk", "schemes") else ("6 x 1 MB" if pool else "3 pages")
+        sized = r["kind"] in ("bulk", "schemes")
+        level = f"{r['size_kb'] / 1000:g} MB" if sized else ("6 x 1 MB" if pool else "3 pages")
         out.append({
             "experiment": r["experiment"], "level": level, "PER": f"{r['per']:g}",
             "transport": CC_NAMES[r["cc"]],
