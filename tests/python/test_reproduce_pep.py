@@ -252,3 +252,23 @@ def test_the_schemes_finding_computed_by_hand():
     rows.loc[2, "completion_s"] = 25.0
     f = {c.id: c for c in results.findings(rows)}["pair_beats_seed_schemes_under_loss"]
     assert f.verdict == Verdict.DOES_NOT_HOLD
+
+
+def test_end_to_end_is_the_run_without_peps():
+    """The end-to-end arm keeps the pair on the path with the flow opted
+    out (for its first byte): the same run as no PEP at all, TCP and QUIC,
+    on a lossy path."""
+    import tomllib
+
+    from satcp import engine
+    from satcp import sweep as sw
+    for path in pe.PATHS:
+        base = tomllib.loads((ROOT / pe.PATHS[path]).read_text())
+        for cc in ("sack", pe.QUIC_CC):
+            levels = {**pe.arm("e2e", cc, path).settings, "links.sat.errors_ab": {"per": 0.01}, "run.seed": 3}
+            a = engine.run(sw.set_levels(base, levels)).flows.iloc[0]
+            plain = {k: v for k, v in levels.items() if k not in ("peps", f"flows.{pe.FLOW}.split")}
+            b = engine.run(sw.set_levels(base, plain)).flows.iloc[0]
+            for col in ("completion_s", "segments_sent", "retransmissions", "timeouts"):
+                assert a[col] == b[col], (path, cc, col)
+            assert a["first_byte_s"] > 0 and "first_byte_s" not in b  # a run without PEPs has no first byte
