@@ -63,4 +63,5 @@ test -s report/index.html
 venv/bin/satcp reproduce leo-geo --quick --out leo >/dev/null
 SATCP_TRACE_CACHE="$d/traces" venv/bin/satcp reproduce starlink-trace --quick --out starlink >/dev/null
 venv/bin/satcp reproduce quic-geo --quick --out quic >/dev/null
+venv/bin/satcp reproduce pep --quick --out pep >/dev/null
 echo "wheel: every command ran outside the checkout ($d)"

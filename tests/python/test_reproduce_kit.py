@@ -27,7 +27,7 @@ from satcp.reproduce.kit.study import EXIT_USAGE
 from satcp.store import Store
 from conftest import REPO, run_cli
 
-STUDIES = ["adalr", "transat", "peach", "ceten", "xfwa", "leo-geo", "starlink-trace", "quic-geo"]
+STUDIES = ["adalr", "transat", "peach", "ceten", "xfwa", "leo-geo", "starlink-trace", "quic-geo", "pep"]
 
 
 # ----- verdicts -------------------------------------------------------------------
@@ -70,7 +70,7 @@ def test_the_list_names_every_study_and_its_profile():
     profiles = satcp.reproduce.profiles()
     assert {n: p.name for n, p in profiles.items()} == {"adalr": "rfc", "transat": "ns2-2003", "peach": "ns2",
                                                         "ceten": "rfc", "xfwa": "ns2", "leo-geo": "rfc",
-                                                        "starlink-trace": "linux", "quic-geo": "linux"}
+                                                        "starlink-trace": "linux", "quic-geo": "linux", "pep": "linux"}
     for name, s in known.items():
         assert s.profile.why and s.title and s.replications
         assert (REPO / "docs" / f"reproduce-{name}.md").is_file(), name
@@ -120,7 +120,7 @@ def test_the_makefile_targets_come_from_the_list():
     peers = {n: subprocess.run([sys.executable, "-m", "satcp.reproduce", "--peers", n], capture_output=True,
                                text=True).stdout.strip() for n in STUDIES}
     assert peers == {"adalr": "", "transat": "", "peach": "ns-2", "ceten": "", "xfwa": "ns-2", "leo-geo": "",
-                     "starlink-trace": "", "quic-geo": ""}
+                     "starlink-trace": "", "quic-geo": "", "pep": ""}
 
 
 # ----- a study is a package and a line --------------------------------------------

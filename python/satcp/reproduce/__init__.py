@@ -33,6 +33,7 @@ PACKAGES = (
     ".leo_geo",
     ".starlink_trace",
     ".quic_geo",
+    ".pep",
 )
 
 
