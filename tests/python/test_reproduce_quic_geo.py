@@ -127,9 +127,11 @@ def test_findings_computed_by_hand():
 
 
 def test_the_interval_is_students_t():
-    mean, half = results.ci([1.0, 3.0])
+    from satcp.reproduce.kit.cells import mean_ci
+    mean, half = mean_ci([1.0, 3.0])
     assert mean == 2.0 and half == pytest.approx(12.706204736 * 1.0, rel=1e-6)  # t(0.975, 1) x s / sqrt(2)
-    assert results.ci([5.0, 5.0])[1] == 0.0 and math.isnan(results.ci([5.0])[1])
+    assert mean_ci([5.0, 5.0])[1] == 0.0 and math.isnan(mean_ci([5.0])[1])
+    assert math.isnan(mean_ci([math.nan])[0])
 
 
 @pytest.fixture(scope="module")

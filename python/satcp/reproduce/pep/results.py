@@ -12,20 +12,17 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
-import scipy.stats as sps
 
 from ...store import Store
 from ..kit import data
 from ..kit.catalogue import Experiment, PlannedRun
+from ..kit.cells import CellAnalysis, cell, cell_table, one
 from ..kit.claims import Claim, judged
 from ..kit.study import Context
 from .experiments import CC_NAMES, QUIC_CC, SAT_RTT_S, SCHEMES, SETUP_NAMES, SETUPS, TCP_CCS, spec
 
-LEVEL = 0.95
 
 #: the factor columns: a cell is (experiment, arm) and these
 LEVELS = ["per", "size_kb"]
@@ -86,18 +83,6 @@ def collect(store: Store, runs: list[PlannedRun], experiments: list[Experiment])
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def ci(x) -> tuple[float, float]:
-    """Mean and the half-width of its Student-t interval (NaN for n < 2;
-    0 when every run gave the same value)."""
-    x = np.asarray(x, dtype=float)
-    x = x[~np.isnan(x)]
-    if x.size == 0:
-        return math.nan, math.nan
-    if x.size < 2:
-        return float(x.mean()), math.nan
-    return float(x.mean()), float(sps.t.ppf(0.5 + LEVEL / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
-
-
 ORDER = [(st, cc) for cc in (*TCP_CCS, QUIC_CC, *SCHEMES)
          for st in (*SETUPS, "all_wait", "two_wait", "two_pass")]
 
@@ -105,32 +90,8 @@ ORDER = [(st, cc) for cc in (*TCP_CCS, QUIC_CC, *SCHEMES)
 def table(obs: pd.DataFrame) -> pd.DataFrame:
     """Per experiment, arm and factor levels: runs, completed runs, and
     each metric's mean with its interval's half-width."""
-    ok = obs[obs["status"] == "ok"]
-    rows = []
-    keys = ["experiment", "path", "kind", "arm", "setup", "cc", "transport"]
-    for cell, g in ok.groupby(keys + LEVELS, dropna=False, sort=False):
-        row = dict(zip(keys + LEVELS, cell), runs=len(g), completed=int(g["completed"].sum()))
-        for m in METRICS:
-            row[m], row[m + "_ci"] = ci(g[m])
-        rows.append(row)
-    out = pd.DataFrame(rows)
-    if not out.empty:
-        order = {k: i for i, k in enumerate(ORDER)}
-        out["_o"] = [order[(s, c)] for s, c in zip(out["setup"], out["cc"])]
-        out = out.sort_values(["experiment", "size_kb", "per", "_o"], na_position="first").drop(columns="_o")
-    return out.reset_index(drop=True)
-
-
-def _cell(rows: pd.DataFrame, **eq) -> pd.DataFrame:
-    m = np.ones(len(rows), dtype=bool)
-    for k, v in eq.items():
-        m &= (rows[k] == v).to_numpy()
-    return rows[m]
-
-
-def _one(rows: pd.DataFrame, col: str, **eq) -> float:
-    c = _cell(rows, **eq)
-    return float(c[col].iloc[0]) if len(c) == 1 else math.nan
+    order = {k: i for i, k in enumerate(ORDER)}
+    return cell_table(obs, ["experiment", "path", "kind", "arm", "setup", "cc", "transport"], LEVELS, METRICS, lambda r: order[(r["setup"], r["cc"])], ["experiment", "size_kb", "per"])
 
 
 def name(setup: str, cc: str) -> str:
@@ -143,7 +104,7 @@ def _pairs(rows: pd.DataFrame, col: str, setup: str, cc_set, by=("path", "per", 
     out = []
     for _, r in rows[(rows["setup"] == setup) & rows["cc"].isin(cc_set)].iterrows():
         eq = {k: r[k] for k in by if r[k] == r[k] and r[k] is not None}
-        e = _one(rows, col, experiment=r["experiment"], setup="e2e", cc=r["cc"], **eq)
+        e = one(rows, col, experiment=r["experiment"], setup="e2e", cc=r["cc"], **eq)
         if e == e and r[col] == r[col]:
             out.append((eq, r["cc"], float(r[col]), e))
     return out
@@ -191,7 +152,7 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
     if not bulk.empty:
         big = bulk["size_kb"].max()
         for path in sorted(bulk["path"].unique()):
-            c = _cell(bulk, path=path, size_kb=big, per=0.0)
+            c = cell(bulk, path=path, size_kb=big, per=0.0)
             e2e = c[c["setup"] == "e2e"]
             pair = c[(c["setup"] == "pep2")]
             if e2e.empty or pair.empty:
@@ -231,7 +192,7 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
     if not quic.empty:
         same = []
         for (exp, per, size), g in quic.groupby(["experiment", "per", "size_kb"], dropna=False):
-            a, b = _cell(g, setup="e2e"), _cell(g, setup="pep2")
+            a, b = cell(g, setup="e2e"), cell(g, setup="pep2")
             if len(a) and len(b):
                 for col in ("completion_s", "first_byte_s", "page_response_s"):
                     x, y = float(a[col].iloc[0]), float(b[col].iloc[0])
@@ -259,9 +220,9 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
         hi = sch[sch["per"] == sch["per"].max()]
         ev = []
         for (path, size), g in hi.groupby(["path", "size_kb"]):
-            ref = _one(g, "completion_s", setup="pep2", cc="cubic")
+            ref = one(g, "completion_s", setup="pep2", cc="cubic")
             for cc in SCHEMES:
-                e = _one(g, "completion_s", setup="e2e", cc=cc)
+                e = one(g, "completion_s", setup="e2e", cc=cc)
                 if ref == ref and e == e:
                     ev.append((path, size, cc, ref, e))
         if ev:
@@ -296,13 +257,7 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
     return out
 
 
-@dataclass
-class Analysis:
-    """The pep report's material."""
-
-    observations: pd.DataFrame
-    runs: pd.DataFrame
-    rows: pd.DataFrame  # ``table``: per cell
+Analysis = CellAnalysis
 
 
 def analyse(ctx: Context) -> Analysis:

@@ -8,20 +8,17 @@ from the runs (no published numbers exist for this study).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
-import scipy.stats as sps
 
 from ...store import Store
 from ..kit import data
 from ..kit.catalogue import Experiment, PlannedRun
+from ..kit.cells import CellAnalysis, cell, cell_table, one
 from ..kit.claims import Claim, judged
 from ..kit.study import Context
 from .experiments import COUNTERPART, NAMES, ORDER, RATE_BPS, RTT_S, spec
 
-LEVEL = 0.95
 
 #: the factor columns: a cell is (experiment, arm) and these
 LEVELS = ["per", "size_kb", "pipelining", "stream_window"]
@@ -67,48 +64,11 @@ def collect(store: Store, runs: list[PlannedRun], experiments: list[Experiment])
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def ci(x) -> tuple[float, float]:
-    """Mean and the half-width of its Student-t interval (NaN for n < 2;
-    0 when every run gave the same value)."""
-    x = np.asarray(x, dtype=float)
-    x = x[~np.isnan(x)]
-    if x.size == 0:
-        return math.nan, math.nan
-    if x.size < 2:
-        return float(x.mean()), math.nan
-    return float(x.mean()), float(sps.t.ppf(0.5 + LEVEL / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
-
-
 def table(obs: pd.DataFrame) -> pd.DataFrame:
     """Per experiment, arm and factor levels: runs, completed runs, and
     each metric's mean with its interval's half-width."""
-    ok = obs[obs["status"] == "ok"]
-    rows = []
-    keys = ["experiment", "path", "kind", "arm", "transport", "cc", "iw"]
-    for cell, g in ok.groupby(keys + LEVELS, dropna=False, sort=False):
-        row = dict(zip(keys + LEVELS, cell), runs=len(g), completed=int(g["completed"].sum()))
-        for m in METRICS:
-            row[m], row[m + "_ci"] = ci(g[m])
-        rows.append(row)
-    out = pd.DataFrame(rows)
-    if not out.empty:
-        order = {k: i for i, k in enumerate(ORDER)}
-        out["_o"] = [order[(t, c)] for t, c in zip(out["transport"], out["cc"])]
-        out = out.sort_values(["experiment", "size_kb", "pipelining", "stream_window", "per", "iw", "_o"],
-                              na_position="first").drop(columns="_o")
-    return out.reset_index(drop=True)
-
-
-def _cell(rows: pd.DataFrame, **eq) -> pd.DataFrame:
-    m = np.ones(len(rows), dtype=bool)
-    for k, v in eq.items():
-        m &= (rows[k] == v).to_numpy()
-    return rows[m]
-
-
-def _one(rows: pd.DataFrame, col: str, **eq) -> float:
-    c = _cell(rows, **eq)
-    return float(c[col].iloc[0]) if len(c) == 1 else math.nan
+    order = {k: i for i, k in enumerate(ORDER)}
+    return cell_table(obs, ["experiment", "path", "kind", "arm", "transport", "cc", "iw"], LEVELS, METRICS, lambda r: order[(r["transport"], r["cc"])], ["experiment", "size_kb", "pipelining", "stream_window", "per", "iw"])
 
 
 def name(transport: str, cc: str) -> str:
@@ -125,7 +85,7 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
     bulk = rows[rows["kind"] == "bulk"]
     if not bulk.empty:
         big = bulk["size_kb"].max()
-        clean = _cell(bulk, size_kb=big, per=0.0)
+        clean = cell(bulk, size_kb=big, per=0.0)
         q = clean[clean["transport"] == "quic"]
         if not q.empty:
             shares = [(r["path"], r["cc"], r["iw"], r["goodput_bps"] / RATE_BPS[r["path"]]) for _, r in q.iterrows()]
@@ -137,7 +97,7 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
                                                          for p, c, iw, s in shares)))
         pairs = []
         for _, r in q.iterrows():
-            t = _one(clean, "completion_s", path=r["path"], transport="tcp", cc=COUNTERPART[r["cc"]], iw=r["iw"])
+            t = one(clean, "completion_s", path=r["path"], transport="tcp", cc=COUNTERPART[r["cc"]], iw=r["iw"])
             if t == t:
                 pairs.append((r["path"], r["cc"], r["iw"], r["completion_s"] / t))
         if pairs:
@@ -156,12 +116,12 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
                                           f"path's {RTT_S * 1e3:.0f} ms propagation RTT and 10% more, loss-free",
                 bool(((by_path["min"] >= RTT_S) & (by_path["max"] <= 1.1 * RTT_S)).all()),
                 "; ".join(f"{p}: {r['min'] * 1e3:.1f} to {r['max'] * 1e3:.1f} ms" for p, r in by_path.iterrows())))
-        small = _cell(bulk, size_kb=bulk["size_kb"].min(), per=0.0, iw=10)
+        small = cell(bulk, size_kb=bulk["size_kb"].min(), per=0.0, iw=10)
         if not small.empty:
             ratios = []
             for p in sorted(small["path"].unique()):
-                qt = _cell(small, path=p, transport="quic")["completion_s"].mean()
-                tt = _cell(small, path=p, transport="tcp")["completion_s"].mean()
+                qt = cell(small, path=p, transport="quic")["completion_s"].mean()
+                tt = cell(small, path=p, transport="tcp")["completion_s"].mean()
                 ratios.append((p, qt, tt))
             out.append(judged(
                 "first_response_two_rtt", "A 1 KB request and response takes two round trips on both: QUIC's "
@@ -183,10 +143,10 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
                 all(x > 1 for *_, x in worse),
                 f"completion at PER {lossy['per'].max():g} / loss-free: from x{min(x for *_, x in worse):.2f} to "
                 f"x{max(x for *_, x in worse):.2f} over {len(worse)} arm-path pairs"))
-        hi = _cell(bulk, size_kb=big, per=bulk["per"].max())
+        hi = cell(bulk, size_kb=big, per=bulk["per"].max())
         pq = []
         for _, r in hi[hi["transport"] == "quic"].iterrows():
-            t = _one(hi, "completion_s", path=r["path"], transport="tcp", cc=COUNTERPART[r["cc"]], iw=r["iw"])
+            t = one(hi, "completion_s", path=r["path"], transport="tcp", cc=COUNTERPART[r["cc"]], iw=r["iw"])
             if t == t:
                 pq.append((r["path"], r["cc"], r["iw"], r["completion_s"] / t))
         if pq and bulk["per"].max() > 0:
@@ -198,7 +158,7 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
                 f"QUIC faster in {n_faster} of {len(pq)}; QUIC / TCP completion: "
                 + "; ".join(f"{p} {c} IW{iw} x{x:.2f}" for p, c, iw, x in pq)))
         sizes = sorted(s for s in bulk["size_kb"].unique() if s >= 1000)
-        mid = _cell(bulk, size_kb=sizes[0], per=0.0) if sizes else bulk.iloc[:0]
+        mid = cell(bulk, size_kb=sizes[0], per=0.0) if sizes else bulk.iloc[:0]
         if not mid.empty and {10, 32} <= set(mid["iw"]):
             gains = []
             for (p, t, c), g in mid.groupby(["path", "transport", "cc"]):
@@ -214,9 +174,9 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
     if not http.empty:
         ev = []
         for (p, per), g in http.groupby(["path", "per"]):
-            qp = _cell(g, transport="quic", pipelining=True)["page_response_s"]
-            tp = _cell(g, transport="tcp", pipelining=True)["page_response_s"]
-            tn = _cell(g, transport="tcp", pipelining=False)["page_response_s"]
+            qp = cell(g, transport="quic", pipelining=True)["page_response_s"]
+            tp = cell(g, transport="tcp", pipelining=True)["page_response_s"]
+            tn = cell(g, transport="tcp", pipelining=False)["page_response_s"]
             if len(qp) and len(tp):
                 ev.append((p, per, qp.mean(), tp.mean(), tn.mean() if len(tn) else math.nan))
         if ev:
@@ -229,7 +189,7 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
                     for p, per, a, b, c in ev)))
     win = rows[rows["kind"] == "window"]
     if not win.empty:
-        w = _cell(win, per=0.0)
+        w = cell(win, per=0.0)
         top = w["stream_window"].max()
         ev, limited = [], []
         from .experiments import QUINN_STREAM_WINDOW
@@ -249,7 +209,7 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
                 "goodput at 1.25 MB / at the largest window: " + "; ".join(
                     f"{name('quic', c)} {d / 1e6:.2f} / {t / 1e6:.2f} Mb/s" for c, d, t in ev)))
         lo = w["stream_window"].min()
-        caps = [(c, float(g["goodput_bps"].iloc[0])) for c, g in _cell(w, stream_window=lo).groupby("cc")]
+        caps = [(c, float(g["goodput_bps"].iloc[0])) for c, g in cell(w, stream_window=lo).groupby("cc")]
         if caps:
             bound = lo * 8 / RTT_S
             out.append(judged(
@@ -260,13 +220,7 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
     return out
 
 
-@dataclass
-class Analysis:
-    """The quic-geo report's material."""
-
-    observations: pd.DataFrame
-    runs: pd.DataFrame
-    rows: pd.DataFrame  # ``table``: per cell
+Analysis = CellAnalysis
 
 
 def analyse(ctx: Context) -> Analysis:
