@@ -5,40 +5,7 @@
 
 use crate::scenario::parse_toml;
 
-/// server - router - client; the 10 Mb/s router -> client hop is the
-/// bottleneck with `queue`; 20 ms of propagation each way (40 ms RTT).
-fn bulk(queue: &str, tcp: &str, stop: &str) -> String {
-    format!(
-        r#"
-[run]
-stop = "{stop}"
-[nodes]
-server = {{}}
-router = {{}}
-client = {{}}
-[[links]]
-a = "server"
-b = "router"
-rate = "100Mbps"
-delay = "5ms"
-[[links]]
-a = "router"
-b = "client"
-rate = "10Mbps"
-delay = "15ms"
-queue_ab = {queue}
-[[flows]]
-src = "server"
-dst = "client"
-tcp = {tcp}
-app = {{ kind = "ftp" }}
-"#
-    )
-}
-
-fn run(text: &str) -> crate::RunOutput {
-    crate::run(&parse_toml(text, &[]).unwrap())
-}
+use crate::queue_tests::{bulk_with as bulk, run};
 
 /// A marked flow loses nothing: no retransmission, no drop anywhere, the
 /// bottleneck marks, and the sender reduces at most once per round trip

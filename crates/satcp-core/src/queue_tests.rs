@@ -4,8 +4,9 @@
 use crate::scenario::parse_toml;
 
 /// server - router - client; the 10 Mb/s router -> client hop is the
-/// bottleneck with `queue`; 20 ms of propagation each way in all.
-fn bulk(queue: &str, stop: &str) -> String {
+/// bottleneck with `queue`; 20 ms of propagation each way (40 ms RTT);
+/// one bulk flow with the `tcp` table (the ECN tests' path too).
+pub(crate) fn bulk_with(queue: &str, tcp: &str, stop: &str) -> String {
     format!(
         r#"
 [run]
@@ -28,13 +29,18 @@ queue_ab = {queue}
 [[flows]]
 src = "server"
 dst = "client"
-tcp = {{ variant = "sack", cc = "cubic", rwnd = "8MiB" }}
+tcp = {tcp}
 app = {{ kind = "ftp" }}
 "#
     )
 }
 
-fn run(text: &str) -> crate::RunOutput {
+/// `bulk_with` with SACK recovery, CUBIC and an 8 MiB window.
+fn bulk(queue: &str, stop: &str) -> String {
+    bulk_with(queue, r#"{ variant = "sack", cc = "cubic", rwnd = "8MiB" }"#, stop)
+}
+
+pub(crate) fn run(text: &str) -> crate::RunOutput {
     crate::run(&parse_toml(text, &[]).unwrap())
 }
 
