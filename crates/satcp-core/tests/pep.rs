@@ -11,37 +11,7 @@ use satcp_core::scenario::parse_toml;
 /// server -(10 Mb/s, 5 ms)- gw -(2 Mb/s down, 256 kb/s up, 250 ms)- term
 /// -(100 Mb/s, 1 ms)- client, then `rest`.
 fn chain(run: &str, rest: &str) -> String {
-    format!(
-        r#"
-[run]
-seed = 3
-{run}
-[nodes]
-server = {{}}
-gw = {{}}
-term = {{}}
-client = {{}}
-[[links]]
-a = "server"
-b = "gw"
-rate = "10Mbps"
-delay = "5ms"
-[[links]]
-name = "sat"
-a = "gw"
-b = "term"
-rate_ab = "2048kbps"
-rate_ba = "256kbps"
-delay = "250ms"
-queue_ab = {{ kind = "droptail", packets = 100 }}
-[[links]]
-a = "term"
-b = "client"
-rate = "100Mbps"
-delay = "1ms"
-{rest}
-"#
-    )
+    format!("[run]\nseed = 3\n{run}\n{}\n{rest}\n", include_str!("data/pep_chain.toml"))
 }
 
 fn ftp(name: &str, size: &str, extra: &str) -> String {

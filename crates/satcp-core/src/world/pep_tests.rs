@@ -8,37 +8,7 @@ use crate::tcp::State;
 /// client -(100 Mb/s, 1 ms)- term -(2 Mb/s down, 256 kb/s up, 250 ms)- gw
 /// -(10 Mb/s, 5 ms)- server, and `rest` (flows, PEPs).
 pub(crate) fn chain(rest: &str) -> String {
-    format!(
-        r#"
-[run]
-seed = 3
-stop = "300s"
-[nodes]
-server = {{}}
-gw = {{}}
-term = {{}}
-client = {{}}
-[[links]]
-a = "server"
-b = "gw"
-rate = "10Mbps"
-delay = "5ms"
-[[links]]
-name = "sat"
-a = "gw"
-b = "term"
-rate_ab = "2048kbps"
-rate_ba = "256kbps"
-delay = "250ms"
-queue_ab = {{ kind = "droptail", packets = 100 }}
-[[links]]
-a = "term"
-b = "client"
-rate = "100Mbps"
-delay = "1ms"
-{rest}
-"#
-    )
+    format!("[run]\nseed = 3\nstop = \"300s\"\n{}\n{rest}\n", include_str!("../../tests/data/pep_chain.toml"))
 }
 
 const WEB: &str = r#"
