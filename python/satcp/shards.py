@@ -252,7 +252,7 @@ def write_batch(spec: dict[str, Any], tasks: list[dict[str, Any]], outs: list[di
     except OSError:
         return outs
     receipts = [{"key": o["key"], "status": o["status"], "error": o.get("error"), "wall_s": o.get("wall_s"),
-                 "satcp_version": o.get("satcp_version"), "summary_json": None, "shard": shard} for o in outs]
+                 "run_cpu_s": o.get("run_cpu_s"), "satcp_version": o.get("satcp_version"), "summary_json": None, "shard": shard} for o in outs]
     if files is not None and receipts:
         receipts[0]["shard_files"] = files
     return receipts
