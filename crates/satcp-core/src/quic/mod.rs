@@ -53,6 +53,7 @@
 
 pub mod cc_adapter;
 pub mod null_crypto;
+mod pto_count;
 mod wire;
 #[cfg(feature = "tls")]
 pub mod tls;
@@ -68,7 +69,7 @@ use bytes::BytesMut;
 use null_crypto::{HandshakeSizes, NullConfig, NullHmac, NullTokenKey};
 use quinn_proto::congestion::{CubicConfig, NewRenoConfig};
 use quinn_proto::{
-    ClientConfig, Connection, ConnectionHandle, ConnectionId, ConnectionIdGenerator, DatagramEvent, Dir, Endpoint,
+    AckFrequencyConfig, ClientConfig, Connection, ConnectionHandle, ConnectionId, ConnectionIdGenerator, DatagramEvent, Dir, Endpoint,
     EndpointConfig, Event as QEvent, ServerConfig, StreamEvent, StreamId, TransportConfig, ValidationTokenConfig,
     VarInt,
 };
@@ -174,6 +175,8 @@ struct QuicSide {
     first_sent_at: Option<Time>,
     connected_at: Option<Time>,
     lost: bool,
+    /// quinn's PTO expiries on this side (`pto_count.rs`).
+    ptos: u64,
 }
 
 /// The counters a QUIC flow hands out for the summary and the series.
@@ -186,6 +189,10 @@ pub struct QuicCounters {
     pub lost_packets: u64,
     pub lost_bytes: u64,
     pub congestion_events: u64,
+    /// PTO expiries (both connections).
+    pub ptos: u64,
+    /// ACK frames the client sent.
+    pub client_acks: u64,
     pub cwnd: u64,
     pub srtt_ns: Option<f64>,
     /// From the client's first datagram to its `Connected` event.
@@ -221,6 +228,15 @@ fn transport(cfg: &QuicCfg, base: Instant, cc_rng: Rng) -> TransportConfig {
         t.receive_window(VarInt::from_u64(w).expect("checked by the parser"));
         // quinn's send buffer must hold a window's worth to fill it
         t.send_window(w.max(10_000_000));
+    }
+    if let Some(a) = cfg.ack_frequency {
+        // each side asks its peer (the same settings on both: the flow's
+        // ACK policy); quinn sends the frame once the handshake is done
+        let mut f = AckFrequencyConfig::default();
+        f.ack_eliciting_threshold(VarInt::from_u64(a.threshold).expect("checked by the parser"));
+        f.reordering_threshold(VarInt::from_u64(a.reordering).expect("checked by the parser"));
+        f.max_ack_delay(a.max_ack_delay_ns.map(Duration::from_nanos));
+        t.ack_frequency_config(Some(f));
     }
     match cfg.cc {
         QuicCc::QuinnNewReno => {
@@ -314,6 +330,7 @@ impl QuicFlow {
                 first_sent_at: None,
                 connected_at: None,
                 lost: false,
+                ptos: 0,
             }
         };
         let [s0, s1] = &mut streams;
@@ -442,8 +459,9 @@ impl QuicFlow {
             self.sides[i].timer_at = None;
         }
         let now = self.instant(ctx.now);
-        if let Some((_, c)) = self.sides[i].conn.as_mut() {
-            c.handle_timeout(now);
+        let s = &mut self.sides[i];
+        if let Some((_, c)) = s.conn.as_mut() {
+            s.ptos += pto_count::counted(|| c.handle_timeout(now)).1;
         }
         self.drive(i, ctx);
     }
@@ -544,6 +562,7 @@ impl QuicFlow {
             bytes_delivered: cli.reader.delivered,
             integrity_errors: cli.reader.integrity_errors,
             aborted: srv.lost || cli.lost,
+            ptos: srv.ptos + cli.ptos,
             handshake_ns: match (cli.first_sent_at, cli.connected_at) {
                 (Some(a), Some(b)) => Some(b - a),
                 _ => None,
@@ -563,6 +582,7 @@ impl QuicFlow {
             let st = conn.stats();
             c.datagrams_sent += st.udp_tx.datagrams;
             c.bytes_received = st.udp_rx.bytes;
+            c.client_acks = st.frame_tx.acks;
             c.lost_packets += st.path.lost_packets;
             c.lost_bytes += st.path.lost_bytes;
         }

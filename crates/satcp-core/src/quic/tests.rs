@@ -138,7 +138,12 @@ fn the_parser_refuses_what_quic_flows_do_not_do_yet() {
     let err = |flow: &str| parse_toml(&geo(100, "", flow), &[]).unwrap_err().to_string();
     let q = |quic: &str| quic_flow("d", quic, "1MB");
     for (flow, says) in [
-        (q("{ max_ack_delay = \"10ms\" }"), "quic.max_ack_delay is not implemented"),
+        (q("{ max_ack_delay = \"500us\" }"), "flows.d.quic.max_ack_delay"),
+        (q("{ max_ack_delay = \"20s\" }"), "to 16383ms"),
+        (q("{ ack_frequency = { threshold = -1 } }"), "flows.d.quic.ack_frequency.threshold"),
+        (q("{ ack_frequency = { reordering = 1.5 } }"), "flows.d.quic.ack_frequency.reordering"),
+        (q("{ ack_frequency = { every = 3 } }"), "unknown key \"every\""),
+        (q("{ ack_frequency = 3 }"), "{ threshold = N, reordering = N }"),
         (q("{ zero_rtt = true }"), "quic.zero_rtt is not implemented"),
         (q("{ careful_resume = true }"), "quic.careful_resume is not implemented"),
         (q("{ cc = \"quinn-bbr\" }"), "operating system"),
@@ -281,4 +286,69 @@ fn the_pattern_check_finds_one_wrong_byte_anywhere() {
         }
         assert!(len < 2 || !super::follows_pattern(&good, offset + 1, &pattern));
     }
+}
+
+/// The client's ACK frames and the file's completion, for `quic` settings
+/// over the loss-free GEO path (a queue no window reaches).
+fn acks_and_completion(quic: &str, size: &str, bytes: u64) -> (u64, f64) {
+    let (_, f) = run(&geo(100_000, "", &quic_flow("d", quic, size)));
+    delivered_whole(&f[0], bytes);
+    (f[0].quic.unwrap().client_acks, f[0].completion_s.unwrap())
+}
+
+/// The ACK-frequency extension: without it quinn's client acknowledges
+/// every second packet (RFC 9000 section 13.2.2), about one ACK per 2,900
+/// bytes of a 2 MB file: at least 2 MB / 2 / 1,452 (quinn's largest
+/// payload) = 688. Asked to wait for more than 10 packets (and up to
+/// 100 ms: 11 packets at 2,048 kbit/s take 64 ms, so the count binds),
+/// it sends an ACK per 11 packets: at least 2 MB / 11 / 1,452 = 125
+/// and far fewer than half the default's; the file still arrives whole.
+#[test]
+fn a_larger_ack_threshold_sends_fewer_acks_and_completes() {
+    let (plain, _) = acks_and_completion("{ cc = \"cubic\" }", "2MB", 2_000_000);
+    let (sparse, _) = acks_and_completion("{ cc = \"cubic\", max_ack_delay = \"100ms\", ack_frequency = { threshold = 10 } }", "2MB", 2_000_000);
+    assert!(plain >= 688, "{plain}");
+    assert!(sparse >= 125 && sparse * 3 < plain, "threshold 10: {sparse} ACKs, default: {plain}");
+}
+
+/// `max_ack_delay` with a threshold no flight reaches: the client
+/// acknowledges on its ACK timer only. At 200 ms, no two ACKs of the data
+/// are less than 200 ms apart: at most completion / 0.2 of them (plus the
+/// handshake's few); at 25 ms, while the file crosses the 2,048 kbit/s
+/// downlink back to back (at least 2 MB x 8 / 2.048 Mbit/s = 7.8 s), an ACK
+/// comes at most 25 ms + one packet's 5.8 ms after the previous: at least
+/// 7.8 / 0.0308 = 253. Asked for 20 s, quinn clamps the request to the
+/// path's RTT (at most max(RTT, 25 ms)): ACKs keep coming every RTT or so,
+/// more than a 20 s timer would send (the completion / 20 s, under 3).
+#[test]
+fn max_ack_delay_sets_when_the_receiver_acknowledges() {
+    let q = |d: &str| format!("{{ cc = \"cubic\", max_ack_delay = \"{d}\", ack_frequency = {{ threshold = 100000 }} }}");
+    let (slow, c_slow) = acks_and_completion(&q("200ms"), "2MB", 2_000_000);
+    let (fast, _) = acks_and_completion(&q("25ms"), "2MB", 2_000_000);
+    assert!((slow as f64) <= c_slow / 0.2 + 6.0, "{slow} ACKs in {c_slow} s");
+    assert!(fast >= 253, "{fast}");
+    let (clamped, c) = acks_and_completion(&q("16s"), "2MB", 2_000_000);
+    assert!(clamped as f64 > c / 16.0 + 6.0 && clamped as f64 > c / 1.5, "{clamped} ACKs in {c} s");
+}
+
+/// PTOs are counted exactly: none on a loss-free run; a 2 s outage of
+/// the satellite hop (both ways) in the middle of the transfer (every
+/// datagram in flight lost, no ACK comes back) makes the probe timers
+/// expire: the server's (its data) and the client's (its flow-control
+/// updates are ack-eliciting too). A PTO is at least the 510 ms path RTT
+/// and doubles at each expiry: at 0.51, 1.53 and 3.57 s at the earliest
+/// after a side's last ack-eliciting packet, so at most 3 per side in the
+/// 2 s outage and the round trip after it (the probe sent after it gets
+/// through), at most 6 in all; the file still arrives whole.
+#[test]
+fn the_summary_counts_ptos_exactly() {
+    let (_, f) = run(&geo(100_000, "", &quic_flow("d", "{ cc = \"cubic\" }", "1MB")));
+    delivered_whole(&f[0], 1_000_000);
+    assert_eq!(f[0].quic.unwrap().ptos, 0);
+    let outage = geo(100_000, "", &quic_flow("d", "{ cc = \"cubic\" }", "1MB"))
+        .replace("queue_ab =", "changes = [{ at = \"3s\", down = true }, { at = \"5s\", down = false }]\nqueue_ab =");
+    let (_, f) = run(&outage);
+    delivered_whole(&f[0], 1_000_000);
+    let q = f[0].quic.unwrap();
+    assert!(q.ptos >= 1 && q.ptos <= 6, "{q:?}");
 }

@@ -6,9 +6,11 @@
 use super::*;
 
 const QUIC_EXPECTED: &str = "an inline table of QUIC settings, e.g. { cc = \"quinn-cubic\" }";
-const KEYS: &[&str] = &["cc", "initial_window", "initial_rtt", "stream_window", "connection_window", "crypto"];
+const KEYS: &[&str] = &[
+    "cc", "initial_window", "initial_rtt", "stream_window", "connection_window", "crypto", "max_ack_delay", "ack_frequency",
+];
 /// Keys of a `quic` table that are planned but not implemented yet.
-const NOT_YET: &[&str] = &["variant", "profile", "max_ack_delay", "ack_frequency", "zero_rtt", "careful_resume", "pacing"];
+const NOT_YET: &[&str] = &["variant", "profile", "zero_rtt", "careful_resume", "pacing"];
 /// quinn's own controllers, then satcp's through the adapter
 /// (`quic/cc_adapter.rs`; window controllers only so far).
 const CCS: &[&str] = &["quinn-newreno", "quinn-cubic", "aimd", "cubic", "hybla"];
@@ -99,5 +101,38 @@ pub(super) fn parse_quic(t: &Tbl, app: &AppCfg) -> Res<QuicCfg> {
         stream_window: window("stream_window")?,
         connection_window: window("connection_window")?,
         crypto,
+        ack_frequency: ack_frequency(&q)?,
     })
+}
+
+/// The largest `max_ack_delay` a transport parameter can carry (2^14 ms,
+/// RFC 9000 section 18.2): no QUIC stack delays its ACKs longer.
+const MAX_ACK_DELAY_NS: u64 = ((1 << 14) - 1) * 1_000_000;
+
+/// `max_ack_delay` and `ack_frequency = { threshold, reordering }`: either
+/// turns on the ACK-frequency extension (quinn can only ask the peer for
+/// an ACK delay through it; docs/models/quic.md), quinn's defaults for the
+/// rest.
+fn ack_frequency(q: &Tbl) -> Res<Option<QuicAckFrequency>> {
+    let max_ack_delay_ns = match q.duration("max_ack_delay")? {
+        Some(d) if !(1_000_000..=MAX_ACK_DELAY_NS).contains(&d) => {
+            return Err(q.bad(
+                "max_ack_delay",
+                "a duration from 1ms (quinn's min_ack_delay, its timer granularity: a peer refuses less) to 16383ms (the transport parameter's limit)",
+            ));
+        }
+        d => d,
+    };
+    let table = q.table("ack_frequency", "an inline table { threshold = N, reordering = N }")?;
+    if table.is_none() && max_ack_delay_ns.is_none() {
+        return Ok(None);
+    }
+    let (mut threshold, mut reordering) = (1, 2);
+    if let Some(mut a) = table {
+        a.only(&["threshold", "reordering"])?;
+        const LIMIT: i64 = (1 << 62) - 1; // a QUIC variable-length integer
+        threshold = a.int("threshold", 0, LIMIT)?.map_or(threshold, |v| v as u64);
+        reordering = a.int("reordering", 0, LIMIT)?.map_or(reordering, |v| v as u64);
+    }
+    Ok(Some(QuicAckFrequency { threshold, reordering, max_ack_delay_ns }))
 }
