@@ -145,6 +145,8 @@ fn the_parser_refuses_what_quic_flows_do_not_do_yet() {
         (q("{ ack_frequency = { every = 3 } }"), "unknown key \"every\""),
         (q("{ ack_frequency = 3 }"), "{ threshold = N, reordering = N }"),
         (q("{ zero_rtt = true }"), "quic.zero_rtt is not implemented"),
+        (q("{ pacing = false }"), "quinn always paces"),
+        (q("{ pacing = \"yes\" }"), "flows.d.quic.pacing"),
         (q("{ careful_resume = true }"), "quic.careful_resume is not implemented"),
         (q("{ cc = \"quinn-bbr\" }"), "operating system"),
         (q("{ cc = \"bbr\" }"), "window controllers only"),
@@ -164,6 +166,8 @@ fn the_parser_refuses_what_quic_flows_do_not_do_yet() {
     } else {
         assert!(tls.unwrap_err().to_string().contains("built without real TLS 1.3"));
     }
+    // what quinn does anyway: no change
+    assert_eq!(quic_cfg("{ pacing = true }"), quic_cfg("{}"));
     // a satcp controller's own keys are accepted in the quic table
     let ok = parse_toml(&geo(100, "", &q("{ cc = \"hybla\", hybla_rtt0 = \"25ms\" }")), &[]);
     assert!(ok.is_ok(), "{:?}", ok.err());
@@ -351,4 +355,75 @@ fn the_summary_counts_ptos_exactly() {
     delivered_whole(&f[0], 1_000_000);
     let q = f[0].quic.unwrap();
     assert!(q.ptos >= 1 && q.ptos <= 6, "{q:?}");
+}
+
+/// The parsed `quic` settings of a one-flow scenario.
+fn quic_cfg(quic: &str) -> crate::scenario::QuicCfg {
+    let scn = parse_toml(&geo(100, "", &quic_flow("d", quic, "1MB")), &[]).unwrap_or_else(|e| panic!("{quic}: {e}"));
+    scn.flows[0].quic.clone().expect("a QUIC flow")
+}
+
+/// `variant` selects the controller a `tcp` table's variant runs, with
+/// the same parameters as `cc` (and its keys); `newreno` is RFC 9002's
+/// NewReno window, satcp's aimd; `variant` and `cc` that agree are taken.
+#[test]
+fn variant_selects_the_same_controller_as_cc() {
+    for (variant, cc) in [("cubic", "cubic"), ("hybla", "hybla"), ("newreno", "aimd")] {
+        let v = quic_cfg(&format!("{{ variant = \"{variant}\" }}"));
+        assert_eq!(v, quic_cfg(&format!("{{ cc = \"{cc}\" }}")), "{variant}");
+        assert_eq!(v, quic_cfg(&format!("{{ variant = \"{variant}\", cc = \"{cc}\" }}")), "{variant}");
+        assert_eq!(v.cc.name(), cc);
+    }
+    let h = quic_cfg("{ variant = \"hybla\", hybla_rtt0 = \"50ms\" }");
+    assert_eq!(h, quic_cfg("{ cc = \"hybla\", hybla_rtt0 = \"50ms\" }"));
+    assert_ne!(h, quic_cfg("{ cc = \"hybla\" }"));
+    // a run with it is the cc's run, labelled by its controller
+    let (_, a) = run(&geo(100, "", &quic_flow("d", "{ variant = \"newreno\" }", "300kB")));
+    let (_, b) = run(&geo(100, "", &quic_flow("d", "{ cc = \"aimd\" }", "300kB")));
+    delivered_whole(&a[0], 300_000);
+    assert_eq!((a[0].variant.as_str(), a[0].completion_s), ("quic/aimd", b[0].completion_s));
+}
+
+/// `profile = "linux"` gives satcp's controllers the `linux` profile's
+/// defaults, as on TCP: CUBIC's window and HyStart in Linux's style,
+/// AIMD's per-byte increase, Hybla's Linux style; keys given win.
+#[test]
+fn profile_linux_gives_the_controllers_their_linux_defaults() {
+    let linux = quic_cfg("{ cc = \"cubic\", profile = \"linux\" }");
+    assert_eq!(linux, quic_cfg("{ cc = \"cubic\", cubic_style = \"linux\", cubic_hystart_style = \"linux\" }"));
+    assert_ne!(linux, quic_cfg("{ cc = \"cubic\" }"));
+    assert_eq!(quic_cfg("{ cc = \"cubic\", profile = \"rfc\" }"), quic_cfg("{ cc = \"cubic\" }"));
+    assert_eq!(
+        quic_cfg("{ cc = \"cubic\", profile = \"linux\", cubic_style = \"rfc9438\" }"),
+        quic_cfg("{ cc = \"cubic\", cubic_hystart_style = \"linux\" }")
+    );
+    assert_eq!(quic_cfg("{ variant = \"newreno\", profile = \"linux\" }"), quic_cfg("{ cc = \"aimd\", ca_increment = \"bytes\" }"));
+    assert_eq!(quic_cfg("{ variant = \"hybla\", profile = \"linux\" }"), quic_cfg("{ cc = \"hybla\", hybla_style = \"linux\" }"));
+}
+
+/// What `variant` and `profile` cannot mean on QUIC is refused, naming
+/// the reason and what is allowed.
+#[test]
+fn variants_and_profiles_quic_cannot_run_are_refused() {
+    let err = |quic: &str| parse_toml(&geo(100, "", &quic_flow("d", quic, "1MB")), &[]).unwrap_err().to_string();
+    for (quic, says) in [
+        ("{ variant = \"sack\" }", "names a TCP loss-recovery scheme"),
+        ("{ variant = \"reno\" }", "QUIC's recovery is always RFC 9002's"),
+        ("{ variant = \"fack\" }", "flows.d.quic.variant"),
+        ("{ variant = \"enhanced\" }", "loss-recovery scheme"),
+        ("{ variant = \"vegas\" }", "window controllers only"),
+        ("{ variant = \"modified-peach\" }", "window controllers only"),
+        ("{ variant = \"bogus\" }", "one of \"newreno\", \"cubic\", \"hybla\""),
+        ("{ variant = 3 }", "one of \"newreno\""),
+        ("{ variant = \"cubic\", cc = \"hybla\" }", "variant = \"cubic\" runs cc = \"cubic\""),
+        ("{ variant = \"cubic\", cc = \"quinn-cubic\" }", "a variant of the controller cc names"),
+        ("{ variant = \"newreno\", cubic_c = 0.4 }", "unknown key \"cubic_c\""),
+        ("{ cc = \"cubic\", profile = \"ns2\" }", "ns-2 has no QUIC"),
+        ("{ cc = \"cubic\", profile = \"bsd\" }", "one of \"rfc\", \"linux\""),
+        ("{ profile = \"linux\" }", "no profile with quinn's controllers"),
+        ("{ cc = \"quinn-newreno\", profile = \"rfc\" }", "no profile with quinn's controllers"),
+    ] {
+        let e = err(quic);
+        assert!(e.contains(says), "{quic}\n=> {e}");
+    }
 }
