@@ -47,6 +47,10 @@
 //!   are neither issued nor asked for; the null crypto draws nothing.
 //!   quinn's own BBR seeds its pacing-gain cycle from the OS, so
 //!   `quic.cc = "quinn-bbr"` is refused until that can be seeded.
+//! * Knobs (`QuicCfg`): ACK delay and frequency through quinn's
+//!   ACK-frequency extension (`transport`); 0-RTT from a ticket of an
+//!   in-memory earlier connection (`resumption.rs`); PTO expiries counted
+//!   from quinn's tracing event (`pto_count.rs`).
 //! * Stream data is a fixed pattern (byte i of the stream = i mod 251); the
 //!   client checks every byte it reads against it and its offset against
 //!   what it has read so far (`integrity_errors`, 0 unless broken).
@@ -54,6 +58,7 @@
 pub mod cc_adapter;
 pub mod null_crypto;
 mod pto_count;
+mod resumption;
 mod wire;
 #[cfg(feature = "tls")]
 pub mod tls;
@@ -261,15 +266,22 @@ fn transport(cfg: &QuicCfg, base: Instant, cc_rng: Rng) -> TransportConfig {
     t
 }
 
-/// The client's and the server's crypto configurations.
-fn crypto(c: QuicCrypto) -> (Arc<dyn quinn_proto::crypto::ClientConfig>, Arc<dyn quinn_proto::crypto::ServerConfig>) {
+/// The client's and the server's crypto configurations, and with
+/// `zero_rtt` the null configuration that keeps the client's ticket.
+fn crypto(
+    c: QuicCrypto,
+    zero_rtt: bool,
+) -> (Arc<dyn quinn_proto::crypto::ClientConfig>, Arc<dyn quinn_proto::crypto::ServerConfig>, Option<Arc<NullConfig>>) {
     match c {
         QuicCrypto::Null => {
-            let null = Arc::new(NullConfig { sizes: HandshakeSizes::DEFAULT });
-            (null.clone(), null)
+            let null = Arc::new(NullConfig::new(HandshakeSizes::DEFAULT, zero_rtt));
+            (null.clone(), null.clone(), zero_rtt.then_some(null))
         }
         #[cfg(feature = "tls")]
-        QuicCrypto::Tls => tls::configs(),
+        QuicCrypto::Tls => {
+            let (c, s) = tls::configs();
+            (c, s, None)
+        }
         #[cfg(not(feature = "tls"))]
         QuicCrypto::Tls => unreachable!("the parser refuses crypto = \"tls\" without the tls feature"),
     }
@@ -284,7 +296,7 @@ impl QuicFlow {
         // the controller's random stream: a third draw from the server's
         let cc_rng = Rng::new(streams[0].next_u64(), 0);
         let transport = Arc::new(transport(cfg, base, cc_rng));
-        let (client_crypto, server_crypto) = crypto(cfg.crypto);
+        let (client_crypto, server_crypto, resumable) = crypto(cfg.crypto, cfg.zero_rtt);
         let mut server_cfg = ServerConfig::new(server_crypto, Arc::new(NullTokenKey));
         server_cfg.transport_config(transport.clone());
         let mut tokens = ValidationTokenConfig::default();
@@ -292,6 +304,9 @@ impl QuicFlow {
         server_cfg.validation_token_config(tokens);
         server_cfg.time_source(Arc::new(FixedClock));
         let server_cfg = Arc::new(server_cfg);
+        if let Some(null) = resumable {
+            resumption::obtain_ticket(null, transport.clone(), server_cfg.clone(), base);
+        }
         let mut client_cfg = ClientConfig::new(client_crypto);
         client_cfg.transport_config(transport);
         let dcid_seed = AtomicU64::new(streams[1].next_u64());
@@ -563,8 +578,11 @@ impl QuicFlow {
             integrity_errors: cli.reader.integrity_errors,
             aborted: srv.lost || cli.lost,
             ptos: srv.ptos + cli.ptos,
-            handshake_ns: match (cli.first_sent_at, cli.connected_at) {
-                (Some(a), Some(b)) => Some(b - a),
+            // with 0-RTT accepted, the client's data left with its first
+            // flight: it waited for no handshake
+            handshake_ns: match (cli.first_sent_at, cli.connected_at, &cli.conn) {
+                (Some(_), Some(_), Some((_, c))) if c.accepted_0rtt() => Some(0),
+                (Some(a), Some(b), _) => Some(b - a),
                 _ => None,
             },
             ..QuicCounters::default()

@@ -497,6 +497,9 @@ pub struct QuicCfg {
     /// (`quic.max_ack_delay`, `quic.ack_frequency`); None: the extension
     /// off, quinn's RFC 9000 ACKs (every second packet, 25 ms).
     pub ack_frequency: Option<QuicAckFrequency>,
+    /// Resume from a ticket of an earlier connection and send the first
+    /// data in 0-RTT packets (`quic.zero_rtt`; null crypto only).
+    pub zero_rtt: bool,
 }
 
 /// What each side asks its peer in an ACK_FREQUENCY frame

@@ -8,10 +8,10 @@ use super::*;
 const QUIC_EXPECTED: &str = "an inline table of QUIC settings, e.g. { cc = \"quinn-cubic\" }";
 const KEYS: &[&str] = &[
     "cc", "initial_window", "initial_rtt", "stream_window", "connection_window", "crypto", "max_ack_delay", "ack_frequency",
-    "variant", "profile", "pacing",
+    "variant", "profile", "pacing", "zero_rtt",
 ];
 /// Keys of a `quic` table that are planned but not implemented yet.
-const NOT_YET: &[&str] = &["zero_rtt", "careful_resume"];
+const NOT_YET: &[&str] = &["careful_resume"];
 /// quinn's own controllers, then satcp's through the adapter
 /// (`quic/cc_adapter.rs`; window controllers only so far).
 const CCS: &[&str] = &["quinn-newreno", "quinn-cubic", "aimd", "cubic", "hybla"];
@@ -86,6 +86,10 @@ pub(super) fn parse_quic(t: &Tbl, app: &AppCfg) -> Res<QuicCfg> {
         }
         _ => QuicCrypto::Null,
     };
+    let zero_rtt = q.bool("zero_rtt")?.unwrap_or(false);
+    if zero_rtt && crypto == QuicCrypto::Tls {
+        return Err(q.bad("zero_rtt", "false with crypto = \"tls\": 0-RTT runs on the null crypto only (a rustls ticket would come from an earlier TLS connection whose random values cannot be seeded; not built)"));
+    }
     let cc = match q.choice("cc", CCS)?.or(variant_cc) {
         Some("quinn-newreno") => QuicCc::QuinnNewReno,
         Some(name) if SATCP_CCS.contains(&name) => {
@@ -111,6 +115,7 @@ pub(super) fn parse_quic(t: &Tbl, app: &AppCfg) -> Res<QuicCfg> {
         connection_window: window("connection_window")?,
         crypto,
         ack_frequency: ack_frequency(&q)?,
+        zero_rtt,
     })
 }
 
