@@ -187,7 +187,8 @@ fn profile(q: &Tbl, cc_name: &str) -> Res<crate::tcp::profile::Profile> {
 }
 
 /// The largest `max_ack_delay` a transport parameter can carry (2^14 ms,
-/// RFC 9000 section 18.2): no QUIC stack delays its ACKs longer.
+/// RFC 9000 section 18.2): requests are kept within what an endpoint could
+/// advertise as its own.
 const MAX_ACK_DELAY_NS: u64 = ((1 << 14) - 1) * 1_000_000;
 
 /// `max_ack_delay` and `ack_frequency = { threshold, reordering }`: either
