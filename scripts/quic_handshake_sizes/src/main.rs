@@ -55,22 +55,35 @@ fn main() {
     let mut sc = rustls::ServerConfig::builder_with_provider(provider.clone()).with_protocol_versions(&[&rustls::version::TLS13]).unwrap()
         .with_no_client_auth().with_single_cert(vec![cert_der.clone()], key).unwrap();
     sc.alpn_protocols = vec![b"h3".to_vec()];
-    sc.max_early_data_size = 0;
+    // 0-RTT on (quinn takes 0 or u32::MAX); the second connection resumes
+    sc.max_early_data_size = u32::MAX;
     let mut roots = rustls::RootCertStore::empty();
     roots.add(cert_der).unwrap();
     let mut cc = rustls::ClientConfig::builder_with_provider(provider).with_protocol_versions(&[&rustls::version::TLS13]).unwrap()
         .with_root_certificates(roots).with_no_client_auth();
     cc.alpn_protocols = vec![b"h3".to_vec()];
+    cc.enable_early_data = true;
     let qsc = Arc::new(QuicServerConfig::try_from(sc).unwrap());
     let qcc = Arc::new(QuicClientConfig::try_from(cc).unwrap());
     let server_cfg = Arc::new(ServerConfig::with_crypto(Arc::new(SC(qsc, log.clone()))));
     let client_cfg = ClientConfig::new(Arc::new(CC(qcc, log.clone())));
     let mut se = Endpoint::new(Arc::new(EndpointConfig::default()), Some(server_cfg), true, None);
     let mut ce = Endpoint::new(Arc::new(EndpointConfig::default()), None, true, None);
+    // a full handshake, then one resumed from its ticket with 0-RTT
+    for conn in ["full", "resumed"] {
+    println!("{conn} handshake:");
+    log.lock().unwrap().clear();
+    let client_cfg = client_cfg.clone();
     let sa = "10.0.0.1:443".parse().unwrap();
     let ca = "10.0.0.2:50000".parse().unwrap();
     let mut now = Instant::now();
     let (_cch, mut cc) = ce.connect(now, client_cfg, sa, "localhost").unwrap();
+    if conn == "resumed" {
+        // a request in 0-RTT, as the resumed client sends it
+        let id = cc.streams().open(quinn_proto::Dir::Bi).expect("0-RTT: the ticket's limits");
+        cc.send_stream(id).write(&[0u8; 300]).unwrap();
+        eprintln!("0-RTT enabled: {}", cc.has_0rtt());
+    }
     let mut sconn: Option<(ConnectionHandle, quinn_proto::Connection)> = None;
     let mut buf = Vec::new();
     for round in 0..6 {
@@ -100,5 +113,8 @@ fn main() {
         }
         while let Some(ev) = cc.poll() { eprintln!("client event {ev:?}"); }
     }
+    eprintln!("0-RTT accepted: {}", cc.accepted_0rtt());
     for (side, n, keys) in log.lock().unwrap().iter() { println!("{side}: wrote {n} bytes, keys changed: {keys}"); }
+    drop(sconn);
+    }
 }

@@ -47,12 +47,18 @@
 //!   are neither issued nor asked for; the null crypto draws nothing.
 //!   quinn's own BBR seeds its pacing-gain cycle from the OS, so
 //!   `quic.cc = "quinn-bbr"` is refused until that can be seeded.
+//! * Knobs (`QuicCfg`): ACK delay and frequency through quinn's
+//!   ACK-frequency extension (`transport`); 0-RTT from a ticket of an
+//!   in-memory earlier connection (`resumption.rs`); PTO expiries counted
+//!   from quinn's tracing event (`pto_count.rs`).
 //! * Stream data is a fixed pattern (byte i of the stream = i mod 251); the
 //!   client checks every byte it reads against it and its offset against
 //!   what it has read so far (`integrity_errors`, 0 unless broken).
 
 pub mod cc_adapter;
 pub mod null_crypto;
+mod pto_count;
+mod resumption;
 mod wire;
 #[cfg(feature = "tls")]
 pub mod tls;
@@ -68,7 +74,7 @@ use bytes::BytesMut;
 use null_crypto::{HandshakeSizes, NullConfig, NullHmac, NullTokenKey};
 use quinn_proto::congestion::{CubicConfig, NewRenoConfig};
 use quinn_proto::{
-    ClientConfig, Connection, ConnectionHandle, ConnectionId, ConnectionIdGenerator, DatagramEvent, Dir, Endpoint,
+    AckFrequencyConfig, ClientConfig, Connection, ConnectionHandle, ConnectionId, ConnectionIdGenerator, DatagramEvent, Dir, Endpoint,
     EndpointConfig, Event as QEvent, ServerConfig, StreamEvent, StreamId, TransportConfig, ValidationTokenConfig,
     VarInt,
 };
@@ -174,6 +180,8 @@ struct QuicSide {
     first_sent_at: Option<Time>,
     connected_at: Option<Time>,
     lost: bool,
+    /// quinn's PTO expiries on this side (`pto_count.rs`).
+    ptos: u64,
 }
 
 /// The counters a QUIC flow hands out for the summary and the series.
@@ -186,6 +194,10 @@ pub struct QuicCounters {
     pub lost_packets: u64,
     pub lost_bytes: u64,
     pub congestion_events: u64,
+    /// PTO expiries (both connections).
+    pub ptos: u64,
+    /// ACK frames the client sent.
+    pub client_acks: u64,
     pub cwnd: u64,
     pub srtt_ns: Option<f64>,
     /// From the client's first datagram to its `Connected` event.
@@ -222,6 +234,15 @@ fn transport(cfg: &QuicCfg, base: Instant, cc_rng: Rng) -> TransportConfig {
         // quinn's send buffer must hold a window's worth to fill it
         t.send_window(w.max(10_000_000));
     }
+    if let Some(a) = cfg.ack_frequency {
+        // each side asks its peer (the same settings on both: the flow's
+        // ACK policy); quinn sends the frame once the handshake is done
+        let mut f = AckFrequencyConfig::default();
+        f.ack_eliciting_threshold(VarInt::from_u64(a.threshold).expect("checked by the parser"));
+        f.reordering_threshold(VarInt::from_u64(a.reordering).expect("checked by the parser"));
+        f.max_ack_delay(a.max_ack_delay_ns.map(Duration::from_nanos));
+        t.ack_frequency_config(Some(f));
+    }
     match cfg.cc {
         QuicCc::QuinnNewReno => {
             let mut c = NewRenoConfig::default();
@@ -245,15 +266,22 @@ fn transport(cfg: &QuicCfg, base: Instant, cc_rng: Rng) -> TransportConfig {
     t
 }
 
-/// The client's and the server's crypto configurations.
-fn crypto(c: QuicCrypto) -> (Arc<dyn quinn_proto::crypto::ClientConfig>, Arc<dyn quinn_proto::crypto::ServerConfig>) {
+/// The client's and the server's crypto configurations, and with
+/// `zero_rtt` the null configuration that keeps the client's ticket.
+fn crypto(
+    c: QuicCrypto,
+    zero_rtt: bool,
+) -> (Arc<dyn quinn_proto::crypto::ClientConfig>, Arc<dyn quinn_proto::crypto::ServerConfig>, Option<Arc<NullConfig>>) {
     match c {
         QuicCrypto::Null => {
-            let null = Arc::new(NullConfig { sizes: HandshakeSizes::DEFAULT });
-            (null.clone(), null)
+            let null = Arc::new(NullConfig::new(HandshakeSizes::DEFAULT, zero_rtt));
+            (null.clone(), null.clone(), zero_rtt.then_some(null))
         }
         #[cfg(feature = "tls")]
-        QuicCrypto::Tls => tls::configs(),
+        QuicCrypto::Tls => {
+            let (c, s) = tls::configs();
+            (c, s, None)
+        }
         #[cfg(not(feature = "tls"))]
         QuicCrypto::Tls => unreachable!("the parser refuses crypto = \"tls\" without the tls feature"),
     }
@@ -268,7 +296,7 @@ impl QuicFlow {
         // the controller's random stream: a third draw from the server's
         let cc_rng = Rng::new(streams[0].next_u64(), 0);
         let transport = Arc::new(transport(cfg, base, cc_rng));
-        let (client_crypto, server_crypto) = crypto(cfg.crypto);
+        let (client_crypto, server_crypto, resumable) = crypto(cfg.crypto, cfg.zero_rtt);
         let mut server_cfg = ServerConfig::new(server_crypto, Arc::new(NullTokenKey));
         server_cfg.transport_config(transport.clone());
         let mut tokens = ValidationTokenConfig::default();
@@ -276,6 +304,9 @@ impl QuicFlow {
         server_cfg.validation_token_config(tokens);
         server_cfg.time_source(Arc::new(FixedClock));
         let server_cfg = Arc::new(server_cfg);
+        if let Some(null) = resumable {
+            resumption::obtain_ticket(null, transport.clone(), server_cfg.clone(), base);
+        }
         let mut client_cfg = ClientConfig::new(client_crypto);
         client_cfg.transport_config(transport);
         let dcid_seed = AtomicU64::new(streams[1].next_u64());
@@ -314,6 +345,7 @@ impl QuicFlow {
                 first_sent_at: None,
                 connected_at: None,
                 lost: false,
+                ptos: 0,
             }
         };
         let [s0, s1] = &mut streams;
@@ -442,8 +474,9 @@ impl QuicFlow {
             self.sides[i].timer_at = None;
         }
         let now = self.instant(ctx.now);
-        if let Some((_, c)) = self.sides[i].conn.as_mut() {
-            c.handle_timeout(now);
+        let s = &mut self.sides[i];
+        if let Some((_, c)) = s.conn.as_mut() {
+            s.ptos += pto_count::counted(|| c.handle_timeout(now)).1;
         }
         self.drive(i, ctx);
     }
@@ -544,8 +577,12 @@ impl QuicFlow {
             bytes_delivered: cli.reader.delivered,
             integrity_errors: cli.reader.integrity_errors,
             aborted: srv.lost || cli.lost,
-            handshake_ns: match (cli.first_sent_at, cli.connected_at) {
-                (Some(a), Some(b)) => Some(b - a),
+            ptos: srv.ptos + cli.ptos,
+            // with 0-RTT accepted, the client's data left with its first
+            // flight: it waited for no handshake
+            handshake_ns: match (cli.first_sent_at, cli.connected_at, &cli.conn) {
+                (Some(_), Some(_), Some((_, c))) if c.accepted_0rtt() => Some(0),
+                (Some(a), Some(b), _) => Some(b - a),
                 _ => None,
             },
             ..QuicCounters::default()
@@ -563,6 +600,7 @@ impl QuicFlow {
             let st = conn.stats();
             c.datagrams_sent += st.udp_tx.datagrams;
             c.bytes_received = st.udp_rx.bytes;
+            c.client_acks = st.frame_tx.acks;
             c.lost_packets += st.path.lost_packets;
             c.lost_bytes += st.path.lost_bytes;
         }

@@ -30,6 +30,20 @@
 //!   Retry, no NEW_TOKEN, `quic/mod.rs`) get a keyed non-cryptographic hash
 //!   and a null AEAD of the same lengths as quinn's ring-backed ones.
 //!
+//! * Resumption with 0-RTT (`quic.zero_rtt`, `NullConfig::zero_rtt`):
+//!   the server's NewSessionTicket carries its transport parameters (as a
+//!   TLS ticket lets a client remember them, RFC 9000 section 7.4.1); the
+//!   client keeps the last one in its configuration. A client session
+//!   started with a ticket sends the resumed ClientHello (its padding's
+//!   first byte 1: "a PSK and early data", standing in for TLS's
+//!   pre_shared_key and early_data extensions), hands quinn 0-RTT keys at
+//!   once and the remembered parameters, so quinn sends application data in
+//!   0-RTT packets with its first flight; the server accepts (a TLS server
+//!   with `max_early_data_size` set, as quinn configures it, holding the
+//!   ticket's key), says so in its flight (the same byte), and hands quinn
+//!   0-RTT keys after the ClientHello. A resumed handshake has no
+//!   Certificate or CertificateVerify and larger hellos: `RESUMED`.
+//!
 //! Ambiguity: a real TLS stack may split its server flight differently
 //! across packets (quinn fills each packet to its budget either way, so only
 //! the total counts) and a certificate's size varies; the sizes are
@@ -42,7 +56,7 @@ use quinn_proto::crypto::{
 use quinn_proto::transport_parameters::TransportParameters;
 use quinn_proto::{ConnectError, ConnectionId, Side, TransportError, TransportErrorCode};
 use std::any::Any;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// AEAD tag length of TLS 1.3's QUIC cipher suites (RFC 9001 section 5.3).
 pub const TAG_LEN: usize = 16;
@@ -81,12 +95,46 @@ impl HandshakeSizes {
     /// rustls's default two session tickets.
     pub const DEFAULT: HandshakeSizes =
         HandshakeSizes { client_hello: 292, server_hello: 90, server_flight: 656, client_finished: 52, session_tickets: 162 };
+
+    /// A handshake resumed from a ticket with 0-RTT, measured as `DEFAULT`
+    /// (`scripts/quic_handshake_sizes` runs a full handshake and then one
+    /// resumed with 0-RTT, rustls 0.23.46) and applied to `DEFAULT` as the
+    /// differences it found: the ClientHello + 101 bytes (the
+    /// pre_shared_key extension with the ticket's identity and a 48-byte
+    /// binder, early_data, psk_key_exchange_modes), the ServerHello + 6
+    /// (pre_shared_key), the server's flight without Certificate and
+    /// CertificateVerify (- 451 bytes; EncryptedExtensions with
+    /// early_data), the same Finished and tickets.
+    pub const RESUMED: HandshakeSizes =
+        HandshakeSizes { client_hello: 393, server_hello: 96, server_flight: 205, client_finished: 52, session_tickets: 162 };
 }
 
 /// One side's configuration (client and server share the type).
 pub struct NullConfig {
+    /// A full handshake's sizes.
     pub sizes: HandshakeSizes,
+    /// Resumption with 0-RTT: the server puts its transport parameters in
+    /// its ticket, a client keeps the last ticket it got and resumes from
+    /// it (`RESUMED` sizes). Off: tickets carry nothing, no resumption.
+    pub zero_rtt: bool,
+    /// The client's last ticket: the server's encoded transport parameters.
+    pub ticket: Mutex<Option<Vec<u8>>>,
 }
+
+impl NullConfig {
+    pub fn new(sizes: HandshakeSizes, zero_rtt: bool) -> Self {
+        NullConfig { sizes, zero_rtt, ticket: Mutex::new(None) }
+    }
+
+    /// Whether a client has a ticket to resume from.
+    pub fn has_ticket(&self) -> bool {
+        self.ticket.lock().expect("not poisoned").is_some()
+    }
+}
+
+/// The byte after a message's transport parameters: 1 in a ClientHello
+/// that resumes with early data, and in a server flight accepting it.
+const EARLY_DATA: u8 = 1;
 
 impl crypto::ClientConfig for NullConfig {
     fn start_session(
@@ -95,7 +143,16 @@ impl crypto::ClientConfig for NullConfig {
         _server_name: &str,
         params: &TransportParameters,
     ) -> Result<Box<dyn crypto::Session>, ConnectError> {
-        Ok(Box::new(NullSession::new(Side::Client, self.sizes, params)))
+        let mut session = NullSession::new(Side::Client, self.sizes, params, self.clone());
+        let ticket = if self.zero_rtt { self.ticket.lock().expect("not poisoned").clone() } else { None };
+        if let Some(t) = ticket {
+            // the server's parameters as the ticket remembers them
+            let p = TransportParameters::read(Side::Client, &mut &t[..]).map_err(|_| ConnectError::EndpointStopping)?;
+            session.peer_params = Some(p);
+            session.resuming = true;
+            session.sizes = HandshakeSizes::RESUMED;
+        }
+        Ok(Box::new(session))
     }
 }
 
@@ -109,7 +166,7 @@ impl crypto::ServerConfig for NullConfig {
     }
 
     fn start_session(self: Arc<Self>, _version: u32, params: &TransportParameters) -> Box<dyn crypto::Session> {
-        Box::new(NullSession::new(Side::Server, self.sizes, params))
+        Box::new(NullSession::new(Side::Server, self.sizes, params, self.clone()))
     }
 }
 
@@ -145,10 +202,16 @@ pub struct NullSession {
     /// several CRYPTO frames).
     inbox: Vec<u8>,
     handshake_data_ready: bool,
+    config: Arc<NullConfig>,
+    /// Client: started from a ticket, sending 0-RTT data. Server: the
+    /// ClientHello resumes with early data (accepted).
+    resuming: bool,
+    /// Client: the server's flight accepted the early data.
+    early_accepted: bool,
 }
 
 impl NullSession {
-    fn new(side: Side, sizes: HandshakeSizes, params: &TransportParameters) -> Self {
+    fn new(side: Side, sizes: HandshakeSizes, params: &TransportParameters, config: Arc<NullConfig>) -> Self {
         let mut local_params = Vec::new();
         params.write(&mut local_params);
         NullSession {
@@ -159,20 +222,28 @@ impl NullSession {
             step: Step::Start,
             inbox: Vec::new(),
             handshake_data_ready: false,
+            config,
+            resuming: false,
+            early_accepted: false,
         }
     }
 
     /// One message: type, 24-bit length, the transport parameters if
-    /// `params`, zero padding up to `size` bytes in all.
-    fn message(&self, kind: u8, size: u32, params: bool, buf: &mut Vec<u8>) {
+    /// `params`, zero padding up to `size` bytes in all, its first byte
+    /// `EARLY_DATA` if `early`.
+    fn message(&self, kind: u8, size: u32, params: bool, early: bool, buf: &mut Vec<u8>) {
         let tp: &[u8] = if params { &self.local_params } else { &[] };
         // the body: 2-byte length of the parameters, them, padding
-        let body = (size.saturating_sub(4) as usize).max(2 + tp.len());
+        let body = (size.saturating_sub(4) as usize).max(2 + tp.len() + early as usize);
         buf.push(kind);
         buf.extend_from_slice(&(body as u32).to_be_bytes()[1..]);
         buf.extend_from_slice(&(tp.len() as u16).to_be_bytes());
         buf.extend_from_slice(tp);
-        buf.resize(buf.len() + body - 2 - tp.len(), 0);
+        let start = buf.len();
+        buf.resize(start + body - 2 - tp.len(), 0);
+        if early {
+            buf[start] = EARLY_DATA;
+        }
     }
 
     fn read_message(&mut self, kind: u8, body: &[u8]) -> Result<bool, TransportError> {
@@ -194,6 +265,7 @@ impl NullSession {
         if body.len() < 2 + tp_len {
             return bad("a message shorter than its transport parameters");
         }
+        let early = body.get(2 + tp_len) == Some(&EARLY_DATA);
         // the messages TLS carries them in, even when they encode to nothing
         if kind == CLIENT_HELLO || kind == SERVER_FLIGHT {
             let mut tp = &body[2..2 + tp_len];
@@ -205,6 +277,10 @@ impl NullSession {
         }
         match (self.side, self.step, kind) {
             (Side::Server, Step::Start, CLIENT_HELLO) => {
+                if early {
+                    self.resuming = true;
+                    self.sizes = HandshakeSizes::RESUMED;
+                }
                 self.step = Step::Hello;
                 self.handshake_data_ready = true;
                 Ok(true)
@@ -214,6 +290,7 @@ impl NullSession {
                 Ok(false)
             }
             (Side::Client, Step::Flight, SERVER_FLIGHT) => {
+                self.early_accepted = early;
                 self.step = Step::Finish;
                 self.handshake_data_ready = true;
                 Ok(true)
@@ -222,7 +299,12 @@ impl NullSession {
                 self.step = Step::Tickets;
                 Ok(false)
             }
-            (Side::Client, Step::Done, NEW_SESSION_TICKET) => Ok(false),
+            (Side::Client, Step::Done, NEW_SESSION_TICKET) => {
+                if self.config.zero_rtt {
+                    *self.config.ticket.lock().expect("not poisoned") = Some(body[2..2 + tp_len].to_vec());
+                }
+                Ok(false)
+            }
             _ => bad("unexpected handshake message"),
         }
     }
@@ -242,12 +324,12 @@ impl crypto::Session for NullSession {
     }
 
     fn early_crypto(&self) -> Option<(Box<dyn HeaderKey>, Box<dyn PacketKey>)> {
-        None // no 0-RTT (quic.zero_rtt is not implemented yet)
+        self.resuming.then(|| (Box::new(NullHeaderKey) as Box<dyn HeaderKey>, Box::new(NullPacketKey) as Box<dyn PacketKey>))
     }
 
     fn early_data_accepted(&self) -> Option<bool> {
         match self.side {
-            Side::Client => Some(false),
+            Side::Client => Some(self.resuming && self.early_accepted),
             Side::Server => None,
         }
     }
@@ -280,7 +362,7 @@ impl crypto::Session for NullSession {
         let s = self.sizes;
         match (self.side, self.step) {
             (Side::Client, Step::Start) => {
-                self.message(CLIENT_HELLO, s.client_hello, true, buf);
+                self.message(CLIENT_HELLO, s.client_hello, true, self.resuming, buf);
                 self.step = Step::Hello;
                 None
             }
@@ -289,23 +371,24 @@ impl crypto::Session for NullSession {
                 Some(keys())
             }
             (Side::Client, Step::Finish) => {
-                self.message(FINISHED, s.client_finished, false, buf);
+                self.message(FINISHED, s.client_finished, false, false, buf);
                 self.step = Step::Done;
                 Some(keys())
             }
             (Side::Server, Step::Hello) => {
-                self.message(SERVER_HELLO, s.server_hello, false, buf);
+                self.message(SERVER_HELLO, s.server_hello, false, false, buf);
                 self.step = Step::Keys;
                 Some(keys())
             }
             (Side::Server, Step::Keys) => {
-                self.message(SERVER_FLIGHT, s.server_flight, true, buf);
+                self.message(SERVER_FLIGHT, s.server_flight, true, self.resuming, buf);
                 self.step = Step::Flight;
                 Some(keys())
             }
             (Side::Server, Step::Tickets) => {
                 if s.session_tickets > 0 {
-                    self.message(NEW_SESSION_TICKET, s.session_tickets, false, buf);
+                    // with resumption, the ticket remembers the parameters
+                    self.message(NEW_SESSION_TICKET, s.session_tickets, self.config.zero_rtt, false, buf);
                 }
                 self.step = Step::Done;
                 None
@@ -465,8 +548,9 @@ mod tests {
         let sizes = HandshakeSizes::DEFAULT;
         // quinn's defaults (an empty encoding reads as them)
         let tp = TransportParameters::read(Side::Client, &mut &[][..]).unwrap();
-        let mut c = NullSession::new(Side::Client, sizes, &tp);
-        let mut s = NullSession::new(Side::Server, sizes, &tp);
+        let config = Arc::new(NullConfig::new(sizes, false));
+        let mut c = NullSession::new(Side::Client, sizes, &tp, config.clone());
+        let mut s = NullSession::new(Side::Server, sizes, &tp, config.clone());
         let mut ch = Vec::new();
         assert!(c.write_handshake(&mut ch).is_none());
         assert_eq!(ch.len(), sizes.client_hello as usize);
@@ -497,6 +581,55 @@ mod tests {
         assert!(c.transport_parameters().unwrap().is_some());
         // a message out of turn is a protocol violation
         assert!(s.read_handshake(&ch).is_err());
+        // no resumption without zero_rtt: no ticket kept, no early keys
+        assert!(!config.has_ticket() && c.early_crypto().is_none() && c.early_data_accepted() == Some(false));
+    }
+
+    /// Run a handshake between client and server sessions of `config`,
+    /// returning the sizes of the messages written (ClientHello,
+    /// ServerHello, server flight, Finished, tickets) and the sessions.
+    fn handshake(config: &Arc<NullConfig>) -> ([usize; 5], Box<dyn Session>, Box<dyn Session>) {
+        let tp = TransportParameters::read(Side::Client, &mut &[][..]).unwrap();
+        let mut c = crypto::ClientConfig::start_session(config.clone(), 1, "satcp", &tp).unwrap();
+        let mut s = crypto::ServerConfig::start_session(config.clone(), 1, &tp);
+        let mut m: [Vec<u8>; 5] = Default::default();
+        c.write_handshake(&mut m[0]);
+        s.read_handshake(&m[0]).unwrap();
+        s.write_handshake(&mut m[1]);
+        s.write_handshake(&mut m[2]);
+        c.read_handshake(&m[1]).unwrap();
+        c.write_handshake(&mut Vec::new());
+        c.read_handshake(&m[2]).unwrap();
+        c.write_handshake(&mut m[3]);
+        s.read_handshake(&m[3]).unwrap();
+        s.write_handshake(&mut m[4]);
+        c.read_handshake(&m[4]).unwrap();
+        (m.map(|v| v.len()), c, s)
+    }
+
+    /// With zero_rtt, the first handshake is a full one and leaves the
+    /// client a ticket holding the server's parameters; the next client
+    /// session starts from it: early keys and the remembered parameters
+    /// before anything is sent, the resumed sizes; the server reads the
+    /// early-data ClientHello, has early keys, answers with the resumed
+    /// flight and accepts; the ticket is renewed.
+    #[test]
+    fn a_ticket_resumes_the_next_handshake_with_early_data() {
+        let config = Arc::new(NullConfig::new(HandshakeSizes::DEFAULT, true));
+        let d = HandshakeSizes::DEFAULT;
+        let (sizes, c, _) = handshake(&config);
+        assert_eq!(sizes, [d.client_hello, d.server_hello, d.server_flight, d.client_finished, d.session_tickets].map(|x| x as usize));
+        assert!(c.early_crypto().is_none() && c.early_data_accepted() == Some(false));
+        assert!(config.has_ticket());
+        let tp = TransportParameters::read(Side::Client, &mut &[][..]).unwrap();
+        let fresh = crypto::ClientConfig::start_session(config.clone(), 1, "satcp", &tp).unwrap();
+        assert!(fresh.early_crypto().is_some() && fresh.transport_parameters().unwrap().is_some());
+        let (sizes, c, s) = handshake(&config);
+        let r = HandshakeSizes::RESUMED;
+        assert_eq!(sizes, [r.client_hello, r.server_hello, r.server_flight, r.client_finished, r.session_tickets].map(|x| x as usize));
+        assert!(s.early_crypto().is_some() && s.early_data_accepted().is_none());
+        assert_eq!(c.early_data_accepted(), Some(true));
+        assert!(!c.is_handshaking() && !s.is_handshaking() && config.has_ticket());
     }
 
     #[test]

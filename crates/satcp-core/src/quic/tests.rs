@@ -98,16 +98,20 @@ fn a_lossy_downlink_is_repaired_under_every_controller() {
 /// another seed, other connection IDs and another run.
 #[test]
 fn quic_runs_are_reproducible() {
-    let text = geo(100, "{ per = 1e-2 }", &quic_flow("d", "{ cc = \"cubic\" }", "1MB"));
     let json = |t: &str| {
         let mut out = run(t).0;
         out.summary.wall_s = 0.0;
         out.summary_json()
     };
-    let a = json(&text);
-    std::thread::sleep(std::time::Duration::from_millis(5));
-    assert_eq!(a, json(&text));
-    assert_ne!(a, json(&text.replace("seed = 1", "seed = 2")));
+    // 0-RTT too: the ticket's earlier connection is seeded as well
+    for quic in ["{ cc = \"cubic\" }", "{ cc = \"cubic\", zero_rtt = true }"] {
+        let flow = quic_flow("d", quic, "1MB").replace("size = \"1MB\"", "size = \"1MB\", request = \"300B\"");
+        let text = geo(100, "{ per = 1e-2 }", &flow);
+        let a = json(&text);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        assert_eq!(a, json(&text), "{quic}");
+        assert_ne!(a, json(&text.replace("seed = 1", "seed = 2")), "{quic}");
+    }
 }
 
 /// A QUIC flow and a TCP flow share the downlink's queue: both complete,
@@ -138,8 +142,15 @@ fn the_parser_refuses_what_quic_flows_do_not_do_yet() {
     let err = |flow: &str| parse_toml(&geo(100, "", flow), &[]).unwrap_err().to_string();
     let q = |quic: &str| quic_flow("d", quic, "1MB");
     for (flow, says) in [
-        (q("{ max_ack_delay = \"10ms\" }"), "quic.max_ack_delay is not implemented"),
-        (q("{ zero_rtt = true }"), "quic.zero_rtt is not implemented"),
+        (q("{ max_ack_delay = \"500us\" }"), "flows.d.quic.max_ack_delay"),
+        (q("{ max_ack_delay = \"20s\" }"), "to 16383ms"),
+        (q("{ ack_frequency = { threshold = -1 } }"), "flows.d.quic.ack_frequency.threshold"),
+        (q("{ ack_frequency = { reordering = 1.5 } }"), "flows.d.quic.ack_frequency.reordering"),
+        (q("{ ack_frequency = { every = 3 } }"), "unknown key \"every\""),
+        (q("{ ack_frequency = 3 }"), "{ threshold = N, reordering = N }"),
+        (q("{ zero_rtt = 1 }"), "flows.d.quic.zero_rtt"),
+        (q("{ pacing = false }"), "quinn always paces"),
+        (q("{ pacing = \"yes\" }"), "flows.d.quic.pacing"),
         (q("{ careful_resume = true }"), "quic.careful_resume is not implemented"),
         (q("{ cc = \"quinn-bbr\" }"), "operating system"),
         (q("{ cc = \"bbr\" }"), "window controllers only"),
@@ -156,9 +167,13 @@ fn the_parser_refuses_what_quic_flows_do_not_do_yet() {
     let tls = parse_toml(&geo(100, "", &q("{ crypto = \"tls\" }")), &[]);
     if cfg!(feature = "tls") {
         assert!(tls.is_ok(), "{:?}", tls.err());
+        let e = parse_toml(&geo(100, "", &q("{ crypto = \"tls\", zero_rtt = true }")), &[]).unwrap_err().to_string();
+        assert!(e.contains("flows.d.quic.zero_rtt") && e.contains("null crypto only"), "{e}");
     } else {
         assert!(tls.unwrap_err().to_string().contains("built without real TLS 1.3"));
     }
+    // what quinn does anyway: no change
+    assert_eq!(quic_cfg("{ pacing = true }"), quic_cfg("{}"));
     // a satcp controller's own keys are accepted in the quic table
     let ok = parse_toml(&geo(100, "", &q("{ cc = \"hybla\", hybla_rtt0 = \"25ms\" }")), &[]);
     assert!(ok.is_ok(), "{:?}", ok.err());
@@ -281,4 +296,168 @@ fn the_pattern_check_finds_one_wrong_byte_anywhere() {
         }
         assert!(len < 2 || !super::follows_pattern(&good, offset + 1, &pattern));
     }
+}
+
+/// The client's ACK frames and the file's completion, for `quic` settings
+/// over the loss-free GEO path (a queue no window reaches).
+fn acks_and_completion(quic: &str, size: &str, bytes: u64) -> (u64, f64) {
+    let (_, f) = run(&geo(100_000, "", &quic_flow("d", quic, size)));
+    delivered_whole(&f[0], bytes);
+    (f[0].quic.unwrap().client_acks, f[0].completion_s.unwrap())
+}
+
+/// The ACK-frequency extension: without it quinn's client acknowledges
+/// every second packet (RFC 9000 section 13.2.2), about one ACK per 2,900
+/// bytes of a 2 MB file: at least 2 MB / 2 / 1,452 (quinn's largest
+/// payload) = 688. Asked to wait for more than 10 packets (and up to
+/// 100 ms: 11 packets at 2,048 kbit/s take 64 ms, so the count binds),
+/// it sends an ACK per 11 packets: at least 2 MB / 11 / 1,452 = 125
+/// and far fewer than half the default's; the file still arrives whole.
+#[test]
+fn a_larger_ack_threshold_sends_fewer_acks_and_completes() {
+    let (plain, _) = acks_and_completion("{ cc = \"cubic\" }", "2MB", 2_000_000);
+    let (sparse, _) = acks_and_completion("{ cc = \"cubic\", max_ack_delay = \"100ms\", ack_frequency = { threshold = 10 } }", "2MB", 2_000_000);
+    assert!(plain >= 688, "{plain}");
+    assert!(sparse >= 125 && sparse * 3 < plain, "threshold 10: {sparse} ACKs, default: {plain}");
+}
+
+/// `max_ack_delay` with a threshold no flight reaches: the client
+/// acknowledges on its ACK timer only. At 200 ms, no two ACKs of the data
+/// are less than 200 ms apart: at most completion / 0.2 of them (plus the
+/// handshake's few); at 25 ms, while the file crosses the 2,048 kbit/s
+/// downlink back to back (at least 2 MB x 8 / 2.048 Mbit/s = 7.8 s), an ACK
+/// comes at most 25 ms + one packet's 5.8 ms after the previous: at least
+/// 7.8 / 0.0308 = 253. Asked for 20 s, quinn clamps the request to the
+/// path's RTT (at most max(RTT, 25 ms)): ACKs keep coming every RTT or so,
+/// more than a 20 s timer would send (the completion / 20 s, under 3).
+#[test]
+fn max_ack_delay_sets_when_the_receiver_acknowledges() {
+    let q = |d: &str| format!("{{ cc = \"cubic\", max_ack_delay = \"{d}\", ack_frequency = {{ threshold = 100000 }} }}");
+    let (slow, c_slow) = acks_and_completion(&q("200ms"), "2MB", 2_000_000);
+    let (fast, _) = acks_and_completion(&q("25ms"), "2MB", 2_000_000);
+    assert!((slow as f64) <= c_slow / 0.2 + 6.0, "{slow} ACKs in {c_slow} s");
+    assert!(fast >= 253, "{fast}");
+    let (clamped, c) = acks_and_completion(&q("16s"), "2MB", 2_000_000);
+    assert!(clamped as f64 > c / 16.0 + 6.0 && clamped as f64 > c / 1.5, "{clamped} ACKs in {c} s");
+}
+
+/// PTOs are counted exactly: none on a loss-free run; a 2 s outage of
+/// the satellite hop (both ways) in the middle of the transfer (every
+/// datagram in flight lost, no ACK comes back) makes the probe timers
+/// expire: the server's (its data) and the client's (its flow-control
+/// updates are ack-eliciting too). A PTO is at least the 510 ms path RTT
+/// and doubles at each expiry: at 0.51, 1.53 and 3.57 s at the earliest
+/// after a side's last ack-eliciting packet, so at most 3 per side in the
+/// 2 s outage and the round trip after it (the probe sent after it gets
+/// through), at most 6 in all; the file still arrives whole.
+#[test]
+fn the_summary_counts_ptos_exactly() {
+    let (_, f) = run(&geo(100_000, "", &quic_flow("d", "{ cc = \"cubic\" }", "1MB")));
+    delivered_whole(&f[0], 1_000_000);
+    assert_eq!(f[0].quic.unwrap().ptos, 0);
+    let outage = geo(100_000, "", &quic_flow("d", "{ cc = \"cubic\" }", "1MB"))
+        .replace("queue_ab =", "changes = [{ at = \"3s\", down = true }, { at = \"5s\", down = false }]\nqueue_ab =");
+    let (_, f) = run(&outage);
+    delivered_whole(&f[0], 1_000_000);
+    let q = f[0].quic.unwrap();
+    assert!(q.ptos >= 1 && q.ptos <= 6, "{q:?}");
+}
+
+/// The parsed `quic` settings of a one-flow scenario.
+fn quic_cfg(quic: &str) -> crate::scenario::QuicCfg {
+    let scn = parse_toml(&geo(100, "", &quic_flow("d", quic, "1MB")), &[]).unwrap_or_else(|e| panic!("{quic}: {e}"));
+    scn.flows[0].quic.clone().expect("a QUIC flow")
+}
+
+/// `variant` selects the controller a `tcp` table's variant runs, with
+/// the same parameters as `cc` (and its keys); `newreno` is RFC 9002's
+/// NewReno window, satcp's aimd; `variant` and `cc` that agree are taken.
+#[test]
+fn variant_selects_the_same_controller_as_cc() {
+    for (variant, cc) in [("cubic", "cubic"), ("hybla", "hybla"), ("newreno", "aimd")] {
+        let v = quic_cfg(&format!("{{ variant = \"{variant}\" }}"));
+        assert_eq!(v, quic_cfg(&format!("{{ cc = \"{cc}\" }}")), "{variant}");
+        assert_eq!(v, quic_cfg(&format!("{{ variant = \"{variant}\", cc = \"{cc}\" }}")), "{variant}");
+        assert_eq!(v.cc.name(), cc);
+    }
+    let h = quic_cfg("{ variant = \"hybla\", hybla_rtt0 = \"50ms\" }");
+    assert_eq!(h, quic_cfg("{ cc = \"hybla\", hybla_rtt0 = \"50ms\" }"));
+    assert_ne!(h, quic_cfg("{ cc = \"hybla\" }"));
+    // a run with it is the cc's run, labelled by its controller
+    let (_, a) = run(&geo(100, "", &quic_flow("d", "{ variant = \"newreno\" }", "300kB")));
+    let (_, b) = run(&geo(100, "", &quic_flow("d", "{ cc = \"aimd\" }", "300kB")));
+    delivered_whole(&a[0], 300_000);
+    assert_eq!((a[0].variant.as_str(), a[0].completion_s), ("quic/aimd", b[0].completion_s));
+}
+
+/// `profile = "linux"` gives satcp's controllers the `linux` profile's
+/// defaults, as on TCP: CUBIC's window and HyStart in Linux's style,
+/// AIMD's per-byte increase, Hybla's Linux style; keys given win.
+#[test]
+fn profile_linux_gives_the_controllers_their_linux_defaults() {
+    let linux = quic_cfg("{ cc = \"cubic\", profile = \"linux\" }");
+    assert_eq!(linux, quic_cfg("{ cc = \"cubic\", cubic_style = \"linux\", cubic_hystart_style = \"linux\" }"));
+    assert_ne!(linux, quic_cfg("{ cc = \"cubic\" }"));
+    assert_eq!(quic_cfg("{ cc = \"cubic\", profile = \"rfc\" }"), quic_cfg("{ cc = \"cubic\" }"));
+    assert_eq!(
+        quic_cfg("{ cc = \"cubic\", profile = \"linux\", cubic_style = \"rfc9438\" }"),
+        quic_cfg("{ cc = \"cubic\", cubic_hystart_style = \"linux\" }")
+    );
+    assert_eq!(quic_cfg("{ variant = \"newreno\", profile = \"linux\" }"), quic_cfg("{ cc = \"aimd\", ca_increment = \"bytes\" }"));
+    assert_eq!(quic_cfg("{ variant = \"hybla\", profile = \"linux\" }"), quic_cfg("{ cc = \"hybla\", hybla_style = \"linux\" }"));
+}
+
+/// What `variant` and `profile` cannot mean on QUIC is refused, naming
+/// the reason and what is allowed.
+#[test]
+fn variants_and_profiles_quic_cannot_run_are_refused() {
+    let err = |quic: &str| parse_toml(&geo(100, "", &quic_flow("d", quic, "1MB")), &[]).unwrap_err().to_string();
+    for (quic, says) in [
+        ("{ variant = \"sack\" }", "names a TCP loss-recovery scheme"),
+        ("{ variant = \"reno\" }", "QUIC's recovery is always RFC 9002's"),
+        ("{ variant = \"fack\" }", "flows.d.quic.variant"),
+        ("{ variant = \"enhanced\" }", "loss-recovery scheme"),
+        ("{ variant = \"vegas\" }", "window controllers only"),
+        ("{ variant = \"modified-peach\" }", "window controllers only"),
+        ("{ variant = \"bogus\" }", "one of \"newreno\", \"cubic\", \"hybla\""),
+        ("{ variant = 3 }", "one of \"newreno\""),
+        ("{ variant = \"cubic\", cc = \"hybla\" }", "variant = \"cubic\" runs cc = \"cubic\""),
+        ("{ variant = \"cubic\", cc = \"quinn-cubic\" }", "a variant of the controller cc names"),
+        ("{ variant = \"newreno\", cubic_c = 0.4 }", "unknown key \"cubic_c\""),
+        ("{ cc = \"cubic\", profile = \"ns2\" }", "ns-2 has no QUIC"),
+        ("{ cc = \"cubic\", profile = \"bsd\" }", "one of \"rfc\", \"linux\""),
+        ("{ profile = \"linux\" }", "no profile with quinn's controllers"),
+        ("{ cc = \"quinn-newreno\", profile = \"rfc\" }", "no profile with quinn's controllers"),
+    ] {
+        let e = err(quic);
+        assert!(e.contains(says), "{quic}\n=> {e}");
+    }
+}
+
+/// 0-RTT (`zero_rtt = true`, null crypto), loss-free (a queue no window
+/// reaches): the client resumes from a ticket of an earlier connection and
+/// its request rides its first datagram, so the handshake as the client
+/// sees it takes no round trip (`handshake_s` 0, against one round trip,
+/// 555.1 ms, without). The server has the request when the client's
+/// Initial arrives, as it would start a pushed file: the requested file
+/// arrives no later than the pushed one (allowed: the 300-byte request's
+/// 9.4 ms on the 256 kbit/s uplink), and sooner than with a 1-RTT request,
+/// whose request leaves one handshake (555 ms) later: by at most that
+/// (measured 0.394 s: the later answer starts with an RTT sample and a
+/// calmer pacer, which win back part of it; not worked by hand), and by
+/// at least 0.3 s. Every byte arrives.
+#[test]
+fn zero_rtt_sends_the_request_with_the_first_flight() {
+    let flow = |quic: &str| quic_flow("d", quic, "1MB").replace("size = \"1MB\"", "size = \"1MB\", request = \"300B\"");
+    let (_, one) = run(&geo(100_000, "", &flow("{ cc = \"cubic\" }")));
+    let (_, zero) = run(&geo(100_000, "", &flow("{ cc = \"cubic\", zero_rtt = true }")));
+    let (_, pushed) = run(&geo(100_000, "", &quic_flow("d", "{ cc = \"cubic\", zero_rtt = true }", "1MB")));
+    for f in [&one[0], &zero[0], &pushed[0]] {
+        delivered_whole(f, 1_000_000);
+    }
+    let (h1, h0) = (one[0].quic.unwrap().handshake_s.unwrap(), zero[0].quic.unwrap().handshake_s.unwrap());
+    assert!((h1 - 0.5552).abs() < 0.002 && h0 == 0.0, "1-RTT {h1} s, 0-RTT {h0} s");
+    let (c1, c0, cp) = (one[0].completion_s.unwrap(), zero[0].completion_s.unwrap(), pushed[0].completion_s.unwrap());
+    assert!(c0 <= cp + 0.0094, "0-RTT request {c0} s, pushed {cp} s");
+    assert!(c1 - c0 > 0.3 && c1 - c0 <= 0.5552 + 0.002, "1-RTT {c1} s, 0-RTT {c0} s");
 }

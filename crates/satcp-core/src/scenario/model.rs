@@ -493,6 +493,29 @@ pub struct QuicCfg {
     /// Connection flow-control window (quinn's default: unlimited).
     pub connection_window: Option<u64>,
     pub crypto: QuicCrypto,
+    /// The ACK-frequency extension's request to the peer
+    /// (`quic.max_ack_delay`, `quic.ack_frequency`); None: the extension
+    /// off, quinn's RFC 9000 ACKs (every second packet, 25 ms).
+    pub ack_frequency: Option<QuicAckFrequency>,
+    /// Resume from a ticket of an earlier connection and send the first
+    /// data in 0-RTT packets (`quic.zero_rtt`; null crypto only).
+    pub zero_rtt: bool,
+}
+
+/// What each side asks its peer in an ACK_FREQUENCY frame
+/// (draft-ietf-quic-ack-frequency-04 as quinn 0.11.19 implements it;
+/// docs/models/quic.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuicAckFrequency {
+    /// Ack-eliciting packets the peer may receive without acknowledging
+    /// at once (`ack_frequency.threshold`, quinn's default 1).
+    pub threshold: u64,
+    /// Out-of-order packets that make the peer acknowledge at once
+    /// (`ack_frequency.reordering`, quinn's default 2; 0: never).
+    pub reordering: u64,
+    /// The peer's ACK delay asked for (`max_ack_delay`); None: the peer's
+    /// own (25 ms in quinn).
+    pub max_ack_delay_ns: Option<u64>,
 }
 
 /// A QUIC flow's handshake and packet protection (`quic.crypto`).

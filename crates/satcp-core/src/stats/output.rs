@@ -256,6 +256,13 @@ pub struct QuicStats {
     pub lost_bytes: u64,
     /// The server's congestion events (window reductions).
     pub congestion_events: u64,
+    /// Probe timeouts that expired (both connections; RFC 9002 section
+    /// 6.2, counted exactly: `quic/pto_count.rs`): QUIC's retransmission
+    /// timeouts.
+    pub ptos: u64,
+    /// ACK frames the client sent (what `quic.ack_frequency` and
+    /// `quic.max_ack_delay` change).
+    pub client_acks: u64,
 }
 
 /// Shares of a sending TCP's time from establishment to completion (or

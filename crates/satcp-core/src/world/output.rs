@@ -183,6 +183,8 @@ impl World {
                         lost_packets: qc.lost_packets,
                         lost_bytes: qc.lost_bytes,
                         congestion_events: qc.congestion_events,
+                        ptos: qc.ptos,
+                        client_acks: qc.client_acks,
                     }),
                     ..common
                 });
