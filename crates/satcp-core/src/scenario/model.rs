@@ -493,6 +493,9 @@ pub struct QuicCfg {
     /// Connection flow-control window (quinn's default: unlimited).
     pub connection_window: Option<u64>,
     pub crypto: QuicCrypto,
+    /// Careful Resume's saved path state (`quic/careful_resume.rs`), for a
+    /// satcp controller.
+    pub careful_resume: Option<crate::quic::careful_resume::SavedPath>,
 }
 
 /// A QUIC flow's handshake and packet protection (`quic.crypto`).
