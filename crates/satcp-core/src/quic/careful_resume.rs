@@ -26,8 +26,8 @@
 //! * Unvalidated: cwnd = jump_cwnd, held there whatever the controller
 //!   does on ACKs (its hooks still run: its measurements go on);
 //!   PipeSize = the bytes in flight at the jump, plus every byte
-//!   acknowledged since. quinn paces every flow at cwnd / smoothed RTT
-//!   (with a burst allowance), so the jump is paced, as the RFC asks.
+//!   acknowledged since. quinn paces every flow at 1.25 x cwnd / smoothed
+//!   RTT (in 2-ms bursts), so the jump is paced, as the RFC asks.
 //!   It ends when the first packet sent in it is acknowledged, or more
 //!   than one smoothed RTT after the jump, or when the jump is used up
 //!   (after a datagram the next would not fit: quinn's send check). On

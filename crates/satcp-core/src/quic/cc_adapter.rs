@@ -64,10 +64,12 @@
 //!   `on_ack`. ECN: `delivered_ce` 0, `ece` false (satcp's QUIC flows do
 //!   not negotiate ECN; BBRv3's ECN logic is off by default anyway).
 //! * Pacing: quinn paces every flow from its window and smoothed RTT
-//!   (`connection/pacing.rs`); a controller's pacing rate is not read, so
+//!   (`connection/pacing.rs`: 1.25 x window / srtt, in bursts of 2 ms'
+//!   worth, 10 to 256 datagrams); a controller's pacing rate is not read
+//!   (it only reaches qlog), so
 //!   BBR's pacing rate (`Window::pacing_bps`, kept and reported in
 //!   `metrics`) shapes nothing: the window BBR sets (cwnd_gain x BDP plus
-//!   quanta) is what quinn sees, and quinn spreads it over one smoothed
+//!   quanta) is what quinn sees, and quinn spreads it over 0.8 smoothed
 //!   RTT. BBR's pacing-gain cycle (1.25, 0.75 probing) therefore acts only
 //!   through the flight it lets the window hold, Startup's 2.89 pacing gain
 //!   becomes a window doubling per round (cwnd gain 2.89), and Drain

@@ -33,8 +33,9 @@
 //!   below) counts its bytes delivered and gives no sample.
 //! * Records leave the front once matched. A record that is never matched
 //!   belongs to a packet quinn never reports acknowledged: a lost one
-//!   (see `on_lost`), an ACK-only or other non-ack-eliciting datagram, or
-//!   one whose ACK came after its record was taken as lost. Such records
+//!   (see `on_lost`), an ACK-only or other non-ack-eliciting datagram, a
+//!   lost path-MTU probe (quinn tells no controller of its loss), or one
+//!   whose ACK came after its record was taken as lost. Such records
 //!   are dropped once sent more than `FORGET_RTTS` smoothed RTTs before an
 //!   ACK (quinn declares an ack-eliciting packet lost 9/8 RTT after the
 //!   packet acknowledged after it, so a packet still unreported then will
@@ -103,6 +104,12 @@ pub struct QuicRateSampler {
 }
 
 impl QuicRateSampler {
+    /// Send records kept (tests).
+    #[cfg(test)]
+    pub fn records(&self) -> usize {
+        self.recs.len()
+    }
+
     /// A datagram of `bytes` left at `now` with `inflight` bytes in flight
     /// before it.
     pub fn on_sent(&mut self, now: Time, bytes: u64, inflight: u64) {
