@@ -58,8 +58,9 @@ fn bbr_on_quic_completes_ten_megabytes_and_measures_the_bottleneck() {
     assert!((r.records() as u64) * 1452 <= cc.window(), "{} records left, window {}", r.records(), cc.window());
 }
 
-/// BBRv3 reacts to loss: with a 10-packet queue (the path holds 130.6 kB
-/// + 14.8 kB) Startup's overshoot and the probes lose packets, and BBRv3
+/// BBRv3 reacts to loss: with a 10-packet queue (the path holds the
+/// 130.6 kB BDP and 14.8 kB queued) Startup's overshoot and the probes
+/// lose packets, and BBRv3
 /// sets its long-term bound inflight_hi from them, below what the path
 /// holds (plus 10% for the ACK clock's slack); with a queue no window
 /// reaches nothing is lost and the bound is never set.
