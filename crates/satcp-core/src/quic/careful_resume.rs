@@ -18,7 +18,10 @@
 //!   good. A congestion event: Normal (the controller reacts as usual).
 //!   The jump is taken at the first ACK frame after which the initial
 //!   window's worth of bytes has been acknowledged (the first flight
-//!   confirmed the path) and the sender is limited by its window, not by
+//!   confirmed the path; the count is the adapter's, every ack-eliciting
+//!   packet's bytes, the handshake's included, so the jump can come a
+//!   frame or two before the last of the IW's data is acknowledged) and
+//!   the sender is limited by its window, not by
 //!   its data (quinn's `app_limited` flag clear: its last `poll_transmit`
 //!   was blocked by the window or the pacer): jump_cwnd = saved_cwnd / 2
 //!   (the RFC's "no more than half"; the largest allowed). A jump no larger
