@@ -6,9 +6,12 @@
 //! the jump and retreats if it was too much. It wraps whichever satcp
 //! controller the adapter runs (`cc_adapter.rs`): the controller keeps
 //! running underneath, and Careful Resume sets or bounds its window at the
-//! phase changes below. Only the sending side (the QUIC server of a
-//! flow) acts; the saved state is given, not observed (the RFC's
-//! Observation phase belongs to the earlier connection).
+//! phase changes below. Both ends' controllers carry it (one transport
+//! configuration builds both), but only a side with more to send than its
+//! window, the server of a bulk flow, ever jumps: the client's requests
+//! and ACKs leave it application-limited in Reconnaissance. The saved
+//! state is given, not observed (the RFC's Observation phase belongs to
+//! the earlier connection).
 //!
 //! The phases, and the choices where the RFC leaves room:
 //! * Reconnaissance: the controller runs as usual. The RTT check (RFC
