@@ -48,6 +48,9 @@ def test_the_catalogue_has_every_arm_and_level_and_sets_both_transports_alike():
             assert count[f"bulk-{path}"] == _arms() * len(pers) * len(sizes) * seeds
             assert count[f"http-{path}"] == _arms() * len(pers) * len(pip) * seeds
         assert count["window-20mbps"] == len(qg.QUIC_CCS) * len(wins) * (1 if quick else 2) * (1 if quick else seeds)
+        for path in qg.PATHS:
+            resume_arms = len(qg.RESUME_QUIC_CCS) + len(qg.RESUME_TCP_CCS)
+            assert count[f"resume-{path}"] == resume_arms * len(pers) * len(qg.RESUME_SIZES_KB) * seeds
     p = catalogue.plan(qg.catalogue(True), ROOT, True, validate=False)
     for r in p.runs:
         s = json.loads(r.run.scenario_json)
@@ -55,10 +58,18 @@ def test_the_catalogue_has_every_arm_and_level_and_sets_both_transports_alike():
         spec = qg.spec(r.arm)
         link = next(l for l in s["links"] if l["name"] == qg.LINK)
         assert link["errors_ab"] == {"per": r.levels["per"]}
+        resume = r.experiment.startswith("resume")
+        path = r.experiment.split("-", 1)[1]
         if spec.transport == "quic":
             assert flow["transport"] == "quic" and "tcp" not in flow
             # the same bytes as TCP's IW of MSS-sized segments
-            assert flow["quic"]["initial_window"] == spec.iw * 1448 and flow["quic"]["cc"] == spec.cc
+            cc, _, cr = spec.cc.partition("+")
+            assert flow["quic"]["initial_window"] == spec.iw * 1448 and flow["quic"]["cc"] == cc
+            # Careful Resume's saved state: 2 (cr) or 8 (cr4) BDPs and the path's RTT
+            saved = {"": None, "cr": 2 * qg.BDP[path], "cr4": 8 * qg.BDP[path]}[cr]
+            assert flow["quic"].get("careful_resume") == (saved and {"saved_cwnd": saved, "saved_rtt": "510ms"})
+            if resume:
+                assert flow["quic"]["stream_window"] == max(1_250_000, 4 * qg.BDP[path])
             assert flow["quic"].get("cubic_style", "linux") == "linux"
             assert flow["quic"].get("hybla_style", "linux") == "linux"
         else:
@@ -124,6 +135,31 @@ def test_findings_computed_by_hand():
     assert f["quic_handshake_one_rtt"].verdict == Verdict.DOES_NOT_HOLD
     assert f["same_controller_within_10pct"].verdict == Verdict.DOES_NOT_HOLD
     assert results.findings(rows.iloc[:0]) == []
+
+
+def test_resume_findings_computed_by_hand():
+    r = dict(experiment="resume-2mbps", path="2mbps", kind="resume", iw=10, per=0.0, size_kb=10000)
+    rows = pd.DataFrame([
+        _row(**r, cc="cubic", completion_s=44.0),
+        _row(**r, cc="cubic+cr", completion_s=42.0),
+        _row(**r, cc="cubic+cr4", completion_s=48.0),  # 9% later: within 10%
+        _row(**r, cc="bbr", completion_s=46.0),
+        _row(**r, cc="bbr", transport="tcp", completion_s=50.0),  # x0.92
+        _row(**{**r, "per": 0.01}, cc="cubic", completion_s=160.0),
+        _row(**{**r, "per": 0.01}, cc="bbr", completion_s=50.0),  # x3.2
+    ])
+    f = {c.id: c for c in results.findings(rows)}
+    assert f["careful_resume_sooner"].verdict == Verdict.HOLDS and "44.00 / 42.00 s" in f["careful_resume_sooner"].evidence
+    assert f["careful_resume_retreats_safely"].verdict == Verdict.HOLDS
+    assert f["bbr_quic_near_tcp"].verdict == Verdict.HOLDS and "x0.920" in f["bbr_quic_near_tcp"].evidence
+    assert f["bbr_rides_out_loss"].verdict == Verdict.HOLDS and "x3.2" in f["bbr_rides_out_loss"].evidence
+    rows.loc[1, "completion_s"] = 45.0
+    rows.loc[2, "completion_s"] = 49.0  # 11% later
+    rows.loc[3, "completion_s"] = 44.0  # x0.88
+    rows.loc[6, "completion_s"] = 90.0  # x1.8
+    f = {c.id: c for c in results.findings(rows)}
+    for claim in ("careful_resume_sooner", "careful_resume_retreats_safely", "bbr_quic_near_tcp", "bbr_rides_out_loss"):
+        assert f[claim].verdict == Verdict.DOES_NOT_HOLD, claim
 
 
 def test_the_interval_is_students_t():

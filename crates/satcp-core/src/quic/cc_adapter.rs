@@ -44,12 +44,50 @@
 //!   `pacing` false (quinn paces every flow from cwnd and srtt; Hybla's own
 //!   pacing rate is not used: quinn's pacer applies), the endpoint's own
 //!   random stream.
-//! * Controllers that need more than the window (BBR's delivery-rate
-//!   samples, per-packet losses, dummy segments, research options) are not
-//!   adapted yet: the parser refuses them by name.
+//! * BBR v1 and BBRv3 (`quic.cc = "bbr" | "bbr3"`), the controllers whose
+//!   capabilities ask for delivery-rate samples, get them from a sampler
+//!   fed by the same hooks (`rate_sampler.rs`, which documents how
+//!   packets known only by their send time are matched): `on_sent` records
+//!   each datagram with the flight before it, `on_ack` matches each
+//!   acknowledged packet, `on_end_acks` takes the frame's sample into
+//!   `AckCtx::rate`, with `delivered` and `lost` the sampler's byte counts
+//!   and `pipe` quinn's bytes in flight (quinn removes packets declared
+//!   lost from it: RFC 6675's pipe). A congestion event first takes the
+//!   lost packets' records: BBRv3 (`sees_losses`) hears of each through
+//!   `on_lost`, as on TCP, before the recovery logic above; a persistent
+//!   congestion's `on_rto` gets the counts with the batch's losses in.
+//!   App-limited samples come from quinn's `app_limited` flag. BBR's
+//!   recovery hooks keep their TCP meaning: `ssthresh_after_loss` gives
+//!   the window recovery starts from (v1: packet conservation, inflight +
+//!   what the ACK delivered; v3: cwnd unchanged) and cwnd is set to it;
+//!   the growth step (`grow`) is a no-op for BBR, which sets cwnd in
+//!   `on_ack`. ECN: `delivered_ce` 0, `ece` false (satcp's QUIC flows do
+//!   not negotiate ECN; BBRv3's ECN logic is off by default anyway).
+//! * Pacing: quinn paces every flow from its window and smoothed RTT
+//!   (`connection/pacing.rs`: 1.25 x window / srtt, in bursts of 2 ms'
+//!   worth, 10 to 256 datagrams); a controller's pacing rate is not read
+//!   (it only reaches qlog), so
+//!   BBR's pacing rate (`Window::pacing_bps`, kept and reported in
+//!   `metrics`) shapes nothing: the window BBR sets (cwnd_gain x BDP plus
+//!   quanta) is what quinn sees, and quinn spreads it over 0.8 smoothed
+//!   RTT. BBR's pacing-gain cycle (1.25, 0.75 probing) therefore acts only
+//!   through the flight it lets the window hold, Startup's 2.89 pacing gain
+//!   becomes a window doubling per round (cwnd gain 2.89), and Drain
+//!   drains only as far as its window asks. quinn's own BBR has the same
+//!   limit (its pacing rate is not read either).
+//! * Careful Resume (`quic.careful_resume`, `careful_resume.rs`) sits
+//!   over whichever controller runs: it sees each datagram sent, each ACK
+//!   frame after the controller and each congestion event after the
+//!   controller's reaction, and sets or bounds cwnd at its phase changes.
+//! * Controllers that need more than the window and the samples (dummy
+//!   segments, research options, corruption verdicts) are not adapted yet:
+//!   the parser refuses them by name.
 
+use super::careful_resume::{CarefulResume, Frame, SavedPath, Set};
+use super::rate_sampler::QuicRateSampler;
 use crate::sim::{Rng, Time};
 use crate::tcp::cc::{AckCtx, Action, Cc, Controller, Env, Window, CWND_MAX};
+use crate::tcp::delivery_rate::LostSegment;
 use quinn_proto::congestion::{Controller as QController, ControllerFactory, ControllerMetrics};
 use quinn_proto::RttEstimator;
 use std::any::Any;
@@ -66,6 +104,8 @@ pub struct SatcpCcFactory {
     /// The run's time base (`quic/mod.rs`): instants become ns through it.
     pub base: Instant,
     pub rng: Rng,
+    /// Careful Resume's saved path state, if the flow gives one.
+    pub careful_resume: Option<SavedPath>,
 }
 
 impl ControllerFactory for SatcpCcFactory {
@@ -77,7 +117,12 @@ impl ControllerFactory for SatcpCcFactory {
         let iw = cc.initial_cwnd(iw, smss).max(2 * smss);
         let mut w = Window::new(iw, CWND_MAX, smss);
         cc.on_open(&mut w, ns(self.base, now), None);
+        let caps = cc.capabilities();
         Box::new(SatcpCc {
+            rate: caps.rate_samples.then(QuicRateSampler::default),
+            sees_losses: caps.sees_losses,
+            lost_segs: Vec::new(),
+            cr: self.careful_resume.map(|saved| CarefulResume::new(saved, iw, smss)),
             cc,
             w,
             iw,
@@ -102,7 +147,7 @@ fn ns(base: Instant, t: Instant) -> Time {
 }
 
 #[derive(Clone)]
-struct SatcpCc {
+pub(crate) struct SatcpCc {
     cc: Cc,
     w: Window,
     iw: u64,
@@ -125,21 +170,77 @@ struct SatcpCc {
     min_rtt: Option<Time>,
     /// Actions the adapted controllers do not push (checked in debug runs).
     acts: Vec<Action>,
+    /// Delivery-rate samples, for a controller that asks for them (BBR).
+    rate: Option<QuicRateSampler>,
+    /// The controller hears of each lost packet (BBRv3's `on_lost`).
+    sees_losses: bool,
+    lost_segs: Vec<LostSegment>,
+    cr: Option<CarefulResume>,
 }
 
 impl SatcpCc {
     fn sent_in_recovery(&self, sent: Instant) -> bool {
         self.recovery_start.is_some_and(|r| sent <= r)
     }
+
+    /// Careful Resume's window changes, then its hold over the
+    /// controller's window.
+    fn apply(&mut self, set: Set) {
+        let Some(cr) = &self.cr else { return };
+        if let Some(c) = set.cwnd {
+            self.w.cwnd = c;
+        }
+        if let Some(t) = set.ssthresh_at_most {
+            self.w.ssthresh = self.w.ssthresh.min(t);
+        }
+        self.w.cwnd = cr.hold(self.w.cwnd).max(2 * self.w.smss);
+    }
+
+    /// A congestion event, after the controller's reaction.
+    fn react_careful_resume(&mut self, t: Time, persistent: bool) {
+        if let Some(cr) = &mut self.cr {
+            let set = cr.on_congestion(t, persistent);
+            self.apply(set);
+        }
+    }
+
+    /// Careful Resume's phase log (tests).
+    #[cfg(test)]
+    pub fn careful_resume(&self) -> Option<&CarefulResume> {
+        self.cr.as_ref()
+    }
+
+    /// The delivery-rate sampler (tests).
+    #[cfg(test)]
+    pub fn rate_sampler(&self) -> Option<&QuicRateSampler> {
+        self.rate.as_ref()
+    }
+
+    /// The controller (tests).
+    #[cfg(test)]
+    pub fn controller(&self) -> &Cc {
+        &self.cc
+    }
 }
 
 impl QController for SatcpCc {
-    fn on_sent(&mut self, _now: Instant, bytes: u64, _last_packet_number: u64) {
+    fn on_sent(&mut self, now: Instant, bytes: u64, _last_packet_number: u64) {
+        let t = ns(self.base, now);
+        if let Some(r) = &mut self.rate {
+            r.on_sent(t, bytes, self.flight);
+        }
         self.sent_total += bytes;
         self.flight += bytes;
+        if let Some(cr) = &mut self.cr {
+            let set = cr.on_sent(t, self.flight, self.w.cwnd);
+            self.apply(set);
+        }
     }
 
-    fn on_ack(&mut self, _now: Instant, sent: Instant, bytes: u64, _app_limited: bool, rtt: &RttEstimator) {
+    fn on_ack(&mut self, _now: Instant, sent: Instant, bytes: u64, app_limited: bool, rtt: &RttEstimator) {
+        if let Some(r) = &mut self.rate {
+            r.on_acked(ns(self.base, sent), bytes, app_limited, self.flight);
+        }
         self.srtt = Some(rtt.get().as_nanos() as f64);
         self.min_rtt = Some(rtt.min().as_nanos() as Time);
         self.batch_bytes += bytes;
@@ -162,6 +263,10 @@ impl QController for SatcpCc {
             self.cc.on_recovery_exit(&mut self.w);
         }
         let t = ns(self.base, now);
+        let (rate, delivered, lost) = match &mut self.rate {
+            Some(r) => (r.on_end_acks(t, self.min_rtt, self.srtt), r.delivered, r.lost),
+            None => (None, 0, 0),
+        };
         let a = AckCtx {
             now: t,
             acked: self.batch_bytes,
@@ -174,6 +279,9 @@ impl QController for SatcpCc {
             pipe: in_flight,
             recovering: self.in_recovery,
             peer_wnd: u64::MAX,
+            delivered,
+            rate,
+            lost,
             ..AckCtx::default()
         };
         let a = AckCtx { srtt: self.srtt, min_rtt: self.min_rtt, ..a };
@@ -183,6 +291,22 @@ impl QController for SatcpCc {
         }
         debug_assert!(self.acts.is_empty(), "an adapted controller asked for an action");
         self.acts.clear();
+        if let Some(cr) = &mut self.cr {
+            let f = Frame {
+                now: t,
+                acked: self.batch_bytes,
+                newest_sent: self.batch_latest_sent.map_or(0, |s| ns(self.base, s)),
+                flight: in_flight,
+                app_limited,
+                acked_total: self.acked_total,
+                min_rtt: self.min_rtt,
+                rtt: a.rtt,
+                srtt: self.srtt.map(|s| s as Time),
+                cwnd: self.w.cwnd,
+            };
+            let set = cr.on_ack_frame(&f);
+            self.apply(set);
+        }
         self.batch_bytes = 0;
         self.batch_latest_sent = None;
         self.batch_new = false;
@@ -192,13 +316,25 @@ impl QController for SatcpCc {
         self.acked_total += lost_bytes;
         let flight = self.flight;
         self.flight = self.flight.saturating_sub(lost_bytes);
+        let t = ns(self.base, now);
+        let (mut delivered, mut lost) = (0, 0);
+        if let Some(r) = &mut self.rate {
+            r.on_lost(ns(self.base, sent), lost_bytes, &mut self.lost_segs);
+            (delivered, lost) = (r.delivered, r.lost);
+            if self.sees_losses {
+                for l in &self.lost_segs {
+                    self.cc.on_lost(&mut self.w, l, t, delivered);
+                }
+            }
+        }
         if self.sent_in_recovery(sent) && !persistent {
+            self.react_careful_resume(t, persistent);
             return;
         }
         self.recovery_start = Some(now);
         self.in_recovery = true;
         if persistent {
-            let last = AckCtx { now: ns(self.base, now), flight, ..AckCtx::default() };
+            let last = AckCtx { now: t, flight, delivered, lost, ..AckCtx::default() };
             self.cc.on_rto(&mut self.w, flight, true, &last, &mut self.acts);
             self.w.cwnd = self.w.cwnd.max(2 * self.w.smss);
         } else {
@@ -206,10 +342,14 @@ impl QController for SatcpCc {
             self.w.cwnd = self.w.ssthresh.max(2 * self.w.smss);
         }
         self.acts.clear();
+        self.react_careful_resume(t, persistent);
     }
 
     fn on_mtu_update(&mut self, new_mtu: u16) {
         self.w.smss = new_mtu as u64;
+        if let Some(cr) = &mut self.cr {
+            cr.set_smss(new_mtu as u64);
+        }
         self.w.cwnd = self.w.cwnd.max(2 * self.w.smss);
     }
 

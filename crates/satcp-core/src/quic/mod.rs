@@ -55,9 +55,13 @@
 //!   client checks every byte it reads against it and its offset against
 //!   what it has read so far (`integrity_errors`, 0 unless broken).
 
+pub mod careful_resume;
 pub mod cc_adapter;
+#[cfg(test)]
+mod cc_tests;
 pub mod null_crypto;
 mod pto_count;
+pub mod rate_sampler;
 mod resumption;
 mod wire;
 #[cfg(feature = "tls")]
@@ -260,7 +264,7 @@ fn transport(cfg: &QuicCfg, base: Instant, cc_rng: Rng) -> TransportConfig {
         }
         QuicCc::Satcp(_, controller) => {
             let initial_window = cfg.initial_window;
-            t.congestion_controller_factory(Arc::new(cc_adapter::SatcpCcFactory { controller, initial_window, base, rng: cc_rng }));
+            t.congestion_controller_factory(Arc::new(cc_adapter::SatcpCcFactory { controller, initial_window, base, rng: cc_rng, careful_resume: cfg.careful_resume }));
         }
     }
     t
@@ -569,6 +573,13 @@ impl QuicFlow {
                 ctx.q.push(at, Event::Quic { ep: s.ep.0 });
             }
         }
+    }
+
+    /// A copy of the server's controller, as the adapter runs it (tests).
+    #[cfg(test)]
+    pub(crate) fn server_controller(&self) -> Option<cc_adapter::SatcpCc> {
+        let (_, conn) = self.sides[0].conn.as_ref()?;
+        conn.congestion_state().clone_box().into_any().downcast::<cc_adapter::SatcpCc>().ok().map(|b| *b)
     }
 
     pub fn counters(&self) -> QuicCounters {

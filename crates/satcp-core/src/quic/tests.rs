@@ -10,7 +10,7 @@ use super::{PATTERN_PERIOD, WRITE_CHUNK};
 
 /// The demo's GEO path with `queue` packets of queue down, `errors` on the
 /// downlink (a TOML inline table or ""), and `flows` appended.
-fn geo(queue: u32, errors: &str, flows: &str) -> String {
+pub(super) fn geo(queue: u32, errors: &str, flows: &str) -> String {
     let errors = if errors.is_empty() { String::new() } else { format!("errors_ab = {errors}\n") };
     format!(
         "[run]\nseed = 1\nstop = \"6000s\"\n[nodes]\nserver = {{}}\ngateway = {{}}\nclient = {{}}\n\
@@ -20,7 +20,7 @@ fn geo(queue: u32, errors: &str, flows: &str) -> String {
     )
 }
 
-fn quic_flow(name: &str, quic: &str, size: &str) -> String {
+pub(super) fn quic_flow(name: &str, quic: &str, size: &str) -> String {
     format!("[[flows]]\nname = \"{name}\"\nsrc = \"server\"\ndst = \"client\"\ntransport = \"quic\"\nquic = {quic}\napp = {{ kind = \"ftp\", size = \"{size}\" }}\n")
 }
 
@@ -28,7 +28,7 @@ fn tcp_flow(name: &str, tcp: &str, size: &str) -> String {
     format!("[[flows]]\nname = \"{name}\"\nsrc = \"server\"\ndst = \"client\"\ntcp = {tcp}\napp = {{ kind = \"ftp\", size = \"{size}\" }}\n")
 }
 
-fn run(text: &str) -> (crate::RunOutput, Vec<FlowSummary>) {
+pub(super) fn run(text: &str) -> (crate::RunOutput, Vec<FlowSummary>) {
     let scn = parse_toml(text, &[]).unwrap_or_else(|e| panic!("{e}"));
     let out = crate::run(&scn);
     let flows = out.summary.flows.clone();
@@ -37,7 +37,7 @@ fn run(text: &str) -> (crate::RunOutput, Vec<FlowSummary>) {
 
 /// Every byte of the file reached the client in order and matched the
 /// pattern the server wrote.
-fn delivered_whole(f: &FlowSummary, bytes: u64) {
+pub(super) fn delivered_whole(f: &FlowSummary, bytes: u64) {
     assert!(f.completed, "{f:?}");
     assert_eq!(f.bytes_delivered, bytes);
     assert_eq!(f.integrity_errors, 0);
@@ -151,9 +151,9 @@ fn the_parser_refuses_what_quic_flows_do_not_do_yet() {
         (q("{ zero_rtt = 1 }"), "flows.d.quic.zero_rtt"),
         (q("{ pacing = false }"), "quinn always paces"),
         (q("{ pacing = \"yes\" }"), "flows.d.quic.pacing"),
-        (q("{ careful_resume = true }"), "quic.careful_resume is not implemented"),
+        (q("{ careful_resume = true }"), "an inline table of the saved path state"),
         (q("{ cc = \"quinn-bbr\" }"), "operating system"),
-        (q("{ cc = \"bbr\" }"), "window controllers only"),
+        (q("{ cc = \"peach\" }"), "window controllers and BBR only"),
         (q("{ cc = \"quinn-cubic\", hybla_rtt0 = \"25ms\" }"), "unknown key \"hybla_rtt0\""),
         (q("{ stream_window = 0 }"), "flows.d.quic.stream_window"),
         (tcp_flow("d", "{}", "1MB").replace("tcp = {}", "quic = {}"), "no quic table"),

@@ -493,6 +493,9 @@ pub struct QuicCfg {
     /// Connection flow-control window (quinn's default: unlimited).
     pub connection_window: Option<u64>,
     pub crypto: QuicCrypto,
+    /// Careful Resume's saved path state (`quic/careful_resume.rs`), for a
+    /// satcp controller.
+    pub careful_resume: Option<crate::quic::careful_resume::SavedPath>,
     /// The ACK-frequency extension's request to the peer
     /// (`quic.max_ack_delay`, `quic.ack_frequency`); None: the extension
     /// off, quinn's RFC 9000 ACKs (every second packet, 25 ms).

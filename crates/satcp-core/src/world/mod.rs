@@ -162,6 +162,12 @@ const STREAM_TCP_CLOCK: u64 = 3 << 32;
 const STREAM_QUIC: u64 = 9 << 40;
 
 impl World {
+    /// Flow `f`'s QUIC connection pair, if it is a QUIC flow (tests).
+    #[cfg(test)]
+    pub(crate) fn quic_flow(&self, f: usize) -> Option<&QuicFlow> {
+        self.quic.get(f)?.as_deref()
+    }
+
     pub fn build(scn: &Scenario) -> Self {
         let mut q = EventQueue::new();
         if let Some(stop) = scn.run.stop_ns {

@@ -49,6 +49,19 @@ Experiments (factor levels, ``--quick``'s in brackets):
   With one stream the stream window binds alone: the connection window is
   left at quinn's default (unlimited).
 
+* ``resume-2mbps``, ``resume-20mbps``: BBR and Careful Resume (RFC 9959)
+  on QUIC, at IW 10: satcp's ``cubic`` without and with Careful Resume
+  from a saved state that fits the path (``cubic+cr``: saved_cwnd two
+  bandwidth-delay products, so the jump is one; saved_rtt the path's 510
+  ms) and from one four times too large (``cubic+cr4``: a jump of four
+  BDPs where the path holds 2.2: Safe Retreat), satcp's ``bbr`` and
+  ``bbr3`` through the adapter, ``bbr`` with the fitting saved state
+  (``bbr+cr``), and TCP's ``bbr`` and ``bbr3`` (profile linux) beside
+  them x PER 0, 1e-3, 1e-2 [0, 1e-2] x 1 MB and 10 MB, 5 [2] seeds. The
+  QUIC arms' stream window is four BDPs (at least quinn's default), so
+  that the controller, not flow control, sets the rate: on the 20 Mb/s
+  path quinn's default (one BDP) would cap a jump to the saved window.
+
 Seeds draw the losses; a loss-free cell's seeds are the same run.
 """
 
@@ -75,8 +88,22 @@ COUNTERPART = {"quinn-cubic": "cubic", "quinn-newreno": "sack", "cubic": "cubic"
 LINUX_KEYS = {"cubic": {"cubic_style": "linux", "cubic_hystart_style": "linux"}, "hybla": {"hybla_style": "linux"}}
 NAMES = {("quic", "quinn-cubic"): "QUIC quinn-cubic", ("quic", "quinn-newreno"): "QUIC quinn-newreno",
          ("quic", "cubic"): "QUIC satcp cubic", ("quic", "hybla"): "QUIC satcp hybla",
-         ("tcp", "cubic"): "TCP cubic", ("tcp", "sack"): "TCP sack (NewReno)", ("tcp", "hybla"): "TCP hybla"}
+         ("tcp", "cubic"): "TCP cubic", ("tcp", "sack"): "TCP sack (NewReno)", ("tcp", "hybla"): "TCP hybla",
+         ("quic", "cubic+cr"): "QUIC satcp cubic + Careful Resume", ("quic", "cubic+cr4"):
+             "QUIC satcp cubic + Careful Resume (4x saved window)", ("quic", "bbr"): "QUIC satcp bbr",
+         ("quic", "bbr3"): "QUIC satcp bbr3", ("quic", "bbr+cr"): "QUIC satcp bbr + Careful Resume",
+         ("tcp", "bbr"): "TCP bbr", ("tcp", "bbr3"): "TCP bbr3"}
 ORDER = list(NAMES)
+
+#: the resume experiments' arms (``cc+cr``: Careful Resume over ``cc``)
+RESUME_QUIC_CCS = ("cubic", "cubic+cr", "cubic+cr4", "bbr", "bbr3", "bbr+cr")
+RESUME_TCP_CCS = ("bbr", "bbr3")
+RESUME_SIZES_KB = (1000, 10000)
+#: each path's bandwidth-delay product (bytes): rate x 0.51 s
+BDP = {"2mbps": 130_560, "20mbps": 1_275_000}
+#: Careful Resume's saved window in BDPs (the jump is half): fitting, too large
+CR_SAVED_BDPS = {"cr": 2, "cr4": 8}
+CR_SAVED_RTT = "510ms"
 
 PERS = (0.0, 1e-3, 1e-2)
 QUICK_PERS = (0.0, 1e-2)
@@ -115,14 +142,28 @@ def spec(arm_label: str) -> Spec:
     return Spec(transport, cc, int(iw))
 
 
-def arm(transport: str, cc: str, iw: int) -> Arm:
+def careful_resume(cc: str, path: str | None) -> tuple[str, dict]:
+    """The controller of arm controller ``cc`` and its ``careful_resume``
+    table on ``path`` (none without ``+cr``)."""
+    base, _, cr = cc.partition("+")
+    if not cr:
+        return base, {}
+    return base, {"careful_resume": {"saved_cwnd": CR_SAVED_BDPS[cr] * BDP[path], "saved_rtt": CR_SAVED_RTT}}
+
+
+def arm(transport: str, cc: str, iw: int, path: str | None = None) -> Arm:
+    """An arm; with ``path``, a resume experiment's (Careful Resume's saved
+    state and the stream window from the path's BDP)."""
     f = f"flows.{FLOW}"
     if transport == "quic":
-        table = {"cc": cc, "initial_window": iw * MSS, **LINUX_KEYS.get(cc, {})}
+        base, cr = careful_resume(cc, path)
+        table = {"cc": base, "initial_window": iw * MSS, **LINUX_KEYS.get(base, {}), **cr}
+        if path is not None:
+            table["stream_window"] = max(QUINN_STREAM_WINDOW, 4 * BDP[path])
         settings = {f"{f}.transport": "quic", f"{f}.quic": table}
     else:
         settings = {f"{f}.tcp": {"profile": "linux", "variant": cc, "initial_window": iw}}
-    return Arm(label(transport, cc, iw), settings, {FLOW: f"{transport}/{cc}"})
+    return Arm(label(transport, cc, iw), settings, {FLOW: f"{transport}/{cc.partition('+')[0]}"})
 
 
 def arms(iws=IWS, transports=("quic", "tcp")) -> tuple[Arm, ...]:
@@ -155,6 +196,14 @@ def catalogue(quick: bool) -> list[Experiment]:
         app = {"kind": "http", "pages": PAGES, "request": REQUEST}
         out.append(Experiment(f"http-{path}", f"HTTP pages over the {path} GEO path", base, "http", arms(),
                               (per_factor(), pip), settings={f"flows.{FLOW}.app": app}, link=LINK, **seeds))
+    for path, base in PATHS.items():
+        size = Factor("size_kb", f"flows.{FLOW}.app.size", RESUME_SIZES_KB, RESUME_SIZES_KB,
+                      encode=lambda v: f"{v}KB")
+        resume_arms = tuple(arm("quic", cc, 10, path) for cc in RESUME_QUIC_CCS) + tuple(
+            arm("tcp", cc, 10) for cc in RESUME_TCP_CCS)
+        out.append(Experiment(f"resume-{path}", f"BBR and Careful Resume on QUIC over the {path} GEO path", base,
+                              "ftp", resume_arms, (per_factor(), size),
+                              settings={f"flows.{FLOW}.app.request": REQUEST}, link=LINK, **seeds))
     window = Factor("stream_window", f"flows.{FLOW}.quic.stream_window", WINDOWS, QUICK_WINDOWS)
     per = Factor("per", f"links.{LINK}.errors_ab", WINDOW_PERS, (0.0,), encode=_per)
     out.append(Experiment("window-20mbps", "QUIC's stream flow-control window over the 20mbps GEO path",

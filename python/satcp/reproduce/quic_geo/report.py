@@ -31,7 +31,7 @@ def _pm(mean: float, half: float, scale: float = 1.0, digits: int = 2) -> str:
 
 
 def _level(r) -> str:
-    if r["kind"] == "bulk":
+    if r["kind"] in ("bulk", "resume"):
         kb = r["size_kb"]
         return f"{kb / 1000:g} MB" if kb >= 1000 else f"{kb:g} KB"
     if r["kind"] == "http":
@@ -85,6 +85,11 @@ def write(ctx: Context, a: Analysis, findings: list[Claim]) -> tuple[Path, Path]
         doc.figure(figures.per_arm_figure(obs, "bulk", "completion_s", "completion time", profile, size_kb=big),
                    "bulk", f"Completion time of {big / 1000:g} MB per controller (IW 10) and downlink PER, "
                            f"over the seeds ({INTERVAL_NOTE})")
+    if not obs.empty and (obs["kind"] == "resume").any():
+        big = obs.loc[obs["kind"] == "resume", "size_kb"].max()
+        doc.figure(figures.per_arm_figure(obs, "resume", "completion_s", "completion time", profile, size_kb=big),
+                   "resume", f"Completion time of {big / 1000:g} MB with BBR and Careful Resume on QUIC (and BBR on "
+                             f"TCP), per arm and downlink PER, over the seeds ({INTERVAL_NOTE})")
     if not obs.empty and (obs["kind"] == "http").any():
         doc.figure(figures.per_arm_figure(obs, "http", "page_response_s", "mean page response time", profile,
                                           pipelining=True),

@@ -187,6 +187,7 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
                 "page response QUIC / TCP pipelined / TCP one at a time: " + "; ".join(
                     f"{p} PER {per:g}: {a:.2f} / {b:.2f} / " + (f"{c:.2f} s" if c == c else "-")
                     for p, per, a, b, c in ev)))
+    out += resume_findings(rows[rows["kind"] == "resume"])
     win = rows[rows["kind"] == "window"]
     if not win.empty:
         w = cell(win, per=0.0)
@@ -217,6 +218,70 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
                                              f"RTT ({bound / 1e6:.1f} Mb/s) whatever the controller",
                 all(g <= bound * 1.02 for _, g in caps),
                 "; ".join(f"{name('quic', c)} {g / 1e6:.2f} Mb/s" for c, g in caps)))
+    return out
+
+
+def resume_findings(rows: pd.DataFrame) -> list[Claim]:
+    """The resume experiments' findings: Careful Resume against the same
+    CUBIC without it, BBR on QUIC against BBR on TCP and against CUBIC
+    under loss."""
+    out: list[Claim] = []
+    if rows.empty:
+        return out
+    clean = cell(rows, per=0.0)
+    gains, retreats = [], []
+    for (p, size), g in clean.groupby(["path", "size_kb"]):
+        base = one(g, "completion_s", cc="cubic", transport="quic")
+        fit = one(g, "completion_s", cc="cubic+cr", transport="quic")
+        big = one(g, "completion_s", cc="cubic+cr4", transport="quic")
+        if base == base and fit == fit:
+            gains.append((p, size, base, fit))
+        if base == base and big == big:
+            retreats.append((p, size, base, big, int(one(g, "completed", cc="cubic+cr4")), int(one(g, "runs", cc="cubic+cr4"))))
+    if gains:
+        out.append(judged(
+            "careful_resume_sooner", "Careful Resume from a saved state that fits the path completes every loss-free "
+                                     "transfer sooner than the same CUBIC on QUIC without it",
+            all(f < b for *_, b, f in gains),
+            "without / with: " + "; ".join(f"{p} {s / 1000:g} MB {b:.2f} / {f:.2f} s" for p, s, b, f in gains)))
+    if retreats:
+        out.append(judged(
+            "careful_resume_retreats_safely", "From a saved window four times too large, Careful Resume still "
+                                              "completes every loss-free transfer, no more than 10% later than "
+                                              "CUBIC without it",
+            all(d == n and x <= 1.1 * b for _, _, b, x, d, n in retreats),
+            "without / with the 4x window: " + "; ".join(f"{p} {s / 1000:g} MB {b:.2f} / {x:.2f} s ({d}/{n} runs)"
+                                                         for p, s, b, x, d, n in retreats)))
+    big = rows["size_kb"].max()
+    pairs = []
+    for c in ("bbr", "bbr3"):
+        for p in sorted(clean["path"].unique()):
+            q = one(clean, "completion_s", path=p, size_kb=big, transport="quic", cc=c)
+            t = one(clean, "completion_s", path=p, size_kb=big, transport="tcp", cc=c)
+            if q == q and t == t:
+                pairs.append((p, c, q / t))
+    if pairs:
+        out.append(judged(
+            "bbr_quic_near_tcp", f"BBR v1 and v3 on QUIC (through the adapter, paced by quinn from the window) "
+                                 f"complete {big / 1000:g} MB loss-free within 10% of the same BBR on TCP",
+            all(abs(x - 1) <= 0.10 for *_, x in pairs),
+            "QUIC / TCP: " + "; ".join(f"{p} {c} x{x:.3f}" for p, c, x in pairs)))
+    top = rows["per"].max()
+    if top > 0:
+        lossy = cell(rows, per=top, size_kb=big, transport="quic")
+        ratios = []
+        for p in sorted(lossy["path"].unique()):
+            cu = one(lossy, "completion_s", path=p, cc="cubic")
+            for c in ("bbr", "bbr3"):
+                b = one(lossy, "completion_s", path=p, cc=c)
+                if cu == cu and b == b:
+                    ratios.append((p, c, cu / b))
+        if ratios:
+            out.append(judged(
+                "bbr_rides_out_loss", f"At PER {top:g}, BBR v1 and v3 on QUIC complete {big / 1000:g} MB at least "
+                                      "twice as fast as CUBIC on QUIC (BBR does not take random loss for congestion)",
+                all(x >= 2 for *_, x in ratios),
+                "CUBIC / BBR completion: " + "; ".join(f"{p} {c} x{x:.1f}" for p, c, x in ratios)))
     return out
 
 

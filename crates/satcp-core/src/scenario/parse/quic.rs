@@ -1,21 +1,21 @@
 //! A flow's `transport = "quic"` and its `quic = { ... }` table (`quic/`,
-//! docs/models/quic.md). Only what is implemented is accepted: the keys
-//! issue 41 names that are not built yet are refused by name, never read
-//! and ignored.
+//! docs/models/quic.md). Every key issue 41 names is read; a value quinn
+//! cannot honour (e.g. `pacing = false`) is refused with the reason.
 
 use super::*;
 
 const QUIC_EXPECTED: &str = "an inline table of QUIC settings, e.g. { cc = \"quinn-cubic\" }";
 const KEYS: &[&str] = &[
     "cc", "initial_window", "initial_rtt", "stream_window", "connection_window", "crypto", "max_ack_delay", "ack_frequency",
-    "variant", "profile", "pacing", "zero_rtt",
+    "variant", "profile", "pacing", "zero_rtt", "careful_resume",
 ];
-/// Keys of a `quic` table that are planned but not implemented yet.
-const NOT_YET: &[&str] = &["careful_resume"];
 /// quinn's own controllers, then satcp's through the adapter
-/// (`quic/cc_adapter.rs`; window controllers only so far).
-const CCS: &[&str] = &["quinn-newreno", "quinn-cubic", "aimd", "cubic", "hybla"];
-const SATCP_CCS: &[&str] = &["aimd", "cubic", "hybla"];
+/// (`quic/cc_adapter.rs`: window controllers, and BBR with delivery-rate
+/// samples from `quic/rate_sampler.rs`).
+const CCS: &[&str] = &["quinn-newreno", "quinn-cubic", "aimd", "cubic", "hybla", "bbr", "bbr3"];
+const SATCP_CCS: &[&str] = &["aimd", "cubic", "hybla", "bbr", "bbr3"];
+const CAREFUL_RESUME_EXPECTED: &str = "an inline table of the saved path state, e.g. { saved_cwnd = \"200kB\", saved_rtt = \"520ms\" }";
+const CAREFUL_RESUME_KEYS: &[&str] = &["saved_cwnd", "saved_rtt"];
 
 /// The keys a `quic` table may hold with satcp controller `cc`: QUIC's own
 /// and the controller's (its `tcp` keys), made once per controller.
@@ -53,20 +53,15 @@ pub(super) fn parse_quic(t: &Tbl, app: &AppCfg) -> Res<QuicCfg> {
     }
     let empty = Value::Table(toml::Table::new());
     let mut q = Tbl::new(t.at("quic"), t.get("quic").unwrap_or(&empty), QUIC_EXPECTED)?;
-    for k in NOT_YET {
-        if lookup(q.map, k).is_some() {
-            return Err(q.bad(k, format!("nothing yet: quic.{k} is not implemented (the keys implemented: {})", quoted_list(KEYS))));
-        }
-    }
     let cc_name = match lookup(q.map, "cc") {
         Some(Value::String(s)) => s.clone(),
         _ => String::new(),
     };
-    if matches!(cc_name.as_str(), "bbr" | "bbr3" | "quinn-bbr") || crate::tcp::cc::entry(&cc_name).is_some() && !SATCP_CCS.contains(&cc_name.as_str()) {
+    if cc_name == "quinn-bbr" || crate::tcp::cc::entry(&cc_name).is_some() && !SATCP_CCS.contains(&cc_name.as_str()) {
         let why = if cc_name == "quinn-bbr" {
             "quinn's BBR seeds its pacing-gain cycle from the operating system, so its runs would not be reproducible"
         } else {
-            "the adapter takes window controllers only so far (this one needs delivery-rate samples, per-packet losses or packets of its own)"
+            "the adapter takes window controllers and BBR only so far (this one needs packets, verdicts or options of its own)"
         };
         return Err(q.bad("cc", format!("one of {}: {why}", quoted_list(CCS))));
     }
@@ -107,7 +102,23 @@ pub(super) fn parse_quic(t: &Tbl, app: &AppCfg) -> Res<QuicCfg> {
         }
         Ok(v)
     };
+    let careful_resume = match q.table("careful_resume", CAREFUL_RESUME_EXPECTED)? {
+        None => None,
+        Some(_) if !matches!(cc, QuicCc::Satcp(..)) => {
+            return Err(q.bad("careful_resume", format!("a satcp controller in cc (one of {}): Careful Resume runs over the adapter", quoted_list(SATCP_CCS))));
+        }
+        Some(mut c) => {
+            c.only(CAREFUL_RESUME_KEYS)?;
+            let cwnd = c.size_pos("saved_cwnd")?;
+            let rtt = c.duration_pos("saved_rtt")?;
+            Some(crate::quic::careful_resume::SavedPath {
+                cwnd: c.require("saved_cwnd", cwnd, "a positive size in bytes, e.g. \"200kB\"")?,
+                rtt_ns: c.require("saved_rtt", rtt, "a positive duration, e.g. \"520ms\"")?,
+            })
+        }
+    };
     Ok(QuicCfg {
+        careful_resume,
         cc,
         initial_window: q.size_pos("initial_window")?,
         initial_rtt_ns: q.duration_pos("initial_rtt")?,
