@@ -18,7 +18,8 @@ fn ftp(name: &str, size: &str, extra: &str) -> String {
     format!("[[flows]]\nname = \"{name}\"\nsrc = \"server\"\ndst = \"client\"\ntcp = {{ variant = \"sack\", rwnd = \"1MB\" }}\napp = {{ kind = \"ftp\", size = \"{size}\" {extra} }}\n")
 }
 
-/// One PEP at the gateway with a 64 kB buffer; the server (which opens
+/// One PEP at the gateway with a 64 kB buffer offered whole
+/// (`receive_window = "fixed"`); the server (which opens
 /// the connection and sends 2 MB) is 10 ms away, the client behind the
 /// 2 Mb/s satellite. The PEP acknowledges the server's data at once: at
 /// some 10 ms tick the server has had ~64 kB more acknowledged than the
@@ -35,7 +36,7 @@ fn the_pep_acknowledges_ahead_within_its_buffer_and_back_pressure_closes_the_win
     let buffer = 64_000.0;
     let text = chain(
         "stop = \"200s\"\nsample_interval = \"10ms\"",
-        &format!("{}\n[[peps]]\nnode = \"gw\"\nbuffer = \"64kB\"\n", ftp("bulk", "2MB", "")),
+        &format!("{}\n[[peps]]\nnode = \"gw\"\nbuffer = \"64kB\"\nreceive_window = \"fixed\"\n", ftp("bulk", "2MB", "")),
     );
     let out = run_text(&text, &[]);
     let f = &out.summary.flows[0];
@@ -70,6 +71,49 @@ fn the_pep_acknowledges_ahead_within_its_buffer_and_back_pressure_closes_the_win
     assert!(ps.to_acceptor_bytes.iter().all(|&b| b <= buffer));
     assert!(ps.to_acceptor_bytes.iter().any(|&b| b > buffer / 2.0));
     assert!(ps.pool_used_bytes.iter().all(|&b| b == 128_000.0));
+}
+
+/// The same download through a PEP whose sockets autotune as Linux's
+/// (`receive_window = "autotune"`) with a 1 MB buffer: half of it is the receive buffer,
+/// whose window opens from Linux's initial 80,896 bytes (131,072 x
+/// 158/256) by Right-Sizing up to 500,000; the other half the satellite
+/// leg's send buffer (twice its congestion window). The server's window
+/// starts at 80,896 bytes, never exceeds 500,000 and grows beyond the
+/// initial one; the PEP holds at most the 1 MB (receive and send buffers
+/// together), more than the window it offers at some tick (the send
+/// buffer holds what the satellite leg has not delivered); back-pressure
+/// still holds the server (window-limited most of the time) and every
+/// byte arrives once.
+#[test]
+fn an_autotuned_pep_offers_linux_s_window_and_holds_at_most_its_buffer() {
+    let (buffer, half) = (1_000_000.0, 500_000.0);
+    let text = chain(
+        "stop = \"200s\"\nsample_interval = \"10ms\"",
+        &format!("{}\n[[peps]]\nnode = \"gw\"\nbuffer = \"1MB\"\nreceive_window = \"autotune\"\n", ftp("bulk", "2MB", "")),
+    );
+    let out = run_text(&text, &[]);
+    let f = &out.summary.flows[0];
+    assert!(f.completed);
+    assert_eq!((f.bytes_delivered, f.integrity_errors, f.retransmissions), (2_000_000, 0, 0));
+    let c = &out.summary.peps[0].connections[0];
+    assert_eq!(c.bytes_to_acceptor, 2_000_000, "relayed exactly once");
+    assert!(c.peak_to_acceptor_bytes as f64 <= buffer && c.peak_to_acceptor_bytes as f64 > half, "{}", c.peak_to_acceptor_bytes);
+    assert!(f.limited.unwrap().rwnd > 0.5, "window-limited most of the time: {:?}", f.limited);
+    let s = &out.flow_series;
+    // the server's window where it binds (below its cwnd)
+    let rwnd: Vec<f64> = (0..s.time_s.len()).filter(|&i| s.eff_window_bytes[i] < s.cwnd_bytes[i]).map(|i| s.eff_window_bytes[i]).collect();
+    assert!(!rwnd.is_empty());
+    assert!(rwnd.iter().all(|&w| w <= half), "never beyond the receive half: {:?}", rwnd.iter().cloned().fold(0.0, f64::max));
+    assert!(rwnd.iter().any(|&w| w > 80_896.0), "Right-Sizing opened it beyond the initial window");
+    let first = (0..s.time_s.len()).find(|&i| s.snd_max_bytes[i] > 0.0).unwrap();
+    assert!(s.eff_window_bytes[first] <= 80_896.0, "the first window: Linux's initial {}", s.eff_window_bytes[first]);
+    for i in 0..s.time_s.len() {
+        let ahead = s.snd_max_bytes[i] - s.flight_bytes[i] - s.delivered_bytes[i];
+        assert!(ahead <= buffer, "at {} s the PEP acknowledged {ahead} bytes not delivered", s.time_s[i]);
+    }
+    let ps = &out.pep_series;
+    assert!(ps.to_acceptor_bytes.iter().all(|&b| b <= buffer));
+    assert!(ps.to_acceptor_bytes.iter().any(|&b| b > half), "the send buffer holds beyond the window offered");
 }
 
 /// FIN crosses: a 300 kB transfer through a pair of PEPs run to its stop
@@ -236,6 +280,7 @@ fn bad_pep_keys_are_refused_with_what_is_allowed() {
         ("node = \"gw\"\nleg = { variant = \"nope\" }", "peps.0.leg.variant", "hybla"),
         ("node = \"gw\"\ncolour = 1", "peps.0", "colour"),
         ("node = \"gw\"\nleg = { rwnd = \"1MB\" }", "peps.0.leg.rwnd", "the PEP's `buffer`"),
+        ("node = \"gw\"\nreceive_window = \"auto\"", "peps.0.receive_window", "\"fixed\", \"autotune\""),
     ];
     for (pep, path, allowed) in cases {
         let text = chain("stop = \"10s\"", &format!("{flow}\n[[peps]]\n{pep}\n"));

@@ -6,12 +6,15 @@
 //! PEP opens; default the flow's own), `buffer` (per direction of a split
 //! connection, default 4 MB), `pool` (per PEP, default 256 MB, at least two
 //! buffers), `split` (`"all"` or `{ ports = [...] }`), `pool_full`
-//! (`"wait"` or `"pass"`), `unknown_options` (`"strip"` or `"forward"`).
+//! (`"wait"` or `"pass"`), `unknown_options` (`"strip"` or `"forward"`),
+//! `receive_window` (`"fixed"`, default: the whole buffer from the start;
+//! `"autotune"`: Linux's socket buffers, docs/models/pep.md says why it is
+//! not the default yet).
 
 use super::tcp::parse_tcp;
 use super::*;
 
-const PEPS_EXPECTED: &str = "an array of PEP tables ([[peps]] with node and optional peer, leg, buffer, pool, split, pool_full, unknown_options)";
+const PEPS_EXPECTED: &str = "an array of PEP tables ([[peps]] with node and optional peer, leg, buffer, pool, split, pool_full, unknown_options, receive_window)";
 const SPLIT_EXPECTED: &str = "\"all\" or a table { ports = [80, 443] }";
 
 /// Default receive buffer of each direction of a split connection.
@@ -25,7 +28,7 @@ pub(super) fn parse_peps(root: &Tbl, nodes: &[NodeCfg]) -> Res<Vec<PepCfg>> {
     let mut out: Vec<PepCfg> = Vec::with_capacity(arr.len());
     for (i, pv) in arr.iter().enumerate() {
         let mut t = Tbl::new(format!("peps.{}", i), pv, "a PEP table ([[peps]])")?;
-        t.only(&["node", "peer", "leg", "buffer", "pool", "split", "pool_full", "unknown_options"])?;
+        t.only(&["node", "peer", "leg", "buffer", "pool", "split", "pool_full", "unknown_options", "receive_window"])?;
         let node = node_ref(&t, "node", nodes)?;
         let peer = match t.get("peer") {
             None => None,
@@ -100,7 +103,11 @@ pub(super) fn parse_peps(root: &Tbl, nodes: &[NodeCfg]) -> Res<Vec<PepCfg>> {
             Some("forward") => UnknownOptions::Forward,
             _ => UnknownOptions::Strip,
         };
-        out.push(PepCfg { node, peer, leg, buffer_bytes, pool_bytes, split, pool_full, unknown_options });
+        let receive_window = match t.choice("receive_window", &["fixed", "autotune"])? {
+            Some("autotune") => PepWindow::Autotune,
+            _ => PepWindow::Fixed,
+        };
+        out.push(PepCfg { node, peer, leg, buffer_bytes, pool_bytes, split, pool_full, unknown_options, receive_window });
     }
     Ok(out)
 }
