@@ -292,6 +292,31 @@ fn bad_pep_keys_are_refused_with_what_is_allowed() {
     assert!(e.contains("peps.1.node") && e.contains("peps.0 already has one"), "{e}");
 }
 
+/// A PEP sees both directions of a connection or cannot split it: with a
+/// terrestrial return link from the client to the server (50 ms; 10 s the
+/// other way, so data still comes down the satellite), the client's
+/// segments go back over it and bypass the gateway. The scenario is
+/// refused before it runs, naming the PEP's key, its node and the flow;
+/// the same flow opted out (`split = false`) runs, and with the return
+/// link as slow both ways the routes are symmetric again and it runs.
+#[test]
+fn a_pep_that_one_direction_bypasses_is_refused_naming_the_pep_and_the_flow() {
+    let modem = |back: &str| format!("[[links]]\nname = \"modem\"\na = \"client\"\nb = \"server\"\nrate = \"1Mbps\"\ndelay_ab = \"{back}\"\ndelay_ba = \"10s\"\n");
+    let with = |flow: &str, back: &str, pep: &str| chain("stop = \"20s\"", &format!("{}\n{flow}\n[[peps]]\n{pep}\n", modem(back)));
+    let e = parse_toml(&with(&ftp("bulk", "100kB", ""), "50ms", "node = \"gw\""), &[]).unwrap_err().to_string();
+    assert!(e.contains("peps.0.node") && e.contains("\"gw\"") && e.contains("flow \"bulk\"") && e.contains("from \"server\" crosses \"gw\"") && e.contains("split = false"), "{e}");
+    // the pair's second PEP is checked too
+    let e = parse_toml(&with(&ftp("bulk", "100kB", ""), "50ms", "node = \"gw\"\npeer = \"term\""), &[]).unwrap_err().to_string();
+    assert!(e.contains("peps.0.node") && e.contains("flow \"bulk\""), "{e}");
+    let opted_out = ftp("bulk", "100kB", "").replace("tcp = {", "split = false\ntcp = {");
+    let out = run_text(&with(&opted_out, "50ms", "node = \"gw\""), &[]);
+    assert!(out.summary.flows[0].completed);
+    assert_eq!(out.summary.peps[0].counters["passed_opt_out"], 1);
+    let out = run_text(&with(&ftp("bulk", "100kB", ""), "10s", "node = \"gw\""), &[]);
+    assert!(out.summary.flows[0].completed);
+    assert_eq!(out.summary.peps[0].counters["split"], 1);
+}
+
 /// A PEP goes down: the terminal's links (satellite and access) are down
 /// from 3 s to 4 s in a 5 MB download through a pair of PEPs. The
 /// terminal's PEP loses its split connection and what its buffers held;

@@ -22,7 +22,8 @@
 //!   1 opens towards the acceptor). Segments are addressed as the ends'
 //!   own are (the flow's endpoint ids and nodes), so a PEP takes a segment
 //!   by the endpoint it is addressed to: to the acceptor -> end 0, to the
-//!   opener -> end 1. Both directions' routes must cross the PEP's node.
+//!   opener -> end 1. Both directions' routes must cross the PEP's node
+//!   (checked before the run: `scenario/parse/peps.rs`).
 //! * Configurations: an end facing a real end (opener or acceptor) runs
 //!   the flow's own `tcp`; an end of the connection the PEP opens, and the
 //!   peer PEP's end that answers it, run `leg` (default the flow's). Every
