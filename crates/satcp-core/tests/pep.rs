@@ -358,8 +358,9 @@ fn a_pep_that_goes_down_loses_its_connections_and_the_ends_see_resets() {
 /// Invariants over many set-ups (each run with the endpoints' own
 /// invariants checked in this build): every TCP variant under each
 /// behaviour profile, one PEP or a pair (leg Hybla, with and without a
-/// handshake), download or upload, a small or a large buffer, with and
-/// without bit errors on the satellite: the transfer completes, every
+/// handshake), download or upload, a small or a large buffer, fixed or
+/// autotuned windows, with and without bit errors on the satellite: the
+/// transfer completes, every
 /// byte arrives once and in order (no integrity error), each PEP relayed
 /// exactly the file and never held more than its buffer; or, where the
 /// variant gives up on the lossy path end to end too, the split
@@ -379,14 +380,15 @@ fn split_transfers_deliver_every_byte_once_within_the_buffers() {
             let pair = case % 2 == 1;
             let upload = case / 2 == 1;
             let buffer = if (i + case) % 2 == 0 { "30kB" } else { "2MB" };
+            let window = if (i / 2 + case) % 2 == 0 { "fixed" } else { "autotune" };
             let errors = if i % 3 == 0 { "errors_ab = { per = 0.001 }\nerrors_ba = { per = 0.001 }" } else { "" };
             let (src, dst) = if upload { ("client", "server") } else { ("server", "client") };
             let peps = if pair {
                 let hs = if i % 2 == 0 { ", handshake = false" } else { "" };
-                format!("[[peps]]\nnode = \"gw\"\npeer = \"term\"\nbuffer = \"{buffer}\"\nleg = {{ variant = \"hybla\", initial_window = 10{hs} }}\n")
+                format!("[[peps]]\nnode = \"gw\"\npeer = \"term\"\nbuffer = \"{buffer}\"\nreceive_window = \"{window}\"\nleg = {{ variant = \"hybla\", initial_window = 10{hs} }}\n")
             } else {
                 let node = if upload { "term" } else { "gw" };
-                format!("[[peps]]\nnode = \"{node}\"\nbuffer = \"{buffer}\"\n")
+                format!("[[peps]]\nnode = \"{node}\"\nbuffer = \"{buffer}\"\nreceive_window = \"{window}\"\n")
             };
             let flow = format!(
                 "[[flows]]\nname = \"f\"\nsrc = \"{src}\"\ndst = \"{dst}\"\ntcp = {{ variant = \"{v}\", profile = \"{profile}\" }}\napp = {{ kind = \"ftp\", size = \"300kB\" }}\n"
@@ -394,7 +396,7 @@ fn split_transfers_deliver_every_byte_once_within_the_buffers() {
             let text = chain("stop = \"2000s\"", &format!("{flow}\n{peps}"))
                 .replace("queue_ab = { kind = \"droptail\", packets = 100 }", &format!("queue_ab = {{ kind = \"droptail\", packets = 100 }}\n{errors}"));
             let out = run_text(&text, &[]);
-            let what = format!("{v} {profile} pair={pair} upload={upload} buffer={buffer} errors={}", !errors.is_empty());
+            let what = format!("{v} {profile} pair={pair} upload={upload} buffer={buffer} {window} errors={}", !errors.is_empty());
             let f = &out.summary.flows[0];
             if !f.completed {
                 // a variant that gives up on this lossy path end to end too
