@@ -574,6 +574,7 @@ def cmd_results(args: argparse.Namespace) -> int:
             if args.query:
                 store.con.register("flows_wide", store.flows(args.sweep))
                 store.con.register("links_wide", store.links(args.sweep))
+                store.con.register("pep_legs_wide", store.pep_legs(args.sweep))
                 out = store.query(args.query)
             elif args.table == "runs":
                 out = store.runs(args.sweep).drop(columns=["scenario_json", "summary_json"])
@@ -581,6 +582,8 @@ def cmd_results(args: argparse.Namespace) -> int:
                 out = store.flows(args.sweep)
             elif args.table == "links":
                 out = store.links(args.sweep)
+            elif args.table == "pep_legs":
+                out = store.pep_legs(args.sweep)
             else:
                 metrics = list(args.metric or [])
                 sweeps = store.sweeps()
@@ -792,12 +795,13 @@ def build_parser() -> argparse.ArgumentParser:
     q = sub.add_parser("results", help="print or export what a results store holds",
                        description="Print the stored results: by default one row per cell and flow "
                                    "(runs, failed, mean of each metric). The store's tables are runs, "
-                                   "factors, flows, links, agents, paths, ground_stations, nodes and "
-                                   "sweeps (docs/sweeps.md); --query also sees flows_wide and "
-                                   "links_wide (flows/links with one column per factor).")
+                                   "factors, flows, links, agents, paths, ground_stations, nodes, pep_legs "
+                                   "(one row per leg of each connection a PEP split) and "
+                                   "sweeps (docs/sweeps.md); --query also sees flows_wide, "
+                                   "links_wide and pep_legs_wide (with one column per factor).")
     q.add_argument("store", metavar="STORE", help="results store (DuckDB file)")
     q.add_argument("--sweep", metavar="LABEL", help="only this sweep's runs")
-    q.add_argument("--table", choices=["cells", "runs", "flows", "links"], default="cells",
+    q.add_argument("--table", choices=["cells", "runs", "flows", "links", "pep_legs"], default="cells",
                    help="what to print (default cells)")
     q.add_argument("--metric", action="append", metavar="FIELD",
                    help="flow field to average per cell (repeatable; default: the sweep's metrics, else "

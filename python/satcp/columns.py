@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 #: The tables made from a run's summary, one row per entry of its list of
-#: that name (`_core.merge_store_rows` gives each; store_rows.rs' TABLES).
-ROW_TABLES = ("flows", "links", "agents", "paths", "ground_stations", "nodes")
+#: that name (`pep_legs`: per leg of each connection a PEP split;
+#: `_core.merge_store_rows` gives each; store_rows.rs' TABLES).
+ROW_TABLES = ("flows", "links", "agents", "paths", "ground_stations", "nodes", "pep_legs")
 
 #: The ``runs`` table's columns, in order.
 RUNS_COLUMNS = ["key", "sweep", "cell", "replication", "seed", "satcp_version", "status", "error", "wall_s",

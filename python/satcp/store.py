@@ -39,8 +39,17 @@ Schema (other modules and users rely on these names):
 ``nodes``
     ``key``, ``node`` (its name), ``node_index``, then its summary
     (``drops_no_route``, ``drops_ttl``).
+``pep_legs``
+    one row per leg of each connection a PEP split (``[[peps]]``,
+    docs/models/pep.md): ``key``, ``pep`` (its node), ``pep_index``,
+    ``connection_index``, ``flow``, the connection's ``opened_s``,
+    ``state``, bytes relayed and peaks each way, ``leg_index`` (0 towards
+    the opener, 1 towards the acceptor), then the leg's summary
+    (``toward``, ``to_node``, ``variant``, ``completion_s``,
+    ``retransmissions``, ``timeouts``, ``limited_cwnd``, ...). Runs
+    without PEPs have none.
 
-The tables ``flows`` to ``nodes`` are the summary's lists of those names,
+The tables ``flows`` to ``pep_legs`` are the summary's lists of those names,
 one row per entry, flattened by the same rules (``ROW_TABLES``;
 ``crates/satcp-core/src/stats/store_rows.rs``). A run stored before a
 table existed gets its rows from its summary the next time the store is
@@ -109,6 +118,7 @@ _SCHEMA = [
     "CREATE TABLE IF NOT EXISTS paths (key VARCHAR, path VARCHAR, path_index INTEGER)",
     "CREATE TABLE IF NOT EXISTS ground_stations (key VARCHAR, station VARCHAR, station_index INTEGER)",
     "CREATE TABLE IF NOT EXISTS nodes (key VARCHAR, node VARCHAR, node_index INTEGER)",
+    "CREATE TABLE IF NOT EXISTS pep_legs (key VARCHAR, pep VARCHAR, pep_index INTEGER, connection_index INTEGER, leg_index INTEGER)",
     """CREATE TABLE IF NOT EXISTS sweeps (
         sweep VARCHAR PRIMARY KEY,
         source VARCHAR,
@@ -118,8 +128,12 @@ _SCHEMA = [
 ]
 
 #: The tables added after the first two: every summary has a node, so a
-#: stored run without node rows was stored before they existed.
+#: stored run without node rows was stored before they existed. A run with
+#: node rows and a PEP leg in its summary but no ``pep_legs`` rows was
+#: stored before that table existed.
 _NEWER_TABLES = ROW_TABLES[2:]
+_PEP_LEGS_MISSING = ("SELECT key FROM runs r WHERE status = 'ok' AND summary_json LIKE '%\"legs\":[{%' "
+                     "AND NOT EXISTS (SELECT 1 FROM pep_legs p WHERE p.key = r.key) ORDER BY key")
 
 class StoreBusy(RuntimeError):
     """The store file is held open for writing by another process."""
@@ -357,13 +371,17 @@ class Store:
         keys = [k for (k,) in self.con.execute(
             "SELECT key FROM runs r WHERE status = 'ok' AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.key = r.key) "
             "ORDER BY key").fetchall()]
+        self._fill_tables(keys, _NEWER_TABLES)
+        self._fill_tables([k for (k,) in self.con.execute(_PEP_LEGS_MISSING).fetchall()], ("pep_legs",))
+
+    def _fill_tables(self, keys: list[str], tables: Iterable[str]) -> None:
         for start in range(0, len(keys), 1000):
             chunk = self.con.execute("SELECT key, summary_json FROM runs WHERE key IN (SELECT unnest(?)) ORDER BY key",
                                      [keys[start:start + 1000]]).fetchall()
             merged = _core.merge_store_rows([_core.store_rows(summary) for _, summary in chunk])
             self.con.begin()
             try:
-                for t in _NEWER_TABLES:
+                for t in tables:
                     self._insert(t, dict(merged[t], keys=[chunk[r][0] for r in merged[t]["run"]]))
                 self.con.commit()
             except BaseException:
@@ -461,9 +479,15 @@ class Store:
         """One row per run x link direction, laid out like :meth:`flows`."""
         return self._wide("links", sweep)
 
+    def pep_legs(self, sweep: str | None = None) -> pd.DataFrame:
+        """One row per run x PEP leg (``pep_legs``), laid out like
+        :meth:`flows`; a run without PEP legs has one row of nulls."""
+        return self._wide("pep_legs", sweep)
+
     def _wide(self, table: str, sweep: str | None) -> pd.DataFrame:
         where, params = _sweep_filter(sweep, "r.")
-        order = "t.flow_index" if table == "flows" else "t.\"index\", t.direction"
+        order = {"flows": "t.flow_index", "pep_legs": "t.pep_index, t.connection_index, t.leg_index"}.get(
+            table, "t.\"index\", t.direction")
         df = self.query(
             f"SELECT r.key, r.sweep, r.cell, r.replication, r.seed, r.status, t.* EXCLUDE (key) "
             f"FROM runs r LEFT JOIN {_q(table)} t USING (key) {where} "

@@ -62,6 +62,22 @@ def named_rows(summary, table, lead, name=None):
     return rows
 
 
+def pep_leg_rows(summary):
+    """The store's PEP leg rows by the same rules: one per leg of each
+    connection each PEP split, starting with `pep` (the PEP's node),
+    `pep_index`, `connection_index`, the connection's fields but `legs`,
+    `leg_index`, then the leg's fields."""
+    rows = []
+    for k, p in enumerate(summary.get("peps", [])):
+        for c, conn in enumerate(p.get("connections", [])):
+            for i, leg in enumerate(conn.get("legs", [])):
+                head = {"pep": p.get("node"), "pep_index": k, "connection_index": c}
+                head.update({f: conn.get(f) for f in ("flow", "opened_s", "state", "bytes_to_acceptor", "bytes_to_opener",
+                                                      "peak_to_acceptor_bytes", "peak_to_opener_bytes")})
+                rows.append(dict(head, leg_index=i, **_flatten(leg)))
+    return rows
+
+
 #: Every table made from a run's summary, by the rules in Python.
 RULES = {
     "flows": flow_rows,
@@ -70,6 +86,7 @@ RULES = {
     "paths": lambda s: named_rows(s, "paths", "path", lambda p: f'{p["src"]}->{p["dst"]}'),
     "ground_stations": lambda s: named_rows(s, "ground_stations", "station"),
     "nodes": lambda s: named_rows(s, "nodes", "node"),
+    "pep_legs": pep_leg_rows,
 }
 
 
@@ -185,7 +202,7 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["geo_bent_pipe.toml", "transat/four_flows_cbr.toml", "leo/leo-vs-geo.toml",
-                                  "ceten/one_client.toml", "adalr/http.toml", "xfwa/equal_rtts.toml"])
+                                  "ceten/one_client.toml", "adalr/http.toml", "xfwa/equal_rtts.toml", "pep_geo.toml"])
 def test_the_workers_store_rows_follow_the_python_rules(name):
     # the rows a worker flattens in Rust are the rows flow_rows and
     # link_rows (above) make from the same summary: same columns, same values
@@ -216,7 +233,7 @@ def test_the_workers_store_rows_follow_the_python_rules(name):
     assert RULES.keys() == set(store_module.ROW_TABLES)
     for table, rules in RULES.items():
         rows, got = rules(summary), rust[table]
-        assert rows or table in ("agents", "paths", "ground_stations"), table
+        assert rows or table in ("agents", "paths", "ground_stations", "pep_legs"), table
         assert set(got["names"]) == {n for r in rows for n in r}, table
         for i, row in enumerate(rows):
             for n, col in zip(got["names"], got["columns"]):
@@ -707,3 +724,48 @@ def test_runs_stored_before_the_new_tables_get_their_rows_when_the_store_is_open
             after = st.query(f"SELECT * FROM {t} ORDER BY ALL")
             assert len(after) == len(before[t]) > 0, t
             pd.testing.assert_frame_equal(after[list(before[t].columns)], before[t], check_dtype=False)
+
+
+def test_a_sweep_of_pep_runs_stores_each_leg_and_results_reads_them(tmp_path):
+    """A tiny sweep over the PEP pair's buffer (scenarios/pep_geo.toml, 300
+    kB): every run stores four legs (two PEPs, one connection, two legs
+    each) in ``pep_legs``, named by PEP, connection and leg; the leg
+    towards the acceptor at the gateway is the Hybla satellite leg and
+    carried the 300 kB; ``satcp results --table pep_legs`` prints them
+    with the factor, and a query over ``pep_legs_wide`` groups by it. A
+    run without PEPs (the geo demo) has no leg rows. A store of before
+    the table gets the rows of its PEP runs when next opened."""
+    import duckdb
+    sweep_file = tmp_path / "s.toml"
+    sweep_file.write_text(f"""base = "{REPO / 'scenarios' / 'pep_geo.toml'}"\nlabel = "pep"\n
+[factors]\n"flows.download.app.size" = ["300kB"]\n"peps.0.buffer" = ["64kB", "4MB"]\n""")
+    store = tmp_path / "r.duckdb"
+    r = run_cli("sweep", sweep_file, "--store", store, "--workers", "1", "--quiet")
+    assert r.returncode == 0, r.stderr
+    with Store(store) as st:
+        legs = st.pep_legs()
+        assert len(legs) == 8 and (legs["status"] == "ok").all()
+        assert set(legs["peps.0.buffer"]) == {"64kB", "4MB"}
+        for _, run in legs.groupby("key"):
+            assert list(zip(run["pep"], run["connection_index"], run["leg_index"])) == [
+                ("gateway", 0, 0), ("gateway", 0, 1), ("term", 0, 0), ("term", 0, 1)]
+            sat = run[(run["pep"] == "gateway") & (run["toward"] == "acceptor")].iloc[0]
+            assert sat["variant"] == "hybla" and sat["to_node"] == "client" and sat["bytes_to_acceptor"] == 300_000
+            assert sat["segments_sent"] > 0 and 0 <= sat["limited_cwnd"] <= 1
+    out = tmp_path / "legs.csv"
+    r = run_cli("results", store, "--table", "pep_legs", "--export", out)
+    assert r.returncode == 0, r.stderr
+    assert len(pd.read_csv(out)) == 8
+    q = "SELECT \"peps.0.buffer\" AS buffer, sum(retransmissions) AS retx FROM pep_legs_wide GROUP BY 1 ORDER BY 1"
+    r = run_cli("results", store, "--query", q, "--export", out)
+    assert r.returncode == 0, r.stderr
+    assert list(pd.read_csv(out)["buffer"]) == ["4MB", "64kB"]
+    # a store of before the table: its PEP runs get their leg rows back
+    con = duckdb.connect(str(store))
+    con.execute("DELETE FROM pep_legs")
+    con.close()
+    with Store(store) as st:
+        assert len(st.query("SELECT * FROM pep_legs")) == 8
+    # no PEPs, no legs
+    plain = satcp.run(REPO / "scenarios" / "geo_bent_pipe.toml", set=["run.stop=2s"]).summary
+    assert pep_leg_rows(plain) == []

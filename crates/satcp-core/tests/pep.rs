@@ -18,7 +18,8 @@ fn ftp(name: &str, size: &str, extra: &str) -> String {
     format!("[[flows]]\nname = \"{name}\"\nsrc = \"server\"\ndst = \"client\"\ntcp = {{ variant = \"sack\", rwnd = \"1MB\" }}\napp = {{ kind = \"ftp\", size = \"{size}\" {extra} }}\n")
 }
 
-/// One PEP at the gateway with a 64 kB buffer; the server (which opens
+/// One PEP at the gateway with a 64 kB buffer offered whole
+/// (`receive_window = "fixed"`); the server (which opens
 /// the connection and sends 2 MB) is 10 ms away, the client behind the
 /// 2 Mb/s satellite. The PEP acknowledges the server's data at once: at
 /// some 10 ms tick the server has had ~64 kB more acknowledged than the
@@ -35,7 +36,7 @@ fn the_pep_acknowledges_ahead_within_its_buffer_and_back_pressure_closes_the_win
     let buffer = 64_000.0;
     let text = chain(
         "stop = \"200s\"\nsample_interval = \"10ms\"",
-        &format!("{}\n[[peps]]\nnode = \"gw\"\nbuffer = \"64kB\"\n", ftp("bulk", "2MB", "")),
+        &format!("{}\n[[peps]]\nnode = \"gw\"\nbuffer = \"64kB\"\nreceive_window = \"fixed\"\n", ftp("bulk", "2MB", "")),
     );
     let out = run_text(&text, &[]);
     let f = &out.summary.flows[0];
@@ -70,6 +71,49 @@ fn the_pep_acknowledges_ahead_within_its_buffer_and_back_pressure_closes_the_win
     assert!(ps.to_acceptor_bytes.iter().all(|&b| b <= buffer));
     assert!(ps.to_acceptor_bytes.iter().any(|&b| b > buffer / 2.0));
     assert!(ps.pool_used_bytes.iter().all(|&b| b == 128_000.0));
+}
+
+/// The same download through a PEP whose sockets autotune as Linux's
+/// (`receive_window = "autotune"`) with a 1 MB buffer: half of it is the receive buffer,
+/// whose window opens from Linux's initial 80,896 bytes (131,072 x
+/// 158/256) by Right-Sizing up to 500,000; the other half the satellite
+/// leg's send buffer (twice its congestion window). The server's window
+/// starts at 80,896 bytes, never exceeds 500,000 and grows beyond the
+/// initial one; the PEP holds at most the 1 MB (receive and send buffers
+/// together), more than the window it offers at some tick (the send
+/// buffer holds what the satellite leg has not delivered); back-pressure
+/// still holds the server (window-limited most of the time) and every
+/// byte arrives once.
+#[test]
+fn an_autotuned_pep_offers_linux_s_window_and_holds_at_most_its_buffer() {
+    let (buffer, half) = (1_000_000.0, 500_000.0);
+    let text = chain(
+        "stop = \"200s\"\nsample_interval = \"10ms\"",
+        &format!("{}\n[[peps]]\nnode = \"gw\"\nbuffer = \"1MB\"\nreceive_window = \"autotune\"\n", ftp("bulk", "2MB", "")),
+    );
+    let out = run_text(&text, &[]);
+    let f = &out.summary.flows[0];
+    assert!(f.completed);
+    assert_eq!((f.bytes_delivered, f.integrity_errors, f.retransmissions), (2_000_000, 0, 0));
+    let c = &out.summary.peps[0].connections[0];
+    assert_eq!(c.bytes_to_acceptor, 2_000_000, "relayed exactly once");
+    assert!(c.peak_to_acceptor_bytes as f64 <= buffer && c.peak_to_acceptor_bytes as f64 > half, "{}", c.peak_to_acceptor_bytes);
+    assert!(f.limited.unwrap().rwnd > 0.5, "window-limited most of the time: {:?}", f.limited);
+    let s = &out.flow_series;
+    // the server's window where it binds (below its cwnd)
+    let rwnd: Vec<f64> = (0..s.time_s.len()).filter(|&i| s.eff_window_bytes[i] < s.cwnd_bytes[i]).map(|i| s.eff_window_bytes[i]).collect();
+    assert!(!rwnd.is_empty());
+    assert!(rwnd.iter().all(|&w| w <= half), "never beyond the receive half: {:?}", rwnd.iter().cloned().fold(0.0, f64::max));
+    assert!(rwnd.iter().any(|&w| w > 80_896.0), "Right-Sizing opened it beyond the initial window");
+    let first = (0..s.time_s.len()).find(|&i| s.snd_max_bytes[i] > 0.0).unwrap();
+    assert!(s.eff_window_bytes[first] <= 80_896.0, "the first window: Linux's initial {}", s.eff_window_bytes[first]);
+    for i in 0..s.time_s.len() {
+        let ahead = s.snd_max_bytes[i] - s.flight_bytes[i] - s.delivered_bytes[i];
+        assert!(ahead <= buffer, "at {} s the PEP acknowledged {ahead} bytes not delivered", s.time_s[i]);
+    }
+    let ps = &out.pep_series;
+    assert!(ps.to_acceptor_bytes.iter().all(|&b| b <= buffer));
+    assert!(ps.to_acceptor_bytes.iter().any(|&b| b > half), "the send buffer holds beyond the window offered");
 }
 
 /// FIN crosses: a 300 kB transfer through a pair of PEPs run to its stop
@@ -236,6 +280,7 @@ fn bad_pep_keys_are_refused_with_what_is_allowed() {
         ("node = \"gw\"\nleg = { variant = \"nope\" }", "peps.0.leg.variant", "hybla"),
         ("node = \"gw\"\ncolour = 1", "peps.0", "colour"),
         ("node = \"gw\"\nleg = { rwnd = \"1MB\" }", "peps.0.leg.rwnd", "the PEP's `buffer`"),
+        ("node = \"gw\"\nreceive_window = \"auto\"", "peps.0.receive_window", "\"fixed\", \"autotune\""),
     ];
     for (pep, path, allowed) in cases {
         let text = chain("stop = \"10s\"", &format!("{flow}\n[[peps]]\n{pep}\n"));
@@ -245,6 +290,31 @@ fn bad_pep_keys_are_refused_with_what_is_allowed() {
     let two = chain("stop = \"10s\"", &format!("{flow}\n[[peps]]\nnode = \"gw\"\npeer = \"term\"\n[[peps]]\nnode = \"term\"\n"));
     let e = parse_toml(&two, &[]).unwrap_err().to_string();
     assert!(e.contains("peps.1.node") && e.contains("peps.0 already has one"), "{e}");
+}
+
+/// A PEP sees both directions of a connection or cannot split it: with a
+/// terrestrial return link from the client to the server (50 ms; 10 s the
+/// other way, so data still comes down the satellite), the client's
+/// segments go back over it and bypass the gateway. The scenario is
+/// refused before it runs, naming the PEP's key, its node and the flow;
+/// the same flow opted out (`split = false`) runs, and with the return
+/// link as slow both ways the routes are symmetric again and it runs.
+#[test]
+fn a_pep_that_one_direction_bypasses_is_refused_naming_the_pep_and_the_flow() {
+    let modem = |back: &str| format!("[[links]]\nname = \"modem\"\na = \"client\"\nb = \"server\"\nrate = \"1Mbps\"\ndelay_ab = \"{back}\"\ndelay_ba = \"10s\"\n");
+    let with = |flow: &str, back: &str, pep: &str| chain("stop = \"20s\"", &format!("{}\n{flow}\n[[peps]]\n{pep}\n", modem(back)));
+    let e = parse_toml(&with(&ftp("bulk", "100kB", ""), "50ms", "node = \"gw\""), &[]).unwrap_err().to_string();
+    assert!(e.contains("peps.0.node") && e.contains("\"gw\"") && e.contains("flow \"bulk\"") && e.contains("from \"server\" crosses \"gw\"") && e.contains("split = false"), "{e}");
+    // the pair's second PEP is checked too
+    let e = parse_toml(&with(&ftp("bulk", "100kB", ""), "50ms", "node = \"gw\"\npeer = \"term\""), &[]).unwrap_err().to_string();
+    assert!(e.contains("peps.0.node") && e.contains("flow \"bulk\""), "{e}");
+    let opted_out = ftp("bulk", "100kB", "").replace("tcp = {", "split = false\ntcp = {");
+    let out = run_text(&with(&opted_out, "50ms", "node = \"gw\""), &[]);
+    assert!(out.summary.flows[0].completed);
+    assert_eq!(out.summary.peps[0].counters["passed_opt_out"], 1);
+    let out = run_text(&with(&ftp("bulk", "100kB", ""), "10s", "node = \"gw\""), &[]);
+    assert!(out.summary.flows[0].completed);
+    assert_eq!(out.summary.peps[0].counters["split"], 1);
 }
 
 /// A PEP goes down: the terminal's links (satellite and access) are down
@@ -288,8 +358,9 @@ fn a_pep_that_goes_down_loses_its_connections_and_the_ends_see_resets() {
 /// Invariants over many set-ups (each run with the endpoints' own
 /// invariants checked in this build): every TCP variant under each
 /// behaviour profile, one PEP or a pair (leg Hybla, with and without a
-/// handshake), download or upload, a small or a large buffer, with and
-/// without bit errors on the satellite: the transfer completes, every
+/// handshake), download or upload, a small or a large buffer, fixed or
+/// autotuned windows, with and without bit errors on the satellite: the
+/// transfer completes, every
 /// byte arrives once and in order (no integrity error), each PEP relayed
 /// exactly the file and never held more than its buffer; or, where the
 /// variant gives up on the lossy path end to end too, the split
@@ -309,14 +380,15 @@ fn split_transfers_deliver_every_byte_once_within_the_buffers() {
             let pair = case % 2 == 1;
             let upload = case / 2 == 1;
             let buffer = if (i + case) % 2 == 0 { "30kB" } else { "2MB" };
+            let window = if (i / 2 + case) % 2 == 0 { "fixed" } else { "autotune" };
             let errors = if i % 3 == 0 { "errors_ab = { per = 0.001 }\nerrors_ba = { per = 0.001 }" } else { "" };
             let (src, dst) = if upload { ("client", "server") } else { ("server", "client") };
             let peps = if pair {
                 let hs = if i % 2 == 0 { ", handshake = false" } else { "" };
-                format!("[[peps]]\nnode = \"gw\"\npeer = \"term\"\nbuffer = \"{buffer}\"\nleg = {{ variant = \"hybla\", initial_window = 10{hs} }}\n")
+                format!("[[peps]]\nnode = \"gw\"\npeer = \"term\"\nbuffer = \"{buffer}\"\nreceive_window = \"{window}\"\nleg = {{ variant = \"hybla\", initial_window = 10{hs} }}\n")
             } else {
                 let node = if upload { "term" } else { "gw" };
-                format!("[[peps]]\nnode = \"{node}\"\nbuffer = \"{buffer}\"\n")
+                format!("[[peps]]\nnode = \"{node}\"\nbuffer = \"{buffer}\"\nreceive_window = \"{window}\"\n")
             };
             let flow = format!(
                 "[[flows]]\nname = \"f\"\nsrc = \"{src}\"\ndst = \"{dst}\"\ntcp = {{ variant = \"{v}\", profile = \"{profile}\" }}\napp = {{ kind = \"ftp\", size = \"300kB\" }}\n"
@@ -324,7 +396,7 @@ fn split_transfers_deliver_every_byte_once_within_the_buffers() {
             let text = chain("stop = \"2000s\"", &format!("{flow}\n{peps}"))
                 .replace("queue_ab = { kind = \"droptail\", packets = 100 }", &format!("queue_ab = {{ kind = \"droptail\", packets = 100 }}\n{errors}"));
             let out = run_text(&text, &[]);
-            let what = format!("{v} {profile} pair={pair} upload={upload} buffer={buffer} errors={}", !errors.is_empty());
+            let what = format!("{v} {profile} pair={pair} upload={upload} buffer={buffer} {window} errors={}", !errors.is_empty());
             let f = &out.summary.flows[0];
             if !f.completed {
                 // a variant that gives up on this lossy path end to end too

@@ -22,13 +22,17 @@
 //!   1 opens towards the acceptor). Segments are addressed as the ends'
 //!   own are (the flow's endpoint ids and nodes), so a PEP takes a segment
 //!   by the endpoint it is addressed to: to the acceptor -> end 0, to the
-//!   opener -> end 1. Both directions' routes must cross the PEP's node.
+//!   opener -> end 1. Both directions' routes must cross the PEP's node
+//!   (checked before the run: `scenario/parse/peps.rs`).
 //! * Configurations: an end facing a real end (opener or acceptor) runs
 //!   the flow's own `tcp`; an end of the connection the PEP opens, and the
 //!   peer PEP's end that answers it, run `leg` (default the flow's). Every
-//!   hosted end's receive buffer is `buffer`, offered whole (no
-//!   autotuning), and none takes data beyond its window (TCP-ADaLR's
-//!   `accept_beyond_window` is off at a PEP: the buffer is its memory).
+//!   hosted end's receive buffer is `buffer`, offered whole
+//!   (`receive_window = "fixed"`, the default), or Linux's autotuned
+//!   receive and send buffers of half of it each (`"autotune"`: socat's
+//!   and PEPsal's sockets; `world/pep.rs`'s `pep_move`), and none takes
+//!   data beyond its window (TCP-ADaLR's `accept_beyond_window` is off at
+//!   a PEP: the buffer is its memory).
 //! * The relay: bytes an end delivers are written at once to the other
 //!   end; the receiving end's application (the relay) reads them only as
 //!   the other end's peer acknowledges them (`tcp/deferred_read.rs`). So
@@ -133,8 +137,15 @@ pub struct Relay {
     pub acceptor: u32,
     /// Hosted endpoint ids: [facing the opener, facing the acceptor].
     pub ends: [u32; 2],
-    /// Per end: bytes it delivered (and the relay wrote to the other).
+    /// Per end: bytes it delivered.
     pub delivered: [u64; 2],
+    /// Per end: bytes of what it delivered that the relay read and wrote
+    /// to the other end (with `receive_window = "fixed"` all of them, at
+    /// once; with `"autotune"` as the other end's send buffer has room).
+    pub moved: [u64; 2],
+    /// Per end: it received the FIN; the other end closes once everything
+    /// it delivered was moved.
+    pub peer_closed: [bool; 2],
     /// Per end: bytes of what was written to it that its peer acknowledged.
     pub acked: [u64; 2],
     pub finished: [bool; 2],
@@ -143,6 +154,10 @@ pub struct Relay {
     pub opened_at: u64,
     /// Per end: when its FIN exchange completed.
     pub finished_at: [Option<u64>; 2],
+    /// Per end: its send buffer with `receive_window = "autotune"`
+    /// (Linux's, grown with its congestion window, never shrunk, at most
+    /// half of `buffer`); unused with `"fixed"`.
+    pub send_buffer: [u64; 2],
     /// Largest bytes held, per direction (index: the end that received).
     pub peak: [u64; 2],
     /// It ended by a reset (sent or received at one of its ends).
@@ -160,6 +175,13 @@ impl Relay {
         } else {
             self.ends[1]
         }
+    }
+
+    /// Bytes held in the direction end `i` receives: delivered by it and
+    /// not yet acknowledged to the other end by its peer.
+    #[inline]
+    pub fn held(&self, i: usize) -> u64 {
+        self.delivered[i] - self.acked[1 - i]
     }
 
     /// Which end (0 or 1) `ep` is.

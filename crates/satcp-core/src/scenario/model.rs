@@ -916,6 +916,21 @@ pub struct PepCfg {
     pub split: PepSplit,
     pub pool_full: PoolFull,
     pub unknown_options: UnknownOptions,
+    /// How the hosted ends' receive windows open (`receive_window`).
+    pub receive_window: PepWindow,
+}
+
+/// How a PEP's hosted ends offer their receive buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PepWindow {
+    /// As Linux opens a socket's window (`tcp_rmem`, Dynamic
+    /// Right-Sizing: `tcp/receive_buffer.rs`) up to `buffer`, as PEPsal's
+    /// and socat's sockets do when no buffer size is set.
+    Autotune,
+    /// The whole `buffer` offered from the start (a buffer set with
+    /// `SO_RCVBUF` on a stack without Linux's slow opening, or the RFCs'
+    /// receiver).
+    Fixed,
 }
 
 /// Which connections a PEP splits.

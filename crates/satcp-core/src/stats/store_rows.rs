@@ -1,6 +1,7 @@
 //! A run's summary as the rows of the results store's tables made from it
 //! ([`TABLES`]: `flows`, `links`, `agents`, `paths`, `ground_stations`,
-//! `nodes`; `python/satcp/store.py`), flattened here rather than in Python.
+//! `nodes`, `pep_legs`; `python/satcp/store.py`), flattened here rather
+//! than in Python.
 //!
 //! A sweep's parent process writes every run to the store; flattening a
 //! summary of 20 flows cell by cell in Python took it about as long as the
@@ -166,7 +167,7 @@ impl Columns {
 
 /// The store's tables made from a run's summary, each from the summary's
 /// list of that name, in the order a run's bytes hold them.
-pub const TABLES: [&str; 6] = ["flows", "links", "agents", "paths", "ground_stations", "nodes"];
+pub const TABLES: [&str; 7] = ["flows", "links", "agents", "paths", "ground_stations", "nodes", "pep_legs"];
 
 /// A run's store rows: its `sim_time_s` and `events` (for the `runs` row)
 /// and its tables, one per name of [`TABLES`] in that order.
@@ -210,8 +211,65 @@ pub fn rows_of(s: &Summary) -> RunRows {
             t.push("", "node", Cell::Str(n.name.clone()));
             index(t, "node_index", i);
         }),
+        pep_legs_of(s),
     ];
     RunRows { sim_time_s: Cell::float(s.sim_time_s), events: Cell::uint(s.events), tables }
+}
+
+/// The `pep_legs` table: one row per leg of each connection each PEP
+/// split (`summary.peps[].connections[].legs[]`), led by the columns that
+/// name it and the connection's own fields: `pep` (its node), `pep_index`,
+/// `connection_index`, `flow`, `opened_s`, `state`, the bytes relayed and
+/// the peaks each way, `leg_index` (0 towards the opener, 1 towards the
+/// acceptor); then the leg's fields flattened (`toward`, `to_node`,
+/// `variant`, `completion_s`, `retransmissions`, `limited_cwnd`, ...).
+fn pep_legs_of(s: &Summary) -> Columns {
+    let mut t = Columns::default();
+    for (k, p) in s.peps.iter().enumerate() {
+        for (c, conn) in p.connections.iter().enumerate() {
+            for (l, leg) in conn.legs.iter().enumerate() {
+                t.push("", "pep", Cell::Str(p.node.clone()));
+                t.push("", "pep_index", Cell::uint(k as u64));
+                t.push("", "connection_index", Cell::uint(c as u64));
+                t.push("", "flow", Cell::Str(conn.flow.clone()));
+                t.push("", "opened_s", Cell::float(conn.opened_s));
+                t.push("", "state", Cell::Str(conn.state.clone()));
+                t.push("", "bytes_to_acceptor", Cell::uint(conn.bytes_to_acceptor));
+                t.push("", "bytes_to_opener", Cell::uint(conn.bytes_to_opener));
+                t.push("", "peak_to_acceptor_bytes", Cell::uint(conn.peak_to_acceptor_bytes));
+                t.push("", "peak_to_opener_bytes", Cell::uint(conn.peak_to_opener_bytes));
+                t.push("", "leg_index", Cell::uint(l as u64));
+                leg.serialize(Flatten { table: &mut t, prefix: String::new(), skip_name: false }).expect("a leg is a struct");
+                t.end_row();
+            }
+        }
+    }
+    t
+}
+
+/// [`pep_legs_of`] for the summary's JSON.
+fn pep_legs_of_json(s: &Value) -> Columns {
+    let mut t = Columns::default();
+    let list = |v: &Value, k: &str| v.get(k).and_then(Value::as_array).cloned().unwrap_or_default();
+    let cell = |v: &Value, k: &str| v.get(k).map_or(Cell::Null, Cell::of_json);
+    for (k, p) in list(s, "peps").iter().enumerate() {
+        for (c, conn) in list(p, "connections").iter().enumerate() {
+            for (l, leg) in list(conn, "legs").iter().enumerate() {
+                t.push("", "pep", cell(p, "node"));
+                t.push("", "pep_index", Cell::uint(k as u64));
+                t.push("", "connection_index", Cell::uint(c as u64));
+                for f in ["flow", "opened_s", "state", "bytes_to_acceptor", "bytes_to_opener", "peak_to_acceptor_bytes", "peak_to_opener_bytes"] {
+                    t.push("", f, cell(conn, f));
+                }
+                t.push("", "leg_index", Cell::uint(l as u64));
+                for (key, v) in leg.as_object().into_iter().flatten() {
+                    t.push_json("", key, v);
+                }
+                t.end_row();
+            }
+        }
+    }
+    t
 }
 
 /// One row per item: the cells `lead` pushes (the columns that name the
@@ -257,6 +315,7 @@ pub fn rows_of_json(summary_json: &str) -> Result<RunRows, serde_json::Error> {
             t.push("", "node", cell(n, "name"));
             index(t, "node_index", i);
         }),
+        pep_legs_of_json(&s),
     ];
     Ok(RunRows { sim_time_s: cell(&s, "sim_time_s"), events: cell(&s, "events"), tables })
 }
@@ -880,7 +939,7 @@ impl<'a> Serializer for Flatten<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::output::{AgentSummary, FlowSummary, LinkSummary, Limited, NodeSummary, PathSummary, StationSummary};
+    use crate::stats::output::{AgentSummary, FlowSummary, LegSummary, LinkSummary, Limited, NodeSummary, PathSummary, PepSummary, SplitSummary, StationSummary};
 
     /// A table as name -> (column, kinds), for comparing paths whose
     /// column order differs.
@@ -957,6 +1016,13 @@ mod tests {
         s.ground_stations.push(StationSummary { name: "a".into(), handovers: 1, handover_times_s: vec![12.0], ..Default::default() });
         s.nodes.push(NodeSummary { name: "a".into(), drops_no_route: 2, drops_ttl: 0 });
         s.nodes.push(NodeSummary { name: "b".into(), ..Default::default() });
+        let leg = |toward: &str, retx| LegSummary { toward: toward.into(), to_node: "x".into(), variant: "hybla".into(), retransmissions: retx,
+                                                    completion_s: (retx == 0).then_some(2.5), ..Default::default() };
+        let conn = |flow: &str| SplitSummary { flow: flow.into(), opened_s: 0.25, state: "finished".into(), bytes_to_acceptor: 9,
+                                               legs: vec![leg("opener", 0), leg("acceptor", 7)], ..Default::default() };
+        s.peps.push(PepSummary { node: "gw".into(), connections: vec![conn("f0"), conn("f1")], ..Default::default() });
+        s.peps.push(PepSummary { node: "term".into(), peer: Some("gw".into()), ..Default::default() });
+        s.peps.push(PepSummary { node: "r".into(), connections: vec![conn("f2")], ..Default::default() });
         let typed = rows_of(&s);
         let json = rows_of_json(&serde_json::to_string(&s).unwrap()).unwrap();
         assert_eq!((&typed.sim_time_s, &typed.events), (&json.sim_time_s, &json.events));
@@ -965,7 +1031,19 @@ mod tests {
             assert_eq!(by_name(a), by_name(b));
             assert!(a.columns.iter().all(|c| c.len() == a.rows));
         }
-        assert_eq!(typed.tables.iter().map(|t| t.rows).collect::<Vec<_>>(), [3, 2, 2, 2, 1, 2]);
+        assert_eq!(typed.tables.iter().map(|t| t.rows).collect::<Vec<_>>(), [3, 2, 2, 2, 1, 2, 6]);
+        // a row per leg, named by its PEP, connection and leg; a PEP that
+        // split nothing has none
+        let legs = by_name(typed.table("pep_legs"));
+        assert_eq!(typed.table("pep_legs").names[..4], ["pep", "pep_index", "connection_index", "flow"]);
+        let col = |n: &str| legs[n].0.clone();
+        assert_eq!(col("pep"), ["gw", "gw", "gw", "gw", "r", "r"].map(|x| Cell::Str(x.into())));
+        assert_eq!(col("pep_index"), [0, 0, 0, 0, 2, 2].map(Cell::Int));
+        assert_eq!(col("connection_index"), [0, 0, 1, 1, 0, 0].map(Cell::Int));
+        assert_eq!(col("leg_index"), [0, 1, 0, 1, 0, 1].map(Cell::Int));
+        assert_eq!(col("retransmissions"), [0, 7, 0, 7, 0, 7].map(Cell::Int));
+        assert_eq!(col("completion_s")[..2], [Cell::Float(2.5), Cell::Null]);
+        assert!(legs.contains_key("limited_cwnd") && legs.contains_key("bytes_to_acceptor") && !legs.contains_key("legs"));
         let f = by_name(typed.table("flows"));
         assert_eq!(f["goodput_bps"].0[1], Cell::Null);
         assert_eq!(f["bytes_delivered"].0[2], Cell::UInt(u64::MAX));

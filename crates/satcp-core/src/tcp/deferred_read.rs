@@ -17,6 +17,13 @@
 //!   much of what was written the peer holds), so that a relay frees its
 //!   buffer by what the next hop has taken.
 //!
+//! * Under Linux's receive window (`tcp/receive_buffer.rs`), unread bytes
+//!   take room as in the kernel (`tcp_space`): the window offered is the
+//!   smaller of its bound and the clamp less what is unread, the bound
+//!   grows only within that room, and Right-Sizing measures what the
+//!   application reads (at each read, as `tcp_recvmsg` calls
+//!   `tcp_rcv_space_adjust`), not what arrives.
+//!
 //! An endpoint never asked for either behaves as before (the application
 //! reads at once, no notes): the flags are false and `unread` stays 0.
 
@@ -31,6 +38,18 @@ impl Endpoint {
     /// Leave a `Note::Acked` at every ACK of new data.
     pub fn note_acks(&mut self) {
         self.notes_acked = true;
+    }
+
+    /// The send buffer Linux would size for this end now, in payload
+    /// bytes (`tcp_sndbuf_expand`, net/ipv4/tcp_input.c): twice the larger
+    /// of 10 segments (`TCP_INIT_CWND`) and the congestion window. The
+    /// kernel sizes it in memory for one skb per segment (a segment's
+    /// memory rounded up to a power of two plus the skb's own); counted
+    /// here in payload bytes, the share a segmentation-offloaded skb's
+    /// payload has of its memory being close to one.
+    pub fn linux_send_buffer(&self) -> u64 {
+        let mss = self.snd.smss();
+        2 * self.snd.w.cwnd.max(10 * mss)
     }
 
     /// Bytes delivered and not yet read.
@@ -48,6 +67,8 @@ impl Endpoint {
         }
         let before = self.adv_right_edge() - self.rcv.nxt;
         self.rcv.unread -= n;
+        // Linux's Right-Sizing counts what the application reads
+        self.rcv.app_read(ctx.now);
         let after = self.adv_right_edge() - self.rcv.nxt;
         let established = self.state == super::State::Established;
         if established && !self.rcv.fin_received && 2 * before <= self.rcv.buffer && after > before && after >= 2 * before {

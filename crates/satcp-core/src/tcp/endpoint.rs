@@ -367,9 +367,14 @@ impl Endpoint {
     /// The window field for a non-SYN segment.
     fn adv_field(&self) -> u16 {
         let w = self.rcv.window();
-        // an edge held by out-of-order data is offered rounded up, so that
-        // the scaled field never takes back what an earlier ACK offered
-        let units = if self.rcv.ooo_takes_buffer { w.div_ceil(1 << self.rcv_shift) } else { w >> self.rcv_shift };
+        // an edge held by out-of-order data, or by data the application
+        // has not read (`tcp/deferred_read.rs`), is offered rounded up, so
+        // that the scaled field never takes back what an earlier ACK
+        // offered (Linux's `tcp_select_window` aligns up rather than
+        // shrink): rounded down, the edge would move back by up to a
+        // scaling unit as in-order data fills the buffer, and a segment
+        // sent up to the edge offered would be trimmed
+        let units = if self.rcv.ooo_takes_buffer || self.deferred_read { w.div_ceil(1 << self.rcv_shift) } else { w >> self.rcv_shift };
         units.min(65_535) as u16
     }
 

@@ -157,6 +157,11 @@ impl LinuxWindow {
         self.cap
     }
 
+    /// The most the window may grow to now (`window_clamp`).
+    pub fn clamp(&self) -> u64 {
+        self.clamp
+    }
+
     /// The receiver's round-trip estimate (`rcv_rtt_est`); None before
     /// the first sample.
     pub fn rtt(&self) -> Option<Time> {

@@ -143,7 +143,9 @@ impl Receiver {
     /// Right-Sizing).
     pub fn app_read(&mut self, now: Time) {
         if let Some(l) = &mut self.linux {
-            l.read(now, self.nxt, self.bytes_delivered);
+            // what the application has read: all delivered, less what a
+            // deferred reader (`tcp/deferred_read.rs`) has left unread
+            l.read(now, self.nxt, self.bytes_delivered - self.unread);
         }
     }
 
@@ -166,10 +168,24 @@ impl Receiver {
 
     /// The window offered beyond rcv_nxt (see the module doc).
     pub fn window(&self) -> u64 {
+        let free = self.free_for_window();
         if !self.ooo_takes_buffer {
-            return self.buffer.saturating_sub(self.unread);
+            return free;
         }
-        (self.nxt + self.buffer.saturating_sub(self.held() + self.unread)).max(self.edge) - self.nxt
+        (self.nxt + free.saturating_sub(self.held())).max(self.edge) - self.nxt
+    }
+
+    /// The window the buffer offers before out-of-order data: a fixed
+    /// buffer less what the application has not read; Linux's window
+    /// bound (`rcv_ssthresh`) within the buffer's free part, the clamp
+    /// less what is unread (`__tcp_select_window`: the window is the free
+    /// space, at most `rcv_ssthresh`). With nothing unread (an application
+    /// that reads at once) both are the buffer.
+    fn free_for_window(&self) -> u64 {
+        match &self.linux {
+            Some(l) if self.unread > 0 => self.buffer.min(l.clamp().saturating_sub(self.unread)),
+            _ => self.buffer.saturating_sub(self.unread),
+        }
     }
 
     pub fn right_edge(&self) -> u64 {
@@ -226,7 +242,8 @@ impl Receiver {
                 a.filled_hole = had_ooo;
                 a.delivered = self.nxt - s;
                 self.bytes_delivered += a.delivered;
-                let held = self.held();
+                // unread data takes room as held data does (`tcp_space`)
+                let held = self.held() + self.unread;
                 if let Some(l) = &mut self.linux {
                     a.window_grew = l.grow(len, held);
                     self.buffer = l.window;

@@ -10,7 +10,7 @@ use crate::ids::EpId;
 use crate::net::packet::{FLAG_ACK, FLAG_SYN};
 use crate::net::Packet;
 use crate::pep::{PassReason, Peps, Relay, Slot, NONE};
-use crate::scenario::{PoolFull, RwndGrowth};
+use crate::scenario::{PepWindow, PoolFull, RwndGrowth};
 use crate::sim::Rng;
 use crate::tcp::{Ctx, Endpoint, Note};
 use std::sync::Arc;
@@ -178,8 +178,13 @@ impl World {
                 EndCfg::Flow => fc.tcp.clone(),
                 EndCfg::Leg => cfg.leg.clone().unwrap_or_else(|| fc.tcp.clone()),
             };
-            c.rwnd_bytes = buffer;
-            c.rwnd_growth = RwndGrowth::Fixed;
+            // the buffer is the most a direction holds: the fixed window,
+            // or, autotuned, the receive buffer's half (the cap Linux's
+            // autotuning opens the window up to) and the send buffer's
+            (c.rwnd_bytes, c.rwnd_growth) = match cfg.receive_window {
+                PepWindow::Autotune => (buffer / 2, RwndGrowth::LinuxAutotuned),
+                PepWindow::Fixed => (buffer, RwndGrowth::Fixed),
+            };
             // the buffer is the PEP's memory: nothing beyond the window is
             // kept (TCP-ADaLR's receivers take data beyond it)
             c.accept_beyond_window = false;
@@ -205,11 +210,14 @@ impl World {
             acceptor,
             ends: [base, base + 1],
             delivered: [0; 2],
+            moved: [0; 2],
+            peer_closed: [false; 2],
             acked: [0; 2],
             finished: [false; 2],
             released: false,
             opened_at: self.now,
             finished_at: [None; 2],
+            send_buffer: [0; 2],
             peak: [0; 2],
             reset: false,
             lost: false,
@@ -235,6 +243,8 @@ impl World {
         };
         let r = peps.relay_of[(ep - peps.ep_base) as usize] as usize;
         let rel = &mut peps.relays[r];
+        let c = &self.scn.peps[peps.list[rel.pep as usize].cfg];
+        let (autotune, buffer) = (c.receive_window == PepWindow::Autotune, c.buffer_bytes);
         let i = rel.side_of(ep);
         let other = rel.ends[1 - i];
         let mut ctx = Ctx { now: self.now, q: &mut self.q, out: &mut self.out, notes: &mut self.notes };
@@ -242,8 +252,12 @@ impl World {
             Note::Delivered { total, .. } => {
                 let n = total - rel.delivered[i];
                 rel.delivered[i] = total;
-                rel.peak[i] = rel.peak[i].max(self.eps[ep as usize].unread());
-                if n > 0 {
+                rel.peak[i] = rel.peak[i].max(rel.held(i));
+                if autotune {
+                    // the other end's send buffer may take it at once
+                    pep_move(rel, &mut self.eps, i, buffer, &mut ctx);
+                } else if n > 0 {
+                    rel.moved[i] = total;
                     self.eps[other as usize].write(&mut ctx, n);
                 }
             }
@@ -251,9 +265,18 @@ impl World {
                 // the other end's received bytes that this end's peer now holds
                 let k = total - rel.acked[i];
                 rel.acked[i] = total;
-                self.eps[other as usize].read(&mut ctx, k);
+                if autotune {
+                    pep_move(rel, &mut self.eps, 1 - i, buffer, &mut ctx);
+                } else {
+                    self.eps[other as usize].read(&mut ctx, k);
+                }
             }
-            Note::PeerClosed { .. } => self.eps[other as usize].close(&mut ctx),
+            Note::PeerClosed { .. } => {
+                rel.peer_closed[i] = true;
+                if rel.moved[i] == rel.delivered[i] {
+                    self.eps[other as usize].close(&mut ctx);
+                }
+            }
             Note::Finished { .. } => {
                 rel.finished[i] = true;
                 rel.finished_at[i] = Some(self.now);
@@ -420,6 +443,30 @@ impl World {
     }
 }
 
+/// Under `receive_window = "autotune"`, the relay as socat and PEPsal
+/// run it: it reads what end `i` received while the other end's send
+/// buffer has room (a writable socket) and writes it there, so what the
+/// next leg has not acknowledged sits in the send buffer and end `i`
+/// keeps unread only what does not fit. The send buffer grows as Linux's
+/// does (`Endpoint::linux_send_buffer`) up to half of `buffer` (the
+/// receive window opens up to the other half) and never shrinks. A FIN
+/// received at end `i` closes the other end once all is moved.
+fn pep_move(rel: &mut Relay, eps: &mut [Endpoint], i: usize, buffer: u64, ctx: &mut Ctx) {
+    let (rx, tx) = (rel.ends[i] as usize, rel.ends[1 - i] as usize);
+    let sb = rel.send_buffer[1 - i].max(eps[tx].linux_send_buffer().min(buffer / 2));
+    rel.send_buffer[1 - i] = sb;
+    let in_send_buffer = rel.moved[i] - rel.acked[1 - i];
+    let n = eps[rx].unread().min(sb.saturating_sub(in_send_buffer));
+    if n > 0 {
+        eps[rx].read(ctx, n);
+        rel.moved[i] += n;
+        eps[tx].write(ctx, n);
+    }
+    if n > 0 && rel.peer_closed[i] && rel.moved[i] == rel.delivered[i] {
+        eps[tx].close(ctx);
+    }
+}
+
 /// A segment opening a connection: SYN without ACK.
 fn is_syn(p: &Packet) -> bool {
     p.tcp.has(FLAG_SYN) && !p.tcp.has(FLAG_ACK)
@@ -502,8 +549,8 @@ impl World {
             s.pep.push(rel.pep);
             s.connection.push(per_pep[k]);
             s.flow.push(rel.flow);
-            s.to_acceptor_bytes.push(self.eps[rel.ends[0] as usize].unread() as f64);
-            s.to_opener_bytes.push(self.eps[rel.ends[1] as usize].unread() as f64);
+            s.to_acceptor_bytes.push(rel.held(0) as f64);
+            s.to_opener_bytes.push(rel.held(1) as f64);
             s.pool_used_bytes.push(peps.list[k].pool_used as f64);
             per_pep[k] += 1;
         }

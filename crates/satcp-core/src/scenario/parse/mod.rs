@@ -185,6 +185,7 @@ pub fn from_value_in(mut v: Value, base_dir: Option<&Path>) -> Result<Scenario, 
     let captures = parse_captures(&root)?;
     let agents = parse_agents(&root, &nodes, &links, &flows)?;
     let peps = peps::parse_peps(&root, &nodes)?;
+    peps::check_pep_routes(&peps, &flows, &links, &nodes, leo.is_some())?;
     let finite = flows.iter().any(|f| match &f.app {
         AppCfg::Ftp(a) => a.size_bytes.is_some(),
         AppCfg::Http(a) => a.pages.is_some(),

@@ -6,12 +6,15 @@
 //! PEP opens; default the flow's own), `buffer` (per direction of a split
 //! connection, default 4 MB), `pool` (per PEP, default 256 MB, at least two
 //! buffers), `split` (`"all"` or `{ ports = [...] }`), `pool_full`
-//! (`"wait"` or `"pass"`), `unknown_options` (`"strip"` or `"forward"`).
+//! (`"wait"` or `"pass"`), `unknown_options` (`"strip"` or `"forward"`),
+//! `receive_window` (`"fixed"`, default: the whole buffer from the start;
+//! `"autotune"`: Linux's socket buffers, docs/models/pep.md says why it is
+//! not the default yet).
 
 use super::tcp::parse_tcp;
 use super::*;
 
-const PEPS_EXPECTED: &str = "an array of PEP tables ([[peps]] with node and optional peer, leg, buffer, pool, split, pool_full, unknown_options)";
+const PEPS_EXPECTED: &str = "an array of PEP tables ([[peps]] with node and optional peer, leg, buffer, pool, split, pool_full, unknown_options, receive_window)";
 const SPLIT_EXPECTED: &str = "\"all\" or a table { ports = [80, 443] }";
 
 /// Default receive buffer of each direction of a split connection.
@@ -25,7 +28,7 @@ pub(super) fn parse_peps(root: &Tbl, nodes: &[NodeCfg]) -> Res<Vec<PepCfg>> {
     let mut out: Vec<PepCfg> = Vec::with_capacity(arr.len());
     for (i, pv) in arr.iter().enumerate() {
         let mut t = Tbl::new(format!("peps.{}", i), pv, "a PEP table ([[peps]])")?;
-        t.only(&["node", "peer", "leg", "buffer", "pool", "split", "pool_full", "unknown_options"])?;
+        t.only(&["node", "peer", "leg", "buffer", "pool", "split", "pool_full", "unknown_options", "receive_window"])?;
         let node = node_ref(&t, "node", nodes)?;
         let peer = match t.get("peer") {
             None => None,
@@ -100,7 +103,68 @@ pub(super) fn parse_peps(root: &Tbl, nodes: &[NodeCfg]) -> Res<Vec<PepCfg>> {
             Some("forward") => UnknownOptions::Forward,
             _ => UnknownOptions::Strip,
         };
-        out.push(PepCfg { node, peer, leg, buffer_bytes, pool_bytes, split, pool_full, unknown_options });
+        let receive_window = match t.choice("receive_window", &["fixed", "autotune"])? {
+            Some("autotune") => PepWindow::Autotune,
+            _ => PepWindow::Fixed,
+        };
+        out.push(PepCfg { node, peer, leg, buffer_bytes, pool_bytes, split, pool_full, unknown_options, receive_window });
     }
     Ok(out)
+}
+
+/// Every TCP flow a PEP may split must cross its node both ways, or
+/// neither: a PEP on one direction's route only would see the opener's
+/// SYN, answer it and open its own connection, whose replies (addressed,
+/// as a transparent proxy's are, to the opener) take the other route and
+/// never reach it; a real one breaks such a connection (its SYN-ACK
+/// reaches an end that opened nothing). So such a scenario is refused,
+/// naming the PEP and the flow, rather than run as a network where the
+/// PEP sees half a connection. Checked on the routes at the start (every
+/// link up, the shortest paths the run starts with, `net/routing.rs`);
+/// routes that change later (`changes`, a constellation: PEPs are not
+/// checked with `[[constellations]]`) are not. Flows the PEP would not
+/// split (`split = false`, a port not listed, UDP, QUIC) are not checked.
+pub(super) fn check_pep_routes(peps: &[PepCfg], flows: &[FlowCfg], links: &[LinkCfg], nodes: &[NodeCfg], leo: bool) -> Res<()> {
+    if peps.is_empty() || leo {
+        return Ok(());
+    }
+    let edges: Vec<crate::net::routing::Edge> =
+        links.iter().flat_map(|l| [(l.a as u32, l.b as u32, l.dirs[0].delay_ns, true), (l.b as u32, l.a as u32, l.dirs[1].delay_ns, true)]).collect();
+    let mut dsts: Vec<u32> = flows.iter().flat_map(|f| [f.src as u32, f.dst as u32]).collect();
+    dsts.sort_unstable();
+    dsts.dedup();
+    let routes = crate::net::routing::compute(nodes.len(), &edges, &dsts, &[]);
+    // the nodes a route passes through (its ends excluded)
+    let inside = |from: usize, to: usize| -> Vec<u32> {
+        routes.path(from as u32, to as u32).map(|p| p.iter().map(|&d| edges[d as usize].1).filter(|&n| n != to as u32).collect()).unwrap_or_default()
+    };
+    for (i, c) in peps.iter().enumerate() {
+        for (key, node) in [("node", Some(c.node)), ("peer", c.peer)] {
+            let Some(node) = node else { continue };
+            for f in flows {
+                let tcp = f.quic.is_none() && matches!(f.app, AppCfg::Ftp(_) | AppCfg::Http(_));
+                let listed = match &c.split {
+                    PepSplit::All => true,
+                    PepSplit::Ports(p) => p.contains(&f.port),
+                };
+                if !(tcp && f.split && listed) {
+                    continue;
+                }
+                let there = inside(f.src, f.dst).contains(&(node as u32));
+                let back = inside(f.dst, f.src).contains(&(node as u32));
+                if there != back {
+                    let (yes, no) = if there { (&nodes[f.src], &nodes[f.dst]) } else { (&nodes[f.dst], &nodes[f.src]) };
+                    return Err(ScenarioError::new(
+                        format!("peps.{i}.{key}"),
+                        format!("\"{}\"", nodes[node].name),
+                        format!(
+                            "a node both directions of flow \"{}\" cross, or neither: its route from \"{}\" crosses \"{}\" and the way back from \"{}\" does not, and a PEP that sees one direction cannot split a connection (give the flow split = false, or make the routes symmetric)",
+                            f.name, yes.name, nodes[node].name, no.name
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
