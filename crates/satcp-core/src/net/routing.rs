@@ -23,6 +23,7 @@
 
 pub const NO_ROUTE: u32 = u32::MAX;
 
+#[derive(Clone)]
 pub struct Routes {
     n: usize,
     /// For each node, its column in `next`, or NO_ROUTE if it is no
