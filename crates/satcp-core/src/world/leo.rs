@@ -124,6 +124,11 @@ pub(super) struct LeoRun {
     /// Under `run.topology_threads = 2`, the worker computing the next
     /// step's routes (`world/routes_ahead.rs`).
     pub(super) ahead: Option<RoutesAhead>,
+    /// The satellites each station was foreseen to see ([station * shells
+    /// + shell]) at the step `foreseen_at`, found for the worker's
+    /// prediction and taken by that step instead of searching again.
+    foreseen: Vec<Vec<(u32, f64)>>,
+    foreseen_at: Option<Time>,
 }
 
 impl LeoRun {
@@ -185,6 +190,8 @@ impl LeoRun {
             devices: Vec::new(),
             routing_ns: 0,
             ahead: None,
+            foreseen: vec![Vec::new(); cfg.stations.len() * cfg.shells.len()],
+            foreseen_at: None,
             cfg: cfg.clone(),
         }
     }
@@ -335,7 +342,7 @@ impl World {
         if !self.q.is_empty() {
             self.q.push(t1, Event::Topology);
             if leo.ahead.is_some() {
-                if let Some(predicted) = self.predict_edges(&leo, t1) {
+                if let Some(predicted) = self.predict_edges(&mut leo, t1) {
                     leo.ahead.as_mut().expect("checked").start(predicted);
                 }
             }
@@ -384,7 +391,11 @@ impl World {
             let mut sees_any = false;
             for h in 0..n_shells {
                 let sh = &leo.cfg.shells[h];
-                leo.in_view(s, h, &st, heading, hidden, &leo.now_pos[h], &mut in_view);
+                if leo.foreseen_at == Some(t) {
+                    std::mem::swap(&mut in_view, &mut leo.foreseen[s * n_shells + h]);
+                } else {
+                    leo.in_view(s, h, &st, heading, hidden, &leo.now_pos[h], &mut in_view);
+                }
                 sees_any |= !in_view.is_empty();
                 let nearest = in_view.iter().min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0))).map(|x| x.0);
                 let a = &mut leo.attach[s * n_shells + h];
@@ -489,6 +500,7 @@ impl World {
                 leo.stations_out[s].steps_without_satellite += 1;
             }
         }
+        leo.foreseen_at = None;
     }
 
     /// Shell `sh`'s shared ground-link devices, one per station (its
@@ -530,7 +542,7 @@ impl World {
     /// with the ground links they will make appended in the order they
     /// will make them. None unless every shell attaches by
     /// "shortest-path" (`world/routes_ahead.rs`).
-    fn predict_edges(&self, leo: &LeoRun, t1: Time) -> Option<Vec<Edge>> {
+    fn predict_edges(&self, leo: &mut LeoRun, t1: Time) -> Option<Vec<Edge>> {
         if leo.cfg.shells.iter().any(|sh| sh.attach != Attach::ShortestPath) {
             return None;
         }
@@ -549,15 +561,16 @@ impl World {
                 }
             }
         }
-        let mut in_view = Vec::new();
         let mut made = self.scn.links.len();
+        let n_shells = leo.cfg.shells.len();
         for (s, sc) in leo.cfg.stations.iter().enumerate() {
             let (st, heading) = if sc.motion.is_fixed() { (leo.stations[s], leo.headings[s]) } else { station_at(sc, t1) };
             let hidden = sc.obstructions.hidden_at(t1);
             let node = sc.node as u32;
             for (h, sh) in leo.cfg.shells.iter().enumerate() {
+                let mut in_view = std::mem::take(&mut leo.foreseen[s * n_shells + h]);
                 leo.in_view(s, h, &st, heading, hidden, &leo.next_pos[h], &mut in_view);
-                for &gi in &leo.attach[s * leo.cfg.shells.len() + h].up {
+                for &gi in &leo.attach[s * n_shells + h].up {
                     let g = &leo.gsls[gi as usize];
                     if !in_view.iter().any(|x| x.0 == g.sat) {
                         for d in DirId::both(g.link as usize) {
@@ -584,8 +597,10 @@ impl World {
                         }
                     }
                 }
+                leo.foreseen[s * n_shells + h] = in_view;
             }
         }
+        leo.foreseen_at = Some(t1);
         Some(edges)
     }
 
