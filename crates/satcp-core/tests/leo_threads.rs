@@ -62,3 +62,12 @@ fn a_traced_shell_under_each_attachment_policy_gives_the_same_bits_on_two_thread
         both_ways(&leo_shell(attach, "60s"), &[], None, attach);
     }
 }
+
+#[test]
+fn a_thread_count_other_than_1_or_2_is_refused_naming_the_key() {
+    let text = leo_shell("shortest-path", "1s");
+    for bad in ["run.topology_threads=3", "run.topology_threads=0", "run.topology_threads=\"two\""] {
+        let e = satcp_core::scenario::parse_toml(&text, &[bad.to_string()]).err().unwrap_or_else(|| panic!("{bad} accepted")).to_string();
+        assert!(e.contains("run.topology_threads") && e.contains("1..=2"), "{bad}: {e}");
+    }
+}
