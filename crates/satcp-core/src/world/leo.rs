@@ -124,8 +124,8 @@ pub(super) struct LeoRun {
     /// Under `run.topology_threads = 2`, the worker computing the next
     /// step's routes (`world/routes_ahead.rs`).
     pub(super) ahead: Option<RoutesAhead>,
-    /// The satellites each station was foreseen to see ([station * shells
-    /// + shell]) at the step `foreseen_at`, found for the worker's
+    /// The satellites each station was foreseen to see at the step
+    /// `foreseen_at` (indexed as `attach`), found for the worker's
     /// prediction and taken by that step instead of searching again.
     foreseen: Vec<Vec<(u32, f64)>>,
     foreseen_at: Option<Time>,
