@@ -51,13 +51,7 @@ enum Channel {
     Series(LossSeries),
 }
 
-// in declaration order: `lossless`, all a lossless link reads, first
-#[repr(C)]
 pub struct ErrorModel {
-    /// No packet can be lost (no model, or a PER or BER of 0): judged
-    /// with one test (on an error-free link the float matches of the
-    /// configuration were 4% of the 50-flow benchmark's instructions).
-    lossless: bool,
     cfg: ErrorCfg,
     channel: Channel,
     rng: Rng,
@@ -68,6 +62,10 @@ pub struct ErrorModel {
     last: (u32, f64),
     /// The same for the residual PER after FEC.
     last_fec: (u32, f64),
+    /// No packet can be lost (no model, or a PER or BER of 0): judged
+    /// with one test (on an error-free link the float matches of the
+    /// configuration were 4% of the 50-flow benchmark's instructions).
+    lossless: bool,
 }
 
 impl ErrorModel {

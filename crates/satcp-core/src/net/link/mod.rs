@@ -110,29 +110,30 @@ enum Tx {
     Shared(Box<Member>),
 }
 
-/// One direction of a link. Laid out in declaration order (`repr(C)`), the
-/// fields a packet's acceptance and arrival read first and together: a
-/// constellation has thousands of directions, each cold when its next
-/// packet comes, and the compiler's order spread those reads over twice
-/// as many cache lines.
-#[repr(C)]
 pub struct LinkDir {
     pub from: u32,
     pub to: u32,
-    pub overhead_bytes: u32,
+    /// The rate, propagation delay and state in force now: the schedule's
+    /// values, kept up to date by [`LinkDir::on_change`] (the fixed fast
+    /// path and routing read them without a lookup).
+    pub rate_bps: u64,
+    pub delay_ns: u64,
     pub up: bool,
+    pub overhead_bytes: u32,
+    tx: Tx,
+    schedule: DirSchedule,
+    /// When a packet the transmitter takes leaves it (`service.rs`): the
+    /// schedule's rate, or a trace of delivery opportunities.
+    service: Service,
     /// Capacity or delay come from a trace (the series read them there).
     traced: bool,
+    errors: ErrorModel,
+    reorder: Option<(ReorderCfg, Rng)>,
     /// The error model sits at the link's head (`loss_placement = "head"`).
     loss_at_head: bool,
     /// Corrupted packets travel to the far end, marked, for a router agent
     /// there; otherwise they vanish at once.
     pub deliver_corrupted: bool,
-    /// The rate and propagation delay in force now (and `up`, the state):
-    /// the schedule's values, kept up to date by [`LinkDir::on_change`] (the fixed fast
-    /// path and routing read them without a lookup).
-    pub rate_bps: u64,
-    pub delay_ns: u64,
     /// Arrival time of the last packet put in `in_flight`.
     last_arrival: Time,
     /// Transmission start of the last packet the FIFO accepted.
@@ -141,30 +142,18 @@ pub struct LinkDir {
     /// the fixed path: a direction carries mostly one size, and the
     /// division was a fourteenth of forwarding's time.
     tx_cache: (u32, u64, u64),
+    /// Packets overtaken by later ones: (arrival, tie-break seq, pool index).
+    late: BinaryHeap<Reverse<(Time, u64, u32)>>,
+    late_seq: u64,
+    /// (arrival time at the far end, packet pool index), in arrival order.
+    in_flight: VecDeque<(Time, u32)>,
     /// Entries taken off `in_flight` so far: the number of its first entry
     /// counted from the start of the run.
     popped: u64,
-    /// The first `doomed` packets of `in_flight` were on the link when it
-    /// went down (a moving link's outage, decided as the run goes): they
-    /// are discarded as they come off it.
-    doomed: usize,
-    /// When a packet the transmitter takes leaves it (`service.rs`): the
-    /// schedule's rate, or a trace of delivery opportunities.
-    service: Service,
-    /// (arrival time at the far end, packet pool index), in arrival order.
-    in_flight: VecDeque<(Time, u32)>,
     /// Numbers (counted as `popped`) of the entries of `in_flight` whose
     /// arrival may be scheduled only once an arming instant has come
     /// ([`LinkDir::push_unarmed`]), in order.
     unarmed: VecDeque<u64>,
-    tx: Tx,
-    schedule: DirSchedule,
-    pub stats: LinkStats,
-    reorder: Option<(ReorderCfg, Rng)>,
-    errors: ErrorModel,
-    /// Packets overtaken by later ones: (arrival, tie-break seq, pool index).
-    late: BinaryHeap<Reverse<(Time, u64, u32)>>,
-    late_seq: u64,
     /// Packets offered ahead of time that will overtake others (a falling
     /// delay series): (arrival, pool index), each to be held back
     /// ([`LinkDir::push_late`]) only at its arming instant
@@ -172,6 +161,11 @@ pub struct LinkDir {
     unarmed_late: VecDeque<(Time, u32)>,
     /// The kind of each pending arming, in order: true for `unarmed_late`.
     arming_late: VecDeque<bool>,
+    /// The first `doomed` packets of `in_flight` were on the link when it
+    /// went down (a moving link's outage, decided as the run goes): they
+    /// are discarded as they come off it.
+    doomed: usize,
+    pub stats: LinkStats,
 }
 
 /// See [`LinkDir::summary_mark`].

@@ -87,32 +87,30 @@ impl Steps {
 
 /// The schedule of one link direction.
 #[derive(Clone, Debug, Default, PartialEq)]
-// in declaration order, what a packet reads first (`LinkDir`)
-#[repr(C)]
 pub struct DirSchedule {
-    /// Nothing ever changes: the rate and delay are the initial ones.
-    fixed: bool,
-    /// Changes from the scenario's `changes` or a moving link's steps
-    /// (not only traces) change it during the run.
-    scheduled: bool,
-    /// The rate when it never changes: read without `rate`'s heap buffer,
-    /// cold on the thousands of directions of a constellation.
-    const_rate: Option<u64>,
+    rate: Steps,
+    delay: Steps,
+    /// [down, up) intervals in increasing order; up = Time::MAX if the link
+    /// never comes back.
+    down: Vec<(Time, Time)>,
     /// `down`'s last interval (None while it is empty), kept beside it: a
     /// moving link records its outages as they happen, so every query is
     /// at or after the last one's start and is answered here without
     /// reading `down`'s heap buffer (a cache miss per packet on the
     /// thousands of directions of a constellation).
     last_down: Option<(Time, Time)>,
+    /// Nothing ever changes: the rate and delay are the initial ones.
+    fixed: bool,
     /// A delay that follows moving ends, replacing `delay` (None otherwise).
     ramp: Option<Ramp>,
+    /// The rate when it never changes: read without `rate`'s heap buffer,
+    /// cold on the thousands of directions of a constellation.
+    const_rate: Option<u64>,
     /// A delay per interval from a trace, replacing `delay` (None otherwise).
     series: Option<DelaySeries>,
-    rate: Steps,
-    delay: Steps,
-    /// [down, up) intervals in increasing order; up = Time::MAX if the link
-    /// never comes back.
-    down: Vec<(Time, Time)>,
+    /// Changes from the scenario's `changes` or a moving link's steps
+    /// (not only traces) change it during the run.
+    scheduled: bool,
 }
 
 /// A delay per fixed interval, repeated, or from given instants, the last
