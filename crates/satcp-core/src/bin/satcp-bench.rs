@@ -125,13 +125,15 @@ fn xfwa_oc3() -> String {
 /// stations spread uniformly over the sphere between 56 S and 56 N (a
 /// fixed pseudo-random draw), 1000 CUBIC flows between random pairs of
 /// them, unlimited, starting in the first second; links at Hypatia's
-/// paper's 10 Mb/s with 100-packet queues; routes recomputed every 100 ms.
+/// paper's 10 Mb/s with 100-packet queues; routes recomputed every 100 ms,
+/// the next step's on a second thread (`run.topology_threads = 2`).
 fn starlink_shell(stop: &str) -> String {
     let mut s = format!(
         r#"[run]
 seed = 1
 stop = "{stop}"
 topology_step = "100ms"
+topology_threads = 2
 [[constellations]]
 name = "starlink"
 walker = {{ kind = "delta", planes = 72, per_plane = 22, altitude = "550km", inclination = 53.0, phasing = 1 }}

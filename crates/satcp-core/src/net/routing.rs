@@ -21,11 +21,9 @@
 //! end paths but never sit inside one: the search does not go on through
 //! them.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 pub const NO_ROUTE: u32 = u32::MAX;
 
+#[derive(Clone)]
 pub struct Routes {
     n: usize,
     /// For each node, its column in `next`, or NO_ROUTE if it is no
@@ -37,6 +35,17 @@ pub struct Routes {
     edges: Vec<Edge>,
     /// Trees built so far (a count for tests and profiles).
     pub trees_built: u64,
+    /// Scratch reused from one computation to the next (no allocation
+    /// per topology step).
+    scratch: Scratch,
+}
+
+#[derive(Default, Clone)]
+struct Scratch {
+    incoming: Incoming,
+    frontier: Frontier,
+    /// Per node: (delay, hops, first direction) towards the destination.
+    best: Vec<(u64, u32, u32)>,
 }
 
 /// (from, to, delay_ns, up) of one link direction.
@@ -54,43 +63,159 @@ pub fn compute(n_nodes: usize, dirs: &[Edge], dsts: &[u32], relay: &[bool]) -> R
             m += 1;
         }
     }
-    let mut r = Routes { n: n_nodes, col, next: vec![NO_ROUTE; n_nodes * m as usize], edges: dirs.to_vec(), trees_built: 0 };
+    let mut r = Routes { n: n_nodes, col, next: vec![NO_ROUTE; n_nodes * m as usize], edges: dirs.to_vec(), trees_built: 0, scratch: Scratch::default() };
     let all: Vec<u32> = (0..n_nodes as u32).filter(|&d| r.col[d as usize] != NO_ROUTE).collect();
     r.build_trees(&all, relay);
     r
 }
 
-/// Incoming edges per node, (from, dir index), in CSR form, over the
-/// directions that are up.
+/// Incoming edges per node in CSR form, over the directions that are up,
+/// each with its delay (read beside the edge, not from the direction
+/// table). Rebuilt in place at each computation.
+#[derive(Default, Clone)]
 struct Incoming {
     start: Vec<u32>,
-    edges: Vec<(u32, u32)>,
+    edges: Vec<In>,
+}
+
+/// One incoming direction: its tail, its index and its delay.
+#[derive(Clone, Copy, Default)]
+struct In {
+    from: u32,
+    dir: u32,
+    delay: u64,
 }
 
 impl Incoming {
-    fn new(n_nodes: usize, dirs: &[Edge]) -> Self {
-        let mut start = vec![0u32; n_nodes + 1];
+    fn rebuild(&mut self, n_nodes: usize, dirs: &[Edge]) {
+        let start = &mut self.start;
+        start.clear();
+        start.resize(n_nodes + 2, 0);
+        // counts at [to + 2], prefix sums leave each node's first slot at
+        // [to + 1], which the fill then advances to its end
         for &(_, to, _, up) in dirs {
             if up {
-                start[to as usize + 1] += 1;
+                start[to as usize + 2] += 1;
             }
         }
-        for i in 0..n_nodes {
-            start[i + 1] += start[i];
+        for i in 2..n_nodes + 2 {
+            start[i] += start[i - 1];
         }
-        let mut fill = start.clone();
-        let mut edges = vec![(0u32, 0u32); start[n_nodes] as usize];
-        for (i, &(from, to, _, up)) in dirs.iter().enumerate() {
+        self.edges.clear();
+        self.edges.resize(start[n_nodes + 1] as usize, In::default());
+        for (i, &(from, to, delay, up)) in dirs.iter().enumerate() {
             if up {
-                edges[fill[to as usize] as usize] = (from, i as u32);
-                fill[to as usize] += 1;
+                let slot = &mut start[to as usize + 1];
+                self.edges[*slot as usize] = In { from, dir: i as u32, delay };
+                *slot += 1;
             }
         }
-        Incoming { start, edges }
+        start.truncate(n_nodes + 1);
     }
 
-    fn of(&self, node: u32) -> &[(u32, u32)] {
+    #[inline]
+    fn of(&self, node: u32) -> &[In] {
         &self.edges[self.start[node as usize] as usize..self.start[node as usize + 1] as usize]
+    }
+}
+
+/// A node's cost towards the destination: delay, then hops, then the
+/// index of its first direction (`hops_first` = hops << 32 | first, so
+/// that one comparison orders both), then the node (the order in which
+/// equal costs leave the frontier).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Key {
+    delay: u64,
+    hops_first: u64,
+    node: u32,
+}
+
+const NOT_QUEUED: u32 = u32::MAX;
+
+/// Dijkstra's frontier: a 4-ary min-heap holding each node at most once,
+/// with its position for a decrease of its key (no stale entries, so
+/// fewer and cheaper operations than a heap of every candidate). It pops
+/// the nodes in the order of their keys, as a heap of candidates that
+/// skipped the stale ones would. Its buffers are reused tree after tree.
+#[derive(Default, Clone)]
+struct Frontier {
+    items: Vec<Key>,
+    pos: Vec<u32>,
+}
+
+impl Frontier {
+    fn reset(&mut self, n_nodes: usize) {
+        self.items.clear();
+        self.pos.clear();
+        self.pos.resize(n_nodes, NOT_QUEUED);
+    }
+
+    /// Queue `k.node` with key `k`, or lower its key to `k`.
+    #[inline]
+    fn push_or_lower(&mut self, k: Key) {
+        let i = match self.pos[k.node as usize] {
+            NOT_QUEUED => {
+                self.items.push(k);
+                self.items.len() - 1
+            }
+            i => i as usize,
+        };
+        self.sift_up(i, k);
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<Key> {
+        let top = *self.items.first()?;
+        let last = self.items.pop().expect("not empty");
+        self.pos[top.node as usize] = NOT_QUEUED;
+        if !self.items.is_empty() {
+            self.sift_down(last);
+        }
+        Some(top)
+    }
+
+    #[inline]
+    fn sift_up(&mut self, mut i: usize, k: Key) {
+        while i > 0 {
+            let parent = (i - 1) / 4;
+            let p = self.items[parent];
+            if p <= k {
+                break;
+            }
+            self.items[i] = p;
+            self.pos[p.node as usize] = i as u32;
+            i = parent;
+        }
+        self.items[i] = k;
+        self.pos[k.node as usize] = i as u32;
+    }
+
+    /// Place `k` from the root down.
+    #[inline]
+    fn sift_down(&mut self, k: Key) {
+        let n = self.items.len();
+        let mut i = 0;
+        loop {
+            let first = 4 * i + 1;
+            if first >= n {
+                break;
+            }
+            let mut m = first;
+            for c in first + 1..(first + 4).min(n) {
+                if self.items[c] < self.items[m] {
+                    m = c;
+                }
+            }
+            let child = self.items[m];
+            if child >= k {
+                break;
+            }
+            self.items[i] = child;
+            self.pos[child.node as usize] = i as u32;
+            i = m;
+        }
+        self.items[i] = k;
+        self.pos[k.node as usize] = i as u32;
     }
 }
 
@@ -142,35 +267,31 @@ impl Routes {
     /// Dijkstra from each of `dsts` over reversed edges; fills their columns.
     fn build_trees(&mut self, dsts: &[u32], relay: &[bool]) {
         let n_nodes = self.n;
-        let dirs = &self.edges;
-        let incoming = Incoming::new(n_nodes, dirs);
-        // cost from each node to dst: (delay, hops, first dir index)
-        let mut best: Vec<(u64, u32, u32)> = vec![(u64::MAX, 0, 0); n_nodes];
-        let mut heap = BinaryHeap::new();
+        let Scratch { incoming, frontier, best } = &mut self.scratch;
+        incoming.rebuild(n_nodes, &self.edges);
+        best.resize(n_nodes, (u64::MAX, 0, 0));
         for &dst in dsts {
             let c = self.col[dst as usize];
-            let dst = dst as usize;
             best.fill((u64::MAX, 0, 0));
-            best[dst] = (0, 0, NO_ROUTE);
-            heap.push(Reverse((0u64, 0u32, NO_ROUTE, dst as u32)));
-            while let Some(Reverse((d, h, first, u))) = heap.pop() {
-                if best[u as usize] != (d, h, first) {
-                    continue;
-                }
-                if u as usize != dst && !relay.is_empty() && !relay[u as usize] {
+            best[dst as usize] = (0, 0, NO_ROUTE);
+            frontier.reset(n_nodes);
+            frontier.push_or_lower(Key { delay: 0, hops_first: NO_ROUTE as u64, node: dst });
+            while let Some(Key { delay: d, hops_first, node: u }) = frontier.pop() {
+                if u != dst && !relay.is_empty() && !relay[u as usize] {
                     continue; // an end, never a hop
                 }
-                for &(from, di) in incoming.of(u) {
-                    let cand = (d + dirs[di as usize].2, h + 1, di);
-                    if cand < best[from as usize] && from as usize != dst {
-                        best[from as usize] = cand;
-                        heap.push(Reverse((cand.0, cand.1, cand.2, from)));
+                let h = (hops_first >> 32) as u32;
+                for e in incoming.of(u) {
+                    let cand = (d + e.delay, h + 1, e.dir);
+                    if cand < best[e.from as usize] && e.from != dst {
+                        best[e.from as usize] = cand;
+                        frontier.push_or_lower(Key { delay: cand.0, hops_first: (cand.1 as u64) << 32 | cand.2 as u64, node: e.from });
                     }
                 }
             }
             let column = &mut self.next[c as usize * n_nodes..(c as usize + 1) * n_nodes];
             for (node, b) in best.iter().enumerate() {
-                column[node] = if node != dst && b.0 != u64::MAX { b.2 } else { NO_ROUTE };
+                column[node] = if node != dst as usize && b.0 != u64::MAX { b.2 } else { NO_ROUTE };
             }
             self.trees_built += 1;
         }
@@ -311,6 +432,46 @@ mod tests {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
+    }
+
+    /// The trees against a plain Bellman-Ford over the same costs (delay,
+    /// then hops, then the first direction's index), on random graphs with
+    /// equal delays (ties), directions down and nodes that may not relay.
+    #[test]
+    fn trees_equal_bellman_ford_on_random_graphs() {
+        let mut st = 11u64;
+        for _case in 0..300 {
+            let n = 2 + (rng(&mut st) % 30) as usize;
+            let mut dirs: Vec<Edge> = Vec::new();
+            for _ in 0..rng(&mut st) % 80 {
+                let (a, b) = ((rng(&mut st) % n as u64) as u32, (rng(&mut st) % n as u64) as u32);
+                if a != b {
+                    dirs.push((a, b, rng(&mut st) % 3, rng(&mut st) % 5 != 0));
+                }
+            }
+            let relay: Vec<bool> = if rng(&mut st) % 2 == 0 { vec![] } else { (0..n).map(|_| rng(&mut st) % 3 != 0).collect() };
+            let dsts: Vec<u32> = (0..n as u32).filter(|_| rng(&mut st) % 3 == 0).collect();
+            let r = compute(n, &dirs, &dsts, &relay);
+            for &dst in &dsts {
+                let mut best = vec![(u64::MAX, 0u32, NO_ROUTE); n];
+                best[dst as usize] = (0, 0, NO_ROUTE);
+                for _ in 0..n {
+                    for (i, &(v, w, delay, up)) in dirs.iter().enumerate() {
+                        let through = w == dst || relay.is_empty() || relay[w as usize];
+                        if !up || !through || v == dst || best[w as usize].0 == u64::MAX {
+                            continue;
+                        }
+                        let cand = (best[w as usize].0 + delay, best[w as usize].1 + 1, i as u32);
+                        if cand < best[v as usize] {
+                            best[v as usize] = cand;
+                        }
+                    }
+                }
+                for v in 0..n as u32 {
+                    assert_eq!(r.next_dir(v, dst), best[v as usize].2, "n {n}: {v} -> {dst}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -971,6 +971,11 @@ pub struct LeoCfg {
     /// How often positions, visibility, attachments and routes are
     /// recomputed (`run.topology_step`).
     pub step_ns: u64,
+    /// Threads of the run (`run.topology_threads`): with 2, the routes of
+    /// the next topology step are computed on a second thread while the
+    /// events of this one run (`world/routes_ahead.rs`); the results are
+    /// the same bits as with 1.
+    pub threads: u32,
     /// The UTC instant of t = 0 (`run.epoch`; TLE propagation). Walker
     /// shells do not use it.
     pub epoch: Option<sgp4::chrono::NaiveDateTime>,

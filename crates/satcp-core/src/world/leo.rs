@@ -40,11 +40,14 @@
 //! * When nothing but the topology steps is left to happen, they stop (the
 //!   run then ends as idle, as it would without a constellation).
 
+use super::forward::edges_of;
+use super::routes_ahead::RoutesAhead;
 use super::World;
 use crate::ids::DirId;
 use crate::leo::frames::{light_ns, Vec3};
 use crate::leo::positions::ShellGeometry;
 use crate::leo::visibility::{isl_possible, Station, Visibility};
+use crate::net::routing::Edge;
 use crate::net::LinkDir;
 use crate::scenario::{Attach, GslDevice, HandoverLoss, LeoCfg, LinkCfg, OrbitsCfg, QueueCfg, ReassignPick, StationCfg};
 use crate::sim::{secs, Event, Rng, Time, NS_PER_S};
@@ -118,6 +121,14 @@ pub(super) struct LeoRun {
     devices: Vec<Option<u32>>,
     /// Wall time spent in route recomputation.
     pub(super) routing_ns: u128,
+    /// Under `run.topology_threads = 2`, the worker computing the next
+    /// step's routes (`world/routes_ahead.rs`).
+    pub(super) ahead: Option<RoutesAhead>,
+    /// The satellites each station was foreseen to see at the step
+    /// `foreseen_at` (indexed as `attach`), found for the worker's
+    /// prediction and taken by that step instead of searching again.
+    foreseen: Vec<Vec<(u32, f64)>>,
+    foreseen_at: Option<Time>,
 }
 
 impl LeoRun {
@@ -178,6 +189,9 @@ impl LeoRun {
                 .collect(),
             devices: Vec::new(),
             routing_ns: 0,
+            ahead: None,
+            foreseen: vec![Vec::new(); cfg.stations.len() * cfg.shells.len()],
+            foreseen_at: None,
             cfg: cfg.clone(),
         }
     }
@@ -199,6 +213,29 @@ impl LeoRun {
             }
         }
         next
+    }
+
+    /// The satellites of shell `h` at positions `pos` that station `s`,
+    /// at `st` heading `heading`, may use (none when `hidden`: a window of
+    /// its obstruction schedule), in index order with their slant ranges.
+    #[allow(clippy::too_many_arguments)]
+    fn in_view(&self, s: usize, h: usize, st: &Station, heading: f64, hidden: bool, pos: &[Vec3], out: &mut Vec<(u32, f64)>) {
+        out.clear();
+        if hidden {
+            return;
+        }
+        let (sc, rule) = (&self.cfg.stations[s], self.cfg.shells[h].visibility);
+        let cone = self.cones[h];
+        let unit = st.pos.scale(1.0 / st.pos.norm());
+        for (k, &p) in pos.iter().enumerate() {
+            // outside the coverage cone (with its margin): not in view
+            if cone.is_some_and(|c| p.dot(unit) < c * p.norm()) {
+                continue;
+            }
+            if usable(sc, st, heading, rule, p) {
+                out.push((k as u32, st.pos.dist(p)));
+            }
+        }
     }
 
     /// The pairs traced and the summaries they end with.
@@ -250,6 +287,9 @@ impl World {
                 }
             }
         }
+        if cfg.threads >= 2 {
+            run.ahead = Some(RoutesAhead::new(&self.routes, self.relay.clone()));
+        }
         self.leo = Some(Box::new(run));
         self.topology_step();
     }
@@ -281,9 +321,19 @@ impl World {
         self.step_isls(&mut leo, t, t1);
         self.step_gsls(&mut leo, t, t1);
         self.routes_dirty = true;
+        // the routes the worker computed at the last step, if it foresaw
+        // these links
+        if let Some(ahead) = leo.ahead.as_mut() {
+            if let Some(r) = ahead.take(&edges_of(&self.dirs)) {
+                ahead.give_back(std::mem::replace(&mut self.routes, r));
+                self.routes_dirty = false;
+            }
+        }
         if !leo.traces.is_empty() || leo.peers.iter().any(|p| !p.is_empty()) {
             let started = std::time::Instant::now();
-            self.recompute_routes();
+            if self.routes_dirty {
+                self.recompute_routes();
+            }
             leo.routing_ns += started.elapsed().as_nanos();
             self.trace_paths(&mut leo, t);
             self.count_route_handovers(&mut leo, t);
@@ -291,6 +341,11 @@ impl World {
         // nothing else left to happen: the steps stop with the run
         if !self.q.is_empty() {
             self.q.push(t1, Event::Topology);
+            if leo.ahead.is_some() {
+                if let Some(predicted) = self.predict_edges(&mut leo, t1) {
+                    leo.ahead.as_mut().expect("checked").start(predicted);
+                }
+            }
         }
         self.leo = Some(leo);
     }
@@ -336,18 +391,10 @@ impl World {
             let mut sees_any = false;
             for h in 0..n_shells {
                 let sh = &leo.cfg.shells[h];
-                in_view.clear();
-                let now = &leo.now_pos[h];
-                let cone = leo.cones[h];
-                let unit = st.pos.scale(1.0 / st.pos.norm());
-                for (k, &p) in now.iter().enumerate() {
-                    // outside the coverage cone (with its margin): not in view
-                    if hidden || cone.is_some_and(|c| p.dot(unit) < c * p.norm()) {
-                        continue;
-                    }
-                    if usable(sc, &st, heading, sh.visibility, p) {
-                        in_view.push((k as u32, st.pos.dist(p)));
-                    }
+                if leo.foreseen_at == Some(t) {
+                    std::mem::swap(&mut in_view, &mut leo.foreseen[s * n_shells + h]);
+                } else {
+                    leo.in_view(s, h, &st, heading, hidden, &leo.now_pos[h], &mut in_view);
                 }
                 sees_any |= !in_view.is_empty();
                 let nearest = in_view.iter().min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0))).map(|x| x.0);
@@ -453,6 +500,7 @@ impl World {
                 leo.stations_out[s].steps_without_satellite += 1;
             }
         }
+        leo.foreseen_at = None;
     }
 
     /// Shell `sh`'s shared ground-link devices, one per station (its
@@ -486,6 +534,74 @@ impl World {
             self.dirs[d.index()].deliver_corrupted = self.agents.wants_corrupted(d.0);
         }
         link as u32
+    }
+
+    /// The link directions (as routing reads them) the next step, at
+    /// `t1`, will set, from the positions and stations computed for it
+    /// now: what [`World::step_isls`] and [`World::step_gsls`] will do,
+    /// with the ground links they will make appended in the order they
+    /// will make them. None unless every shell attaches by
+    /// "shortest-path" (`world/routes_ahead.rs`).
+    fn predict_edges(&self, leo: &mut LeoRun, t1: Time) -> Option<Vec<Edge>> {
+        if leo.cfg.shells.iter().any(|sh| sh.attach != Attach::ShortestPath) {
+            return None;
+        }
+        let mut edges = edges_of(&self.dirs);
+        for (h, sh) in leo.cfg.shells.iter().enumerate() {
+            let next = &leo.next_pos[h];
+            for (j, &(a, b)) in sh.isls.iter().enumerate() {
+                let (pa, pb) = (next[a as usize], next[b as usize]);
+                let possible = isl_possible(pa, pb, sh.isl_max_range_km, sh.isl_min_grazing_km);
+                for d in DirId::both(sh.first_link + j) {
+                    let e = &mut edges[d.index()];
+                    e.3 = possible;
+                    if possible {
+                        e.2 = light_ns(pa.dist(pb));
+                    }
+                }
+            }
+        }
+        let mut made = self.scn.links.len();
+        let n_shells = leo.cfg.shells.len();
+        for (s, sc) in leo.cfg.stations.iter().enumerate() {
+            let (st, heading) = if sc.motion.is_fixed() { (leo.stations[s], leo.headings[s]) } else { station_at(sc, t1) };
+            let hidden = sc.obstructions.hidden_at(t1);
+            let node = sc.node as u32;
+            for (h, sh) in leo.cfg.shells.iter().enumerate() {
+                let mut in_view = std::mem::take(&mut leo.foreseen[s * n_shells + h]);
+                leo.in_view(s, h, &st, heading, hidden, &leo.next_pos[h], &mut in_view);
+                for &gi in &leo.attach[s * n_shells + h].up {
+                    let g = &leo.gsls[gi as usize];
+                    if !in_view.iter().any(|x| x.0 == g.sat) {
+                        for d in DirId::both(g.link as usize) {
+                            edges[d.index()].3 = false;
+                        }
+                    }
+                }
+                for &(sat, _) in &in_view {
+                    let delay = light_ns(st.pos.dist(leo.next_pos[h][sat as usize]));
+                    match leo.gsl_of.get(&(s as u32, h as u32, sat)) {
+                        Some(&gi) => {
+                            for d in DirId::both(leo.gsls[gi as usize].link as usize) {
+                                edges[d.index()].2 = delay;
+                                edges[d.index()].3 = true;
+                            }
+                        }
+                        None => {
+                            let sat_node = sh.first_node as u32 + sat;
+                            let [ab, ba] = DirId::both(made);
+                            debug_assert_eq!((ab.index(), ba.index()), (edges.len(), edges.len() + 1));
+                            edges.push((node, sat_node, delay, true));
+                            edges.push((sat_node, node, delay, true));
+                            made += 1;
+                        }
+                    }
+                }
+                leo.foreseen[s * n_shells + h] = in_view;
+            }
+        }
+        leo.foreseen_at = Some(t1);
+        Some(edges)
     }
 
     /// Record each traced pair's path at this step.
@@ -707,6 +823,56 @@ app = { kind = "ftp", size = "1MB" }
         assert_eq!(w.routes.trees_built - built, 2 * 50, "a and b at each step, never x or z");
         let node = |n: &str| scn.nodes.iter().position(|m| m.name == n).unwrap() as u32;
         assert_eq!(w.routes.path(node("x"), node("z")).map(|p| p.len()), Some(2));
+    }
+
+    /// Under `run.topology_threads = 2` the worker's routes are those of
+    /// the step at (almost) every step, and equal the routes one thread
+    /// computes from the step's links; a link changed behind the
+    /// prediction's back is noticed and the step routes on its own.
+    #[test]
+    fn the_worker_foresees_the_steps_and_a_surprise_falls_back() {
+        let text = SMALL.replace("topology_step = \"100ms\"", "topology_step = \"100ms\"\ntopology_threads = 2");
+        let scn = crate::scenario::parse_toml(&text, &[]).unwrap();
+        let mut w = World::build(&scn);
+        let same_as_fresh = |w: &World| {
+            let stations: Vec<u32> = w.scn.leo.as_ref().unwrap().stations.iter().map(|s| s.node as u32).collect();
+            let fresh = crate::net::routing::compute(w.nodes.len(), &edges_of(&w.dirs), &stations, &w.relay);
+            for a in 0..w.nodes.len() as u32 {
+                for &b in &stations {
+                    assert_eq!(w.routes.next_dir(a, b), fresh.next_dir(a, b), "{a} -> {b}");
+                }
+            }
+        };
+        let mut made_links = 0;
+        for step in 1..=300u64 {
+            w.now = step * 100_000_000;
+            let links = w.scn.links.len();
+            w.topology_step();
+            made_links += w.scn.links.len() - links;
+            assert!(!w.routes_dirty, "step {step}: routes in place");
+            same_as_fresh(&w);
+        }
+        let ahead = w.leo.as_ref().unwrap().ahead.as_ref().unwrap();
+        assert_eq!((ahead.taken, ahead.missed), (300, 0));
+        assert!(made_links > 0, "a ground link was made along the way (appended where foreseen)");
+        // a link the steps do not set changed between them (as by a
+        // scenario's `changes` on a link beside the constellation): not
+        // what was foreseen
+        let text = format!("{text}\n[nodes]\nx = {{}}\ny = {{}}\n[[links]]\na = \"x\"\nb = \"y\"\nrate = \"10Mbps\"\ndelay = \"10ms\"\n");
+        let scn = crate::scenario::parse_toml(&text, &[]).unwrap();
+        let mut w = World::build(&scn);
+        for step in 1..=3u64 {
+            w.now = step * 100_000_000;
+            w.topology_step();
+        }
+        let x = scn.nodes.iter().position(|m| m.name == "x").unwrap() as u32;
+        let d = w.dirs.iter().position(|d| d.from == x).unwrap();
+        w.dirs[d].delay_ns += 1;
+        w.now = 4 * 100_000_000;
+        w.topology_step();
+        let ahead = w.leo.as_ref().unwrap().ahead.as_ref().unwrap();
+        assert_eq!((ahead.taken, ahead.missed), (3, 1), "steps 1-3 foreseen, not step 4");
+        same_as_fresh(&w);
     }
 
     #[test]

@@ -49,6 +49,7 @@ mod output;
 mod pep;
 #[cfg(test)]
 mod pep_tests;
+mod routes_ahead;
 mod run;
 
 use crate::app::{Action, App};

@@ -93,6 +93,12 @@ pub struct DirSchedule {
     /// [down, up) intervals in increasing order; up = Time::MAX if the link
     /// never comes back.
     down: Vec<(Time, Time)>,
+    /// `down`'s last interval (None while it is empty), kept beside it: a
+    /// moving link records its outages as they happen, so every query is
+    /// at or after the last one's start and is answered here without
+    /// reading `down`'s heap buffer (a cache miss per packet on the
+    /// thousands of directions of a constellation).
+    last_down: Option<(Time, Time)>,
     /// Nothing ever changes: the rate and delay are the initial ones.
     fixed: bool,
     /// A delay that follows moving ends, replacing `delay` (None otherwise).
@@ -179,6 +185,7 @@ impl DirSchedule {
             rate: Steps(vec![(0, rate_bps)]),
             delay: Steps(vec![(0, delay_ns)]),
             down: Vec::new(),
+            last_down: None,
             fixed: true,
             ramp: None,
             const_rate: Some(rate_bps),
@@ -259,6 +266,7 @@ impl DirSchedule {
     pub fn go_down(&mut self, t: Time) {
         debug_assert!(self.ramp.is_some() && !self.down_at(t));
         self.down.push((t, Time::MAX));
+        self.last_down = Some((t, Time::MAX));
     }
 
     /// A moving direction comes back up at `t`.
@@ -266,6 +274,7 @@ impl DirSchedule {
         let last = self.down.last_mut().expect("it went down");
         debug_assert_eq!(last.1, Time::MAX);
         last.1 = t;
+        self.last_down = Some(*last);
     }
 
     /// From the initial values and `(at, this direction's change, up)`
@@ -292,6 +301,7 @@ impl DirSchedule {
         if let Some(since) = down_since {
             s.down.push((since, Time::MAX));
         }
+        s.last_down = s.down.last().copied();
         s.fixed = changes.is_empty();
         s.scheduled = !changes.is_empty();
         if s.rate.0.len() > 1 {
@@ -328,12 +338,22 @@ impl DirSchedule {
 
     /// The link is down at `t`.
     pub fn down_at(&self, t: Time) -> bool {
+        match self.last_down {
+            None => return false,
+            Some((d, u)) if d <= t => return t < u,
+            Some(_) => {}
+        }
         let i = self.down.partition_point(|&(d, _)| d <= t);
         i > 0 && t < self.down[i - 1].1
     }
 
     /// The first instant at or after `t` at which the link goes down.
     pub fn next_down_from(&self, t: Time) -> Option<Time> {
+        match self.last_down {
+            None => return None,
+            Some((d, _)) if d < t => return None,
+            Some(_) => {}
+        }
         let i = self.down.partition_point(|&(d, _)| d < t);
         self.down.get(i).map(|&(d, _)| d)
     }

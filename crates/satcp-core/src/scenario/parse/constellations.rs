@@ -64,6 +64,8 @@ const DISTANCE_ALLOWED: &str = "a distance: a number of km or a string such as \
 pub(super) struct LeoRunKeys {
     pub step_ns: Option<u64>,
     pub epoch: Option<NaiveDateTime>,
+    /// `run.topology_threads`: 1 or 2.
+    pub threads: Option<u32>,
 }
 
 /// `run.epoch`: "2024-06-01T00:00:00" (UTC; a trailing Z and fractions of a

@@ -170,7 +170,7 @@ pub fn from_value_in(mut v: Value, base_dir: Option<&Path>) -> Result<Scenario, 
         ));
     }
     let leo = moving.then(|| {
-        Box::new(LeoCfg { step_ns: leo_keys.step_ns.unwrap_or(100_000_000), epoch, shells, stations, paths })
+        Box::new(LeoCfg { step_ns: leo_keys.step_ns.unwrap_or(100_000_000), threads: leo_keys.threads.unwrap_or(1), epoch, shells, stations, paths })
     });
     // paths are traced to run.stop unless run.end says the flows end it
     if !end_given && run.stop_ns.is_some() && leo.as_ref().is_some_and(|l| !l.paths.is_empty()) {
@@ -344,10 +344,10 @@ pub(crate) fn check_name(t: &Tbl, key: &str, name: &str) -> Res<()> {
 /// them).
 fn parse_run(root: &Tbl) -> Res<(RunCfg, constellations::LeoRunKeys, bool)> {
     let Some(mut t) = root.table("run", "a table ([run]) with seed, stop and sample_interval")? else {
-        let keys = constellations::LeoRunKeys { step_ns: None, epoch: None };
+        let keys = constellations::LeoRunKeys { step_ns: None, epoch: None, threads: None };
         return Ok((RunCfg { seed: 1, stop_ns: None, sample_interval_ns: None, to_stop: false }, keys, false));
     };
-    t.only(&["seed", "stop", "sample_interval", "topology_step", "epoch", "end"])?;
+    t.only(&["seed", "stop", "sample_interval", "topology_step", "topology_threads", "epoch", "end"])?;
     let run = RunCfg {
         seed: t.int("seed", 0, i64::MAX)?.map_or(1, |s| s as u64),
         stop_ns: t.duration_pos("stop")?,
@@ -362,7 +362,9 @@ fn parse_run(root: &Tbl) -> Res<(RunCfg, constellations::LeoRunKeys, bool)> {
     if step_ns.is_some_and(|s| s < 1_000_000) {
         return Err(t.bad("topology_step", "a step of at least 1ms (100ms is the usual)"));
     }
-    Ok((run, constellations::LeoRunKeys { step_ns, epoch: constellations::parse_epoch(&t)? }, end_given))
+    // 2: the next topology step's routes on a second thread
+    let threads = t.int("topology_threads", 1, 2)?.map(|n| n as u32);
+    Ok((run, constellations::LeoRunKeys { step_ns, epoch: constellations::parse_epoch(&t)?, threads }, end_given))
 }
 
 // ---------------------------------------------------------------------------
