@@ -25,13 +25,28 @@
 //! * quinn's `on_congestion_event(now, sent, persistent, lost_bytes)`: a
 //!   loss of a packet sent after the current recovery began starts a new
 //!   one (RFC 9002 section 7.3.2, as quinn's controllers do): ssthresh =
-//!   the controller's `ssthresh_after_loss` with the flight before the
-//!   loss, cwnd = ssthresh (RFC 9002's "enter recovery": no fast-recovery
-//!   inflation, no PRR: QUIC has neither). A loss of a packet sent before
-//!   is part of the same event and changes nothing.
+//!   the controller's `ssthresh_after_loss`, cwnd = ssthresh (RFC 9002's
+//!   "enter recovery": no fast-recovery inflation, no PRR: QUIC has
+//!   neither). A loss of a packet sent before is part of the same event
+//!   and changes nothing.
+//! * The flight a loss response reduces from (the `flight` argument that
+//!   is RFC 5681's FlightSize on TCP, snd.max - snd.una) is cwnd, RFC 9002
+//!   section 7.3.2 and Appendix B.6's basis ("congestion_window *=
+//!   kLossReductionFactor"; quinn's controllers too). Ambiguity: quinn's
+//!   bytes in flight at the event is no FlightSize: quinn calls the event
+//!   after the ACK frame's packets left the flight, so the packets
+//!   acknowledged above the lost one (3 or more under the packet
+//!   threshold) are out of it (it is RFC 6675's pipe plus the lost
+//!   packet). Halving it collapsed a 6-datagram window to the 2-datagram
+//!   floor (aimd, PER 1e-2 on the GEO path, docs/models/quic.md
+//!   "Spurious PTOs of the receiver"). A sender that does not fill cwnd
+//!   does not grow it either (growth skips application-limited ACKs,
+//!   below), so cwnd stays near the flight it had. BBR v1 and v3 do not
+//!   read the argument (their recovery uses their own inflight counts).
 //! * Persistent congestion (RFC 9002 section 7.6) is TCP's timeout: the
-//!   controller's `on_rto` (first expiry), then cwnd at least RFC 9002's
-//!   minimum window of 2 datagrams (TCP's RTO leaves 1 SMSS).
+//!   controller's `on_rto` (first expiry, the same cwnd basis), then cwnd
+//!   at least RFC 9002's minimum window of 2 datagrams (TCP's RTO leaves
+//!   1 SMSS).
 //! * Recovery ends at the first ACK of a packet sent after it began: the
 //!   controller's `on_recovery_exit`.
 //! * SMSS = quinn's current maximum UDP payload (`current_mtu`: 1,200
@@ -333,12 +348,14 @@ impl QController for SatcpCc {
         }
         self.recovery_start = Some(now);
         self.in_recovery = true;
+        // RFC 9002's basis for the reduction (header): cwnd, not quinn's flight
+        let basis = self.w.cwnd;
         if persistent {
             let last = AckCtx { now: t, flight, delivered, lost, ..AckCtx::default() };
-            self.cc.on_rto(&mut self.w, flight, true, &last, &mut self.acts);
+            self.cc.on_rto(&mut self.w, basis, true, &last, &mut self.acts);
             self.w.cwnd = self.w.cwnd.max(2 * self.w.smss);
         } else {
-            self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, &mut self.acts);
+            self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, basis, &mut self.acts);
             self.w.cwnd = self.w.ssthresh.max(2 * self.w.smss);
         }
         self.acts.clear();

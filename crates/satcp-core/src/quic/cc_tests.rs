@@ -186,3 +186,64 @@ fn the_parser_takes_bbr_and_careful_resume() {
         assert!(e.contains(says), "{quic}\n=> {e}");
     }
 }
+
+/// An adapter over satcp's AIMD (RFC 5681's integer congestion
+/// avoidance), 1,200-byte datagrams, quinn's default initial window
+/// (14,720 clamped to 10 x 1,200 = 12,000), with 10 datagrams sent.
+fn aimd_adapter_with_a_full_window() -> (Box<dyn quinn_proto::congestion::Controller>, std::time::Instant) {
+    use crate::tcp::cc::{aimd::AimdCfg, Controller};
+    use quinn_proto::congestion::ControllerFactory as _;
+    let base = std::time::Instant::now();
+    let f = std::sync::Arc::new(super::cc_adapter::SatcpCcFactory {
+        controller: Controller::Aimd(AimdCfg::default()),
+        initial_window: None,
+        base,
+        rng: crate::sim::Rng::new(1, 0),
+        careful_resume: None,
+    });
+    let mut cc = f.build(base, 1200);
+    assert_eq!(cc.window(), 12_000);
+    for _ in 0..10 {
+        cc.on_sent(base, 1200, 0);
+    }
+    (cc, base)
+}
+
+/// RFC 9002's loss response halves the congestion window (section 7.3.2,
+/// Appendix B.6), not quinn's bytes in flight at the event: quinn reports
+/// the flight after the ACK frame's packets left it, here 5 of the 10
+/// acknowledged above the lost one (6,000 bytes left, the lost packet in
+/// them). By hand: ssthresh = cwnd = 12,000 / 2 = 6,000 (halving the
+/// flight would give 3,000). Persistent congestion: ssthresh from the same
+/// basis (6,000), cwnd RFC 9002's minimum window of 2 x 1,200.
+#[test]
+fn a_loss_halves_the_congestion_window_not_quinns_flight() {
+    let ms = std::time::Duration::from_millis;
+    for (persistent, cwnd) in [(false, 6_000), (true, 2_400)] {
+        let (mut cc, base) = aimd_adapter_with_a_full_window();
+        cc.on_end_acks(base + ms(520), 6_000, false, Some(9));
+        cc.on_congestion_event(base + ms(520), base, persistent, 1200);
+        assert_eq!((cc.window(), cc.metrics().ssthresh), (cwnd, Some(6_000)), "persistent {persistent}");
+    }
+}
+
+/// The anomaly the fix removed (docs/models/quic.md, "Spurious PTOs of
+/// the receiver"): 2 MB over the GEO path at PER 1e-2 (19 packets lost
+/// under every controller). satcp's AIMD halved quinn's post-ACK flight and
+/// grew half a datagram a round trip behind ACKs of two packets: windows
+/// of 2-12 kB, 106.3 s and 25 PTOs, against quinn's NewReno 75.6 s and 0.
+/// Now RFC 9002's NewReno (B.5's byte counting, B.6's halved window):
+/// within 5% of quinn's NewReno (77.1 s measured), and at most a few PTOs
+/// (3 measured, all the client's: quinn holds its ACKs of the client's
+/// flow-control updates while the server is congestion-blocked).
+#[test]
+fn aimd_on_quic_tracks_quinns_newreno_on_a_lossy_geo_path() {
+    let go = |cc: &str| run(&geo(100, "{ per = 1e-2 }", &quic_flow("d", &format!("{{ cc = \"{cc}\" }}"), "2MB"))).1;
+    let (a, n) = (go("aimd"), go("quinn-newreno"));
+    delivered_whole(&a[0], 2_000_000);
+    let (qa, qn) = (a[0].quic.unwrap(), n[0].quic.unwrap());
+    assert_eq!((qa.lost_packets, qn.lost_packets), (19, 19));
+    let (ca, cn) = (a[0].completion_s.unwrap(), n[0].completion_s.unwrap());
+    assert!((ca / cn - 1.0).abs() < 0.05, "aimd {ca} s, quinn-newreno {cn} s");
+    assert!(qa.ptos < 5, "{qa:?}");
+}

@@ -392,7 +392,8 @@ fn variant_selects_the_same_controller_as_cc() {
 
 /// `profile = "linux"` gives satcp's controllers the `linux` profile's
 /// defaults, as on TCP: CUBIC's window and HyStart in Linux's style,
-/// AIMD's per-byte increase, Hybla's Linux style; keys given win.
+/// AIMD's per-byte increase (on QUIC under `rfc` too), Hybla's Linux
+/// style; keys given win.
 #[test]
 fn profile_linux_gives_the_controllers_their_linux_defaults() {
     let linux = quic_cfg("{ cc = \"cubic\", profile = \"linux\" }");
@@ -404,6 +405,10 @@ fn profile_linux_gives_the_controllers_their_linux_defaults() {
         quic_cfg("{ cc = \"cubic\", cubic_hystart_style = \"linux\" }")
     );
     assert_eq!(quic_cfg("{ variant = \"newreno\", profile = \"linux\" }"), quic_cfg("{ cc = \"aimd\", ca_increment = \"bytes\" }"));
+    // RFC 9002's NewReno counts bytes in congestion avoidance (its B.5):
+    // AIMD's default on QUIC under either profile; a key given wins
+    assert_eq!(quic_cfg("{ cc = \"aimd\" }"), quic_cfg("{ cc = \"aimd\", ca_increment = \"bytes\" }"));
+    assert_ne!(quic_cfg("{ cc = \"aimd\" }"), quic_cfg("{ cc = \"aimd\", ca_increment = \"rfc5681\" }"));
     assert_eq!(quic_cfg("{ variant = \"hybla\", profile = \"linux\" }"), quic_cfg("{ cc = \"hybla\", hybla_style = \"linux\" }"));
 }
 

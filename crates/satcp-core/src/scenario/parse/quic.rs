@@ -90,7 +90,16 @@ pub(super) fn parse_quic(t: &Tbl, app: &AppCfg) -> Res<QuicCfg> {
         Some(name) if SATCP_CCS.contains(&name) => {
             let e = crate::tcp::cc::entry(name).expect("a registered controller");
             let name = SATCP_CCS.iter().find(|n| **n == name).expect("listed");
-            QuicCc::Satcp(name, (e.parse)(&q, profile)?)
+            let mut c = (e.parse)(&q, profile)?;
+            // RFC 9002's NewReno (Appendix B.5) grows by bytes acknowledged
+            // in congestion avoidance: AIMD's "bytes", whatever the profile,
+            // unless the table says (docs/models/quic.md)
+            if let crate::tcp::cc::Controller::Aimd(a) = &mut c {
+                if lookup(q.map, "ca_increment").is_none() {
+                    (a.exact_ca, a.per_byte) = (true, true);
+                }
+            }
+            QuicCc::Satcp(name, c)
         }
         _ => QuicCc::QuinnCubic,
     };
