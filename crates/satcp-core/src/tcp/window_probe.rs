@@ -42,8 +42,12 @@ impl Endpoint {
 
     /// The probe timer expired with the sender still stalled: send what
     /// the window holds of the next segment, or one byte into a closed
-    /// window, and back the timer off.
+    /// window, and back the timer off. A probe byte still unanswered is
+    /// taken back first (it goes again, as the same byte).
     pub(crate) fn window_probe(&mut self, ctx: &mut Ctx) {
+        if self.snd.zero_window_probe_out() {
+            self.snd.take_back_zero_window_probe();
+        }
         let s = &self.snd;
         let at = s.nxt;
         let Some((len, fin)) = self.next_len_at(at) else { return };
@@ -51,5 +55,24 @@ impl Endpoint {
         let cut = if room == 0 { 1 } else { len.min(room) };
         self.snd.rtt.backoff();
         self.emit_segment(ctx, at, cut, fin && cut == len, true);
+        if room == 0 {
+            self.snd.zero_window_probe = Some(self.snd.max);
+        }
+    }
+
+    /// An ACK that did not cover the probe byte sent into a closed window
+    /// and whose window still cannot take it: the receiver refused the
+    /// byte (a receiver answers a segment beyond its window at once, with
+    /// its window). Take it back (snd.nxt and snd.max to snd.una: the byte
+    /// goes again in order, never a hole) and re-arm the probe timer from
+    /// now at its backed-off value (Linux's `tcp_ack_probe`). Called once
+    /// the ACK's window is taken, before duplicate ACKs are judged: with
+    /// nothing outstanding the answer is no duplicate.
+    pub(crate) fn take_back_refused_probe(&mut self, ctx: &mut Ctx, ack: u64) {
+        let s = &self.snd;
+        if s.zero_window_probe_out() && ack < s.max && s.una + s.send_window() < s.max {
+            self.snd.take_back_zero_window_probe();
+            self.restart_rto(ctx);
+        }
     }
 }
