@@ -152,3 +152,43 @@ fn a_zero_window_probe_refused_is_sent_again_in_order() {
     assert_eq!(h.eps[1].stats.integrity_errors, 0);
     assert!(h.eps[0].is_finished() && h.eps[1].is_finished());
 }
+
+/// As above, with the first probe lost: no answer comes, and at the
+/// timer's next expiry the probe still outstanding is sent again as a
+/// probe (the same byte, backed off), not handled as a retransmission
+/// timeout; its answer takes it back and the transfer ends as before.
+#[test]
+fn a_lost_zero_window_probe_is_probed_again_not_timed_out() {
+    let mut c = cfg(Recovery::Sack);
+    c.rwnd_bytes = 4000;
+    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+    let mut dropped = false;
+    h.drop = Box::new(move |p, from| {
+        let first_probe = from == 0 && p.payload == 1 && !dropped;
+        dropped |= first_probe;
+        first_probe
+    });
+    h.eps[1].defer_reads();
+    h.transfer(10_000);
+    h.run_until(6999 * MS);
+    let probes: Vec<_> = h.data_sent().into_iter().filter(|d| d.0 > 200 * MS).collect();
+    assert!(probes.len() >= 2, "{probes:?}");
+    assert!(probes[0].3 && !probes[1].3, "the first lost, the second not: {probes:?}");
+    assert!(probes.iter().all(|p| (p.1, p.2) == (4001, false)), "{probes:?}");
+    assert_eq!(h.eps[0].stats.timeouts, 0);
+    h.now = 7000 * MS;
+    h.ctx_do(1, &mut |e, c| e.read(c, 4000));
+    for k in 0..50 {
+        h.run_until((7000 + 100 * k) * MS);
+        h.now = (7000 + 100 * k) * MS;
+        let n = h.eps[1].unread();
+        h.ctx_do(1, &mut |e, c| e.read(c, n));
+    }
+    h.run_until(30_000 * MS);
+    let after: Vec<_> = h.data_sent().into_iter().filter(|d| d.0 >= 7000 * MS).collect();
+    assert_eq!(after[0].1, 4001, "{after:?}");
+    let st = &h.eps[0].stats;
+    assert_eq!((st.retransmissions, st.timeouts, st.fast_recoveries), (0, 0, 0), "{st:?}");
+    assert_eq!(h.delivered(), 10_000);
+    assert!(h.eps[0].is_finished() && h.eps[1].is_finished());
+}
