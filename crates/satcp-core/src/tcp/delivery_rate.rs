@@ -155,6 +155,13 @@ impl DeliveryRate {
         }
     }
 
+    /// The sends at or above `at` are taken back (a zero-window probe the
+    /// receiver refused): their records go.
+    pub fn forget_from(&mut self, at: u64) {
+        let i = self.recs.partition_point(|r| r.start < at);
+        self.recs.truncate(i);
+    }
+
     /// The sender has nothing to send although its window has room.
     pub fn mark_app_limited(&mut self, inflight: u64) {
         self.app_limited_until = (self.delivered + inflight).max(1);

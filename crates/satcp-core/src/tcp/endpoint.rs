@@ -1201,6 +1201,9 @@ impl Endpoint {
         if old {
             return;
         }
+        if self.snd.zero_window_probe.is_some() {
+            self.take_back_refused_probe(ctx, ack);
+        }
         let old_una = self.snd.una;
         // ns-2's FACK takes an RTT sample from the timestamp echo on every
         // ACK its `oldack()` handles (any in recovery, any with SACK blocks
@@ -1530,7 +1533,7 @@ impl Endpoint {
             TimerKind::Rto => {
                 if self.rto_timer.on_pop(ctx.now, ctx.q, ev) {
                     // the same slot holds the window probe (`window_probe.rs`)
-                    if self.stalled_by_window(self.limit_now(ctx.now)) {
+                    if self.snd.zero_window_probe_out() || self.stalled_by_window(self.limit_now(ctx.now)) {
                         return self.window_probe(ctx);
                     }
                     // Linux's one timer slot would hold the probe

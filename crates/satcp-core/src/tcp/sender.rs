@@ -146,6 +146,10 @@ pub struct Sender {
     /// NewReno owes the retransmission of the segment at snd_una
     /// (`newreno_within_cwnd` held it back).
     pub(in crate::tcp) head_rtx_owed: bool,
+    /// The end of the one-octet window probe sent into a closed window
+    /// (`tcp/window_probe.rs`); it is outstanding while it equals snd.max
+    /// above snd.una.
+    pub(in crate::tcp) zero_window_probe: Option<u64>,
 }
 
 impl Sender {
@@ -204,6 +208,7 @@ impl Sender {
             lost_segs: Vec::new(),
             rtx_lost_stall: false,
             una_moved_by_sent_at: None,
+            zero_window_probe: None,
         }
     }
 
@@ -604,6 +609,32 @@ impl Sender {
         self.rearm_pending = self.rearm_on_fast_retransmit;
         if self.caps.rto_backoff_at_fast_retransmit {
             self.rtt.backoff();
+        }
+    }
+
+    /// The probe byte sent into a closed window is outstanding alone:
+    /// nothing sent since, nothing of it acknowledged.
+    pub fn zero_window_probe_out(&self) -> bool {
+        matches!(self.zero_window_probe, Some(e) if e == self.max && self.una < e)
+    }
+
+    /// Take back the outstanding zero-window probe (the receiver refused
+    /// it): snd.nxt and snd.max return to snd.una and the records of its
+    /// sending (RTT timing, delivery-rate sampling) go, so the byte is sent
+    /// again later as the new data it is.
+    pub fn take_back_zero_window_probe(&mut self) {
+        let una = self.una;
+        self.nxt = una;
+        self.max = una;
+        self.zero_window_probe = None;
+        while self.segs.back().is_some_and(|s| s.end > una) {
+            self.segs.pop_back();
+        }
+        if matches!(self.timed, Some((_, e, _)) if e > una) {
+            self.timed = None;
+        }
+        if let Some(r) = &mut self.rate {
+            r.forget_from(una);
         }
     }
 

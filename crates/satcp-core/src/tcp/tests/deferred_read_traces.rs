@@ -89,3 +89,106 @@ fn a_reset_aborts_both_ends() {
     let after: Vec<_> = h.log[n..].iter().filter(|s| s.t > 1100 * MS).collect();
     assert!(after.is_empty(), "nothing sent after both aborted: {}", after.len());
 }
+
+/// A zero window probed, then reopened (`tcp/window_probe.rs`). MSS 1000,
+/// IW 10, SACK, a 4000-byte receive buffer, 100 Mb/s, 50 ms one way; the
+/// receiver reads nothing until 5 s. Four segments fill the buffer by
+/// ~150 ms and the last ACK (at ~200 ms) offers a window of 0 with 6000
+/// bytes waiting. The probe timer sends one byte of new data (offset
+/// 4001) into the closed window; the receiver trims it and answers with
+/// window 0 (ack 4001). The sender takes the refused byte back (snd.nxt =
+/// snd.max = snd.una, as BSD pulls snd.nxt back) and probes again with
+/// the timer backed off. At 5 s the receiver reads all: the window update
+/// opens 4000 bytes and the sender resumes at 4001 with a whole segment,
+/// the probe byte in order. No hole: no SACK block, no duplicate ACK
+/// counted, no fast recovery, no retransmission, no timeout.
+#[test]
+fn a_zero_window_probe_refused_is_sent_again_in_order() {
+    let mut c = cfg(Recovery::Sack);
+    c.rwnd_bytes = 4000;
+    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+    h.eps[1].defer_reads();
+    h.transfer(10_000);
+    h.run_until(4999 * MS);
+    assert_eq!(h.delivered(), 4000);
+    let probes: Vec<_> = h.data_sent().into_iter().filter(|d| d.0 > 200 * MS).collect();
+    assert!(probes.len() >= 2, "probes before the read: {probes:?}");
+    for (i, p) in probes.iter().enumerate() {
+        assert_eq!((p.1, p.2), (4001, false), "probe {i} is the byte at 4001, not a retransmission: {probes:?}");
+    }
+    let sizes: Vec<u32> = h.log.iter().filter(|s| s.from == 0 && s.t > 200 * MS && s.pkt.payload > 0).map(|s| s.pkt.payload).collect();
+    assert!(sizes.iter().all(|&n| n == 1), "one byte each: {sizes:?}");
+    // the timer backs off: each gap at least twice the one before
+    for w in probes.windows(3) {
+        assert!(w[2].0 - w[1].0 >= 2 * (w[1].0 - w[0].0) - MS, "backed off: {probes:?}");
+    }
+    // every probe is answered with ack 4001 and a zero window
+    let answers: Vec<_> = h.log.iter().filter(|s| s.from == 1 && s.t > 200 * MS).map(|s| (s.pkt.tcp.wnd, s.pkt.tcp.sack().len())).collect();
+    assert_eq!(answers, vec![(0, 0); probes.len()]);
+    let s = &h.eps[0].snd;
+    assert_eq!((s.una, s.nxt, s.max), (4001, 4001, 4001), "the refused probe is taken back");
+    assert_eq!(h.eps[0].stats.timeouts, 0, "a probe is not a timeout");
+    h.now = 5000 * MS;
+    h.ctx_do(1, &mut |e, c| e.read(c, 4000));
+    for k in 0..50 {
+        h.run_until((5000 + 100 * k) * MS);
+        h.now = (5000 + 100 * k) * MS;
+        let n = h.eps[1].unread();
+        h.ctx_do(1, &mut |e, c| e.read(c, n));
+    }
+    h.run_until(30_000 * MS);
+    let after: Vec<_> = h.data_sent().into_iter().filter(|d| d.0 >= 5000 * MS).collect();
+    assert_eq!(after[0].1, 4001, "resumes with the probe byte: {after:?}");
+    let sizes: Vec<u32> = h.log.iter().filter(|s| s.from == 0 && s.t >= 5000 * MS && s.pkt.payload > 0).map(|s| s.pkt.payload).collect();
+    assert_eq!(sizes[0], 1000, "a whole segment from 4001: {sizes:?}");
+    let starts: Vec<u64> = after.iter().map(|d| d.1).collect();
+    assert!(starts.windows(2).all(|w| w[1] > w[0]), "every byte once, in order: {starts:?}");
+    assert!(after.iter().all(|d| !d.2), "no retransmission: {after:?}");
+    assert!(h.log.iter().all(|s| s.from != 1 || s.pkt.tcp.sack().is_empty()), "no SACK block: no hole");
+    assert!(h.win.iter().all(|w| !w.in_recovery), "no recovery");
+    let st = &h.eps[0].stats;
+    assert_eq!((st.retransmissions, st.timeouts, st.fast_recoveries), (0, 0, 0), "{st:?}");
+    assert_eq!(h.delivered(), 10_000);
+    assert_eq!(h.eps[1].stats.integrity_errors, 0);
+    assert!(h.eps[0].is_finished() && h.eps[1].is_finished());
+}
+
+/// As above, with the first probe lost: no answer comes, and at the
+/// timer's next expiry the probe still outstanding is sent again as a
+/// probe (the same byte, backed off), not handled as a retransmission
+/// timeout; its answer takes it back and the transfer ends as before.
+#[test]
+fn a_lost_zero_window_probe_is_probed_again_not_timed_out() {
+    let mut c = cfg(Recovery::Sack);
+    c.rwnd_bytes = 4000;
+    let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+    let mut dropped = false;
+    h.drop = Box::new(move |p, from| {
+        let first_probe = from == 0 && p.payload == 1 && !dropped;
+        dropped |= first_probe;
+        first_probe
+    });
+    h.eps[1].defer_reads();
+    h.transfer(10_000);
+    h.run_until(6999 * MS);
+    let probes: Vec<_> = h.data_sent().into_iter().filter(|d| d.0 > 200 * MS).collect();
+    assert!(probes.len() >= 2, "{probes:?}");
+    assert!(probes[0].3 && !probes[1].3, "the first lost, the second not: {probes:?}");
+    assert!(probes.iter().all(|p| (p.1, p.2) == (4001, false)), "{probes:?}");
+    assert_eq!(h.eps[0].stats.timeouts, 0);
+    h.now = 7000 * MS;
+    h.ctx_do(1, &mut |e, c| e.read(c, 4000));
+    for k in 0..50 {
+        h.run_until((7000 + 100 * k) * MS);
+        h.now = (7000 + 100 * k) * MS;
+        let n = h.eps[1].unread();
+        h.ctx_do(1, &mut |e, c| e.read(c, n));
+    }
+    h.run_until(30_000 * MS);
+    let after: Vec<_> = h.data_sent().into_iter().filter(|d| d.0 >= 7000 * MS).collect();
+    assert_eq!(after[0].1, 4001, "{after:?}");
+    let st = &h.eps[0].stats;
+    assert_eq!((st.retransmissions, st.timeouts, st.fast_recoveries), (0, 0, 0), "{st:?}");
+    assert_eq!(h.delivered(), 10_000);
+    assert!(h.eps[0].is_finished() && h.eps[1].is_finished());
+}
