@@ -36,7 +36,7 @@ import satcp
 
 from .crosscheck_linux import (chosen_cells, EMU, REPO, LinuxUnavailable, Path_, RECEIVER, _emulator_args, _peer_realtime,
                                _realtime, _sh, available)
-from .tables import format_table, num
+from .tables import format_table, num, write_csv
 
 NS = {"s": "satcpps", "m": "satcppm", "c": "satcppc"}
 IP_S, IP_M1, IP_M2, IP_C = "10.78.0.1", "10.78.0.2", "10.78.1.1", "10.78.1.2"
@@ -218,12 +218,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                          num(r["diff"], "+.1f", 100, "%"), "yes" if r["agrees"] else "NO") for r in rows], "lrrrrrrl"))
     print(f"(socat between two satcp-linkemu hops, Linux CUBIC on both legs; satcp's PEP with profile linux; medians "
           f"of {a.repeat} real runs; times from the sender's connect(); agrees: both within {TOLERANCE:.0%})")
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / "summary.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(Path(a.out) / "summary.csv", rows)
     return 0 if all(r["agrees"] for r in rows) else 1
 
 

@@ -45,7 +45,7 @@ import satcp
 
 from .crosscheck_linux import (chosen_cells, IP_A, NS_A, NS_B, REPO, LinuxUnavailable, Path_, _peer_realtime, available,
                                emulated_path)
-from .tables import format_table, num
+from .tables import format_table, num, write_csv
 
 PEER = REPO / "target" / "release" / "satcp-quicpeer"
 PORT = 4433
@@ -350,12 +350,7 @@ def main(argv: Optional[list[str]] = None) -> int:
           f"{SATCP_SEEDS} satcp seeds; completion from connect() to the last byte read; agrees: loss-free cells "
           f"within {QUINN_TOLERANCE:.0%} of real quinn and {INDEPENDENT_TOLERANCE:.0%} of aioquic, lossy cells within "
           f"{LOSSY_TOLERANCE:.0%} of real quinn)")
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / "summary.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(Path(a.out) / "summary.csv", rows)
     if a.record:
         record(rows, Path(a.record), " ".join(["python -m satcp.crosscheck_quic", *(argv or sys.argv[1:])]))
     return 0 if all(r["quinn_agrees"] and r["aioquic_agrees"] and r["integrity_errors"] == 0 for r in rows) else 1

@@ -8,7 +8,9 @@ missing value reads the same everywhere.
 
 from __future__ import annotations
 
+import csv
 import math
+from pathlib import Path
 from typing import Any, Sequence
 
 MISSING = "-"
@@ -46,3 +48,13 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: s
     out = [line(cells[0]), "  ".join("-" * w for w in widths)]
     out += [line(r) for r in cells[1:]]
     return "\n".join(out)
+
+
+def write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    """Rows of dicts (the first's keys are the columns) as a CSV file,
+    its directory made if need be."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
