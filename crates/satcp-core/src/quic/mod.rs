@@ -270,21 +270,25 @@ fn transport(cfg: &QuicCfg, base: Instant, cc_rng: Rng) -> TransportConfig {
     t
 }
 
-/// The client's and the server's crypto configurations, and with
-/// `zero_rtt` the null configuration that keeps the client's ticket.
-fn crypto(
-    c: QuicCrypto,
-    zero_rtt: bool,
-) -> (Arc<dyn quinn_proto::crypto::ClientConfig>, Arc<dyn quinn_proto::crypto::ServerConfig>, Option<Arc<NullConfig>>) {
+/// The client's crypto configuration, the server's, and with `zero_rtt`
+/// whether the client holds a ticket to resume from (asked while the
+/// earlier connection runs, `resumption.rs`).
+type Crypto = (Arc<dyn quinn_proto::crypto::ClientConfig>, Arc<dyn quinn_proto::crypto::ServerConfig>, Option<Box<dyn Fn() -> bool>>);
+
+fn crypto(c: QuicCrypto, zero_rtt: bool) -> Crypto {
     match c {
         QuicCrypto::Null => {
             let null = Arc::new(NullConfig::new(HandshakeSizes::DEFAULT, zero_rtt));
-            (null.clone(), null.clone(), zero_rtt.then_some(null))
+            let ticket = zero_rtt.then(|| {
+                let n = null.clone();
+                Box::new(move || n.has_ticket()) as Box<dyn Fn() -> bool>
+            });
+            (null.clone(), null, ticket)
         }
         #[cfg(feature = "tls")]
         QuicCrypto::Tls => {
-            let (c, s) = tls::configs();
-            (c, s, None)
+            let (c, s, store) = tls::configs(zero_rtt);
+            (c, s, store.map(|st| Box::new(move || st.has_ticket()) as Box<dyn Fn() -> bool>))
         }
         #[cfg(not(feature = "tls"))]
         QuicCrypto::Tls => unreachable!("the parser refuses crypto = \"tls\" without the tls feature"),
@@ -308,8 +312,8 @@ impl QuicFlow {
         server_cfg.validation_token_config(tokens);
         server_cfg.time_source(Arc::new(FixedClock));
         let server_cfg = Arc::new(server_cfg);
-        if let Some(null) = resumable {
-            resumption::obtain_ticket(null, transport.clone(), server_cfg.clone(), base);
+        if let Some(has_ticket) = resumable {
+            resumption::obtain_ticket(client_crypto.clone(), &*has_ticket, transport.clone(), server_cfg.clone(), base);
         }
         let mut client_cfg = ClientConfig::new(client_crypto);
         client_cfg.transport_config(transport);

@@ -3,7 +3,8 @@
 //! with the flow's own configurations complete one handshake in memory
 //! (no network, no simulated time), so that the client's crypto
 //! configuration holds the server's session ticket (with the null crypto:
-//! its transport parameters, `null_crypto.rs`). The flow's own connection
+//! its transport parameters, `null_crypto.rs`; with TLS: rustls's ticket
+//! in the client's session store, `tls.rs`). The flow's own connection
 //! then resumes from it and sends its first data in 0-RTT packets.
 //!
 //! * What the ticket stands for: the client talked to this server before
@@ -15,7 +16,7 @@
 //!   and the flow's own random streams are not drawn from, so a flow with
 //!   `zero_rtt` differs from one without only by the resumption.
 
-use super::null_crypto::{NullConfig, NullHmac};
+use super::null_crypto::NullHmac;
 use super::{addr, SeededCids};
 use crate::sim::Rng;
 use bytes::BytesMut;
@@ -24,15 +25,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Round trips the handshake takes at most before the client has its
-/// ticket (the null crypto's takes 2: the ticket follows the client's
-/// Finished).
+/// ticket (the null crypto's and TLS 1.3's take 2: the ticket follows the
+/// client's Finished).
 const ROUNDS: usize = 8;
 
-/// Complete one handshake between a client of `client` (whose null
-/// configuration `null` keeps the ticket) and a server of `server`, both
-/// with `transport`, at instant `now`.
+/// Complete one handshake between a client of crypto configuration
+/// `client` (which keeps the ticket; `has_ticket` says when it has one)
+/// and a server of `server`, both with `transport`, at instant `now`.
 pub fn obtain_ticket(
-    client: Arc<NullConfig>,
+    client: Arc<dyn quinn_proto::crypto::ClientConfig>,
+    has_ticket: &dyn Fn() -> bool,
     transport: Arc<TransportConfig>,
     server: Arc<ServerConfig>,
     mut now: Instant,
@@ -46,7 +48,7 @@ pub fn obtain_ticket(
     let mut se = endpoint(1, Some(server));
     let mut ce = endpoint(2, None);
     let (sa, ca) = (addr(0, 443), addr(1, 50_000));
-    let mut cfg = ClientConfig::new(client.clone());
+    let mut cfg = ClientConfig::new(client);
     cfg.transport_config(transport);
     let (_, mut cc) = ce.connect(now, cfg, sa, "satcp").expect("a fresh client endpoint connects");
     let mut sc = None;
@@ -90,7 +92,7 @@ pub fn obtain_ticket(
             }
         }
         while cc.poll().is_some() {}
-        if client.has_ticket() {
+        if has_ticket() {
             return;
         }
     }

@@ -501,7 +501,7 @@ pub struct QuicCfg {
     /// off, quinn's RFC 9000 ACKs (every second packet, 25 ms).
     pub ack_frequency: Option<QuicAckFrequency>,
     /// Resume from a ticket of an earlier connection and send the first
-    /// data in 0-RTT packets (`quic.zero_rtt`; null crypto only).
+    /// data in 0-RTT packets (`quic.zero_rtt`; null crypto or TLS).
     pub zero_rtt: bool,
 }
 

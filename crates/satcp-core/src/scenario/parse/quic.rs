@@ -82,9 +82,6 @@ pub(super) fn parse_quic(t: &Tbl, app: &AppCfg) -> Res<QuicCfg> {
         _ => QuicCrypto::Null,
     };
     let zero_rtt = q.bool("zero_rtt")?.unwrap_or(false);
-    if zero_rtt && crypto == QuicCrypto::Tls {
-        return Err(q.bad("zero_rtt", "false with crypto = \"tls\": 0-RTT runs on the null crypto only (a rustls ticket would come from an earlier TLS connection whose random values cannot be seeded; not built)"));
-    }
     let cc = match q.choice("cc", CCS)?.or(variant_cc) {
         Some("quinn-newreno") => QuicCc::QuinnNewReno,
         Some(name) if SATCP_CCS.contains(&name) => {
