@@ -160,7 +160,7 @@ bench-suite: build test-sysdeps
 # of about 10 ms (issue 43's case: 40 CUBIC flows for 3 s), then 10,000 of
 # about 2 ms (20 flows for 1 s): minutes of both cores
 bench-sweep-overhead: build
-	$(IN_VENV) python bench/sweep_overhead.py --runs 100000 --flows 40 --stop 3s
+	$(IN_VENV) python bench/sweep_overhead.py --runs 100000 --flows 40 --stop 5s
 	$(IN_VENV) python bench/sweep_overhead.py --runs 10000
 
 # satcp-bench's scenarios in ns-3 3.44 (wheel in .venv-ns3); table + bench-results/ns3_ratio.csv
