@@ -75,6 +75,7 @@ pub mod careful_resume;
 pub mod cc_adapter;
 #[cfg(test)]
 mod cc_tests;
+pub mod flight;
 pub mod null_crypto;
 mod pto_count;
 pub mod rate_sampler;
@@ -91,6 +92,7 @@ use crate::scenario::{QuicCc, QuicCfg, QuicCrypto};
 use crate::sim::{Event, Rng, Time};
 use crate::tcp::{Ctx, Note};
 use bytes::BytesMut;
+use flight::FlightWatchFactory;
 use null_crypto::{HandshakeSizes, NullConfig, NullHmac, NullTokenKey};
 use quinn_proto::congestion::{CubicConfig, NewRenoConfig};
 use quinn_proto::{
@@ -226,6 +228,9 @@ pub struct QuicCounters {
     /// ACK frames the client sent.
     pub client_acks: u64,
     pub cwnd: u64,
+    /// The server's bytes in flight (UDP payload), as its controller's
+    /// hooks show quinn's count (`flight.rs`); None before it connects.
+    pub flight: Option<u64>,
     pub srtt_ns: Option<f64>,
     /// From the client's first datagram to its `Connected` event.
     pub handshake_ns: Option<Time>,
@@ -276,18 +281,19 @@ fn transport(cfg: &QuicCfg, base: Instant, cc_rng: Rng) -> TransportConfig {
             if let Some(iw) = cfg.initial_window {
                 c.initial_window(iw);
             }
-            t.congestion_controller_factory(Arc::new(c));
+            t.congestion_controller_factory(Arc::new(FlightWatchFactory { inner: Arc::new(c) }));
         }
         QuicCc::QuinnCubic => {
             let mut c = CubicConfig::default();
             if let Some(iw) = cfg.initial_window {
                 c.initial_window(iw);
             }
-            t.congestion_controller_factory(Arc::new(c));
+            t.congestion_controller_factory(Arc::new(FlightWatchFactory { inner: Arc::new(c) }));
         }
         QuicCc::Satcp(_, controller) => {
             let initial_window = cfg.initial_window;
-            t.congestion_controller_factory(Arc::new(cc_adapter::SatcpCcFactory { controller, initial_window, base, rng: cc_rng, careful_resume: cfg.careful_resume }));
+            let c = cc_adapter::SatcpCcFactory { controller, initial_window, base, rng: cc_rng, careful_resume: cfg.careful_resume };
+            t.congestion_controller_factory(Arc::new(FlightWatchFactory { inner: Arc::new(c) }));
         }
     }
     t
@@ -623,7 +629,8 @@ impl QuicFlow {
     #[cfg(test)]
     pub(crate) fn server_controller(&self) -> Option<cc_adapter::SatcpCc> {
         let (_, conn) = self.sides[0].conn.as_ref()?;
-        conn.congestion_state().clone_box().into_any().downcast::<cc_adapter::SatcpCc>().ok().map(|b| *b)
+        let watch = conn.congestion_state().clone_box().into_any().downcast::<flight::FlightWatch>().ok()?;
+        watch.inner.into_any().downcast::<cc_adapter::SatcpCc>().ok().map(|b| *b)
     }
 
     pub fn counters(&self) -> QuicCounters {
@@ -649,6 +656,9 @@ impl QuicFlow {
             c.lost_bytes += st.path.lost_bytes;
             c.congestion_events += st.path.congestion_events;
             c.cwnd = conn.congestion_state().window();
+            // a closed connection sends nothing but CONNECTION_CLOSE and
+            // expects no acknowledgement: nothing is in flight
+            c.flight = if conn.is_closed() { Some(0) } else { flight::flight_of(conn.congestion_state()) };
             c.srtt_ns = Some(conn.rtt().as_nanos() as f64);
         }
         if let Some((_, conn)) = &cli.conn {

@@ -261,7 +261,8 @@ fn http_pages_ride_a_stream_per_object() {
 /// sample, the client's Finished half a round trip after the client's
 /// handshake; from then on at least the path's 510 ms) and
 /// the bytes delivered, never decreasing, ending at the file's size; the
-/// TCP-only columns are NaN.
+/// server's bytes in flight from its first connection on; the TCP-only
+/// columns are NaN.
 #[test]
 fn the_series_carry_quinns_window_rtt_and_delivery() {
     let text = geo(100, "", &quic_flow("d", "{ cc = \"cubic\" }", "1MB")).replace("[run]\n", "[run]\nsample_interval = \"100ms\"\n");
@@ -276,7 +277,8 @@ fn the_series_carry_quinns_window_rtt_and_delivery() {
     assert!(s.cwnd_bytes[0].is_nan() && s.cwnd_bytes[i..].iter().all(|&c| c >= 2400.0));
     assert!(s.delivered_bytes.windows(2).all(|w| w[0] <= w[1]));
     assert!(*s.delivered_bytes.last().unwrap() <= 1_000_000.0 && s.delivered_bytes.iter().any(|&d| d > 0.0));
-    assert!(s.flight_bytes.iter().all(|x| x.is_nan()) && s.rto_s.iter().all(|x| x.is_nan()));
+    assert!(s.rto_s.iter().all(|x| x.is_nan()) && s.ssthresh_bytes.iter().all(|x| x.is_nan()));
+    assert!(s.flight_bytes[0].is_nan() && s.flight_bytes[i..].iter().all(|x| !x.is_nan()));
 }
 
 /// The integrity check compares slices of the pattern: data that follows
@@ -549,5 +551,39 @@ fn response_ends_are_reached_on_a_lossy_path() {
         let (ack, ack_lb) = response_end("last_ack", request, "{ per = 1e-2 }");
         assert_eq!(fin, lb, "request {request}");
         assert!(ack >= ack_lb + 0.255, "request {request}: {ack} {ack_lb}");
+    }
+}
+
+/// The series' bytes in flight (`quic/flight.rs`), for quinn's controller
+/// and satcp's (a window one and BBR): 1 MB loss-free (a queue no window
+/// reaches) and ended at `last_ack`, with a TCP download on a path of its
+/// own keeping the run going to 12 s. At every sample the server's flight is within its
+/// window plus one datagram (quinn sends only while flight + the next
+/// packet fits the window, PTO probes aside: none here); it reaches the
+/// path's bandwidth-delay product (2,048 kbit/s x 510 ms = 131 kB) while
+/// the file is sent, and it is 0 once the last ACK is in (every sample
+/// after the flow's end).
+#[test]
+fn the_series_carry_the_servers_bytes_in_flight() {
+    for cc in ["quinn-cubic", "cubic", "bbr"] {
+        let flow = quic_flow("d", &format!("{{ cc = \"{cc}\" }}"), "1MB").replace("size = \"1MB\"", "size = \"1MB\", response_end = \"last_ack\"");
+        // a TCP download on a path of its own keeps the run going
+        let keeper = "[nodes.k1]\n[nodes.k2]\n[[links]]\na = \"k1\"\nb = \"k2\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+                      [[flows]]\nname = \"k\"\nsrc = \"k1\"\ndst = \"k2\"\napp = { kind = \"ftp\", size = \"100MB\" }\n";
+        let text = geo(100_000, "", &(flow + keeper)).replace("stop = \"6000s\"", "stop = \"12s\"\nsample_interval = \"50ms\"");
+        let (out, f) = run(&text);
+        delivered_whole(&f[0], 1_000_000);
+        assert_eq!(f[0].retransmissions, 0, "{cc}: loss-free");
+        let end = f[0].completion_s.unwrap();
+        let s = &out.flow_series;
+        let rows: Vec<usize> = (0..s.time_s.len()).filter(|&k| s.flow[k] == 0 && !s.flight_bytes[k].is_nan()).collect();
+        assert!(rows.len() > 100, "{cc}: {}", rows.len());
+        for &k in &rows {
+            assert!(s.flight_bytes[k] <= s.cwnd_bytes[k] + 1452.0, "{cc} at {} s: flight {} cwnd {}", s.time_s[k], s.flight_bytes[k], s.cwnd_bytes[k]);
+        }
+        let max = rows.iter().map(|&k| s.flight_bytes[k]).fold(0.0, f64::max);
+        assert!(max >= 131_000.0, "{cc}: at most {max} bytes in flight");
+        let after: Vec<f64> = rows.iter().filter(|&&k| s.time_s[k] > end).map(|&k| s.flight_bytes[k]).collect();
+        assert!(!after.is_empty() && after.iter().all(|&x| x == 0.0), "{cc}: {after:?}");
     }
 }
