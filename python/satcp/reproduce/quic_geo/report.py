@@ -31,7 +31,7 @@ def _pm(mean: float, half: float, scale: float = 1.0, digits: int = 2) -> str:
 
 
 def _level(r) -> str:
-    if r["kind"] in ("bulk", "resume"):
+    if r["kind"] in ("bulk", "resume", "leo", "big"):
         kb = r["size_kb"]
         return f"{kb / 1000:g} MB" if kb >= 1000 else f"{kb:g} KB"
     if r["kind"] == "http":
