@@ -51,13 +51,23 @@ def test_the_catalogue_has_every_arm_and_level_and_sets_both_transports_alike():
         for path in qg.PATHS:
             resume_arms = len(qg.RESUME_QUIC_CCS) + len(qg.RESUME_TCP_CCS)
             assert count[f"resume-{path}"] == resume_arms * len(pers) * len(qg.RESUME_SIZES_KB) * seeds
+        leo_arms = len(qg.LEO_QUIC_CCS) + len(qg.LEO_TCP_CCS)
+        leo_sizes = qg.QUICK_LEO_SIZES_KB if quick else qg.LEO_SIZES_KB
+        assert count["leo-starlink"] == leo_arms * len(qg.LEO_PERS) * len(leo_sizes) * seeds
+        # 100 MB over the fast GEO path: the full form only
+        assert count.get("big-20mbps", 0) == (0 if quick else 7 * len(qg.BIG_PERS) * qg.BIG_SEEDS)
     p = catalogue.plan(qg.catalogue(True), ROOT, True, validate=False)
     for r in p.runs:
         s = json.loads(r.run.scenario_json)
         flow = s["flows"][0]
         spec = qg.spec(r.arm)
-        link = next(l for l in s["links"] if l["name"] == qg.LINK)
-        assert link["errors_ab"] == {"per": r.levels["per"]}
+        if r.experiment == "leo-starlink":
+            # every ground-satellite link, both ways; the transfer from New York to Paris
+            assert s["constellations"][0]["gsl"]["errors"] == {"per": r.levels["per"]}
+            assert (flow["src"], flow["dst"]) == ("new-york", "paris")
+        else:
+            link = next(l for l in s["links"] if l["name"] == qg.LINK)
+            assert link["errors_ab"] == {"per": r.levels["per"]}
         resume = r.experiment.startswith("resume")
         path = r.experiment.split("-", 1)[1]
         if spec.transport == "quic":
@@ -66,7 +76,7 @@ def test_the_catalogue_has_every_arm_and_level_and_sets_both_transports_alike():
             cc, _, cr = spec.cc.partition("+")
             assert flow["quic"]["initial_window"] == spec.iw * 1448 and flow["quic"]["cc"] == cc
             # Careful Resume's saved state: 2 (cr) or 8 (cr4) BDPs and the path's RTT
-            saved = {"": None, "cr": 2 * qg.BDP[path], "cr4": 8 * qg.BDP[path]}[cr]
+            saved = {"": None, "cr": 2 * qg.BDP.get(path, 0), "cr4": 8 * qg.BDP.get(path, 0)}[cr]
             assert flow["quic"].get("careful_resume") == (saved and {"saved_cwnd": saved, "saved_rtt": "510ms"})
             if resume:
                 assert flow["quic"]["stream_window"] == max(1_250_000, 4 * qg.BDP[path])
@@ -162,6 +172,42 @@ def test_resume_findings_computed_by_hand():
         assert f[claim].verdict == Verdict.DOES_NOT_HOLD, claim
 
 
+def test_leo_and_big_findings_computed_by_hand():
+    r = dict(experiment="leo-starlink", path="starlink", kind="leo", iw=10, size_kb=10000)
+    rows = pd.DataFrame([
+        _row(**r, cc="quinn-cubic", completion_s=1.38),  # x1.095 of TCP cubic
+        _row(**r, cc="cubic", completion_s=1.28),
+        _row(**r, cc="bbr", completion_s=1.40),
+        _row(**r, transport="tcp", cc="cubic", completion_s=1.26),
+        _row(**r, transport="tcp", cc="bbr", completion_s=1.36),
+        _row(**{**r, "per": 1e-3}, cc="cubic", completion_s=5.12),  # x4.00
+        _row(**{**r, "per": 1e-3}, cc="bbr", completion_s=1.54),  # x1.10
+        _row(**{**r, "per": 1e-3}, transport="tcp", cc="cubic", completion_s=5.04),
+        _row(**{**r, "per": 1e-3}, transport="tcp", cc="bbr", completion_s=1.50),
+        _row(experiment="big-20mbps", path="20mbps", kind="big", size_kb=100000, completion_s=55.0,
+             goodput_bps=16.4e6),
+        _row(experiment="big-20mbps", path="20mbps", kind="big", size_kb=100000, cc="cubic",
+             completion_s=60.0, goodput_bps=14.6e6),
+    ])
+    f = {c.id: c for c in results.findings(rows)}
+    assert f["starlink_transfers_complete"].verdict == Verdict.HOLDS and "18 of 18" in f[
+        "starlink_transfers_complete"].evidence
+    assert f["starlink_same_controller_within_10pct"].verdict == Verdict.HOLDS
+    assert "x1.095" in f["starlink_same_controller_within_10pct"].evidence
+    assert f["starlink_loss_costs_cubic_more"].verdict == Verdict.HOLDS
+    assert "QUIC satcp cubic x4.00" in f["starlink_loss_costs_cubic_more"].evidence
+    # 16.4 Mb/s is 82% of 20, 14.6 is 73%
+    assert f["quic_fills_geo_100mb"].verdict == Verdict.DOES_NOT_HOLD
+    assert "82%" in f["quic_fills_geo_100mb"].evidence and "73%" in f["quic_fills_geo_100mb"].evidence
+    rows.loc[0, "completion_s"] = 1.40  # x1.111
+    rows.loc[6, "completion_s"] = 6.0  # BBR now slowed more than CUBIC on QUIC
+    rows.loc[3, "completed"] = 1
+    f = {c.id: c for c in results.findings(rows)}
+    for claim in ("starlink_transfers_complete", "starlink_same_controller_within_10pct",
+                  "starlink_loss_costs_cubic_more"):
+        assert f[claim].verdict == Verdict.DOES_NOT_HOLD, claim
+
+
 def test_the_interval_is_students_t():
     from satcp.reproduce.kit.cells import mean_ci
     mean, half = mean_ci([1.0, 3.0])
@@ -197,9 +243,13 @@ def test_a_quick_run_completes_with_every_cell(quick):
 def test_a_quick_runs_numbers_are_sane(quick):
     _, out, _ = quick
     runs = pd.read_csv(out / "runs.csv")
-    q = runs[runs["transport"] == "quic"]
+    q = runs[(runs["transport"] == "quic") & (runs["kind"] != "leo")]
     # QUIC's handshake: one propagation RTT plus the flights' serialisation
     assert ((q["handshake_s"] >= qg.RTT_S) & (q["handshake_s"] <= 1.1 * qg.RTT_S))[q["per"] == 0].all()
+    # across the Starlink shell: at least the light's round trip New York - Paris over the ground
+    # (5,837 km great circle: 38.9 ms), at most three times that
+    leo = runs[(runs["transport"] == "quic") & (runs["kind"] == "leo")]
+    assert len(leo) and ((leo["handshake_s"] >= 0.0389) & (leo["handshake_s"] <= 3 * 0.0389)).all()
     assert runs[runs["transport"] == "tcp"]["handshake_s"].isna().all()
     bulk = runs[runs["kind"] != "http"]
     rate = bulk["path"].map(qg.RATE_BPS)

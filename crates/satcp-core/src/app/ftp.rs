@@ -14,7 +14,11 @@
 //!   delivered (`response_end = "last_byte"`, default), to the completed FIN
 //!   exchange (`"fin"`, as the ADaLR thesis counts it), or to the server's
 //!   receipt of the ACK of the file's last byte (`"last_ack"`, what an ns-2
-//!   sender trace shows; the TRANSAT paper's elapsed time).
+//!   sender trace shows; the TRANSAT paper's elapsed time). On a QUIC
+//!   flow the transport gives these notes their QUIC meaning (`quic/mod.rs`:
+//!   `fin` is the client's read of the response stream to its end,
+//!   `last_ack` the server's news that all of it, FIN included, is
+//!   acknowledged).
 
 use super::{Action, AppNote, Side, UNLIMITED_BYTES};
 use crate::scenario::{FtpCfg, ResponseEnd};

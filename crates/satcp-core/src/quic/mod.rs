@@ -51,6 +51,22 @@
 //!   ACK-frequency extension (`transport`); 0-RTT from a ticket of an
 //!   in-memory earlier connection (`resumption.rs`); PTO expiries counted
 //!   from quinn's tracing event (`pto_count.rs`).
+//! * The response's end (FTP's `response_end`, docs/models/quic.md):
+//!   `last_byte` = the client's application has read the file's last byte;
+//!   `fin` = the client has read the response stream to its end (quinn's
+//!   `Chunks::next` returned `Ok(None)`: the STREAM frame with the FIN bit
+//!   has arrived and every byte before the final size has been read); the
+//!   client's first such stream end is noted as both ends' `Finished` at
+//!   once (QUIC has no teardown handshake a transfer waits for: the
+//!   stream's FIN is the response's end, and a CONNECTION_CLOSE is never
+//!   acknowledged); `last_ack` = the server has heard that the client
+//!   acknowledged all the response stream's data and its FIN (quinn's
+//!   `StreamEvent::Finished` on the sending side), noted `AllAcked` when
+//!   every stream the side wrote and finished is so acknowledged. quinn
+//!   sets the FIN bit on the last STREAM frame when the stream is finished
+//!   before its last byte leaves, which FTP's file always is (written and
+//!   closed at once), so `fin` = `last_byte` to the nanosecond for FTP on
+//!   QUIC, where TCP's `fin` (the FIN exchange) is a round trip later.
 //! * Stream data is a fixed pattern (byte i of the stream = i mod 251); the
 //!   client checks every byte it reads against it and its offset against
 //!   what it has read so far (`integrity_errors`, 0 unless broken).
@@ -59,6 +75,7 @@ pub mod careful_resume;
 pub mod cc_adapter;
 #[cfg(test)]
 mod cc_tests;
+pub mod flight;
 pub mod null_crypto;
 mod pto_count;
 pub mod rate_sampler;
@@ -75,6 +92,7 @@ use crate::scenario::{QuicCc, QuicCfg, QuicCrypto};
 use crate::sim::{Event, Rng, Time};
 use crate::tcp::{Ctx, Note};
 use bytes::BytesMut;
+use flight::FlightWatchFactory;
 use null_crypto::{HandshakeSizes, NullConfig, NullHmac, NullTokenKey};
 use quinn_proto::congestion::{CubicConfig, NewRenoConfig};
 use quinn_proto::{
@@ -181,6 +199,13 @@ struct QuicSide {
     jobs: std::collections::VecDeque<Job>,
     /// The server: the client's request streams not answered yet, in order.
     unanswered: std::collections::VecDeque<StreamId>,
+    /// Request and answer streams this side has finished whose data and
+    /// FIN the peer has not acknowledged all of yet (quinn's
+    /// `StreamEvent::Finished` takes them out).
+    unacked: Vec<StreamId>,
+    /// The client has noted the response's end (`Note::Finished` for both
+    /// ends, once: the first stream it read to its end).
+    fin_noted: bool,
     first_sent_at: Option<Time>,
     connected_at: Option<Time>,
     lost: bool,
@@ -203,6 +228,9 @@ pub struct QuicCounters {
     /// ACK frames the client sent.
     pub client_acks: u64,
     pub cwnd: u64,
+    /// The server's bytes in flight (UDP payload), as its controller's
+    /// hooks show quinn's count (`flight.rs`); None before it connects.
+    pub flight: Option<u64>,
     pub srtt_ns: Option<f64>,
     /// From the client's first datagram to its `Connected` event.
     pub handshake_ns: Option<Time>,
@@ -253,18 +281,19 @@ fn transport(cfg: &QuicCfg, base: Instant, cc_rng: Rng) -> TransportConfig {
             if let Some(iw) = cfg.initial_window {
                 c.initial_window(iw);
             }
-            t.congestion_controller_factory(Arc::new(c));
+            t.congestion_controller_factory(Arc::new(FlightWatchFactory { inner: Arc::new(c) }));
         }
         QuicCc::QuinnCubic => {
             let mut c = CubicConfig::default();
             if let Some(iw) = cfg.initial_window {
                 c.initial_window(iw);
             }
-            t.congestion_controller_factory(Arc::new(c));
+            t.congestion_controller_factory(Arc::new(FlightWatchFactory { inner: Arc::new(c) }));
         }
         QuicCc::Satcp(_, controller) => {
             let initial_window = cfg.initial_window;
-            t.congestion_controller_factory(Arc::new(cc_adapter::SatcpCcFactory { controller, initial_window, base, rng: cc_rng, careful_resume: cfg.careful_resume }));
+            let c = cc_adapter::SatcpCcFactory { controller, initial_window, base, rng: cc_rng, careful_resume: cfg.careful_resume };
+            t.congestion_controller_factory(Arc::new(FlightWatchFactory { inner: Arc::new(c) }));
         }
     }
     t
@@ -350,6 +379,8 @@ impl QuicFlow {
                 reader: Reader::default(),
                 jobs: Default::default(),
                 unanswered: Default::default(),
+                unacked: Vec::new(),
+                fin_noted: false,
                 first_sent_at: None,
                 connected_at: None,
                 lost: false,
@@ -542,16 +573,35 @@ impl QuicFlow {
                             }
                         }
                     }
-                    QEvent::Stream(StreamEvent::Finished { id }) if Some(id) == s.writer.stream => {
-                        s.writer.all_acked = true;
-                        ctx.notes.push(Note::AllAcked { ep: s.ep.0 });
+                    QEvent::Stream(StreamEvent::Finished { id }) => {
+                        // every byte and the FIN of a stream this side
+                        // finished are acknowledged: with nothing else of
+                        // this side's unacknowledged, all it wrote is
+                        if Some(id) == s.writer.stream {
+                            s.writer.all_acked = true;
+                        } else if let Some(k) = s.unacked.iter().position(|&u| u == id) {
+                            s.unacked.swap_remove(k);
+                        } else {
+                            continue;
+                        }
+                        let pushed = s.writer.asked == 0 || s.writer.all_acked;
+                        if pushed && s.unacked.is_empty() && s.jobs.is_empty() {
+                            ctx.notes.push(Note::AllAcked { ep: s.ep.0 });
+                        }
                     }
                     _ => {}
                 }
             }
-            read(&mut s.reader, s.ep, conn, ctx, &self.pattern);
+            let ended = read(&mut s.reader, s.ep, conn, ctx, &self.pattern);
+            if ended && s.ep.side() == Side::Client && !s.fin_noted {
+                // the response read to its end: the flow's fin (both ends
+                // at once, see the header)
+                s.fin_noted = true;
+                ctx.notes.push(Note::Finished { ep: s.ep.0 });
+                ctx.notes.push(Note::Finished { ep: s.ep.peer().0 });
+            }
             write(&mut s.writer, conn, &self.pattern);
-            write_jobs(&mut s.jobs, &mut s.reader, conn, &self.pattern);
+            write_jobs(&mut s.jobs, &mut s.reader, &mut s.unacked, conn, &self.pattern);
             let mut sent = false;
             loop {
                 self.buf.clear();
@@ -583,7 +633,8 @@ impl QuicFlow {
     #[cfg(test)]
     pub(crate) fn server_controller(&self) -> Option<cc_adapter::SatcpCc> {
         let (_, conn) = self.sides[0].conn.as_ref()?;
-        conn.congestion_state().clone_box().into_any().downcast::<cc_adapter::SatcpCc>().ok().map(|b| *b)
+        let watch = conn.congestion_state().clone_box().into_any().downcast::<flight::FlightWatch>().ok()?;
+        watch.inner.into_any().downcast::<cc_adapter::SatcpCc>().ok().map(|b| *b)
     }
 
     pub fn counters(&self) -> QuicCounters {
@@ -609,6 +660,9 @@ impl QuicFlow {
             c.lost_bytes += st.path.lost_bytes;
             c.congestion_events += st.path.congestion_events;
             c.cwnd = conn.congestion_state().window();
+            // a closed connection sends nothing but CONNECTION_CLOSE and
+            // expects no acknowledgement: nothing is in flight
+            c.flight = if conn.is_closed() { Some(0) } else { flight::flight_of(conn.congestion_state()) };
             c.srtt_ns = Some(conn.rtt().as_nanos() as f64);
         }
         if let Some((_, conn)) = &cli.conn {
@@ -623,10 +677,6 @@ impl QuicFlow {
     }
 }
 
-/// Read what the streams being read hold, checking each byte against the
-/// pattern (each stream starts it at 0) and each chunk's offset against
-/// what came before on its stream; note the bytes read on all streams
-/// together, and the push stream's end as the peer's close.
 /// Whether `bytes` at stream offset `offset` are the pattern's (byte i is
 /// i mod 251), compared a slice of `pattern` at a time (a memcmp: checking
 /// byte by byte with a division each was a fifth of a QUIC run's time).
@@ -639,9 +689,16 @@ fn follows_pattern(bytes: &[u8], offset: u64, pattern: &[u8]) -> bool {
     })
 }
 
-fn read(r: &mut Reader, ep: EpId, conn: &mut Connection, ctx: &mut Ctx, pattern: &[u8]) {
+/// Read what the streams being read hold, checking each byte against the
+/// pattern (each stream starts it at 0) and each chunk's offset against
+/// what came before on its stream; note the bytes read on all streams
+/// together, and the push stream's end as the peer's close. Whether some
+/// stream was read to its end (its FIN arrived and every byte before it
+/// has been read).
+fn read(r: &mut Reader, ep: EpId, conn: &mut Connection, ctx: &mut Ctx, pattern: &[u8]) -> bool {
     let before = r.delivered;
     let mut ended_push = false;
+    let mut ended_any = false;
     r.streams.retain_mut(|st| {
         let mut stream = conn.recv_stream(st.id);
         let Ok(mut chunks) = stream.read(true) else { return true };
@@ -665,6 +722,7 @@ fn read(r: &mut Reader, ep: EpId, conn: &mut Connection, ctx: &mut Ctx, pattern:
         }
         let _ = chunks.finalize();
         ended_push |= ended && st.push;
+        ended_any |= ended;
         !ended
     });
     if r.delivered > before {
@@ -674,12 +732,14 @@ fn read(r: &mut Reader, ep: EpId, conn: &mut Connection, ctx: &mut Ctx, pattern:
         r.peer_closed = true;
         ctx.notes.push(Note::PeerClosed { ep: ep.0 });
     }
+    ended_any
 }
 
 /// Write the requests and answers in order: a request opens its stream
 /// when the peer's limits allow one (the client learns them in the
-/// handshake) and is read back for its answer; each ends its stream.
-fn write_jobs(jobs: &mut std::collections::VecDeque<Job>, r: &mut Reader, conn: &mut Connection, pattern: &[u8]) {
+/// handshake) and is read back for its answer; each ends its stream, which
+/// then waits in `unacked` for the peer's acknowledgement of all of it.
+fn write_jobs(jobs: &mut std::collections::VecDeque<Job>, r: &mut Reader, unacked: &mut Vec<StreamId>, conn: &mut Connection, pattern: &[u8]) {
     while let Some(j) = jobs.front_mut() {
         if j.stream.is_none() {
             let Some(id) = conn.streams().open(Dir::Bi) else { return };
@@ -695,7 +755,9 @@ fn write_jobs(jobs: &mut std::collections::VecDeque<Job>, r: &mut Reader, conn: 
                 _ => return,
             }
         }
-        let _ = conn.send_stream(id).finish();
+        if conn.send_stream(id).finish().is_ok() {
+            unacked.push(id);
+        }
         jobs.pop_front();
     }
 }

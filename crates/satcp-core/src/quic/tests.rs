@@ -158,7 +158,6 @@ fn the_parser_refuses_what_quic_flows_do_not_do_yet() {
         (q("{ stream_window = 0 }"), "flows.d.quic.stream_window"),
         (tcp_flow("d", "{}", "1MB").replace("tcp = {}", "quic = {}"), "no quic table"),
         (q("{}").replace("transport = \"quic\"", "transport = \"quic\"\ntcp = {}"), "no tcp table"),
-        (q("{}").replace("size = \"1MB\"", "size = \"1MB\", response_end = \"fin\""), "response_end"),
         (q("{}").replace("kind = \"ftp\", size = \"1MB\"", "kind = \"cbr\", rate = \"1Mbps\""), "ftp and http"),
     ] {
         let e = err(&flow);
@@ -291,7 +290,8 @@ fn http_pages_ride_a_stream_per_object() {
 /// sample, the client's Finished half a round trip after the client's
 /// handshake; from then on at least the path's 510 ms) and
 /// the bytes delivered, never decreasing, ending at the file's size; the
-/// TCP-only columns are NaN.
+/// server's bytes in flight from its first connection on; the TCP-only
+/// columns are NaN.
 #[test]
 fn the_series_carry_quinns_window_rtt_and_delivery() {
     let text = geo(100, "", &quic_flow("d", "{ cc = \"cubic\" }", "1MB")).replace("[run]\n", "[run]\nsample_interval = \"100ms\"\n");
@@ -306,7 +306,8 @@ fn the_series_carry_quinns_window_rtt_and_delivery() {
     assert!(s.cwnd_bytes[0].is_nan() && s.cwnd_bytes[i..].iter().all(|&c| c >= 2400.0));
     assert!(s.delivered_bytes.windows(2).all(|w| w[0] <= w[1]));
     assert!(*s.delivered_bytes.last().unwrap() <= 1_000_000.0 && s.delivered_bytes.iter().any(|&d| d > 0.0));
-    assert!(s.flight_bytes.iter().all(|x| x.is_nan()) && s.rto_s.iter().all(|x| x.is_nan()));
+    assert!(s.rto_s.iter().all(|x| x.is_nan()) && s.ssthresh_bytes.iter().all(|x| x.is_nan()));
+    assert!(s.flight_bytes[0].is_nan() && s.flight_bytes[i..].iter().all(|x| !x.is_nan()));
 }
 
 /// The integrity check compares slices of the pattern: data that follows
@@ -494,4 +495,124 @@ fn zero_rtt_sends_the_request_with_the_first_flight() {
     let (c1, c0, cp) = (one[0].completion_s.unwrap(), zero[0].completion_s.unwrap(), pushed[0].completion_s.unwrap());
     assert!(c0 <= cp + 0.0094, "0-RTT request {c0} s, pushed {cp} s");
     assert!(c1 - c0 > 0.3 && c1 - c0 <= 0.5552 + 0.002, "1-RTT {c1} s, 0-RTT {c0} s");
+}
+
+/// A 1 MB file with `response_end` = `end` (`request` bytes asked first
+/// when > 0), on the loss-free path (a queue no window reaches) or with
+/// `errors` on the downlink: (completion, the last byte's time) in s.
+fn response_end(end: &str, request: u32, errors: &str) -> (f64, f64) {
+    let app = if request > 0 { format!("size = \"1MB\", request = \"{request}B\"") } else { "size = \"1MB\"".to_string() };
+    let flow = quic_flow("d", "{ cc = \"cubic\" }", "1MB").replace("size = \"1MB\"", &format!("{app}, response_end = \"{end}\""));
+    let (_, f) = run(&geo(100_000, errors, &flow));
+    delivered_whole(&f[0], 1_000_000);
+    assert_eq!(f[0].fin_done_at_s, None, "not reported for QUIC");
+    (f[0].completion_s.unwrap(), f[0].last_byte_at_s.unwrap())
+}
+
+/// `response_end` on QUIC, worked by hand on the loss-free GEO path:
+/// * `fin` (the client read the response stream to its end) is the last
+///   byte's instant exactly: quinn sends the FIN bit on the file's last
+///   STREAM frame, since FTP finishes the stream before that frame leaves;
+/// * `last_ack` (the server heard that all of it, FIN included, is
+///   acknowledged) is one trip of the client's ACK up the path later. With
+///   the file pushed, the client closes the connection on reading the
+///   stream's end and quinn puts its pending ACKs in the CONNECTION_CLOSE
+///   packet, at once (no ACK delay): 255 ms of propagation + the packet
+///   (under 100 bytes) serialised on the 256 kbit/s uplink (under 3.2 ms,
+///   and at most one ACK of the same size ahead of it: 6.3 ms) and the
+///   10 Mbit/s hop: 255.0 to 261.5 ms. With a request, the client keeps
+///   the connection open and acknowledges as quinn's receiver does (every
+///   second ack-eliciting packet, or 25 ms, quinn's max_ack_delay, after
+///   the first unacknowledged one): 255.0 to 286.5 ms; with the
+///   ACK-frequency extension asking for a timer-only ACK at 100 ms
+///   (threshold 100,000), the ACK of the last packets waits for that
+///   timer: 255 ms + up to 100 ms.
+/// Each end taken at another event fails: `fin` at the ACK's arrival
+/// would be 255 ms late, `last_ack` at the client's read 255 ms early.
+#[test]
+fn response_end_fin_and_last_ack_are_the_streams_end_and_its_acknowledgement() {
+    let (lb, lb_at) = response_end("last_byte", 0, "");
+    assert_eq!(lb, lb_at, "pushed at 0");
+    let (fin, fin_lb) = response_end("fin", 0, "");
+    let (ack, ack_lb) = response_end("last_ack", 0, "");
+    // the same run up to the last byte, whichever end is asked
+    assert_eq!((fin_lb, ack_lb), (lb_at, lb_at));
+    assert_eq!(fin, lb, "fin is the stream's end, read with its last byte");
+    let up = ack - lb;
+    assert!((0.2550..=0.2615).contains(&up), "last_ack {up} s after the last byte");
+    // with a request: the ACK waits for quinn's receiver (25 ms at most)
+    let (lb, _) = response_end("last_byte", 300, "");
+    let (fin, _) = response_end("fin", 300, "");
+    let (ack, _) = response_end("last_ack", 300, "");
+    assert_eq!(fin, lb);
+    let up = ack - lb;
+    assert!((0.2550..=0.2865).contains(&up), "last_ack {up} s after the last byte (request)");
+}
+
+/// `last_ack` follows the ACK policy the client is asked for: a
+/// timer-only ACK (threshold 100,000) at `max_ack_delay` = 100 ms puts
+/// the end 255 ms of propagation + up to 100 ms after the last byte (the
+/// last packet's ACK waits for the timer started by the first packet not
+/// yet acknowledged), and more than quinn's 25 ms allows.
+#[test]
+fn last_ack_waits_for_the_ack_delay_asked_for() {
+    let flow = |end: &str| {
+        quic_flow("d", "{ cc = \"cubic\", max_ack_delay = \"100ms\", ack_frequency = { threshold = 100000 } }", "1MB")
+            .replace("size = \"1MB\"", &format!("size = \"1MB\", request = \"300B\", response_end = \"{end}\""))
+    };
+    let (_, a) = run(&geo(100_000, "", &flow("last_ack")));
+    let (_, b) = run(&geo(100_000, "", &flow("last_byte")));
+    delivered_whole(&a[0], 1_000_000);
+    assert_eq!(a[0].last_byte_at_s, b[0].last_byte_at_s);
+    let up = a[0].completion_s.unwrap() - b[0].completion_s.unwrap();
+    assert!((0.255..=0.3615).contains(&up), "{up}");
+}
+
+/// With losses (PER 1e-2 down) every end is reached: the last ACK reaches
+/// the server (re-sent by quinn's PTO probes and the client's answers if
+/// lost), at least a one-way trip after the last byte; `fin` stays the
+/// last byte's instant.
+#[test]
+fn response_ends_are_reached_on_a_lossy_path() {
+    for request in [0, 300] {
+        let (lb, _) = response_end("last_byte", request, "{ per = 1e-2 }");
+        let (fin, _) = response_end("fin", request, "{ per = 1e-2 }");
+        let (ack, ack_lb) = response_end("last_ack", request, "{ per = 1e-2 }");
+        assert_eq!(fin, lb, "request {request}");
+        assert!(ack >= ack_lb + 0.255, "request {request}: {ack} {ack_lb}");
+    }
+}
+
+/// The series' bytes in flight (`quic/flight.rs`), for quinn's controller
+/// and satcp's (a window one and BBR): 1 MB loss-free (a queue no window
+/// reaches) and ended at `last_ack`, with a TCP download on a path of its
+/// own keeping the run going to 12 s. At every sample the server's flight is within its
+/// window plus one datagram (quinn sends only while flight + the next
+/// packet fits the window, PTO probes aside: none here); it reaches the
+/// path's bandwidth-delay product (2,048 kbit/s x 510 ms = 131 kB) while
+/// the file is sent, and it is 0 once the last ACK is in (every sample
+/// after the flow's end).
+#[test]
+fn the_series_carry_the_servers_bytes_in_flight() {
+    for cc in ["quinn-cubic", "cubic", "bbr"] {
+        let flow = quic_flow("d", &format!("{{ cc = \"{cc}\" }}"), "1MB").replace("size = \"1MB\"", "size = \"1MB\", response_end = \"last_ack\"");
+        // a TCP download on a path of its own keeps the run going
+        let keeper = "[nodes.k1]\n[nodes.k2]\n[[links]]\na = \"k1\"\nb = \"k2\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+                      [[flows]]\nname = \"k\"\nsrc = \"k1\"\ndst = \"k2\"\napp = { kind = \"ftp\", size = \"100MB\" }\n";
+        let text = geo(100_000, "", &(flow + keeper)).replace("stop = \"6000s\"", "stop = \"12s\"\nsample_interval = \"50ms\"");
+        let (out, f) = run(&text);
+        delivered_whole(&f[0], 1_000_000);
+        assert_eq!(f[0].retransmissions, 0, "{cc}: loss-free");
+        let end = f[0].completion_s.unwrap();
+        let s = &out.flow_series;
+        let rows: Vec<usize> = (0..s.time_s.len()).filter(|&k| s.flow[k] == 0 && !s.flight_bytes[k].is_nan()).collect();
+        assert!(rows.len() > 100, "{cc}: {}", rows.len());
+        for &k in &rows {
+            assert!(s.flight_bytes[k] <= s.cwnd_bytes[k] + 1452.0, "{cc} at {} s: flight {} cwnd {}", s.time_s[k], s.flight_bytes[k], s.cwnd_bytes[k]);
+        }
+        let max = rows.iter().map(|&k| s.flight_bytes[k]).fold(0.0, f64::max);
+        assert!(max >= 131_000.0, "{cc}: at most {max} bytes in flight");
+        let after: Vec<f64> = rows.iter().filter(|&&k| s.time_s[k] > end).map(|&k| s.flight_bytes[k]).collect();
+        assert!(!after.is_empty() && after.iter().all(|&x| x == 0.0), "{cc}: {after:?}");
+    }
 }

@@ -21,8 +21,9 @@ impl World {
                 continue; // UDP cross traffic has no TCP state to sample
             }
             if let Some(q) = self.quic[f.index()].as_deref() {
-                // what quinn hands out: its window, its smoothed RTT and the
-                // bytes delivered; the rest is TCP's
+                // what quinn hands out: its window, its bytes in flight
+                // (quic/flight.rs), its smoothed RTT and the bytes
+                // delivered; the rest is TCP's
                 let c = q.counters();
                 let fs = &mut self.flow_series;
                 fs.time_s.push(t);
@@ -31,7 +32,7 @@ impl World {
                 fs.cwnd_bytes.push(c.srtt_ns.map_or(f64::NAN, |_| c.cwnd as f64));
                 fs.ssthresh_bytes.push(f64::NAN);
                 fs.eff_window_bytes.push(f64::NAN);
-                fs.flight_bytes.push(f64::NAN);
+                fs.flight_bytes.push(c.flight.map_or(f64::NAN, |v| v as f64));
                 fs.srtt_s.push(c.srtt_ns.map_or(f64::NAN, |v| v / 1e9));
                 fs.rto_s.push(f64::NAN);
                 fs.rcv_high_bytes.push(f64::NAN);

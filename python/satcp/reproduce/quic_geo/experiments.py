@@ -62,6 +62,19 @@ Experiments (factor levels, ``--quick``'s in brackets):
   that the controller, not flow control, sets the rate: on the 20 Mb/s
   path quinn's default (one BDP) would cap a jump to the saved window.
 
+* ``leo-starlink``: New York to Paris across the Starlink shell
+  (``scenarios/quic-geo/starlink.toml``: the leo-geo study's network, 100
+  Mb/s ground links, a new satellite every 15 s, what is on a ground link
+  at a handover lost; the transfer starts at 11.7 s, so the reassignment
+  at 12 s falls inside every one): QUIC ``quinn-cubic``, satcp ``cubic``
+  and ``bbr`` against TCP ``cubic`` and ``bbr`` (profile linux), IW 10 x a
+  PER of 0 and 1e-3 on every ground-satellite link, both ways, x 1 MB,
+  10 MB and 100 MB [1 MB, 10 MB], 5 [2] seeds. The stream window is
+  quinn's default (1.25 MB: 2.2 BDPs of a 45 ms, 100 Mb/s path).
+* ``big-20mbps`` (full form only): 100 MB over the 20 Mb/s GEO path, the
+  bulk arms at IW 10 x PER 0 and 1e-3, 3 seeds (at PER 1e-2, CUBIC and
+  NewReno would need more than the 1,500 s a run is given).
+
 Seeds draw the losses; a loss-free cell's seeds are the same run.
 """
 
@@ -72,8 +85,22 @@ from dataclasses import dataclass
 from ..kit.catalogue import Arm, Experiment, Factor
 
 PATHS = {"2mbps": "scenarios/quic-geo/geo-2mbps.toml", "20mbps": "scenarios/quic-geo/geo-20mbps.toml"}
-#: each path's downlink rate (bit/s) and propagation RTT (s), for the report
-RATE_BPS = {"2mbps": 2_048_000, "20mbps": 20_000_000}
+STARLINK = "scenarios/quic-geo/starlink.toml"
+#: the Starlink experiment's arms (IW 10) and levels
+LEO_QUIC_CCS = ("quinn-cubic", "cubic", "bbr")
+LEO_TCP_CCS = ("cubic", "bbr")
+LEO_PERS = (0.0, 1e-3)
+LEO_SIZES_KB = (1000, 10000, 100000)
+QUICK_LEO_SIZES_KB = (1000, 10000)
+#: every ground-satellite link's errors (both ways)
+LEO_ERRORS = "constellations.starlink.gsl.errors"
+#: 100 MB over the 20 Mb/s GEO path (full form only)
+BIG_SIZE_KB = 100000
+BIG_PERS = (0.0, 1e-3)
+BIG_SEEDS = 3
+#: each path's downlink rate (bit/s: Starlink's ground links) and the GEO paths' propagation RTT (s),
+#: for the report
+RATE_BPS = {"2mbps": 2_048_000, "20mbps": 20_000_000, "starlink": 100_000_000}
 RTT_S = 0.51
 MSS = 1448  # the linux profile's
 FLOW = "transfer"
@@ -183,6 +210,10 @@ def per_factor() -> Factor:
     return Factor("per", f"links.{LINK}.errors_ab", PERS, QUICK_PERS, encode=_per)
 
 
+def leo_arms() -> tuple[Arm, ...]:
+    return tuple(arm("quic", cc, 10) for cc in LEO_QUIC_CCS) + tuple(arm("tcp", cc, 10) for cc in LEO_TCP_CCS)
+
+
 def catalogue(quick: bool) -> list[Experiment]:
     seeds = dict(replications=SEEDS, quick_replications=QUICK_SEEDS)
     out = []
@@ -210,4 +241,15 @@ def catalogue(quick: bool) -> list[Experiment]:
                           PATHS["20mbps"], "ftp", arms(iws=(10,), transports=("quic",)), (window, per),
                           settings={f"flows.{FLOW}.app.request": REQUEST, f"flows.{FLOW}.app.size": WINDOW_SIZE},
                           link=LINK, replications=SEEDS, quick_replications=1))
+    size = Factor("size_kb", f"flows.{FLOW}.app.size", LEO_SIZES_KB, QUICK_LEO_SIZES_KB, encode=lambda v: f"{v}KB")
+    per = Factor("per", LEO_ERRORS, LEO_PERS, LEO_PERS, encode=_per)
+    out.append(Experiment("leo-starlink", "QUIC against TCP from New York to Paris across the Starlink shell",
+                          STARLINK, "ftp", leo_arms(), (per, size), settings={f"flows.{FLOW}.app.request": REQUEST},
+                          **seeds))
+    if not quick:
+        size = Factor("size_kb", f"flows.{FLOW}.app.size", (BIG_SIZE_KB,), (BIG_SIZE_KB,), encode=lambda v: f"{v}KB")
+        per = Factor("per", f"links.{LINK}.errors_ab", BIG_PERS, BIG_PERS, encode=_per)
+        out.append(Experiment("big-20mbps", "100 MB over the 20mbps GEO path", PATHS["20mbps"], "ftp",
+                              arms(iws=(10,)), (per, size), settings={f"flows.{FLOW}.app.request": REQUEST},
+                              link=LINK, replications=BIG_SEEDS, quick_replications=BIG_SEEDS))
     return out

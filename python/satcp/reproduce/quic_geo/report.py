@@ -31,7 +31,7 @@ def _pm(mean: float, half: float, scale: float = 1.0, digits: int = 2) -> str:
 
 
 def _level(r) -> str:
-    if r["kind"] in ("bulk", "resume"):
+    if r["kind"] in ("bulk", "resume", "leo", "big"):
         kb = r["size_kb"]
         return f"{kb / 1000:g} MB" if kb >= 1000 else f"{kb:g} KB"
     if r["kind"] == "http":
@@ -60,7 +60,7 @@ def write(ctx: Context, a: Analysis, findings: list[Claim]) -> tuple[Path, Path]
     rows = a.rows
     rows.to_csv(ctx.out / "table.csv", index=False)
     a.observations.to_csv(ctx.out / "runs.csv", index=False)
-    doc = Doc.opened(ctx, "QUIC against TCP over a GEO bent pipe", (
+    doc = Doc.opened(ctx, "QUIC against TCP over a GEO bent pipe and the Starlink shell", (
         "An experiment of our own: no published numbers exist for this study, so nothing stands beside ours; "
         "the findings are statements computed from these runs. QUIC is quinn-proto 0.11.19 on simulated time "
         "(null crypto: TLS 1.3's flights and sizes); TCP is satcp's under the linux profile. Every value is a "

@@ -188,6 +188,8 @@ def findings(rows: pd.DataFrame) -> list[Claim]:
                     f"{p} PER {per:g}: {a:.2f} / {b:.2f} / " + (f"{c:.2f} s" if c == c else "-")
                     for p, per, a, b, c in ev)))
     out += resume_findings(rows[rows["kind"] == "resume"])
+    out += leo_findings(rows[rows["kind"] == "leo"])
+    out += big_findings(rows[rows["kind"] == "big"])
     win = rows[rows["kind"] == "window"]
     if not win.empty:
         w = cell(win, per=0.0)
@@ -282,6 +284,71 @@ def resume_findings(rows: pd.DataFrame) -> list[Claim]:
                                       "twice as fast as CUBIC on QUIC (BBR does not take random loss for congestion)",
                 all(x >= 2 for *_, x in ratios),
                 "CUBIC / BBR completion: " + "; ".join(f"{p} {c} x{x:.1f}" for p, c, x in ratios)))
+    return out
+
+
+def leo_findings(rows: pd.DataFrame) -> list[Claim]:
+    """The Starlink experiment's findings: every transfer through the
+    reassignment, QUIC against TCP with the same controller, and what a
+    PER of 1e-3 on the ground links costs each arm."""
+    out: list[Claim] = []
+    if rows.empty:
+        return out
+    done, runs = int(rows["completed"].sum()), int(rows["runs"].sum())
+    out.append(judged(
+        "starlink_transfers_complete", "Every transfer across the Starlink shell completes, on QUIC and on TCP, "
+                                       "through the satellite reassignment inside it (what is on a ground link "
+                                       "then is lost)",
+        done == runs, f"{done} of {runs} runs completed"))
+    big = rows["size_kb"].max()
+    clean = cell(rows, per=0.0, size_kb=big)
+    pairs = []
+    for c in ("quinn-cubic", "cubic", "bbr"):
+        q = one(clean, "completion_s", transport="quic", cc=c)
+        t = one(clean, "completion_s", transport="tcp", cc=COUNTERPART.get(c, c))
+        if q == q and t == t:
+            pairs.append((c, q, t))
+    if pairs:
+        out.append(judged(
+            "starlink_same_controller_within_10pct", f"Across the Starlink shell the same controller on QUIC and on "
+                                                     f"TCP completes {big / 1000:g} MB loss-free within 10%",
+            all(abs(q / t - 1) <= 0.10 for _, q, t in pairs),
+            "QUIC / TCP completion: " + "; ".join(
+                f"{name('quic', c)} {q:.2f} s vs {name('tcp', COUNTERPART.get(c, c))} {t:.2f} s (x{q / t:.3f})"
+                for c, q, t in pairs)))
+    top = rows["per"].max()
+    if top > 0:
+        cost = []
+        for (t, c), g in cell(rows, size_kb=big).groupby(["transport", "cc"]):
+            a, b = one(g, "completion_s", per=0.0), one(g, "completion_s", per=top)
+            if a == a and b == b:
+                cost.append((t, c, b / a))
+        by = {(t, c): x for t, c, x in cost}
+        ev = [(t, by[(t, "cubic")], by[(t, "bbr")]) for t in ("quic", "tcp") if (t, "cubic") in by and (t, "bbr") in by]
+        if ev:
+            out.append(judged(
+                "starlink_loss_costs_cubic_more", f"A PER of {top:g} on every ground-satellite link slows CUBIC's "
+                                                  f"{big / 1000:g} MB more than BBR's, on QUIC and on TCP",
+                all(cu > bb for _, cu, bb in ev),
+                "completion at PER " + f"{top:g} / loss-free: " + "; ".join(
+                    f"{name(t, c)} x{x:.2f}" for t, c, x in cost)))
+    return out
+
+
+def big_findings(rows: pd.DataFrame) -> list[Claim]:
+    """100 MB over the 20 Mb/s GEO path: does QUIC fill it, and how far
+    is it from TCP with the same controller."""
+    out: list[Claim] = []
+    clean = cell(rows, per=0.0) if not rows.empty else rows
+    if clean.empty:
+        return out
+    rate = RATE_BPS["20mbps"]
+    shares = [(t, c, g) for t, c, g in zip(clean["transport"], clean["cc"], clean["goodput_bps"]) if g == g]
+    out.append(judged(
+        "quic_fills_geo_100mb", "Over 100 MB every QUIC controller's loss-free goodput is at least 80% of the "
+                                "20 Mb/s GEO downlink",
+        all(g >= 0.8 * rate for t, _, g in shares if t == "quic"),
+        "goodput / downlink rate: " + "; ".join(f"{name(t, c)} {g / rate:.0%}" for t, c, g in shares)))
     return out
 
 

@@ -1,6 +1,10 @@
 //! A flow's `transport = "quic"` and its `quic = { ... }` table (`quic/`,
 //! docs/models/quic.md). Every key issue 41 names is read; a value quinn
-//! cannot honour (e.g. `pacing = false`) is refused with the reason.
+//! cannot honour (e.g. `pacing = false`) is refused with the reason. The
+//! ftp application's `response_end` is taken whole: `"fin"` is the client's
+//! read of the response stream to its end (the FIN bit), `"last_ack"` the
+//! server's news that the client acknowledged all of it, FIN included
+//! (`quic/mod.rs`).
 
 use super::*;
 
@@ -41,12 +45,8 @@ pub(super) fn parse_quic(t: &Tbl, app: &AppCfg) -> Res<QuicCfg> {
         return Err(t.bad("tcp", "no tcp table: a QUIC flow takes its settings in quic = { ... }"));
     }
     match app {
-        AppCfg::Ftp(f) if f.response_end == ResponseEnd::LastByte => {}
-        AppCfg::Ftp(_) => {
-            let at = Tbl::new(t.at("app"), t.get("app").expect("parsed"), "an application table")?;
-            return Err(at.bad("response_end", "\"last_byte\" on a QUIC flow (\"fin\" and \"last_ack\" are not implemented for QUIC yet)"));
-        }
-        AppCfg::Http(_) => {}
+        // every `response_end`: its QUIC meaning is in quic/mod.rs
+        AppCfg::Ftp(_) | AppCfg::Http(_) => {}
         _ => {
             return Err(t.bad("transport", "\"tcp\" for this application: QUIC flows run the ftp and http applications"));
         }
