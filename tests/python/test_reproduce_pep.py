@@ -223,8 +223,10 @@ def test_a_quick_runs_numbers_are_sane(quick):
     # a split flow's ends retransmit nothing on a loss-free ground: the losses are on the satellite leg
     pair = main[main["setup"].isin(["pep2", "pep2same"]) & (main["transport"] == "tcp")]
     assert (pair["retransmissions"] == 0).all()
-    lossy = pair[pair["per"] > 0]
-    assert (lossy["pep_retransmissions"] > 0).all()
+    # and some of each lossy cell's runs resend on the PEP legs (not every run: the few losses of a short
+    # page's run may all hit ACKs, as the second seed's two errors do in http-geo at PER 1e-2)
+    lossy = pair[pair["per"] > 0].groupby(["experiment", "arm", "per", "size_kb"], dropna=False)
+    assert (lossy["pep_retransmissions"].sum() > 0).all()
     # lossy cells slower, for every arm
     bulk = runs[runs["kind"].isin(["bulk", "schemes"])]
     per = bulk.groupby(["experiment", "arm", "size_kb", "per"])["completion_s"].mean().unstack("per")

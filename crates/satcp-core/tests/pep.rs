@@ -280,7 +280,7 @@ fn bad_pep_keys_are_refused_with_what_is_allowed() {
         ("node = \"gw\"\nleg = { variant = \"nope\" }", "peps.0.leg.variant", "hybla"),
         ("node = \"gw\"\ncolour = 1", "peps.0", "colour"),
         ("node = \"gw\"\nleg = { rwnd = \"1MB\" }", "peps.0.leg.rwnd", "the PEP's `buffer`"),
-        ("node = \"gw\"\nreceive_window = \"auto\"", "peps.0.receive_window", "\"fixed\", \"autotune\""),
+        ("node = \"gw\"\nreceive_window = \"auto\"", "peps.0.receive_window", "\"autotune\", \"fixed\""),
     ];
     for (pep, path, allowed) in cases {
         let text = chain("stop = \"10s\"", &format!("{flow}\n[[peps]]\n{pep}\n"));

@@ -27,10 +27,10 @@
 //! * Configurations: an end facing a real end (opener or acceptor) runs
 //!   the flow's own `tcp`; an end of the connection the PEP opens, and the
 //!   peer PEP's end that answers it, run `leg` (default the flow's). Every
-//!   hosted end's receive buffer is `buffer`, offered whole
-//!   (`receive_window = "fixed"`, the default), or Linux's autotuned
-//!   receive and send buffers of half of it each (`"autotune"`: socat's
-//!   and PEPsal's sockets; `world/pep.rs`'s `pep_move`), and none takes
+//!   hosted end has Linux's autotuned receive and send buffers of half of
+//!   `buffer` each (`receive_window = "autotune"`, the default: socat's
+//!   and PEPsal's sockets; `world/pep.rs`'s `pep_move`), or a receive
+//!   buffer of `buffer` offered whole (`"fixed"`), and none takes
 //!   data beyond its window (TCP-ADaLR's `accept_beyond_window` is off at
 //!   a PEP: the buffer is its memory).
 //! * The relay: bytes an end delivers are written at once to the other

@@ -534,6 +534,14 @@ impl Endpoint {
     pub(crate) fn emit_segment(&mut self, ctx: &mut Ctx, start: u64, len: u64, fin: bool, probe: bool) {
         let end = start + len + fin as u64;
         let retx = start < self.snd.max;
+        // nothing outstanding: the timer slot holds at most the window
+        // probe's timer (`window_probe.rs`), which the first data sent once
+        // the window opens replaces with a retransmission timer from now
+        // (Linux's `tcp_event_new_data_sent` re-arms when no packet was
+        // out). Left as it was, the probe's deadline could fall a fraction
+        // of a round trip after the data left: a spurious timeout, or a
+        // tail loss probe capped by it
+        let none_out = self.snd.una >= self.snd.max;
         // RFC 3168 6.1.2, 6.1.4, 6.1.5: new data is ECT(0) and the first
         // after a reduction carries CWR; retransmissions, probes and
         // segments without payload are Not-ECT
@@ -587,7 +595,7 @@ impl Endpoint {
         self.snd.max = self.snd.max.max(end);
         // RFC 6298 (5.1); optionally Linux's re-arm on resending the head
         let fast_rearm = retx && std::mem::take(&mut self.snd.rearm_pending);
-        if !self.rto_timer.is_running() || fast_rearm || (retx && start == self.snd.una && self.cfg.rearm_rto_on_retransmit) {
+        if !self.rto_timer.is_running() || none_out || fast_rearm || (retx && start == self.snd.una && self.cfg.rearm_rto_on_retransmit) {
             let rto = self.snd.rtt.rto();
             self.rto_timer.set(self.rto_deadline(ctx.now + rto), ctx.q, self.rto_event());
         }

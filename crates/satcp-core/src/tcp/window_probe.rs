@@ -41,6 +41,16 @@
 //!   timeout, changes no window and is not a retransmission (Linux counts
 //!   probes apart); it backs the timer off. No limit on unanswered probes
 //!   (Linux's `tcp_retries2` abort) is modelled.
+//! * The first data sent once the window opens (nothing outstanding
+//!   before it) restarts the retransmission timer from now, replacing the
+//!   probe timer in the shared slot (Linux: `tcp_ack_probe` clears the
+//!   probe timer and `tcp_event_new_data_sent` re-arms the RTO when no
+//!   packet was out; RFC 6298 5.1 starts the retransmission timer, which
+//!   the persist timer is not). Before this rule the slot kept the probe's
+//!   deadline, which could fall a fraction of a round trip after the
+//!   data left: a spurious timeout, or (with TLP, whose timeout is capped
+//!   by the RTO's) a tail loss probe resending data never lost. That was
+//!   the unexplained probe of a loss-free PEP run (docs/models/pep.md).
 //! * An ACK that opens the window without covering the probe (the probe
 //!   crossed it, or its answer was lost) leaves it in place, as BSD does:
 //!   if it was refused it is a hole that loss recovery repairs.

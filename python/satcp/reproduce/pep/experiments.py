@@ -26,7 +26,8 @@ Set-ups (the arm's first part):
   leg (pre-opened, IW 10): what the split alone gives.
 
 Every PEP: a 4 MB buffer per direction of a connection, a 256 MB pool
-(the pool experiment varies both).
+(the pool experiment varies both), its sockets' buffers autotuned as
+Linux's (``receive_window`` left at its default, ``"autotune"``).
 
 Transports (the arm's second part): TCP under the ``linux`` profile
 (SACK with RACK, TLP and PRR, IW 10, autotuned receive buffers):

@@ -7,9 +7,8 @@
 //! connection, default 4 MB), `pool` (per PEP, default 256 MB, at least two
 //! buffers), `split` (`"all"` or `{ ports = [...] }`), `pool_full`
 //! (`"wait"` or `"pass"`), `unknown_options` (`"strip"` or `"forward"`),
-//! `receive_window` (`"fixed"`, default: the whole buffer from the start;
-//! `"autotune"`: Linux's socket buffers, docs/models/pep.md says why it is
-//! not the default yet).
+//! `receive_window` (`"autotune"`, default: Linux's socket buffers, as a
+//! PEP on Linux runs them; `"fixed"`: the whole buffer from the start).
 
 use super::tcp::parse_tcp;
 use super::*;
@@ -103,9 +102,9 @@ pub(super) fn parse_peps(root: &Tbl, nodes: &[NodeCfg]) -> Res<Vec<PepCfg>> {
             Some("forward") => UnknownOptions::Forward,
             _ => UnknownOptions::Strip,
         };
-        let receive_window = match t.choice("receive_window", &["fixed", "autotune"])? {
-            Some("autotune") => PepWindow::Autotune,
-            _ => PepWindow::Fixed,
+        let receive_window = match t.choice("receive_window", &["autotune", "fixed"])? {
+            Some("fixed") => PepWindow::Fixed,
+            _ => PepWindow::Autotune,
         };
         out.push(PepCfg { node, peer, leg, buffer_bytes, pool_bytes, split, pool_full, unknown_options, receive_window });
     }

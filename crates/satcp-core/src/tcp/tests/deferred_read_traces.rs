@@ -192,3 +192,61 @@ fn a_lost_zero_window_probe_is_probed_again_not_timed_out() {
     assert_eq!(h.delivered(), 10_000);
     assert!(h.eps[0].is_finished() && h.eps[1].is_finished());
 }
+
+/// The window probe's timer gives way to a retransmission timer when data
+/// goes out again (`tcp/window_probe.rs`; Linux's
+/// `tcp_event_new_data_sent` re-arms the RTO when nothing was
+/// outstanding, `tcp_ack_probe` having cleared the probe timer). MSS
+/// 1000, IW 10, SACK, a 4000-byte receive buffer, 100 Mb/s, 50 ms one way
+/// (RTT 100 ms), the `rfc` profile's 1 s minimum RTO. Four segments fill
+/// the buffer; the ACK of the fourth (at ~200.3 ms) offers a window of 0
+/// with nothing outstanding, so the probe timer is armed for ~1,200.3 ms.
+/// At 1,100 ms the receiver reads all: the window update reaches the
+/// sender at ~1,150 ms and four segments leave at once; their ACKs come
+/// back one round trip later, ~1,250 ms. The retransmission timer must
+/// then run one RTO (1 s) from 1,150 ms, not fire at the probe's
+/// ~1,200 ms: before the fix it stayed at the probe's deadline, and at
+/// ~1,200 ms, 50 ms after the data left, the sender timed out (without
+/// TLP) or sent a tail loss probe, whose timeout is capped by the RTO's
+/// (with TLP): a retransmission of data never lost, either way. With
+/// TLP the probe timeout is 2 SRTT + 2 ms from the send (~1,352 ms),
+/// after the ACKs. Nothing is retransmitted, timed out or probed.
+#[test]
+fn data_after_a_window_stall_restarts_the_retransmission_timer() {
+    for tlp in [false, true] {
+        let mut c = cfg(Recovery::Sack);
+        c.rwnd_bytes = 4000;
+        c.tlp = tlp;
+        let mut h = Harness::new(&c, 100_000_000, 50 * MS);
+        h.eps[1].defer_reads();
+        h.transfer(8000);
+        h.run_until(1099 * MS);
+        assert_eq!(h.delivered(), 4000);
+        assert_eq!(h.data_sent().len(), 4, "tlp {tlp}: the window stalls the sender after four segments");
+        let probe_at = h.eps[0].rto_timer.deadline().expect("the probe timer is armed");
+        assert!(probe_at > 1200 * MS && probe_at < 1201 * MS, "tlp {tlp}: the probe timer one RTO after the last ACK: {probe_at}");
+        h.now = 1100 * MS;
+        h.ctx_do(1, &mut |e, c| e.read(c, 4000));
+        // the update arrives at ~1,150 ms and four segments leave
+        h.run_until(1160 * MS);
+        let resumed: Vec<_> = h.data_sent().into_iter().filter(|d| d.0 > 1100 * MS).collect();
+        assert_eq!(resumed.len(), 4, "tlp {tlp}: {resumed:?}");
+        let sent_at = resumed[0].0;
+        assert!(sent_at > 1150 * MS && sent_at < 1151 * MS, "tlp {tlp}: {sent_at}");
+        let rto_at = h.eps[0].rto_timer.deadline().expect("a retransmission timer with data out");
+        assert_eq!(rto_at, sent_at + 1000 * MS, "tlp {tlp}: one RTO from the first segment sent after the stall");
+        // the receiver reads what arrives from now on
+        for k in 0..30 {
+            h.run_until((1160 + 100 * k) * MS);
+            h.now = (1160 + 100 * k) * MS;
+            let n = h.eps[1].unread();
+            h.ctx_do(1, &mut |e, c| e.read(c, n));
+        }
+        h.run_until(30_000 * MS);
+        assert_eq!(h.delivered(), 8000);
+        let st = &h.eps[0].stats;
+        assert_eq!((st.retransmissions, st.timeouts, st.loss_probes), (0, 0, 0), "tlp {tlp}: {st:?}");
+        assert!(h.data_sent().iter().all(|d| !d.2), "tlp {tlp}: no retransmission");
+        assert!(h.eps[0].is_finished() && h.eps[1].is_finished());
+    }
+}
