@@ -86,13 +86,14 @@ fn the_papers_hybla_ends_slow_start_at_the_bdp_and_finishes() {
     let (sack, _) = run(&[]);
     let (h, drops) = run(&["flows.0.tcp.variant=\"hybla\""]);
     eprintln!(
-        "30 MB: sack {:?} s ({} rtx), hybla {:?} s ({} rtx, {} timeouts, {} recoveries)",
+        "30 MB: sack {:?} s ({} rtx), hybla {:?} s ({} rtx for {drops} drops, {} timeouts, {} recoveries)",
         sack.completion_s, sack.retransmissions, h.completion_s, h.retransmissions, h.timeouts, h.fast_recoveries
     );
     assert!(h.completed && h.completion_s.unwrap() < sack.completion_s.unwrap());
     assert_eq!(h.timeouts, 0);
     // RACK, marking by time with no reordering window in recovery, may
-    // resend a segment still queued: one of 1355 here
+    // resend a segment still queued (one of 1355 with the spacing at cwnd /
+    // SRTT; none of 1468 with max(cwnd, FlightSize) / SRTT)
     assert!(h.retransmissions >= drops && h.retransmissions <= drops + drops / 100, "{} for {drops} lost", h.retransmissions);
     assert!(h.retransmissions < 2000, "{}", h.retransmissions);
     let out = run_text(&path(), &["flows.0.tcp.variant=\"hybla\"", "run.sample_interval=\"50ms\""]);
@@ -101,7 +102,9 @@ fn the_papers_hybla_ends_slow_start_at_the_bdp_and_finishes() {
     let bdp = 10e6 * 1460.0 / 1500.0 / 8.0 * 0.6;
     eprintln!("estimate {:.0} B at {:.2} s (BDP {bdp:.0} B)", s.ssthresh_bytes[est], s.time_s[est]);
     assert!((s.ssthresh_bytes[est] / bdp - 1.0).abs() < 0.1, "{}", s.ssthresh_bytes[est]);
-    let first_cut = (est + 1..s.time_s.len()).find(|&i| s.ssthresh_bytes[i] < s.ssthresh_bytes[i - 1]).unwrap();
+    // the first loss sets ssthresh again: to half the flight, here above
+    // the estimate (congestion avoidance took cwnd to 1.8 MB), not a cut
+    let first_cut = (est + 1..s.time_s.len()).find(|&i| s.ssthresh_bytes[i] != s.ssthresh_bytes[i - 1]).unwrap();
     let ca_from = (est..first_cut).find(|&i| s.cwnd_bytes[i] >= s.ssthresh_bytes[i]).expect("slow start ended first");
     eprintln!("slow start over at {:.2} s, first loss found at {:.2} s", s.time_s[ca_from], s.time_s[first_cut]);
     assert!(s.time_s[first_cut] > s.time_s[ca_from] + 0.6, "a loss in slow start");
