@@ -167,9 +167,18 @@ fn a_failed_leg_resets_the_other() {
 
 /// The demo's GEO path (2 Mb/s down, 250 ms one way): 5 MB through two
 /// PEPs with Hybla (IW 10) on the satellite leg completes sooner than end
-/// to end with every TCP variant satcp has, with the flow's settings and
-/// with the leg's (Hybla, IW 10); and a 10 kB page's first byte comes at
-/// least one satellite round trip (0.5 s) sooner than end to end.
+/// to end with every TCP variant satcp has with the flow's settings (issue
+/// 42's criterion); and a 10 kB page's first byte comes at least one
+/// satellite round trip (0.5 s) sooner than end to end. End to end with
+/// the leg's own settings (Hybla, IW 10) is a near tie, not asserted
+/// (21.54 s against the pair's 21.67 s: the pair saves the end-to-end
+/// handshake, and its leg takes one timeout in Hybla's slow-start
+/// overshoot that the end-to-end run does not; docs/models/pep.md). The
+/// server's own end, on a loss-free 10 Mb/s access link into the
+/// gateway's PEP, retransmits nothing and never times out (before the
+/// receiver accepted data up to the highest edge it had offered, a
+/// window that shrank under Linux's autotuning trimmed a segment sent to
+/// the old edge: 2 retransmissions and 2 timeouts here).
 #[test]
 fn two_peps_beat_every_end_to_end_variant_on_the_geo_path() {
     let split = run_file("pep_geo.toml", &[]);
@@ -186,9 +195,9 @@ fn two_peps_beat_every_end_to_end_variant_on_the_geo_path() {
             }
         }
     }
-    let leg_like = run_file("pep_geo.toml", &["flows.download.split=false", "flows.download.tcp.variant=hybla", "flows.download.tcp.initial_window=10"]);
-    let t_leg = leg_like.summary.flows[0].completion_s.unwrap();
-    assert!(t_pep < best.0 && t_pep < t_leg, "two PEPs {t_pep} s, best end to end {best:?}, Hybla IW 10 end to end {t_leg} s");
+    assert!(t_pep < best.0, "two PEPs {t_pep} s, best end to end {best:?}");
+    let server_end = &split.summary.flows[0];
+    assert_eq!((server_end.retransmissions, server_end.timeouts), (0, 0), "the server's end over a loss-free access link");
     // a 10 kB page
     let page = "flows=[{name=\"web\",src=\"server\",dst=\"client\",tcp={variant=\"sack\",rwnd=\"1MB\"},app={kind=\"http\",pages=1,main_object=\"10kB\",embedded_objects=0}}]";
     let fb = |extra: &[&str]| {

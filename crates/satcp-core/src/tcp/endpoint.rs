@@ -219,6 +219,9 @@ pub struct Endpoint {
     /// number our last ACK carried (Last.ACK.sent).
     ts_recent: u32,
     last_ack_sent: u64,
+    /// The highest right edge a segment of ours has offered: data up to it
+    /// is accepted even if the window has shrunk since (`offer_window`).
+    offered_edge: u64,
     /// ECN (RFC 3168, `tcp/ecn.rs`).
     pub(in crate::tcp) ecn: EcnState,
     /// The application reads delivered data when it chooses
@@ -275,6 +278,7 @@ impl Endpoint {
             finished: false,
             ts_recent: 0,
             last_ack_sent: 0,
+            offered_edge: 0,
             ecn: EcnState::default(),
             deferred_read: false,
             notes_acked: false,
@@ -376,6 +380,22 @@ impl Endpoint {
         // sent up to the edge offered would be trimmed
         let units = if self.rcv.ooo_takes_buffer || self.deferred_read { w.div_ceil(1 << self.rcv_shift) } else { w >> self.rcv_shift };
         units.min(65_535) as u16
+    }
+
+    /// The window field of a segment going out, remembering the right edge
+    /// it offers. A window computed later may end short of an edge offered
+    /// before (a receiver that keeps what its application has not read, on
+    /// Linux's autotuned window: the clamp less what is unread can fall
+    /// below the free buffer offered while nothing was unread); data the
+    /// sender sent up to the old edge is still accepted, as RFC 9293
+    /// section 3.8.6.2.2 asks of a receiver whose window shrank and as
+    /// Linux does (`tcp_sequence` checks against the window last
+    /// advertised). Without it such a segment was trimmed and the sender
+    /// waited for its retransmission timeout.
+    fn offer_window(&mut self) -> u16 {
+        let f = self.adv_field();
+        self.offered_edge = self.offered_edge.max(self.rcv.nxt + ((f as u64) << self.rcv_shift));
+        f
     }
 
     /// The right edge we have advertised.
@@ -549,7 +569,7 @@ impl Endpoint {
         let mut h = TcpHeader {
             seq: seq::wire(self.iss, start),
             ack: seq::wire(self.irs, self.rcv.nxt),
-            wnd: self.adv_field(),
+            wnd: self.offer_window(),
             flags: FLAG_ACK | if fin { FLAG_FIN } else { 0 },
             ..Default::default()
         };
@@ -632,7 +652,7 @@ impl Endpoint {
         let mut h = TcpHeader {
             seq: seq::wire(self.iss, start),
             ack: seq::wire(self.irs, self.rcv.nxt),
-            wnd: self.adv_field(),
+            wnd: self.offer_window(),
             flags: FLAG_ACK,
             ..Default::default()
         };
@@ -1115,7 +1135,7 @@ impl Endpoint {
         }
         let ecn_ack_now = self.ecn.ok && self.ecn.on_data(h.has(FLAG_CWR), pkt.ecn() == Ecn::Ce, pkt.payload > 0);
         let fin = h.has(FLAG_FIN);
-        let limit = if self.cfg.accept_beyond_window { u64::MAX } else { self.adv_right_edge() };
+        let limit = if self.cfg.accept_beyond_window { u64::MAX } else { self.adv_right_edge().max(self.offered_edge) };
         if pkt.payload > 0 {
             // Linux's receiver: its round trip from the echo, quick ACKs
             let ts = h.opt_ts.map(|(_, ecr)| (ts_clock(ctx.now), ecr));

@@ -36,17 +36,35 @@
 //! * Until the estimate exists slow start is Reno's (rho = 1): the 2^rho
 //!   increments start once ssthresh can stop them.
 //! * Packet spacing (with `pacing = true`, as the preset has it): Hybla
-//!   paces itself at cwnd / SRTT (the paper spreads a window evenly over a
-//!   round trip), starting with the estimate: Hoe's method needs packets
-//!   that leave back to back, so that their ACKs show the bottleneck's
-//!   spacing and not the pacer's. The rate is that of the window the ACK
-//!   leaves (set again after the growth, as Linux's `tcp_update_pacing_rate`
-//!   follows `cong_avoid`): after a timeout the first ACK opens cwnd from 1
-//!   SMSS to ssthresh, and a rate from 1 SMSS / SRTT held the next packet a
-//!   whole SRTT (1.2 s idle after each timeout on the GEO path of
-//!   `tests/hybla_geo.rs`). Slow start never takes
-//!   cwnd beyond ssthresh (the rest of an ACK's increment is dropped, as
-//!   Linux's `tcp_slow_start` does).
+//!   paces itself at max(cwnd, FlightSize) / SRTT (the paper spreads a
+//!   window evenly over a round trip), starting with the estimate: Hoe's
+//!   method needs packets that leave back to back, so that their ACKs show
+//!   the bottleneck's spacing and not the pacer's. The paper says only
+//!   "window"; which window is the choice here, taken from Linux's
+//!   `tcp_update_pacing_rate` (net/ipv4/tcp_input.c), whose rate is
+//!   proportional to max(snd_cwnd, packets_out), packets_out being the
+//!   segments sent and not cumulatively acknowledged: satcp's FlightSize
+//!   (`AckCtx::flight`, snd_max - snd_una after the ACK, the same in
+//!   `on_ack` and in `grow`). Why not cwnd alone: a loss event that cuts
+//!   cwnd far below what is outstanding (PRR takes it to one segment when
+//!   hundreds of a window's segments are lost) would let out one segment
+//!   per SRTT through the whole recovery (one PEP study run crawled 85 s
+//!   through a recovery the other seeds finish in 25 s, docs/reproduce-pep.md);
+//!   with the larger of the two the spacing keeps the rate the outstanding
+//!   window had, and cwnd (PRR) still decides how much is sent. Until a
+//!   window reduction FlightSize never exceeds cwnd and the rate is cwnd /
+//!   SRTT as before.
+//!   No ratio: Linux paces its other controllers at 200% of that rate in
+//!   slow start and 120% in congestion avoidance (`tcp_pacing_ss_ratio`,
+//!   `tcp_pacing_ca_ratio`), headroom for a window that grows within the
+//!   round trip; the paper's spacing is a window per round trip, 100%,
+//!   kept. The rate is that of the window the ACK leaves (set again after
+//!   the growth, as Linux's `tcp_update_pacing_rate` follows `cong_avoid`):
+//!   after a timeout the first ACK opens cwnd from 1 SMSS to ssthresh, and
+//!   a rate from 1 SMSS / SRTT held the next packet a whole SRTT (1.2 s
+//!   idle after each timeout on the GEO path of `tests/hybla_geo.rs`).
+//!   Slow start never takes cwnd beyond ssthresh (the rest of an ACK's
+//!   increment is dropped, as Linux's `tcp_slow_start` does).
 //! * rho = max(RTT / RTT0, 1) as a real number, RTT the lowest SRTT so far
 //!   (`hybla_rtt = "min_srtt"`) or the current SRTT (`"srtt"`). The slow-start
 //!   increment multiplies the bytes acknowledged as RFC 5681 counts them,
@@ -290,13 +308,15 @@ impl Hybla {
         w.cwnd = w.cwnd.min(LINUX_CWND_CLAMP * smss);
     }
 
-    /// Packet spacing (paper style with `pacing = true`): a window per
-    /// SRTT, from Hoe's estimate on (before it Hoe's method needs packets
-    /// that leave back to back).
+    /// Packet spacing (paper style with `pacing = true`): max(cwnd,
+    /// FlightSize) per SRTT (Linux's max(snd_cwnd, packets_out)), from
+    /// Hoe's estimate on (before it Hoe's method needs packets that leave
+    /// back to back).
     fn space(&self, w: &mut Window, a: &AckCtx) {
         if self.spacing {
+            let window = w.cwnd.max(a.flight);
             w.pacing_bps = match (self.estimated, a.srtt) {
-                (true, Some(srtt)) if srtt > 0.0 => ((w.cwnd as f64 * 8e9 / srtt) as u64).max(1),
+                (true, Some(srtt)) if srtt > 0.0 => ((window as f64 * 8e9 / srtt) as u64).max(1),
                 _ => 0,
             };
         }
@@ -488,6 +508,29 @@ mod tests {
         assert_eq!(w.pacing_bps, 6_666);
         WindowController::grow(&mut h, &mut w, &a);
         assert_eq!((w.cwnd, w.pacing_bps), (600_000, 4_000_000));
+    }
+
+    /// Spacing after a loss event that cut cwnd far below what is
+    /// outstanding: cwnd 1 SMSS (1000 bytes, PRR after ~400 segments lost
+    /// in one window), 400,000 bytes in flight, SRTT 0.8 s. The rate is
+    /// max(cwnd, flight) x 8 / SRTT = 400,000 x 8 / 0.8 = 4 Mb/s (a
+    /// segment every 2 ms), not 1000 x 8 / 0.8 = 10 kb/s (one per SRTT);
+    /// the same after the growth (`grow` reads the same flight). With less
+    /// in flight than cwnd (loss-free) it is cwnd's: 50,000 x 8 / 0.8.
+    #[test]
+    fn spacing_follows_the_flight_when_it_exceeds_cwnd() {
+        let mut h = Hybla::new(cfg(HyblaRtt::MinSrtt, HyblaStyle::Paper, true), 1, true);
+        h.estimated = true;
+        let mut w = Window::new(1000, 2000, 1000);
+        let a = AckCtx { flight: 400_000, recovering: true, ..ack(800.0) };
+        let mut acts = Vec::new();
+        h.on_ack(&mut w, &a, &mut acts);
+        assert_eq!(w.pacing_bps, 4_000_000);
+        WindowController::grow(&mut h, &mut w, &a);
+        assert_eq!(w.pacing_bps, 4_000_000);
+        let mut w = Window::new(50_000, 100_000, 1000);
+        h.on_ack(&mut w, &AckCtx { flight: 30_000, ..ack(800.0) }, &mut acts);
+        assert_eq!(w.pacing_bps, 500_000);
     }
 
     /// tcp_hybla.c by hand, SMSS 1000. SRTT 250 ms: rho_3ls = 80 (rho 10,
