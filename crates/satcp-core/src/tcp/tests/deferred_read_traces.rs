@@ -8,6 +8,18 @@ use crate::scenario::Recovery;
 use crate::tcp::reset::ResetSide;
 use crate::tcp::State;
 
+/// From `from_ms` on, every 100 ms for `rounds` rounds, the receiver (end
+/// 1) reads all it holds unread.
+fn read_as_it_arrives(h: &mut Harness, from_ms: u64, rounds: u64) {
+    for k in 0..rounds {
+        let t = (from_ms + 100 * k) * MS;
+        h.run_until(t);
+        h.now = t;
+        let n = h.eps[1].unread();
+        h.ctx_do(1, &mut |e, c| e.read(c, n));
+    }
+}
+
 /// MSS 1000, IW 10, a 4000-byte receive buffer, 100 Mb/s, 50 ms one way;
 /// the receiver reads nothing. The SYN-ACK offers 4000 bytes: four
 /// segments leave at 100 ms and arrive at ~150 ms, each ACK offering 1000
@@ -56,12 +68,7 @@ fn unread_data_closes_the_window_and_a_read_reopens_it() {
     }
     assert_eq!(sent, [vec![1000], vec![2000], vec![]]);
     // every byte arrives once the reader keeps up
-    for k in 0..40 {
-        h.run_until((1600 + 100 * k) * MS);
-        h.now = (1600 + 100 * k) * MS;
-        let n = h.eps[1].unread();
-        h.ctx_do(1, &mut |e, c| e.read(c, n));
-    }
+    read_as_it_arrives(&mut h, 1600, 40);
     h.run_until(30_000 * MS);
     assert_eq!(h.delivered(), 10_000);
     assert_eq!(h.eps[1].stats.integrity_errors, 0);
@@ -130,12 +137,7 @@ fn a_zero_window_probe_refused_is_sent_again_in_order() {
     assert_eq!(h.eps[0].stats.timeouts, 0, "a probe is not a timeout");
     h.now = 5000 * MS;
     h.ctx_do(1, &mut |e, c| e.read(c, 4000));
-    for k in 0..50 {
-        h.run_until((5000 + 100 * k) * MS);
-        h.now = (5000 + 100 * k) * MS;
-        let n = h.eps[1].unread();
-        h.ctx_do(1, &mut |e, c| e.read(c, n));
-    }
+    read_as_it_arrives(&mut h, 5000, 50);
     h.run_until(30_000 * MS);
     let after: Vec<_> = h.data_sent().into_iter().filter(|d| d.0 >= 5000 * MS).collect();
     assert_eq!(after[0].1, 4001, "resumes with the probe byte: {after:?}");
@@ -178,12 +180,7 @@ fn a_lost_zero_window_probe_is_probed_again_not_timed_out() {
     assert_eq!(h.eps[0].stats.timeouts, 0);
     h.now = 7000 * MS;
     h.ctx_do(1, &mut |e, c| e.read(c, 4000));
-    for k in 0..50 {
-        h.run_until((7000 + 100 * k) * MS);
-        h.now = (7000 + 100 * k) * MS;
-        let n = h.eps[1].unread();
-        h.ctx_do(1, &mut |e, c| e.read(c, n));
-    }
+    read_as_it_arrives(&mut h, 7000, 50);
     h.run_until(30_000 * MS);
     let after: Vec<_> = h.data_sent().into_iter().filter(|d| d.0 >= 7000 * MS).collect();
     assert_eq!(after[0].1, 4001, "{after:?}");
@@ -236,12 +233,7 @@ fn data_after_a_window_stall_restarts_the_retransmission_timer() {
         let rto_at = h.eps[0].rto_timer.deadline().expect("a retransmission timer with data out");
         assert_eq!(rto_at, sent_at + 1000 * MS, "tlp {tlp}: one RTO from the first segment sent after the stall");
         // the receiver reads what arrives from now on
-        for k in 0..30 {
-            h.run_until((1160 + 100 * k) * MS);
-            h.now = (1160 + 100 * k) * MS;
-            let n = h.eps[1].unread();
-            h.ctx_do(1, &mut |e, c| e.read(c, n));
-        }
+        read_as_it_arrives(&mut h, 1160, 30);
         h.run_until(30_000 * MS);
         assert_eq!(h.delivered(), 8000);
         let st = &h.eps[0].stats;
