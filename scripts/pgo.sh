@@ -7,11 +7,11 @@
 #   scripts/pgo.sh OUT_DIR
 #
 # The training set is every scenario file in scenarios/ (a link into the
-# package, python/satcp/_resources: find needs the trailing slash) and the three
+# package, python/satcp/_resources: find needs the trailing slash) and the four
 # networks in bench/pgo/, the four-flow one once for every tcp.variant
 # (satcp-run --list-variants) under each of the rfc, linux and ns2 profiles,
 # so that no model's code is left cold (relay.toml: the only one whose
-# gateway is cut through, world/cut_through.rs). The benchmark's own scenarios are not trained
+# gateway is cut through, world/cut_through.rs; pep.toml: a PEP's relay under unlimited flows). The benchmark's own scenarios are not trained
 # on: they measure the result.
 #
 # llvm-profdata must come from the LLVM that rustc uses (rustc -vV); when
@@ -69,7 +69,7 @@ run=$out/gen/release/satcp-run
 echo "pgo: training"
 while IFS= read -r f; do
   "$run" "$f" >/dev/null
-done < <(find scenarios/ -name '*.toml' | sort; echo bench/pgo/arq.toml; echo bench/pgo/relay.toml)
+done < <(find scenarios/ -name '*.toml' | sort; echo bench/pgo/arq.toml; echo bench/pgo/relay.toml; echo bench/pgo/pep.toml)
 for v in $("$run" --list-variants); do
   for p in rfc linux ns2; do
     sets=()

@@ -248,13 +248,13 @@ def summary_text(summary: dict[str, Any]) -> str:
                     top = max(lim, key=lambda k: lim[k])
                     toward = leg["toward"]
                     peak = c["peak_to_acceptor_bytes"] if toward == "acceptor" else c["peak_to_opener_bytes"]
-                    rows.append((p["node"], c["flow"], c["state"], f'{toward} ({leg["to_node"]})', leg["variant"],
+                    rows.append((p["node"], c["flow"], c["state"], f'{toward} ({leg["to_node"]})', f'{leg["variant"]} ({leg["profile"]})',
                                  num(leg["completion_s"], ".3f"), leg["retransmissions"], leg["timeouts"],
                                  f"{top} {lim[top] * 100:.0f}%" if lim[top] > 0 else "-", peak))
         passed = {k: v for p in peps for k, v in p["counters"].items() if k.startswith("passed_") and v}
         parts += ["", "PEP split connections (each leg as the PEP's end counted it; held = peak bytes the PEP held "
                       "for that leg to send)",
-                  format_table(["pep", "flow", "state", "leg towards", "variant", "completion s", "retransmissions",
+                  format_table(["pep", "flow", "state", "leg towards", "variant (profile)", "completion s", "retransmissions",
                                 "timeouts", "limited by", "held bytes"], rows, "lllllrrrlr")]
         first = [f'flow {f["name"]}: first byte at {f["first_byte_s"]:.3f} s' for f in summary["flows"]
                  if f.get("first_byte_s") is not None]

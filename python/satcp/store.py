@@ -45,7 +45,7 @@ Schema (other modules and users rely on these names):
     ``connection_index``, ``flow``, the connection's ``opened_s``,
     ``state``, bytes relayed and peaks each way, ``leg_index`` (0 towards
     the opener, 1 towards the acceptor), then the leg's summary
-    (``toward``, ``to_node``, ``variant``, ``completion_s``,
+    (``toward``, ``to_node``, ``variant``, ``profile``, ``completion_s``,
     ``retransmissions``, ``timeouts``, ``limited_cwnd``, ...). Runs
     without PEPs have none.
 

@@ -187,9 +187,20 @@ def test_a_quick_run_completes_with_every_cell(quick):
     assert runs["completed"].all()
     table = pd.read_csv(out / "table.csv")
     assert {(r.experiment, r.arm) for r in plan.runs} == set(zip(table["experiment"], table["arm"]))
-    for claim in ("pep_first_byte_never_later", "quic_passes_unsplit", "loss_slows_every_arm",
+    for claim in ("pep_first_byte_never_later", "quic_passes_unsplit",
                   "small_pool_splits_fewer", "pair_beats_seed_schemes_under_loss"):
         assert f"claim {claim}: holds" in text, claim
+    # loss slows every TCP arm but one: Linux's Hybla on the own-leg pair
+    # (the flows' linux profile), whose loss-free slow start floods the
+    # queue (docs/models/pep.md, "The leg's profile"), can finish sooner
+    # at PER 1e-2 than loss-free (the full form: x1.02; --quick's 2 seeds:
+    # x0.95 on TRANSAT)
+    assert "claim loss_slows_every_arm: " in text
+    bulk = table[(table["kind"] == "bulk") & (table["transport"] == "tcp")]
+    for (exp, arm, size), g in bulk.groupby(["experiment", "arm", "size_kb"]):
+        g = g.set_index("per")["completion_s"]
+        if arm != "pep2same-hybla":
+            assert g[g.index.max()] > g[0.0], (exp, arm, size, g.to_dict())
     md = (out / "report.md").read_text()
     assert "no published numbers exist for this study" in md
 
@@ -227,8 +238,8 @@ def test_a_quick_runs_numbers_are_sane(quick):
     # page's run may all hit ACKs, as the second seed's two errors do in http-geo at PER 1e-2)
     lossy = pair[pair["per"] > 0].groupby(["experiment", "arm", "per", "size_kb"], dropna=False)
     assert (lossy["pep_retransmissions"].sum() > 0).all()
-    # lossy cells slower, for every arm
-    bulk = runs[runs["kind"].isin(["bulk", "schemes"])]
+    # lossy cells slower, for every arm but Linux's Hybla on the own-leg pair (its loss-free flood, above)
+    bulk = runs[runs["kind"].isin(["bulk", "schemes"]) & (runs["arm"] != "pep2same-hybla")]
     per = bulk.groupby(["experiment", "arm", "size_kb", "per"])["completion_s"].mean().unstack("per")
     assert len(per) and (per[max(pe.QUICK_PERS)] > per[0.0]).all()
     # no transfer beats the downlink's rate

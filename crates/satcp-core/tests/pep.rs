@@ -140,6 +140,52 @@ fn fin_crosses_both_peps() {
     assert_eq!(out.summary.peps[1].connections[0].legs[1].variant, "sack");
 }
 
+/// A leg that names no profile runs its flow's, as a leg left out runs the
+/// flow's whole `tcp`: through one pair, an `rfc` flow's Hybla leg is an
+/// `rfc` Hybla (the paper's, paced) and a `linux` flow's a `linux` Hybla
+/// (Linux's `tcp_hybla.c`, unpaced); a leg that names `profile =
+/// "linux"` is Linux's for both. A leg whose keys a
+/// flow's profile refuses is refused naming the leg's key and that
+/// profile.
+#[test]
+fn a_leg_without_a_profile_takes_its_flows() {
+    let flows = |leg: &str| {
+        chain(
+            "stop = \"60s\"",
+            &format!(
+                "{}{}\n[[peps]]\nnode = \"gw\"\npeer = \"term\"\nleg = {{ variant = \"hybla\", initial_window = 10{leg} }}\n",
+                ftp("ends_rfc", "1MB", ""),
+                ftp("ends_linux", "1MB", ", start = \"30s\"").replace("tcp = { variant = \"sack\", rwnd = \"1MB\" }\napp = { kind = \"ftp\", size = \"1MB\" , start", "tcp = { variant = \"sack\", profile = \"linux\" }\napp = { kind = \"ftp\", size = \"1MB\" , start")
+            ),
+        )
+    };
+    let leg_of = |out: &satcp_core::RunOutput, c: usize| out.summary.peps[0].connections[c].legs[1].clone();
+    let own = run_text(&flows(""), &[]);
+    assert!(own.summary.flows.iter().all(|f| f.completed), "both transfers complete");
+    let (rfc, linux) = (leg_of(&own, 0), leg_of(&own, 1));
+    assert_eq!((rfc.variant.as_str(), rfc.profile.as_str()), ("hybla", "rfc"));
+    assert_eq!((linux.variant.as_str(), linux.profile.as_str()), ("hybla", "linux"));
+    // the flow's ends keep their own profiles
+    assert_eq!(leg_of(&own, 1).toward, "acceptor");
+    assert_eq!(own.summary.peps[0].connections[1].legs[0].profile, "linux");
+    assert_eq!(own.summary.peps[0].connections[0].legs[0].profile, "rfc");
+    let named = run_text(&flows(", profile = \"linux\""), &[]);
+    for c in 0..2 {
+        assert_eq!(leg_of(&named, c).profile, "linux", "connection {c}");
+    }
+    // the paper's Hybla spaces its segments, Linux's does not
+    assert!(rfc.limited.pacing > 0.05 && linux.limited.pacing == 0.0, "{rfc:?}\n{linux:?}");
+    assert!(named.summary.flows.iter().all(|f| f.completed));
+    assert_eq!(leg_of(&named, 0).limited.pacing, 0.0);
+    let ns2 = chain(
+        "stop = \"10s\"",
+        "[[flows]]\nsrc = \"server\"\ndst = \"client\"\ntcp = { variant = \"sack\", profile = \"ns2\" }\napp = { kind = \"ftp\", size = \"10kB\" }\n[[peps]]\nnode = \"gw\"\nleg = { variant = \"enhanced\" }\n",
+    );
+    let e = parse_toml(&ns2, &[]).unwrap_err().to_string();
+    assert!(e.contains("peps.0.leg.") && e.contains("here \"ns2\"") && e.contains("leg.profile"), "{e}");
+    assert!(parse_toml(&ns2.replace("variant = \"enhanced\" }", "variant = \"enhanced\", profile = \"rfc\" }"), &[]).is_ok());
+}
+
 /// RST crosses: the satellite goes down for good at 3 s in a 5 MB
 /// transfer through one PEP at the gateway. The PEP's leg over the
 /// satellite gives up after 3 timeouts in a row (`leg.max_retransmissions

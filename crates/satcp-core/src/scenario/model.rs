@@ -908,7 +908,7 @@ pub struct PepCfg {
     pub peer: Option<usize>,
     /// The TCP of the connection a PEP opens (towards the peer PEP or the
     /// destination); None: the flow's own.
-    pub leg: Option<TcpCfg>,
+    pub leg: Option<PepLeg>,
     /// Receive buffer of each direction of a split connection, bytes.
     pub buffer_bytes: u64,
     /// Memory of each PEP; a split connection reserves two buffers of it.
@@ -918,6 +918,31 @@ pub struct PepCfg {
     pub unknown_options: UnknownOptions,
     /// How the hosted ends' receive windows open (`receive_window`).
     pub receive_window: PepWindow,
+}
+
+/// A PEP's `leg`: its keys over a profile's defaults. A leg that names no
+/// `profile` takes the profile of the flow it carries, as a leg left out
+/// takes the flow's whole `tcp`: with `linux` ends the leg is a Linux TCP
+/// too (PEPsal's sockets on the gateway's kernel), with `rfc` ends an RFC
+/// one, where a fixed default would pair a `linux` flow with an `rfc` leg
+/// the user never asked for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PepLeg {
+    /// The leg names its profile: one TCP for every flow.
+    Named(TcpCfg),
+    /// The leg names none: parsed over each profile the scenario's flows
+    /// use.
+    FlowProfile(Vec<TcpCfg>),
+}
+
+impl PepLeg {
+    /// The leg's TCP for a flow whose own TCP is `flow`.
+    pub fn for_flow(&self, flow: &TcpCfg) -> &TcpCfg {
+        match self {
+            PepLeg::Named(c) => c,
+            PepLeg::FlowProfile(by) => by.iter().find(|c| c.profile == flow.profile).expect("the leg is parsed over every flow's profile"),
+        }
+    }
 }
 
 /// How a PEP's hosted ends offer their receive buffers.

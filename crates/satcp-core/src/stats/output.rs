@@ -87,6 +87,9 @@ pub struct LegSummary {
     /// way takes the leg over).
     pub to_node: String,
     pub variant: String,
+    /// The profile the leg's TCP ran (a leg without `profile` takes its
+    /// flow's).
+    pub profile: String,
     /// From the connection's split to the end of this leg's FIN exchange.
     pub completion_s: Option<f64>,
     pub segments_sent: u64,

@@ -222,7 +222,7 @@ pub fn rows_of(s: &Summary) -> RunRows {
 /// `connection_index`, `flow`, `opened_s`, `state`, the bytes relayed and
 /// the peaks each way, `leg_index` (0 towards the opener, 1 towards the
 /// acceptor); then the leg's fields flattened (`toward`, `to_node`,
-/// `variant`, `completion_s`, `retransmissions`, `limited_cwnd`, ...).
+/// `variant`, `profile`, `completion_s`, `retransmissions`, `limited_cwnd`, ...).
 fn pep_legs_of(s: &Summary) -> Columns {
     let mut t = Columns::default();
     for (k, p) in s.peps.iter().enumerate() {

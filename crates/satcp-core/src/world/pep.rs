@@ -176,7 +176,7 @@ impl World {
         let make_cfg = |which: EndCfg| {
             let mut c = match which {
                 EndCfg::Flow => fc.tcp.clone(),
-                EndCfg::Leg => cfg.leg.clone().unwrap_or_else(|| fc.tcp.clone()),
+                EndCfg::Leg => cfg.leg.as_ref().map_or_else(|| fc.tcp.clone(), |l| l.for_flow(&fc.tcp).clone()),
             };
             // the buffer is the most a direction holds: the fixed window,
             // or, autotuned, the receive buffer's half (the cap Linux's
@@ -494,6 +494,7 @@ impl World {
                             toward: if i == 0 { "opener" } else { "acceptor" }.to_string(),
                             to_node: name(ep.peer_node),
                             variant: ep.cfg.variant.clone(),
+                            profile: ep.cfg.profile.name().to_string(),
                             completion_s: rel.finished_at[i].map(|t| secs(t - rel.opened_at)),
                             segments_sent: fc.stats.segments_sent,
                             retransmissions: fc.stats.retransmissions,

@@ -21,9 +21,15 @@ Set-ups (the arm's first part):
   (the flow's controller: ``leg`` left out).
 * ``pep2``: a PEP at the gateway and one at the terminal, the satellite
   leg pre-opened (``handshake = false``) running TCP Hybla with IW 10 (as
-  ``scenarios/pep_geo.toml``, PEPsal's usual choice).
+  ``scenarios/pep_geo.toml``, PEPsal's usual choice), the paper's Hybla
+  (``profile = "rfc"`` named: segments spaced over the round trip and
+  Hoe's ssthresh estimate, as a satellite PEP paces its leg), where
+  Linux's ``tcp_hybla.c``, which the flows' ``linux`` profile would give
+  the leg, has neither and floods the queue in its first round trips
+  (docs/models/hybla.md).
 * ``pep2same``: the pair with the flow's own controller on the satellite
-  leg (pre-opened, IW 10): what the split alone gives.
+  leg (pre-opened, IW 10; the leg names no profile, so it runs the flow's,
+  ``linux``): what the split alone gives.
 
 Every PEP: a 4 MB buffer per direction of a connection, a 256 MB pool
 (the pool experiment varies both), its sockets' buffers autotuned as
@@ -99,7 +105,7 @@ SCHEME_ARMS = (("e2e", "enhanced"), ("pep2", "enhanced"), ("e2e", "adalr-sack"),
                ("pep2", "cubic"))
 BUFFER = "4MB"
 POOL = "256MB"
-HYBLA_LEG = {"variant": "hybla", "initial_window": 10, "handshake": False}
+HYBLA_LEG = {"variant": "hybla", "profile": "rfc", "initial_window": 10, "handshake": False}
 
 PERS = (0.0, 1e-3, 1e-2)
 QUICK_PERS = (0.0, 1e-2)

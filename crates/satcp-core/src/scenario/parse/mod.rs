@@ -184,7 +184,7 @@ pub fn from_value_in(mut v: Value, base_dir: Option<&Path>) -> Result<Scenario, 
     let flows = if path_only { Vec::new() } else { parse_flows(&root, &nodes, &components(nodes.len(), &links, leo.as_deref()))? };
     let captures = parse_captures(&root)?;
     let agents = parse_agents(&root, &nodes, &links, &flows)?;
-    let peps = peps::parse_peps(&root, &nodes)?;
+    let peps = peps::parse_peps(&root, &nodes, &flows)?;
     peps::check_pep_routes(&peps, &flows, &links, &nodes, leo.is_some())?;
     let finite = flows.iter().any(|f| match &f.app {
         AppCfg::Ftp(a) => a.size_bytes.is_some(),

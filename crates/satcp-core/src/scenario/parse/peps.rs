@@ -3,7 +3,8 @@
 //!
 //! Keys: `node` (required), `peer` (a second PEP at the other end of the
 //! satellite hop), `leg` (an inline table of `tcp` keys: the connection a
-//! PEP opens; default the flow's own), `buffer` (per direction of a split
+//! PEP opens; default the flow's own; without `profile`, the flow's
+//! profile: `PepLeg`), `buffer` (per direction of a split
 //! connection, default 4 MB), `pool` (per PEP, default 256 MB, at least two
 //! buffers), `split` (`"all"` or `{ ports = [...] }`), `pool_full`
 //! (`"wait"` or `"pass"`), `unknown_options` (`"strip"` or `"forward"`),
@@ -11,6 +12,7 @@
 //! PEP on Linux runs them; `"fixed"`: the whole buffer from the start).
 
 use super::tcp::parse_tcp;
+use crate::tcp::profile::Profile;
 use super::*;
 
 const PEPS_EXPECTED: &str = "an array of PEP tables ([[peps]] with node and optional peer, leg, buffer, pool, split, pool_full, unknown_options, receive_window)";
@@ -21,7 +23,7 @@ pub const DEFAULT_BUFFER: u64 = 4_000_000;
 /// Default memory of a PEP.
 pub const DEFAULT_POOL: u64 = 256_000_000;
 
-pub(super) fn parse_peps(root: &Tbl, nodes: &[NodeCfg]) -> Res<Vec<PepCfg>> {
+pub(super) fn parse_peps(root: &Tbl, nodes: &[NodeCfg], flows: &[FlowCfg]) -> Res<Vec<PepCfg>> {
     let Some(v) = root.get("peps") else { return Ok(Vec::new()) };
     let Value::Array(arr) = v else { return Err(type_error("peps", v, PEPS_EXPECTED)) };
     let mut out: Vec<PepCfg> = Vec::with_capacity(arr.len());
@@ -45,8 +47,8 @@ pub(super) fn parse_peps(root: &Tbl, nodes: &[NodeCfg]) -> Res<Vec<PepCfg>> {
         let leg = match t.get("leg") {
             None => None,
             Some(lv) => {
-                let c = parse_tcp(Tbl::new(t.at("leg"), lv, "an inline table of TCP settings, e.g. { variant = \"hybla\", initial_window = 10 }")?)?;
-                let lt = Tbl::new(t.at("leg"), lv, "")?;
+                let lt = Tbl::new(t.at("leg"), lv, "an inline table of TCP settings, e.g. { variant = \"hybla\", initial_window = 10 }")?;
+                let (c, leg) = parse_leg(&lt, flows)?;
                 if lt.map.contains_key("rwnd") {
                     return Err(lt.bad("rwnd", "no rwnd: a PEP's receive buffer on every leg is the PEP's `buffer`"));
                 }
@@ -59,7 +61,7 @@ pub(super) fn parse_peps(root: &Tbl, nodes: &[NodeCfg]) -> Res<Vec<PepCfg>> {
                         "true without a peer: only the leg between two PEPs may start established (handshake = false, a connection the PEPs keep open)",
                     ));
                 }
-                Some(c)
+                Some(leg)
             }
         };
         let buffer_bytes = t.size_pos("buffer")?.unwrap_or(DEFAULT_BUFFER);
@@ -109,6 +111,38 @@ pub(super) fn parse_peps(root: &Tbl, nodes: &[NodeCfg]) -> Res<Vec<PepCfg>> {
         out.push(PepCfg { node, peer, leg, buffer_bytes, pool_bytes, split, pool_full, unknown_options, receive_window });
     }
     Ok(out)
+}
+
+/// A PEP's `leg` table: as named, or (no `profile`) over each profile the
+/// flows use, the profile `rfc` when there are none. Returns one of the
+/// parsed configurations (the keys' checks that follow do not depend on
+/// the profile) and the leg. An error under a flow's profile says so.
+fn parse_leg(lt: &Tbl, flows: &[FlowCfg]) -> Res<(TcpCfg, PepLeg)> {
+    if lt.map.contains_key("profile") {
+        let c = parse_tcp(Tbl { path: lt.path.clone(), map: lt.map, allowed: &[] })?;
+        return Ok((c.clone(), PepLeg::Named(c)));
+    }
+    let mut profiles: Vec<Profile> = flows.iter().map(|f| f.tcp.profile).collect();
+    profiles.sort_by_key(|p| *p as usize);
+    profiles.dedup();
+    if profiles.is_empty() {
+        profiles.push(Profile::Rfc);
+    }
+    let mut by = Vec::with_capacity(profiles.len());
+    for p in profiles {
+        let mut map = lt.map.clone();
+        map.insert("profile".into(), Value::String(p.name().into()));
+        let c = parse_tcp(Tbl { path: lt.path.clone(), map: &map, allowed: &[] }).map_err(|mut e| {
+            e.allowed = format!(
+                "{} (the leg names no profile, so it takes its flows' profile, here \"{}\"; give the leg its own with leg.profile)",
+                e.allowed,
+                p.name()
+            );
+            e
+        })?;
+        by.push(c);
+    }
+    Ok((by[0].clone(), PepLeg::FlowProfile(by)))
 }
 
 /// Every TCP flow a PEP may split must cross its node both ways, or
