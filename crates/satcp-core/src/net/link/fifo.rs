@@ -178,6 +178,7 @@ impl LinkDir {
         let arrival = end.saturating_add(delay);
         let fate = match pre {
             Some(f) => f,
+            None if self.lossless => Fate::Intact,
             None => self.errors.judge(ip_bytes, start, arrival),
         };
         // when it would arrive, held back or not, and whether later packets
@@ -185,7 +186,7 @@ impl LinkDir {
         let (at, overtaken) = match fate {
             Fate::Lost => (arrival, false),
             Fate::Delayed { extra_ns, order } => (arrival + extra_ns, order == DelayOrder::Overtake),
-            Fate::Intact => match &mut self.reorder {
+            Fate::Intact => match self.reorder.as_deref_mut() {
                 Some((r, rng)) => {
                     let held = rng.bernoulli(r.probability);
                     (if held { arrival + r.extra_delay_ns } else { arrival }, held)

@@ -127,8 +127,12 @@ pub struct LinkDir {
     service: Service,
     /// Capacity or delay come from a trace (the series read them there).
     traced: bool,
-    errors: ErrorModel,
-    reorder: Option<(ReorderCfg, Rng)>,
+    /// Out of line (some 360 bytes, read per packet only on a lossy
+    /// link): a constellation's thousands of directions stay smaller in
+    /// cache; `lossless` says when it need not be read.
+    errors: Box<ErrorModel>,
+    lossless: bool,
+    reorder: Option<Box<(ReorderCfg, Rng)>>,
     /// The error model sits at the link's head (`loss_placement = "head"`).
     loss_at_head: bool,
     /// Corrupted packets travel to the far end, marked, for a router agent
@@ -314,6 +318,8 @@ impl LinkDir {
                 codel: CoDelParams { target_ns, interval_ns, ecn },
             }))),
         };
+        let reorder = cfg.reorder.map(|r| Box::new((r, sub_stream(&rng, 3))));
+        let errors = Box::new(ErrorModel::new(cfg.errors.clone(), rng));
         LinkDir {
             from,
             to,
@@ -325,9 +331,10 @@ impl LinkDir {
             schedule,
             service,
             traced: cfg.traces.is_some(),
-            reorder: cfg.reorder.map(|r| (r, sub_stream(&rng, 3))),
+            reorder,
             loss_at_head: cfg.loss_placement == LossPlacement::Head,
-            errors: ErrorModel::new(cfg.errors.clone(), rng),
+            lossless: errors.lossless(),
+            errors,
             deliver_corrupted: false,
             last_arrival: 0,
             last_start: 0,

@@ -106,8 +106,9 @@ pub struct DirSchedule {
     /// The rate when it never changes: read without `rate`'s heap buffer,
     /// cold on the thousands of directions of a constellation.
     const_rate: Option<u64>,
-    /// A delay per interval from a trace, replacing `delay` (None otherwise).
-    series: Option<DelaySeries>,
+    /// A delay per interval from a trace, replacing `delay` (None
+    /// otherwise); out of line, as it is rare.
+    series: Option<Box<DelaySeries>>,
     /// Changes from the scenario's `changes` or a moving link's steps
     /// (not only traces) change it during the run.
     scheduled: bool,
@@ -211,13 +212,13 @@ impl DirSchedule {
                 last
             });
             let down = d.delays_ns.iter().any(Option::is_none).then(|| d.delays_ns.iter().map(Option::is_none).collect());
-            self.series = Some(DelaySeries {
+            self.series = Some(Box::new(DelaySeries {
                 interval: d.interval_ns,
                 from: d.from_ns.clone(),
                 delays: delays.collect(),
                 down,
                 overtake: d.order == DelayOrder::Overtake,
-            });
+            }));
         }
         self.fixed = false;
     }
@@ -226,8 +227,8 @@ impl DirSchedule {
     /// leaves then is lost).
     #[inline]
     pub fn series_down_at(&self, t: Time) -> bool {
-        match &self.series {
-            Some(DelaySeries { down: Some(down), .. }) => down[self.series.as_ref().unwrap().index(t)],
+        match self.series.as_deref() {
+            Some(s @ DelaySeries { down: Some(down), .. }) => down[s.index(t)],
             _ => false,
         }
     }
@@ -329,7 +330,7 @@ impl DirSchedule {
 
     #[inline]
     pub fn delay_at(&self, t: Time) -> u64 {
-        match (&self.ramp, &self.series) {
+        match (&self.ramp, self.series.as_deref()) {
             (Some(r), _) => r.at(t),
             (None, Some(s)) => s.delays[s.index(t)],
             (None, None) => self.delay.at(t),
