@@ -284,12 +284,13 @@ fn main() {
         println!("  trace-driven, packets may overtake {traced:.0} ns ({traced_pkts} packets, {traced_wall:.3} s): x{:.2}", traced / fixed);
         println!("  trace-driven, delay in order {ordered:.0} ns ({ordered_pkts} packets, {ordered_wall:.3} s): x{:.2}", ordered / fixed);
     }
-    let (plain_router, pep) = pep_cost(repeat);
+    let (plain_router, routing, pep) = pep_cost(repeat);
     if json {
-        rows.push(format!("{{\"scenario\":\"pep-cost\",\"router_ns_per_packet\":{plain_router},\"pep_ns_per_packet\":{pep}}}"));
+        rows.push(format!("{{\"scenario\":\"pep-cost\",\"router_ns_per_packet\":{plain_router},\"routing_router_ns_per_packet\":{routing},\"pep_ns_per_packet\":{pep}}}"));
     } else {
         println!("PEP cost (geo-10-flows with a split-TCP PEP on the gateway, [[peps]]):");
-        println!("  plain router {plain_router:.0} ns per IP packet over the GEO hop; PEP {pep:.0} ns (its two endpoints per connection and the relay included): x{:.2}", pep / plain_router);
+        println!("  plain router {plain_router:.0} ns per IP packet over the GEO hop (cut through: no event at the gateway); the same router taking each packet {routing:.0} ns");
+        println!("  PEP {pep:.0} ns (its two endpoints per connection and the relay included): x{:.2} the cut-through router, x{:.2} the router taking each packet", pep / plain_router, pep / routing);
     }
     let (plain, arq) = arq_cost(repeat);
     if !json {
@@ -367,15 +368,18 @@ fn quic_cost(repeat: usize) -> (Cost, Cost, Option<Cost>) {
 }
 
 /// Wall time per IP packet carried over geo-10-flows' GEO hop, with the
-/// gateway a plain router (cut through) and with a PEP on it splitting
-/// every connection (best of `repeat`): the whole run's time, so what the
-/// PEP adds to a packet's path (the gateway's arrival event, two more TCP
-/// endpoints per connection, the relay).
-fn pep_cost(repeat: usize) -> (f64, f64) {
+/// gateway a plain router (cut through, world/cut_through.rs), the same
+/// router taking each packet as an event (as it does with a third link or
+/// an agent, and as ns-2's and ns-3's nodes do), and with a PEP on it
+/// splitting every connection (best of `repeat`): the whole run's time,
+/// so what the PEP adds to a packet's path (the gateway's arrival event,
+/// two more TCP endpoints per connection, the relay).
+fn pep_cost(repeat: usize) -> (f64, f64, f64) {
     let plain = geo_10_flows();
     let with_pep = format!("{plain}\n[[peps]]\nnode = \"gateway\"\n");
     let per_packet = |toml: &str| best_per_packet(toml, repeat, |l| l.packets_tx).0;
-    (per_packet(&plain), per_packet(&with_pep))
+    let routing = best_per_packet_with(&plain, repeat, |l| l.packets_tx, |s| satcp_core::try_run_every_hop(s).expect("no capture files")).0;
+    (per_packet(&plain), routing, per_packet(&with_pep))
 }
 
 /// Wall time per IP packet carried over geo-10-flows' GEO hop (both
@@ -402,12 +406,23 @@ fn arq_cost(repeat: usize) -> (f64, f64) {
 /// GEO hop (link directions 2 and 3), best of `repeat`; `packets` counts a
 /// direction's packets.
 fn best_per_packet(toml: &str, repeat: usize, packets: impl Fn(&satcp_core::stats::output::LinkSummary) -> u64) -> (f64, f64, u64) {
+    best_per_packet_with(toml, repeat, packets, satcp_core::run)
+}
+
+/// [`best_per_packet`] with the engine entry `run` (every hop an event, or
+/// relays cut through).
+fn best_per_packet_with(
+    toml: &str,
+    repeat: usize,
+    packets: impl Fn(&satcp_core::stats::output::LinkSummary) -> u64,
+    run: fn(&satcp_core::scenario::Scenario) -> satcp_core::RunOutput,
+) -> (f64, f64, u64) {
     let scn = parse_toml(toml, &[]).expect("benchmark scenario is valid");
     let mut best = f64::INFINITY;
     let mut n = 0;
     for _ in 0..repeat {
         let t0 = Instant::now();
-        let out = satcp_core::run(&scn);
+        let out = run(&scn);
         best = best.min(t0.elapsed().as_secs_f64());
         n = out.summary.links[2..4].iter().map(&packets).sum::<u64>();
     }
