@@ -388,10 +388,11 @@ impl Endpoint {
     /// Linux's autotuned window: the clamp less what is unread can fall
     /// below the free buffer offered while nothing was unread); data the
     /// sender sent up to the old edge is still accepted, as RFC 9293
-    /// section 3.8.6.2.2 asks of a receiver whose window shrank and as
-    /// Linux does (`tcp_sequence` checks against the window last
-    /// advertised). Without it such a segment was trimmed and the sender
-    /// waited for its retransmission timeout.
+    /// section 3.8.6.2.2 asks of a receiver whose window shrank. Without it
+    /// such a segment was trimmed and the sender waited for its
+    /// retransmission timeout. Linux does not shrink the window at all
+    /// (`tcp_select_window`); satcp still may here, a difference
+    /// docs/models/tcp.md names (it would merge with `Receiver::edge`).
     fn offer_window(&mut self) -> u16 {
         let f = self.adv_field();
         self.offered_edge = self.offered_edge.max(self.rcv.nxt + ((f as u64) << self.rcv_shift));
