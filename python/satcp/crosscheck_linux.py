@@ -46,6 +46,9 @@ EMU = REPO / "target" / "release" / "satcp-linkemu"
 NS_A, NS_B = "satcpxa", "satcpxb"
 IP_A, IP_B = "10.77.0.1", "10.77.0.2"
 PORT = 5201
+# Window bytes a byte of Linux's receive buffer holds (`scaling_ratio`;
+# crates/satcp-core/src/tcp/receive_buffer.rs, WINDOW_RATIO)
+WINDOW_RATIO = (158, 256)
 
 # case label -> (kernel congestion control, SACK, satcp variant, satcp recovery)
 CASES: dict[str, tuple[str, bool, str, str]] = {
@@ -151,6 +154,12 @@ LONG = Path_(delay_ms=300.0, queue=500, size=20_000_000)
 # A tuned satellite host (tcp_rmem/tcp_wmem up to 64 MiB), 30 MB, initial
 # windows 10 and 2, alone or behind a 100 Mb/s 1 ms access hop.
 TUNED = Path_(delay_ms=300.0, queue=500, size=30_000_000, rmem_max=64 << 20)
+# The leo-geo study's GEO path (docs/reproduce-leo-geo.md): 100 Mb/s both
+# ways, 250 ms one way, a one-BDP queue (4200 packets), 100 MB, on a host
+# tuned for it (tcp_rmem/tcp_wmem up to 64 MiB: BBR's window reaches about
+# 17 MB). Its loss-free slow-start overshoot makes thousands of
+# retransmissions, which these cells hold to the kernel's.
+GEO100 = Path_(rate_down_bps=100_000_000, rate_up_bps=100_000_000, queue=4200, size=100_000_000, rmem_max=64 << 20)
 # Issue 40's trace cells: the Starlink-like traces shipped with the scenarios
 # (synthetic: 6-48 Mb/s regimes, mean 26.9 Mb/s; a delay level of 27-29 ms
 # that drops to 22-24 ms after a 200-ms outage at 12 s; 0.1-0.5% loss per
@@ -168,6 +177,7 @@ CELLS: list[Cell] = [
     Cell("tuned-iw2-2hop", "cubic-sack", replace(TUNED, initcwnd=2, access=Access())),
     Cell("tuned-reno-2hop", "reno-sack", replace(TUNED, access=Access())),
     Cell("tuned-bbr-2hop", "bbr-sack", replace(TUNED, access=Access())),
+    *(Cell(f"geo100-{c}", c, GEO100) for c in ("reno-sack", "cubic-sack", "bbr-sack")),
     Cell("trace-cubic", "cubic-sack", STARLINK_LIKE),
     Cell("trace-bbr", "bbr-sack", STARLINK_LIKE),
 ]
@@ -521,6 +531,12 @@ def satcp_scenario(case: str, path: Path_, seed: int = 1) -> dict[str, Any]:
     tcp: dict[str, Any] = {"profile": "linux", "variant": variant, "recovery": recovery, "sack": sack}
     if path.rwnd:
         tcp["rwnd"] = path.rwnd
+    elif path.rmem_max:
+        # the window the kernel's largest buffer opens to (its share for
+        # data, tcp/receive_buffer.rs's WINDOW_RATIO); left out, satcp's
+        # would stop at the default 32 MiB buffer's while the kernel's went
+        # on (a 100 Mb/s, 500 ms path's BBR needs about 17 MB)
+        tcp["rwnd"] = path.rmem_max * WINDOW_RATIO[0] // WINDOW_RATIO[1]
     if path.initcwnd:
         tcp["initial_window"] = path.initcwnd
     if path.trace:
@@ -606,6 +622,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     custom = ap.add_argument_group("one path of your own instead of the matrix (any of these)")
     custom.add_argument("--cases", default=None, help=f"of {', '.join(CASES)} (default all)")
     custom.add_argument("--size", type=int, default=None, help="bytes per transfer (5,000,000)")
+    custom.add_argument("--rate-mbps", type=float, default=None, help="the link's rate both ways, Mb/s (10)")
     custom.add_argument("--delay-ms", type=float, default=None, help="one-way delay (250)")
     custom.add_argument("--queue", type=int, default=None, help="drop-tail limit toward the receiver, packets (400)")
     custom.add_argument("--per", type=float, default=None)
@@ -626,6 +643,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     keys = {"size": "size", "delay_ms": "delay_ms", "queue": "queue", "per": "per", "rcvbuf": "rcvbuf", "rwnd": "rwnd",
             "initcwnd": "initcwnd", "rmem_max": "rmem_max"}
     given = {f: getattr(a, k) for k, f in keys.items() if getattr(a, k) is not None}
+    if a.rate_mbps is not None:
+        if not a.rate_mbps > 0:
+            print(f"error: --rate-mbps {a.rate_mbps:g}: expected a rate above 0 Mb/s", file=sys.stderr)
+            return 2
+        given["rate_down_bps"] = given["rate_up_bps"] = round(a.rate_mbps * 1e6)
     if a.access:
         given["access"] = Access()
     if given or a.cases is not None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -121,6 +122,24 @@ def test_a_receive_window_goes_to_satcp_as_its_rwnd():
     s = x.satcp_scenario("reno-sack", x.Path_(rwnd=786432))
     assert s["flows"][0]["tcp"]["rwnd"] == 786432
     assert "rwnd" not in x.satcp_scenario("reno-sack", x.Path_())["flows"][0]["tcp"]
+
+
+def test_a_tuned_host_s_largest_buffer_opens_satcp_s_window_as_far():
+    # tcp_rmem[2] = 64 MiB: the kernel's window opens to 158/256 of it,
+    # 41,418,752 bytes; satcp's must not stop at its default 32 MiB buffer's
+    tcp = x.satcp_scenario("bbr-sack", x.GEO100)["flows"][0]["tcp"]
+    assert tcp["rwnd"] == 41_418_752
+    # an rwnd given is satcp's, whatever the kernel's buffers
+    assert x.satcp_scenario("bbr-sack", replace(x.GEO100, rwnd=1 << 20))["flows"][0]["tcp"]["rwnd"] == 1 << 20
+    # the study's GEO path: the kernel's BBR reaches ~12,000 segments, so
+    # satcp's window binds below that without the mapping
+    r = x.run_satcp("bbr-sack", x.GEO100)
+    assert r.peak_cwnd > 11_600 and r.retransmissions > 6_000
+
+
+def test_a_rate_of_one_s_own_is_checked_before_anything_runs(capsys):
+    assert x.main(["--cases", "bbr-sack", "--rate-mbps", "0"]) == 2
+    assert "--rate-mbps 0: expected a rate above 0 Mb/s" in capsys.readouterr().err
 
 
 RECORD = x.REPO / "data" / "measured" / "linux_crosscheck.csv"
