@@ -224,7 +224,8 @@ class Result:
     window: Optional[int] = None
     reductions: Optional[int] = None
     peak_cwnd: Optional[int] = None  # segments: the kernel's largest sampled, satcp's largest
-    cwnd_trace: Optional[list] = None  # (s, cwnd segments, ssthresh or None): the kernel's polls
+    # (s, cwnd segments, ssthresh or None, min RTT ms or None): the kernel's polls
+    cwnd_trace: Optional[list] = None
     queue_drops: Optional[int] = None  # at the bottleneck (and the access hop, if any)
     # bytes the receiver read in each second from the transfer's start
     goodput_per_s: Optional[list[int]] = None
@@ -333,11 +334,24 @@ print(t0, struct.unpack_from("I", info, 100)[0], flush=True)
 """
 
 
+def _min_rtt_ms(ss_line: str) -> Optional[float]:
+    """`minrtt:500.144` in an `ss -tin` line, in ms (None before a sample)."""
+    for tok in ss_line.split():
+        if tok.startswith("minrtt:"):
+            try:
+                return float(tok[len("minrtt:"):])
+            except ValueError:
+                return None
+    return None
+
+
 class _SocketWatch(threading.Thread):
     """Polls the sender's socket (`ss -tin` in its namespace) every 50 ms:
     the largest send window the receiver offered, the largest cwnd, and
     how many times ssthresh was lowered (each recovery or timeout lowers it
-    once; two within a poll count as one)."""
+    once; two within a poll count as one), and the connection's minimum RTT
+    (`minrtt`, which BBR's ProbeRTT clock restarts from when a sample
+    undercuts it)."""
 
     every_s = 0.05
 
@@ -346,8 +360,9 @@ class _SocketWatch(threading.Thread):
         self.window: Optional[int] = None
         self.peak_cwnd: Optional[int] = None
         self.reductions = 0
-        # (seconds since the watch began, cwnd, ssthresh or None) per poll
-        self.samples: list[tuple[float, int, Optional[int]]] = []
+        # (seconds since the watch began, cwnd, ssthresh or None, minrtt ms
+        # or None) per poll
+        self.samples: list[tuple[float, int, Optional[int], Optional[float]]] = []
         self._ssthresh: Optional[int] = None
         self._done = threading.Event()
 
@@ -361,7 +376,7 @@ class _SocketWatch(threading.Thread):
             if "cwnd" in fields:
                 self.peak_cwnd = max(self.peak_cwnd or 0, int(fields["cwnd"]))
                 ss = int(fields["ssthresh"]) if "ssthresh" in fields else None
-                self.samples.append((time.monotonic() - t0, int(fields["cwnd"]), ss))
+                self.samples.append((time.monotonic() - t0, int(fields["cwnd"]), ss, _min_rtt_ms(out)))
             if "ssthresh" in fields:
                 ssthresh = int(fields["ssthresh"])
                 # (ss shows ssthresh only once it is lowered from infinity)
@@ -692,7 +707,7 @@ def main(argv: Optional[list[str]] = None) -> int:
               f"{num(row['satcp_s'], '.2f')} s {row['satcp_rtx']} rtx", file=sys.stderr)
         with open(out / f"kernel_cwnd_{cell.name}.csv", "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["time_s", "cwnd_segments", "ssthresh_segments"])
+            w.writerow(["time_s", "cwnd_segments", "ssthresh_segments", "min_rtt_ms"])
             w.writerows(k.cwnd_trace or [])
         if cell.path.trace:
             with open(out / f"goodput_{cell.name}.csv", "w", newline="") as f:

@@ -93,10 +93,10 @@ def test_the_socket_watch_counts_ssthresh_reductions_and_the_largest_window(monk
     # `ss -tin` lines as the kernel prints them: no ssthresh until the
     # first loss lowers it from infinity, then each reduction lower still
     lines = ["cubic wscale:7,7 cwnd:160 snd_wnd:784992 unacked:160",
-             "reno wscale:7,7 cwnd:429 ssthresh:259 snd_wnd:784992 unacked:520 retrans:29/29",
-             "reno wscale:7,7 cwnd:259 ssthresh:259 snd_wnd:640992 unacked:381",
-             "reno wscale:7,7 cwnd:223 ssthresh:129 snd_wnd:786432 unacked:261",
-             "reno wscale:7,7 cwnd:130 ssthresh:129 snd_wnd:786432 unacked:130"]
+             "reno wscale:7,7 rtt:501.2/0.3 minrtt:500.194 cwnd:429 ssthresh:259 snd_wnd:784992 unacked:520 retrans:29/29",
+             "reno wscale:7,7 cwnd:259 ssthresh:259 snd_wnd:640992 unacked:381 minrtt:500.16",
+             "reno wscale:7,7 cwnd:223 ssthresh:129 snd_wnd:786432 unacked:261 minrtt:500.16",
+             "reno wscale:7,7 cwnd:130 ssthresh:129 snd_wnd:786432 unacked:130 minrtt:500.144"]
     feed = iter(lines)
     polled = []
 
@@ -116,6 +116,9 @@ def test_the_socket_watch_counts_ssthresh_reductions_and_the_largest_window(monk
     w.stop()
     assert polled[0][:4] == ("ip", "netns", "exec", x.NS_A)
     assert (w.reductions, w.window) == (2, 786432)
+    # each poll's cwnd, ssthresh and minimum RTT (ms), None where ss shows none
+    assert [(c, t, m) for _, c, t, m in w.samples] == [
+        (160, None, None), (429, 259, 500.194), (259, 259, 500.16), (223, 129, 500.16), (130, 129, 500.144)]
 
 
 def test_a_receive_window_goes_to_satcp_as_its_rwnd():
