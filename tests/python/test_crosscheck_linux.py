@@ -29,6 +29,7 @@ receive window given to the cross-check reaches satcp as its `rwnd`.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import replace
 
@@ -132,6 +133,10 @@ def test_a_tuned_host_s_largest_buffer_opens_satcp_s_window_as_far():
     # 41,418,752 bytes; satcp's must not stop at its default 32 MiB buffer's
     tcp = x.satcp_scenario("bbr-sack", x.GEO100)["flows"][0]["tcp"]
     assert tcp["rwnd"] == 41_418_752
+    # the harness's ratio is the engine's (tcp/receive_buffer.rs)
+    rust = (x.REPO / "crates/satcp-core/src/tcp/receive_buffer.rs").read_text()
+    m = re.search(r"pub const WINDOW_RATIO: \(u64, u64\) = \((\d+), (\d+)\);", rust)
+    assert m and (int(m[1]), int(m[2])) == x.WINDOW_RATIO
     # an rwnd given is satcp's, whatever the kernel's buffers
     assert x.satcp_scenario("bbr-sack", replace(x.GEO100, rwnd=1 << 20))["flows"][0]["tcp"]["rwnd"] == 1 << 20
     # the study's GEO path: the kernel's BBR reaches ~12,000 segments, so

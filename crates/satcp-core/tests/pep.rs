@@ -165,7 +165,8 @@ fn a_leg_without_a_profile_takes_its_flows() {
     let (rfc, linux) = (leg_of(&own, 0), leg_of(&own, 1));
     assert_eq!((rfc.variant.as_str(), rfc.profile.as_str()), ("hybla", "rfc"));
     assert_eq!((linux.variant.as_str(), linux.profile.as_str()), ("hybla", "linux"));
-    // the flow's ends keep their own profiles
+    // legs[1] is the leg the pair opens (towards the acceptor); legs[0],
+    // towards the opener, is the flow's own end and keeps its profile
     assert_eq!(leg_of(&own, 1).toward, "acceptor");
     assert_eq!(own.summary.peps[0].connections[1].legs[0].profile, "linux");
     assert_eq!(own.summary.peps[0].connections[0].legs[0].profile, "rfc");

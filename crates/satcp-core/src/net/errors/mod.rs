@@ -69,13 +69,13 @@ pub struct ErrorModel {
 }
 
 impl ErrorModel {
-    /// Some packets may be delayed so that later ones overtake them.
     /// No packet can be lost, delayed or corrupted: [`ErrorModel::judge`]
     /// always says `Intact`.
     pub fn lossless(&self) -> bool {
         self.lossless
     }
 
+    /// Some packets may be delayed so that later ones overtake them.
     pub fn may_overtake(&self) -> bool {
         match &self.cfg {
             ErrorCfg::DsnBurst(c) => c.burst_delay_ns > 0 && c.burst_delay_order == DelayOrder::Overtake,
